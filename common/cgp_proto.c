@@ -1,0 +1,223 @@
+/* cgp_proto.c: explicit pack/unpack of the module<->runner wire protocol
+ * and of the script protocol's struct-mode records. No I/O, no allocation. */
+#include "cgp_proto.h"
+
+#include <string.h>
+
+void cgp_put16(unsigned char *p, uint16_t v)
+{
+    p[0] = (unsigned char)(v >> 8);
+    p[1] = (unsigned char)v;
+}
+
+void cgp_put32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
+
+uint16_t cgp_get16(const unsigned char *p)
+{
+    return (uint16_t)((p[0] << 8) | p[1]);
+}
+
+uint32_t cgp_get32(const unsigned char *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) |
+           ((uint32_t)p[2] << 8) | (uint32_t)p[3];
+}
+
+const char *cgp_strerror(int rc)
+{
+    switch (rc) {
+    case CGP_OK:        return "ok";
+    case CGP_E_MAGIC:   return "bad frame magic";
+    case CGP_E_VERSION: return "unsupported protocol version";
+    case CGP_E_TYPE:    return "unknown frame type";
+    case CGP_E_LEN:     return "length over its cap or past the buffer";
+    case CGP_E_SPACE:   return "output buffer too small";
+    case CGP_E_VALUE:   return "field value out of range";
+    default:            return "unknown error";
+    }
+}
+
+const char *cgp_type_name(unsigned type)
+{
+    static const char *const names[] = {
+        "?", "HELLO", "HELLO_ACK", "BEGIN", "PARAMS", "STDIN", "STDOUT",
+        "STDERR", "END", "ABORT"
+    };
+    return type <= CGP_T_MAX_ ? names[type] : "?";
+}
+
+const char *cgp_outcome_name(unsigned outcome)
+{
+    static const char *const names[] = {
+        "ok", "overloaded", "timeout", "crashed", "spawn-failed",
+        "not-found", "too-large", "bad-request", "aborted"
+    };
+    return outcome <= CGP_O_MAX_ ? names[outcome] : "?";
+}
+
+int cgp_hdr_pack(unsigned char out[CGP_HDR_LEN], const cgp_hdr *h)
+{
+    if (h->len > CGP_MAX_PAYLOAD)
+        return CGP_E_LEN;
+    if (h->type == 0 || h->type > CGP_T_MAX_)
+        return CGP_E_TYPE;
+    out[0] = CGP_MAGIC0;
+    out[1] = CGP_MAGIC1;
+    out[2] = CGP_VERSION;
+    out[3] = h->type;
+    cgp_put16(out + 4, h->flags);
+    cgp_put16(out + 6, 0);
+    cgp_put32(out + 8, h->reqid);
+    cgp_put32(out + 12, h->len);
+    return CGP_OK;
+}
+
+int cgp_hdr_unpack(const unsigned char in[CGP_HDR_LEN], cgp_hdr *h)
+{
+    if (in[0] != CGP_MAGIC0 || in[1] != CGP_MAGIC1)
+        return CGP_E_MAGIC;
+    if (in[2] != CGP_VERSION)
+        return CGP_E_VERSION;
+    if (in[3] == 0 || in[3] > CGP_T_MAX_)
+        return CGP_E_TYPE;
+    h->version = in[2];
+    h->type = in[3];
+    h->flags = cgp_get16(in + 4);
+    h->reqid = cgp_get32(in + 8);
+    h->len = cgp_get32(in + 12);
+    if (h->len > CGP_MAX_PAYLOAD)
+        return CGP_E_LEN;
+    return CGP_OK;
+}
+
+int cgp_hello_pack(unsigned char out[CGP_HELLO_LEN], const cgp_hello *m)
+{
+    cgp_put16(out, m->version);
+    cgp_put16(out + 2, 0);
+    cgp_put32(out + 4, m->pid);
+    return CGP_OK;
+}
+
+int cgp_hello_unpack(const unsigned char *in, size_t len, cgp_hello *m)
+{
+    if (len != CGP_HELLO_LEN)
+        return CGP_E_LEN;
+    m->version = cgp_get16(in);
+    m->pid = cgp_get32(in + 4);
+    return CGP_OK;
+}
+
+int cgp_end_pack(unsigned char out[CGP_END_LEN], const cgp_end *e)
+{
+    if (e->outcome > CGP_O_MAX_)
+        return CGP_E_VALUE;
+    out[0] = e->outcome;
+    out[1] = 0;
+    cgp_put16(out + 2, e->retry_after);
+    cgp_put32(out + 4, e->pid);
+    cgp_put32(out + 8, e->detail);
+    return CGP_OK;
+}
+
+int cgp_end_unpack(const unsigned char *in, size_t len, cgp_end *e)
+{
+    if (len != CGP_END_LEN)
+        return CGP_E_LEN;
+    if (in[0] > CGP_O_MAX_)
+        return CGP_E_VALUE;
+    e->outcome = in[0];
+    e->retry_after = cgp_get16(in + 2);
+    e->pid = cgp_get32(in + 4);
+    e->detail = cgp_get32(in + 8);
+    return CGP_OK;
+}
+
+size_t cgp_kv_size(size_t nlen, size_t vlen)
+{
+    return 6 + nlen + vlen;
+}
+
+int cgp_kv_pack(unsigned char *out, size_t cap, size_t *off,
+                const char *name, size_t nlen, const char *val, size_t vlen)
+{
+    if (nlen == 0 || nlen > CGP_MAX_NAME || vlen > CGP_MAX_PAYLOAD)
+        return CGP_E_LEN;
+    if (*off > cap || cap - *off < cgp_kv_size(nlen, vlen))
+        return CGP_E_SPACE;
+    unsigned char *p = out + *off;
+    cgp_put16(p, (uint16_t)nlen);
+    cgp_put32(p + 2, (uint32_t)vlen);
+    memcpy(p + 6, name, nlen);
+    if (vlen)
+        memcpy(p + 6 + nlen, val, vlen);
+    *off += cgp_kv_size(nlen, vlen);
+    return CGP_OK;
+}
+
+int cgp_kv_next(const unsigned char *buf, size_t len, size_t *off,
+                const char **name, size_t *nlen, const char **val, size_t *vlen)
+{
+    if (*off == len)
+        return 0;
+    if (*off > len || len - *off < 6)
+        return CGP_E_LEN;
+    const unsigned char *p = buf + *off;
+    size_t n = cgp_get16(p);
+    size_t v = cgp_get32(p + 2);
+    if (n == 0 || n > CGP_MAX_NAME || v > CGP_MAX_PAYLOAD)
+        return CGP_E_LEN;
+    if (len - *off - 6 < n || len - *off - 6 - n < v)
+        return CGP_E_LEN;
+    *name = (const char *)p + 6;
+    *nlen = n;
+    *val = (const char *)p + 6 + n;
+    *vlen = v;
+    *off += 6 + n + v;
+    return 1;
+}
+
+int cgp_struct_pack(unsigned char *out, size_t cap, size_t *off,
+                    const char *entry, size_t len)
+{
+    if (len == 0 || len > 0xffffu)
+        return CGP_E_LEN;
+    if (*off > cap || cap - *off < 2 + len)
+        return CGP_E_SPACE;
+    cgp_put16(out + *off, (uint16_t)len);
+    memcpy(out + *off + 2, entry, len);
+    *off += 2 + len;
+    return CGP_OK;
+}
+
+int cgp_struct_end(unsigned char *out, size_t cap, size_t *off)
+{
+    if (*off > cap || cap - *off < 2)
+        return CGP_E_SPACE;
+    cgp_put16(out + *off, 0);
+    *off += 2;
+    return CGP_OK;
+}
+
+int cgp_struct_next(const unsigned char *buf, size_t len, size_t *off,
+                    const char **entry, size_t *elen)
+{
+    if (*off > len || len - *off < 2)
+        return CGP_E_LEN;
+    size_t n = cgp_get16(buf + *off);
+    if (n == 0) {
+        *off += 2;
+        return 0;
+    }
+    if (len - *off - 2 < n)
+        return CGP_E_LEN;
+    *entry = (const char *)buf + *off + 2;
+    *elen = n;
+    *off += 2 + n;
+    return 1;
+}

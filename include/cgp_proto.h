@@ -1,0 +1,127 @@
+/* cgp_proto.h: wire protocol v1 between mod_cgiplus and cgiplus-runner.
+ * Pure codec: no httpd or APR headers, so the module, the runner, the unit
+ * tests and the fuzz targets all share one implementation (libcgp).
+ * The normative description is docs/PROTOCOL.md, part 1. */
+#ifndef CGP_PROTO_H
+#define CGP_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CGP_MAGIC0        0x43u /* 'C' */
+#define CGP_MAGIC1        0x50u /* 'P' */
+#define CGP_VERSION       1u
+#define CGP_HDR_LEN       16u
+/* Caps: every length read off the wire is checked against these. */
+#define CGP_MAX_PAYLOAD   65536u          /* any single frame */
+#define CGP_MAX_PARAMS    (1024u * 1024u) /* all PARAMS frames of one request */
+#define CGP_MAX_NAME      1024u           /* one kv name */
+
+/* Frame types. Direction: M = module -> runner, R = runner -> module. */
+enum cgp_type {
+    CGP_T_HELLO  = 1, /* M: opens a connection; payload cgp_hello */
+    CGP_T_HELLO_ACK = 2, /* R: answer to HELLO; payload cgp_hello */
+    CGP_T_BEGIN  = 3, /* M: starts request <reqid>; payload kv list (pool key) */
+    CGP_T_PARAMS = 4, /* M: kv list of CGI variables; CGP_F_END on the last */
+    CGP_T_STDIN  = 5, /* M: request body bytes; CGP_F_END on the last */
+    CGP_T_STDOUT = 6, /* R: script output bytes, sentinel removed */
+    CGP_T_STDERR = 7, /* R: script stderr, whole lines */
+    CGP_T_END    = 8, /* R: request over; payload cgp_end */
+    CGP_T_ABORT  = 9, /* M: client went away; runner answers with END */
+    CGP_T_MAX_   = 9
+};
+
+#define CGP_F_END 0x0001u /* last frame of its stream */
+
+/* Outcome carried by END: how the request ended on the runner side. */
+enum cgp_outcome {
+    CGP_O_OK = 0,         /* script sent its sentinel */
+    CGP_O_OVERLOADED = 1, /* queue full or wait exceeded: 503 + Retry-After */
+    CGP_O_TIMEOUT = 2,    /* output / no-progress timeout: 504 */
+    CGP_O_CRASHED = 3,    /* worker died before its sentinel: 502 */
+    CGP_O_SPAWN_FAILED = 4, /* could not start a worker (or backoff): 503 */
+    CGP_O_NOT_FOUND = 5,  /* script missing or not executable: 404/403 */
+    CGP_O_TOO_LARGE = 6,  /* body over the configured limit: 413 */
+    CGP_O_BAD_REQUEST = 7,/* protocol misuse by the module: 500 */
+    CGP_O_ABORTED = 8,    /* answer to ABORT */
+    CGP_O_MAX_ = 8
+};
+
+/* One decoded frame header. Caller-owned, lives on the stack. */
+typedef struct cgp_hdr {
+    uint8_t  version;
+    uint8_t  type;
+    uint16_t flags;
+    uint32_t reqid;
+    uint32_t len;
+} cgp_hdr;
+
+/* HELLO / HELLO_ACK payload (8 bytes): u16 version, u16 reserved, u32 pid. */
+#define CGP_HELLO_LEN 8u
+typedef struct cgp_hello {
+    uint16_t version;
+    uint32_t pid;
+} cgp_hello;
+
+/* END payload (12 bytes): u8 outcome, u8 reserved, u16 retry_after (s),
+ * u32 worker pid (0: none), u32 detail (wait status or errno). */
+#define CGP_END_LEN 12u
+typedef struct cgp_end {
+    uint8_t  outcome;
+    uint16_t retry_after;
+    uint32_t pid;
+    uint32_t detail;
+} cgp_end;
+
+/* Codec results. */
+#define CGP_OK        0
+#define CGP_E_MAGIC   (-1)
+#define CGP_E_VERSION (-2)
+#define CGP_E_TYPE    (-3)
+#define CGP_E_LEN     (-4)  /* a length over its cap or past the buffer */
+#define CGP_E_SPACE   (-5)  /* output buffer too small */
+#define CGP_E_VALUE   (-6)  /* a field holds a value out of range */
+
+const char *cgp_strerror(int rc);
+const char *cgp_type_name(unsigned type);
+const char *cgp_outcome_name(unsigned outcome);
+
+/* Big-endian helpers, exposed for the script protocol's struct mode. */
+void     cgp_put16(unsigned char *p, uint16_t v);
+void     cgp_put32(unsigned char *p, uint32_t v);
+uint16_t cgp_get16(const unsigned char *p);
+uint32_t cgp_get32(const unsigned char *p);
+
+/* Header. pack writes exactly CGP_HDR_LEN bytes and returns CGP_E_LEN if
+ * h->len is over the cap. unpack validates magic, version, type, length. */
+int cgp_hdr_pack(unsigned char out[CGP_HDR_LEN], const cgp_hdr *h);
+int cgp_hdr_unpack(const unsigned char in[CGP_HDR_LEN], cgp_hdr *h);
+
+int cgp_hello_pack(unsigned char out[CGP_HELLO_LEN], const cgp_hello *m);
+int cgp_hello_unpack(const unsigned char *in, size_t len, cgp_hello *m);
+int cgp_end_pack(unsigned char out[CGP_END_LEN], const cgp_end *e);
+int cgp_end_unpack(const unsigned char *in, size_t len, cgp_end *e);
+
+/* kv list (BEGIN and PARAMS payloads): entries of
+ *   u16 name length (1..CGP_MAX_NAME), u32 value length, name, value.
+ * No terminator: the frame length ends the list. */
+size_t cgp_kv_size(size_t nlen, size_t vlen);
+/* Appends one entry at out[*off]; advances *off. CGP_E_SPACE if it does not fit. */
+int cgp_kv_pack(unsigned char *out, size_t cap, size_t *off,
+                const char *name, size_t nlen, const char *val, size_t vlen);
+/* Reads the entry at buf[*off]: returns 1 and advances *off, 0 at the end of
+ * the list, or a CGP_E_* error. Name and value point into buf (not NUL-ended). */
+int cgp_kv_next(const unsigned char *buf, size_t len, size_t *off,
+                const char **name, size_t *nlen, const char **val, size_t *vlen);
+
+/* Script protocol, struct mode (docs/PROTOCOL.md part 2): entries of
+ * u16 length L (1..65535) followed by L bytes "NAME=value"; u16 0 ends.
+ * The frame is announced by a "!!N\n" line, N = total bytes incl. the 0. */
+int cgp_struct_pack(unsigned char *out, size_t cap, size_t *off,
+                    const char *entry, size_t len);
+int cgp_struct_end(unsigned char *out, size_t cap, size_t *off);
+/* Returns 1 with one entry, 0 at the terminator, or CGP_E_*. */
+int cgp_struct_next(const unsigned char *buf, size_t len, size_t *off,
+                    const char **entry, size_t *elen);
+
+#endif
