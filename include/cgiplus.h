@@ -1,1 +1,95 @@
-/* placeholder */
+/* cgiplus.h: the C script library of mod_cgiplus (libcgiplus).
+ *
+ * A script written against this API runs unchanged as a persistent CGIplus
+ * worker (under cgiplus-runner) and as a plain CGI program:
+ *
+ *     #include <cgiplus.h>
+ *     int main(void)
+ *     {
+ *         while (cgiplus_accept() > 0) {
+ *             printf("Content-Type: text/plain\r\n\r\n");
+ *             printf("Hello from %s\n", getenv("SCRIPT_NAME"));
+ *             cgiplus_finish();
+ *         }
+ *         return 0;
+ *     }
+ *
+ * Build: cc script.c $(pkg-config --cflags --libs cgiplus)
+ * The protocol is docs/PROTOCOL.md, part 2. The library is not thread-safe:
+ * call it from one thread only.
+ *
+ * Environment: while a request is being served, getenv() sees that request's
+ * CGI variables plus the worker's own environment as it was at the first
+ * cgiplus_accept() (CGIPLUS*, PATH, pool variables). The library owns the
+ * request's strings: a pointer returned by getenv() for a request variable is
+ * valid until the next cgiplus_accept(). Variables the script itself sets with
+ * setenv()/putenv() during a request are dropped at the next cgiplus_accept(),
+ * as every CGI request starts from a fresh environment. (The library installs
+ * its own `environ` array instead of calling setenv(), whose strings glibc
+ * never frees and would leak a little on every request.)
+ *
+ * Request body: in persistent mode, standard input carries every request's
+ * body back to back. cgiplus_accept() makes the stdio stream `stdin`
+ * unbuffered and purges it per request, so fread()/getchar() never read
+ * ahead into the next request; scripts may also read(0, ...) directly. Read
+ * at most CONTENT_LENGTH bytes: reading past it blocks. Reading less is fine:
+ * the runner discards the rest.
+ *
+ * Log lines the library writes on stderr carry CGIPLUS3xxx ids, listed in
+ * docs/errors.d/lib.md.
+ */
+#ifndef CGIPLUS_H
+#define CGIPLUS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Waits for the next request and makes it current.
+ * Persistent mode (CGIPLUSEOF is set): finishes the previous request if the
+ * script has not called cgiplus_finish() yet, flushes stdout, then blocks on
+ * CGIPLUSIN until the runner sends a request, and installs its variables in
+ * the environment.
+ * Plain CGI: returns 1 on the first call (the process environment and stdin
+ * already are the request's) and 0 afterwards.
+ * Returns 1 when a request is ready, 0 when there are no more requests (plain
+ * CGI: after the first; persistent: clean end of CGIPLUSIN, the runner wants
+ * the worker to exit), -1 with errno on failure: EPROTO for a malformed
+ * request, EMSGSIZE for one over the size caps, or the errno of a failed
+ * read/open/malloc. After -1 the worker should exit. */
+int cgiplus_accept(void);
+
+/* Ends the current response: flushes stdout and writes the CGIPLUSEOF
+ * sentinel and a newline directly after the last byte written (no newline is
+ * added before it). Plain CGI: only flushes stdout. Calling it twice for one
+ * request writes the sentinel once. */
+void cgiplus_finish(void);
+
+/* 1 when running as a persistent CGIplus worker (CGIPLUSEOF is set), else 0.
+ * Valid before the first cgiplus_accept(). */
+int cgiplus_is_persistent(void);
+
+/* Sends one callout during a request (docs/PROTOCOL.md "Callouts"):
+ * e.g. cgiplus_callout("LIFETIME: 10") or cgiplus_callout("MAP-PATH: /x").
+ * Writes the CGIPLUSESC line, `request` and a newline, the CGIPLUSEOT line on
+ * stdout, flushes, and reads the runner's one answer line from CGIPLUSIN.
+ * Returns the answer without its newline ("200 ...", "4xx ...", "5xx ...")
+ * in a static buffer overwritten by the next call; "" for a request starting
+ * with '!' or '#' (no answer is sent for those). Returns NULL with errno
+ * ENOTSUP when not persistent, EINVAL for an empty request or one containing
+ * a newline, EPROTO if the channel ended, EMSGSIZE for an answer over 8 KiB
+ * (consumed and dropped), or the errno of a failed write/read. */
+const char *cgiplus_callout(const char *request);
+
+/* Asks the runner to send later requests in struct mode (the callout
+ * "CGIPLUS: struct"): variables then arrive verbatim, CR/LF included, instead
+ * of one line each. Call it during a request; it takes effect from the next.
+ * Returns 0 on success (and in plain CGI, where it does nothing), -1 with
+ * errno otherwise (EPROTO if the runner did not answer 200). */
+int cgiplus_struct_mode(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

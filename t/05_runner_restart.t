@@ -1,0 +1,33 @@
+# kill -9 of the runner: httpd's parent starts a new one and the next
+# request succeeds.
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use Apache::TestRequest qw(GET);
+use Time::HiRes qw(sleep time);
+
+plan tests => 5;
+
+my $vars = Apache::Test::config()->{vars};
+my $pidfile = "$vars->{t_logs}/cgiplus-runner.pid";
+
+my $r = GET '/c/hello';
+ok t_cmp($r->code, 200, 'a request before the kill');
+
+sub read_pid {
+    open my $fh, '<', $pidfile or return 0;
+    my $p = <$fh> // '';
+    return $p =~ /^(\d+)/ ? $1 : 0;
+}
+my $old = read_pid();
+ok $old > 1 && kill(0, $old), "runner pid $old from $pidfile is alive";
+kill 'KILL', $old;
+
+# The very next request must succeed: the module waits for the new runner.
+$r = GET '/c/hello';
+ok t_cmp($r->code, 200, 'the first request after kill -9 succeeds');
+ok t_cmp($r->content, "Hello from CGIplus\n", 'and has the right body');
+
+my $new = read_pid();
+ok $new > 1 && $new != $old && kill(0, $new), "a new runner ($new) replaced $old";
