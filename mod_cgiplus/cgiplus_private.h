@@ -1,1 +1,174 @@
-/* placeholder */
+/* cgiplus_private.h: types and functions shared by the files of mod_cgiplus.
+ * Nothing here is visible outside the module (-fvisibility=hidden), except
+ * the module record itself. */
+#ifndef CGIPLUS_PRIVATE_H
+#define CGIPLUS_PRIVATE_H
+
+/* autoconf passes PACKAGE_* with -D; httpd's ap_config_auto.h defines them
+ * again. Every file of the module includes this header first. */
+#undef PACKAGE_BUGREPORT
+#undef PACKAGE_NAME
+#undef PACKAGE_STRING
+#undef PACKAGE_TARNAME
+#undef PACKAGE_URL
+#undef PACKAGE_VERSION
+
+#include <stddef.h> /* before APR: its APR_OFFSETOF then uses offsetof (clang) */
+
+#include "httpd.h"
+#include "http_config.h"
+#include "apr_buckets.h"
+#include "apr_network_io.h"
+#include "apr_poll.h"
+#include "apr_thread_proc.h"
+
+#include "cgp_proto.h"
+#include "cgiplus_logno.h"
+
+#define CGIPLUS_EXPORT __attribute__((visibility("default")))
+
+extern CGIPLUS_EXPORT module AP_MODULE_DECLARE_DATA cgiplus_module;
+
+#ifndef CGIPLUS_RUNNER_PATH
+#define CGIPLUS_RUNNER_PATH "/usr/local/sbin/cgiplus-runner"
+#endif
+
+#define CGIPLUS_HANDLER      "cgiplus-script"
+#define CGIPLUS_SOCK_NAME    "cgiplus-runner.sock"
+#define CGIPLUS_PID_NAME     "cgiplus-runner.pid"
+#define CGIPLUS_MAX_WORKERS  4096
+/* How long a request waits for the runner to accept a connection (it may be
+ * restarting) before it is answered 503. */
+#define CGIPLUS_CONNECT_WAIT apr_time_from_sec(5)
+#define CGIPLUS_RETRY_AFTER  5
+
+/* ---- configuration (cgiplus_conf.c) ---- */
+
+typedef enum {
+    CGIPLUS_MODE_UNSET = 0,
+    CGIPLUS_MODE_CGIPLUS,
+    CGIPLUS_MODE_CGI
+} cgiplus_mode_e;
+
+/* Server-wide settings; one per server_rec, from pconf, lives one generation. */
+typedef struct cgiplus_server_conf {
+    const char *runner_socket; /* CGIplusRunnerSocket, NULL: start our own runner */
+    const char *runner_path;   /* CGIplusRunnerPath, NULL: the default */
+} cgiplus_server_conf;
+
+/* Per-directory settings; from pconf, lives one generation. 0 = unset. */
+typedef struct cgiplus_dir_conf {
+    int max_workers;          /* CGIplusMaxWorkers */
+    cgiplus_mode_e mode;      /* CGIplusMode */
+} cgiplus_dir_conf;
+
+extern const command_rec cgiplus_cmds[];
+void *cgiplus_create_server_conf(apr_pool_t *p, server_rec *s);
+void *cgiplus_merge_server_conf(apr_pool_t *p, void *basev, void *addv);
+void *cgiplus_create_dir_conf(apr_pool_t *p, char *dir);
+void *cgiplus_merge_dir_conf(apr_pool_t *p, void *basev, void *addv);
+int cgiplus_check_config(apr_pool_t *pconf, apr_pool_t *plog,
+                         apr_pool_t *ptemp, server_rec *s);
+/* Effective values, defaults applied. */
+const char *cgiplus_conf_runner_path(const cgiplus_server_conf *sc);
+int cgiplus_conf_max_workers(const cgiplus_dir_conf *dc);
+const char *cgiplus_conf_mode_name(const cgiplus_dir_conf *dc);
+
+/* ---- the runner process (cgiplus_runner.c) ---- */
+
+int cgiplus_runner_post_config(apr_pool_t *pconf, apr_pool_t *plog,
+                               apr_pool_t *ptemp, server_rec *s);
+int cgiplus_runner_monitor(apr_pool_t *p, server_rec *s);
+/* The socket path the children connect to (set by post_config). */
+const char *cgiplus_runner_socket_path(void);
+
+/* ---- connections to the runner (cgiplus_conn.c) ---- */
+
+/* One connection to the runner. Owned by whoever took it from the idle
+ * stack (one request at a time); its pool lives until the connection is
+ * closed. */
+typedef struct cgiplus_conn {
+    apr_pool_t *pool;       /* unmanaged: private to this connection */
+    apr_socket_t *sock;
+    apr_uint32_t runner_pid;
+    int reused;             /* served a request before this one */
+} cgiplus_conn;
+
+void cgiplus_conn_child_init(apr_pool_t *pchild, server_rec *s);
+/* Takes an idle connection or opens a new one (retrying for up to
+ * CGIPLUS_CONNECT_WAIT). fresh: never reuse an idle one. */
+apr_status_t cgiplus_conn_acquire(request_rec *r, int fresh, cgiplus_conn **out);
+/* Puts a connection whose last request ended cleanly (END read) back. */
+void cgiplus_conn_release(cgiplus_conn *c);
+void cgiplus_conn_close(cgiplus_conn *c);
+/* Sends all of iov, looping over partial writes; iov is consumed. */
+apr_status_t cgiplus_conn_sendv(cgiplus_conn *c, struct iovec *iov, int n);
+/* One write of what the socket takes; advances *iov and *n past it. */
+apr_status_t cgiplus_conn_send_part(cgiplus_conn *c, struct iovec **iov, int *n);
+apr_status_t cgiplus_conn_read_exact(cgiplus_conn *c, void *buf, apr_size_t len);
+/* Nonzero if a byte (or EOF) can be read without waiting. */
+int cgiplus_conn_readable(cgiplus_conn *c, apr_interval_time_t wait);
+/* Waits for events (APR_POLLIN / APR_POLLOUT); sets *rd / *wr. */
+apr_status_t cgiplus_conn_wait(cgiplus_conn *c, apr_int16_t events,
+                               apr_interval_time_t timeout, int *rd, int *wr);
+/* Error codes that mean the runner closed the connection. */
+int cgiplus_conn_is_dead(apr_status_t rv);
+
+/* ---- one request's exchange (cgiplus_handler.c and helpers) ---- */
+
+/* One request's exchange with the runner. From r->pool; lives for the
+ * handler call (the connection may outlive it, back on the idle stack). */
+typedef struct cgiplus_req {
+    request_rec *r;
+    cgiplus_conn *conn;        /* held connection; NULL once released/closed */
+    apr_uint32_t reqid;
+    apr_interval_time_t timeout; /* for every read and write on the runner */
+    apr_bucket_brigade *out;   /* STDOUT payloads received, not yet used */
+    apr_off_t out_len;         /* bytes in out */
+    apr_bucket_brigade *body;  /* scratch for request body chunks */
+    char *errbuf;              /* one STDERR payload; allocated on first use */
+    cgp_end end;               /* valid when got_end */
+    int got_end;
+    int got_stdout;            /* a STDOUT byte has arrived */
+    int stdin_done;            /* STDIN|END is sent */
+    int conn_dirty;            /* a frame was left half sent: no reuse */
+    apr_status_t io_status;    /* last runner I/O error seen by getsfunc */
+    int body_eos;              /* the client body is read to its end */
+    int body_streamed;         /* body bytes beyond the first sendv were read */
+    int nph;
+} cgiplus_req;
+
+int cgiplus_handler(request_rec *r);
+/* Says what a handler status means, for log lines. */
+const char *cgiplus_status_text(request_rec *r, int status);
+
+/* Packs BEGIN and PARAMS frames (cgiplus_env.c) into one buffer. */
+apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf,
+                              apr_size_t *len);
+
+/* Request body (cgiplus_body.c). */
+/* Reads the first body chunk from the client into q->body (EOS noted). */
+apr_status_t cgiplus_body_first(cgiplus_req *q);
+/* Sends the first frames plus the first body chunk in one sendv. */
+apr_status_t cgiplus_body_send_first(cgiplus_req *q, unsigned char *frames,
+                                     apr_size_t flen);
+/* Streams the rest of the body; stops early if the runner sends END. */
+apr_status_t cgiplus_body_stream(cgiplus_req *q, int *http_status);
+
+/* Response (cgiplus_response.c). */
+/* Reads and dispatches one frame from the runner. */
+apr_status_t cgiplus_resp_read_frame(cgiplus_req *q);
+/* Reads frames until a STDOUT byte or END is there. */
+apr_status_t cgiplus_resp_wait_first(cgiplus_req *q);
+/* Reads frames to END, dropping STDOUT (STDERR is still logged). */
+apr_status_t cgiplus_resp_drain(cgiplus_req *q);
+/* Parses headers and streams the response; returns an HTTP status or OK. */
+int cgiplus_resp_handle(cgiplus_req *q);
+/* Maps a non-ok END (before any output) to an HTTP status. */
+int cgiplus_resp_end_status(cgiplus_req *q);
+/* Gives up on the connection: ABORT (if the request is live), then close. */
+void cgiplus_req_abandon(cgiplus_req *q);
+/* Puts the connection back if END was read, else abandons it. */
+void cgiplus_req_finish(cgiplus_req *q);
+
+#endif

@@ -1,1 +1,245 @@
-/* placeholder */
+/* cgiplus_runner.c: starts cgiplus-runner as a child of the httpd parent,
+ * restarts it when it dies, and stops it when the configuration goes away
+ * (restart or stop). Skipped when CGIplusRunnerSocket names a runner that
+ * someone else started. */
+#include "cgiplus_private.h"
+
+#include <signal.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "httpd.h"
+#include "http_config.h"
+#include "http_core.h"
+#include "http_main.h"
+#include "http_log.h"
+#include "ap_mpm.h"
+#include "unixd.h"
+#include "apr_strings.h"
+#include "apr_thread_proc.h"
+
+
+APLOG_USE_MODULE(cgiplus);
+
+/* One started runner process. From the process pool, because the parent
+ * must still recognise a retired runner when it reaps it after a restart;
+ * recycled through a free list once reaped. */
+typedef struct runner_rec {
+    apr_proc_t proc;
+    struct runner_rec *next_free;
+    int alive;      /* started and not yet reaped */
+    int current;    /* belongs to the running configuration generation */
+} runner_rec;
+
+/* What the running generation needs to (re)start its runner. Static, in the
+ * parent; the strings come from pconf and are reset when pconf is cleared.
+ * Children inherit a copy and only read sock. */
+static struct {
+    apr_pool_t *pconf;
+    server_rec *s;
+    const char *sock;       /* the path children connect to */
+    const char *pidfile;
+    const char *bin;
+    runner_rec *cur;        /* the runner of this generation, NULL: none */
+    runner_rec *free_recs;
+    int wanted;             /* this generation runs its own runner */
+    pid_t parent;           /* the process that may signal the runner */
+    apr_time_t last_start;
+    unsigned restarts;      /* numbered restarts since httpd started */
+} rs;
+
+const char *cgiplus_runner_socket_path(void)
+{
+    return rs.sock;
+}
+
+/* Runs in the forked child when exec fails; stderr is the error log. */
+static void runner_exec_failed(apr_pool_t *p, apr_status_t err,
+                               const char *desc)
+{
+    apr_file_t *ferr;
+    char buf[120];
+
+    if (apr_file_open_stderr(&ferr, p) == APR_SUCCESS)
+        apr_file_printf(ferr, "[cgiplus:emerg] [pid %ld] " CGIPLUS_LOGNO(1005)
+                        "cannot run cgiplus-runner: %s: %s\n", (long)getpid(),
+                        desc, apr_strerror(err, buf, sizeof(buf)));
+}
+
+static void runner_maint(int reason, void *data, apr_wait_t status);
+
+static apr_status_t runner_start(void)
+{
+    apr_pool_t *p = rs.pconf;
+    apr_procattr_t *attr;
+    runner_rec *rec;
+    const char *argv[12];
+    apr_status_t rv;
+    uid_t uid = ap_unixd_config.user_id;
+    gid_t gid = ap_unixd_config.group_id;
+
+    /* Children only switch user when httpd runs as root; the runner must
+     * accept connections from whatever uid they really have. */
+    if (geteuid() != 0) {
+        uid = geteuid();
+        gid = getegid();
+    }
+    argv[0] = rs.bin;
+    argv[1] = "--socket";
+    argv[2] = rs.sock;
+    argv[3] = "--pidfile";
+    argv[4] = rs.pidfile;
+    argv[5] = "--user";
+    argv[6] = apr_psprintf(p, "%ld", (long)uid);
+    argv[7] = "--group";
+    argv[8] = apr_psprintf(p, "%ld", (long)gid);
+    argv[9] = "--die-with-parent";
+    argv[10] = NULL;
+
+    if ((rv = apr_procattr_create(&attr, p)) != APR_SUCCESS ||
+        (rv = apr_procattr_cmdtype_set(attr, APR_PROGRAM_ENV)) != APR_SUCCESS ||
+        (rv = apr_procattr_error_check_set(attr, 1)) != APR_SUCCESS ||
+        (rv = apr_procattr_child_errfn_set(attr, runner_exec_failed)) != APR_SUCCESS)
+        goto fail;
+
+    if ((rec = rs.free_recs) != NULL)
+        rs.free_recs = rec->next_free;
+    else
+        rec = apr_palloc(rs.s->process->pool, sizeof(*rec));
+    memset(rec, 0, sizeof(*rec));
+
+    rs.last_start = apr_time_now();
+    /* stdin, stdout and stderr are inherited: stderr is the error log. */
+    rv = apr_proc_create(&rec->proc, rs.bin, argv, NULL, attr, p);
+    if (rv != APR_SUCCESS) {
+        rec->next_free = rs.free_recs;
+        rs.free_recs = rec;
+        goto fail;
+    }
+    rec->alive = 1;
+    rec->current = 1;
+    rs.cur = rec;
+    apr_proc_other_child_register(&rec->proc, runner_maint, rec, NULL,
+                                  rs.s->process->pool);
+    ap_log_error(APLOG_MARK, APLOG_INFO, 0, rs.s, CGIPLUS_LOGNO(1006)
+                 "started cgiplus-runner (pid %ld) on %s",
+                 (long)rec->proc.pid, rs.sock);
+    return APR_SUCCESS;
+
+fail:
+    ap_log_error(APLOG_MARK, APLOG_ERR, rv, rs.s, CGIPLUS_LOGNO(1007)
+                 "cannot start cgiplus-runner %s; requests answer 503 until "
+                 "it runs (retried about every 10 seconds)", rs.bin);
+    return rv;
+}
+
+static void runner_describe_exit(char *buf, apr_size_t len, apr_wait_t status)
+{
+    if (status == -1)
+        apr_snprintf(buf, len, "was lost");
+    else if (WIFEXITED(status))
+        apr_snprintf(buf, len, "exited with status %d", WEXITSTATUS(status));
+    else if (WIFSIGNALED(status))
+        apr_snprintf(buf, len, "was killed by signal %d", WTERMSIG(status));
+    else
+        apr_snprintf(buf, len, "ended (wait status %d)", (int)status);
+}
+
+static int runner_stopping(void)
+{
+    int state = AP_MPMQ_STOPPING;
+
+    if (ap_mpm_query(AP_MPMQ_MPM_STATE, &state) != APR_SUCCESS)
+        return 1; /* cannot tell: do not fight a shutdown */
+    return state == AP_MPMQ_STOPPING;
+}
+
+/* Called by the MPM (through APR) when it reaps the runner, and by APR on
+ * unregister; never signals the runner itself. */
+static void runner_maint(int reason, void *data, apr_wait_t status)
+{
+    runner_rec *rec = data;
+    char how[64];
+
+    if (reason != APR_OC_REASON_DEATH && reason != APR_OC_REASON_LOST)
+        return;
+    rec->alive = 0;
+    apr_proc_other_child_unregister(rec);
+    runner_describe_exit(how, sizeof(how), reason == APR_OC_REASON_LOST ? -1 : status);
+
+    if (rec != rs.cur || !rec->current) {
+        ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, ap_server_conf, CGIPLUS_LOGNO(1008)
+                     "retired cgiplus-runner (pid %ld) %s", (long)rec->proc.pid, how);
+    }
+    else {
+        rs.cur = NULL;
+        if (rs.wanted && getpid() == rs.parent && !runner_stopping()) {
+            apr_time_t since = apr_time_now() - rs.last_start;
+
+            ap_log_error(APLOG_MARK, APLOG_ERR, 0, rs.s, CGIPLUS_LOGNO(1004)
+                         "cgiplus-runner (pid %ld) %s; restarting it (restart #%u)",
+                         (long)rec->proc.pid, how, ++rs.restarts);
+            /* At most one start a second, so a crash loop cannot spin. */
+            if (since >= 0 && since < apr_time_from_sec(1))
+                apr_sleep(apr_time_from_sec(1) - since);
+            runner_start();
+        }
+    }
+    rec->next_free = rs.free_recs;
+    rs.free_recs = rec;
+}
+
+/* pconf cleanup: the configuration is going away (restart or stop). The
+ * runner is told to finish; the next post_config starts a new one on the
+ * same path. The record stays registered so its exit is reaped quietly. */
+static apr_status_t runner_retire(void *unused)
+{
+    if (getpid() == rs.parent && rs.cur && rs.cur->alive) {
+        ap_log_error(APLOG_MARK, APLOG_INFO, 0, rs.s, CGIPLUS_LOGNO(1009)
+                     "stopping cgiplus-runner (pid %ld)", (long)rs.cur->proc.pid);
+        kill(rs.cur->proc.pid, SIGTERM);
+        rs.cur->current = 0;
+    }
+    rs.cur = NULL;
+    rs.wanted = 0;
+    rs.pconf = NULL;
+    rs.sock = rs.pidfile = rs.bin = NULL;
+    return APR_SUCCESS;
+}
+
+int cgiplus_runner_post_config(apr_pool_t *pconf, apr_pool_t *plog,
+                               apr_pool_t *ptemp, server_rec *s)
+{
+    cgiplus_server_conf *sc = ap_get_module_config(s->module_config,
+                                                   &cgiplus_module);
+
+    /* Forget this generation's paths when its pool goes (and stop its runner). */
+    apr_pool_cleanup_register(pconf, NULL, runner_retire, apr_pool_cleanup_null);
+    if (sc->runner_socket) {
+        rs.sock = sc->runner_socket;
+        return OK;
+    }
+    rs.sock = ap_runtime_dir_relative(pconf, CGIPLUS_SOCK_NAME);
+    /* httpd reads its configuration twice at startup; start on the second. */
+    if (ap_state_query(AP_SQ_MAIN_STATE) == AP_SQ_MS_CREATE_PRE_CONFIG)
+        return OK;
+
+    rs.pconf = pconf;
+    rs.s = s;
+    rs.pidfile = ap_runtime_dir_relative(pconf, CGIPLUS_PID_NAME);
+    rs.bin = cgiplus_conf_runner_path(sc);
+    rs.parent = getpid();
+    rs.wanted = 1;
+    runner_start(); /* a failure is logged; the monitor hook retries */
+    return OK;
+}
+
+/* Runs in the parent about every 10 s: retries a start that failed. */
+int cgiplus_runner_monitor(apr_pool_t *p, server_rec *s)
+{
+    if (rs.wanted && !rs.cur && getpid() == rs.parent && !runner_stopping())
+        runner_start();
+    return DECLINED;
+}

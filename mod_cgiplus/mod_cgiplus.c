@@ -1,1 +1,29 @@
-/* placeholder */
+/* mod_cgiplus.c: the module record and hook wiring. Each concern lives in
+ * its own file: cgiplus_conf.c (directives), cgiplus_runner.c (starting the
+ * runner), cgiplus_conn.c (connections), cgiplus_handler.c (requests). */
+#include "cgiplus_private.h"
+
+#include "httpd.h"
+#include "http_config.h"
+#include "http_request.h"
+#include "mpm_common.h"
+
+
+static void cgiplus_register_hooks(apr_pool_t *p)
+{
+    ap_hook_check_config(cgiplus_check_config, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_post_config(cgiplus_runner_post_config, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_monitor(cgiplus_runner_monitor, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_child_init(cgiplus_conn_child_init, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_handler(cgiplus_handler, NULL, NULL, APR_HOOK_MIDDLE);
+}
+
+CGIPLUS_EXPORT AP_DECLARE_MODULE(cgiplus) = {
+    STANDARD20_MODULE_STUFF,
+    cgiplus_create_dir_conf,
+    cgiplus_merge_dir_conf,
+    cgiplus_create_server_conf,
+    cgiplus_merge_server_conf,
+    cgiplus_cmds,
+    cgiplus_register_hooks
+};

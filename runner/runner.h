@@ -1,1 +1,360 @@
-/* placeholder */
+/* runner.h: cgiplus-runner internals shared by its files.
+ * One thread, one epoll loop, a self-pipe for signals, explicit state per
+ * client connection, per request and per worker (docs/PROTOCOL.md). */
+#ifndef RUNNER_H
+#define RUNNER_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/queue.h>
+#include <sys/types.h>
+
+#include "cgiplus_logno.h"
+#include "cgp_proto.h"
+
+/* ---- limits (the pool manager will turn some into settings) ---- */
+#define RUNNER_DEFAULT_MAX_WORKERS 4u
+#define RUNNER_MAX_WORKERS_CAP  4096u
+#define RUNNER_QUEUE_CAP        1000u
+#define RUNNER_BODY_HIGH        (256u * 1024u) /* pause client reads above this unsent body */
+#define RUNNER_SPOOL_MEM        (1024u * 1024u) /* body bytes kept in memory, then a temp file */
+#define RUNNER_OUT_HIGH         (256u * 1024u) /* pause worker reads above this client backlog */
+#define RUNNER_READ_CHUNK       61440u  /* one worker stdout read */
+#define RUNNER_LINE_MAX         4096u   /* stderr and callout lines */
+#define RUNNER_OBUF_CAP         (RUNNER_READ_CHUNK + RUNNER_LINE_MAX + 64u)
+#define RUNNER_CIN_CAP          (2u * (CGP_HDR_LEN + CGP_MAX_PAYLOAD))
+#define RUNNER_MARK_PREFIX_LEN  12u     /* "CGIPLUS-EOF-" */
+#define RUNNER_MARK_LEN         (RUNNER_MARK_PREFIX_LEN + 32u)
+#define RUNNER_DEFAULT_PATH     "/usr/local/bin:/usr/bin:/bin"
+#define RUNNER_STOP_GRACE_MS    5000u   /* busy workers finish their request */
+#define RUNNER_TERM_GRACE_MS    2000u   /* SIGTERM, then SIGKILL */
+#define RUNNER_KILL_WAIT_MS     1000u   /* SIGKILL, then exit anyway */
+#define RUNNER_ORPHAN_GRACE_MS  5000u   /* orphan waiting for a body that never comes */
+#define RUNNER_EOF_REAP_MS      2000u   /* closed stdout but did not exit */
+#define RUNNER_LISTEN_PAUSE_MS  200u    /* after EMFILE on accept */
+
+typedef struct runner_client runner_client;
+typedef struct runner_req runner_req;
+typedef struct runner_pool runner_pool;
+typedef struct runner_worker runner_worker;
+
+/* ---- logging (runner_log.c) ---- */
+enum runner_level { RUNNER_LOG_ERROR, RUNNER_LOG_WARN, RUNNER_LOG_INFO, RUNNER_LOG_DEBUG };
+extern int runner_log_level;
+int runner_log_parse_level(const char *s);
+void runner_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define RUNNER_LOG_ON(l) ((l) <= runner_log_level)
+
+/* ---- epoll registration (runner_loop.c) ---- */
+typedef enum runner_evkind {
+    RUNNER_EV_LISTEN, RUNNER_EV_SIGNAL, RUNNER_EV_CLIENT,
+    RUNNER_EV_W_IN, RUNNER_EV_W_BODY, RUNNER_EV_W_OUT, RUNNER_EV_W_ERR, RUNNER_EV_W_EXEC
+} runner_evkind;
+
+/* One watched descriptor, embedded in its owner and living as long as it.
+ * Registered in epoll exactly when mask != 0; fd -1 once closed. */
+typedef struct runner_ev {
+    runner_evkind kind;
+    int fd;
+    uint32_t mask;
+    void *obj;
+} runner_ev;
+
+void runner_ev_init(runner_ev *ev, runner_evkind kind, int fd, void *obj);
+int runner_ev_watch(runner_ev *ev, uint32_t mask);
+void runner_ev_close(runner_ev *ev);
+
+/* ---- byte FIFO (runner_buf.c) ---- */
+/* A growable FIFO of bytes, embedded in its owner and freed with it. */
+typedef struct runner_buf {
+    unsigned char *p;
+    size_t off, len, cap; /* pending bytes are p[off..len) */
+} runner_buf;
+
+static inline size_t runner_buf_used(const runner_buf *b) { return b->len - b->off; }
+int runner_buf_reserve(runner_buf *b, size_t n);
+int runner_buf_append(runner_buf *b, const void *d, size_t n);
+int runner_buf_printf(runner_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void runner_buf_consume(runner_buf *b, size_t n);
+void runner_buf_reset(runner_buf *b);
+void runner_buf_free(runner_buf *b);
+int runner_buf_flush(runner_buf *b, int fd); /* 0 empty, 1 EAGAIN, -1 errno */
+
+/* ---- request body spool (runner_spool.c) ---- */
+/* Body bytes not yet written to the script: memory first, then an unlinked
+ * temp file. Owned by its request. */
+typedef struct runner_spool {
+    runner_buf mem;      /* the oldest pending bytes */
+    int fd;              /* temp file, -1: none yet */
+    uint64_t file_wr;    /* temp file holds [file_rd, file_wr) */
+    uint64_t file_rd;
+    uint64_t total;      /* bytes ever appended */
+} runner_spool;
+
+void runner_spool_init(runner_spool *s);
+int runner_spool_append(runner_spool *s, const void *d, size_t n, size_t mem_cap);
+uint64_t runner_spool_pending(const runner_spool *s);
+int runner_spool_flush(runner_spool *s, int fd); /* 0 empty, 1 EAGAIN, -1 errno */
+void runner_spool_discard(runner_spool *s);
+void runner_spool_free(runner_spool *s);
+
+/* ---- worker stdout scanner (runner_scan.c) ---- */
+enum runner_scan_ev {
+    RUNNER_SCAN_MORE,        /* need more bytes; keep buf[*pos..len) */
+    RUNNER_SCAN_OUTPUT,      /* response bytes */
+    RUNNER_SCAN_CALLOUT,     /* one callout request line (no line end) */
+    RUNNER_SCAN_CALLOUT_LONG,/* an over-long callout line was dropped; out = its first byte */
+    RUNNER_SCAN_SENTINEL     /* the CGIPLUSEOF line */
+};
+
+/* Sentinel/callout scanner state of one worker; the markers belong to it. */
+typedef struct runner_scan {
+    const unsigned char *eof, *esc, *eot;
+    size_t mlen;
+    int in_callout;
+    int skipping;            /* discarding an over-long callout line */
+    unsigned char skip_first;
+} runner_scan;
+
+void runner_scan_init(runner_scan *sc, const char *eof, const char *esc, const char *eot);
+void runner_scan_reset(runner_scan *sc);
+int runner_scan_step(runner_scan *sc, const unsigned char *buf, size_t len, size_t *pos,
+                     const unsigned char **out, size_t *outlen, int final);
+
+/* ---- pools (runner_pool.c) ---- */
+typedef enum runner_mode { RUNNER_MODE_CGIPLUS, RUNNER_MODE_CGI } runner_mode;
+
+/* Settings of a pool: part of its key. Grows with limits and timeouts. */
+typedef struct runner_pool_set {
+    unsigned max_workers;
+} runner_pool_set;
+
+TAILQ_HEAD(runner_worker_list, runner_worker);
+TAILQ_HEAD(runner_req_list, runner_req);
+
+/* One (script, mode, settings) pool. Owned by runner_g.pools; lives until exit. */
+struct runner_pool {
+    char *script;             /* absolute path */
+    char *dir;                /* its directory: the workers' cwd */
+    runner_mode mode;
+    runner_pool_set set;
+    struct runner_worker_list workers;
+    unsigned nworkers;        /* live processes, dying ones included */
+    struct runner_req_list queue; /* FIFO of requests waiting for a worker */
+    unsigned qlen;
+    unsigned long spawned, served;
+    TAILQ_ENTRY(runner_pool) link;
+};
+
+runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
+                             const runner_pool_set *set);
+void runner_pool_submit(runner_req *r);
+void runner_pool_dequeue(runner_req *r);
+void runner_pool_worker_idle(runner_worker *w);
+void runner_pool_dispatch(runner_pool *p);
+void runner_pool_stop(void);
+void runner_pool_free_all(void);
+const char *runner_mode_name(runner_mode m);
+
+/* ---- requests (runner_req.c) ---- */
+typedef enum runner_rstate {
+    RUNNER_R_PARAMS,  /* collecting PARAMS */
+    RUNNER_R_SPOOL,   /* no CONTENT_LENGTH: spooling the body to count it */
+    RUNNER_R_QUEUED,  /* in its pool's queue */
+    RUNNER_R_RUNNING  /* on a worker */
+} runner_rstate;
+
+/* One request. Owned by its client until END is sent; then, if a worker still
+ * runs it, by that worker (an orphan whose output is discarded). */
+struct runner_req {
+    runner_client *client;    /* NULL once END was sent or the client left */
+    runner_pool *pool;
+    runner_worker *worker;    /* NULL unless RUNNING */
+    uint32_t reqid;
+    runner_rstate state;
+    int ended;                /* END sent (or nobody to send it to) */
+    char *uri;
+    runner_buf params;        /* concatenated, validated PARAMS kv lists */
+    int have_cl;
+    uint64_t cl;              /* exact body length given to the script */
+    runner_spool body;
+    int body_end;             /* STDIN END seen */
+    int timeout_output, timeout_noprogress; /* callouts: minutes, -1 none, 0 default */
+    TAILQ_ENTRY(runner_req) qlink;
+};
+
+runner_req *runner_req_new(runner_client *c, uint32_t reqid, const char *uri, size_t ulen);
+int runner_req_add_params(runner_req *r, const unsigned char *pl, size_t len, const char **why);
+int runner_req_add_body(runner_req *r, const unsigned char *d, size_t n);
+int runner_req_body_short(const runner_req *r);
+void runner_req_end(runner_req *r, int outcome, unsigned retry, uint32_t pid, uint32_t detail);
+void runner_req_client_gone(runner_req *r);
+void runner_req_free(runner_req *r);
+/* Records and environment the script receives (runner_record.c). */
+int runner_record_build(const runner_req *r, int struct_mode, runner_buf *out);
+char **runner_record_env(const runner_req *r);
+void runner_env_free(char **env);
+
+/* ---- workers (runner_worker.c, runner_spawn.c, runner_callout.c) ---- */
+typedef enum runner_wstate {
+    RUNNER_W_IDLE,     /* waiting on CGIPLUSIN for a request */
+    RUNNER_W_BUSY,     /* running w->req */
+    RUNNER_W_STOPPING, /* signalled or broken: never assigned again */
+    RUNNER_W_DEAD      /* reaped; freed at the end of the loop turn */
+} runner_wstate;
+
+typedef enum runner_dl { RUNNER_DL_NONE, RUNNER_DL_ORPHAN, RUNNER_DL_REAP } runner_dl;
+
+/* One script process (persistent worker, or one plain CGI run). Owned by its
+ * pool's list and runner_g.workers; lives until reaped. */
+struct runner_worker {
+    runner_pool *pool;
+    pid_t pid;
+    runner_wstate state;
+    int is_cgi;
+    runner_ev ev_in;          /* CGIPLUSIN write end (cgiplus) */
+    runner_ev ev_body;        /* stdin: socketpair end (cgiplus) or pipe (cgi) */
+    runner_ev ev_out;         /* stdout read end */
+    runner_ev ev_err;         /* stderr read end */
+    runner_ev ev_exec;        /* exec error pipe: EOF means exec succeeded */
+    int body_peer;            /* our copy of the worker's fd 0, to drain unread body */
+    char eof[RUNNER_MARK_LEN + 1], esc[RUNNER_MARK_LEN + 1], eot[RUNNER_MARK_LEN + 1];
+    runner_scan scan;
+    unsigned char *obuf;      /* stdout bytes held back by the scanner */
+    size_t olen;
+    runner_buf inq;           /* bytes pending on CGIPLUSIN */
+    char errline[RUNNER_LINE_MAX];
+    size_t errlen;
+    runner_req *req;
+    int struct_mode;
+    int lifetime;             /* LIFETIME callout: minutes, -1 none, 0 default */
+    uint64_t deadline;        /* monotonic ms, 0: none */
+    runner_dl deadline_why;
+    int body_blocked;         /* last body write hit EAGAIN */
+    int out_paused;
+    int had_output;           /* cgi: any stdout byte */
+    int exited, status, exec_failed;
+    size_t junk;              /* bytes written while idle */
+    unsigned long served;
+    uint64_t started;
+    TAILQ_ENTRY(runner_worker) plink, glink;
+};
+
+int runner_worker_spawn(runner_pool *p, runner_worker **out);
+int runner_worker_spawn_cgi(runner_pool *p, runner_req *r);
+void runner_worker_assign(runner_worker *w, runner_req *r);
+void runner_worker_event(runner_ev *ev, uint32_t events);
+void runner_worker_reaped(runner_worker *w, int status);
+void runner_worker_deadline(runner_worker *w);
+void runner_worker_feed(runner_worker *w);
+void runner_worker_update(runner_worker *w);
+void runner_worker_orphaned(runner_worker *w);
+int runner_worker_out_paused(const runner_worker *w);
+void runner_worker_kill(runner_worker *w, int sig);
+void runner_worker_stop(runner_worker *w);
+void runner_worker_free(runner_worker *w);
+void runner_worker_reply(runner_worker *w, const char *line);
+void runner_callout_line(runner_worker *w, const unsigned char *line, size_t len, int too_long);
+
+/* fork + exec of one script process (runner_spawn.c) */
+#define RUNNER_SPAWN_MAXFD 4
+typedef struct runner_spawn_spec {
+    const char *path;         /* script; also argv[0] */
+    const char *dir;          /* chdir target */
+    char **envp;
+    int fds[RUNNER_SPAWN_MAXFD]; /* become the child's 0..nfds-1 */
+    int nfds;
+    int exec_fd;              /* write end of the exec error pipe (CLOEXEC) */
+} runner_spawn_spec;
+/* Where a child failed before exec, as reported on the exec pipe. */
+enum runner_stage { RUNNER_STAGE_SETSID = 1, RUNNER_STAGE_CREDS, RUNNER_STAGE_CHDIR,
+                    RUNNER_STAGE_FDS, RUNNER_STAGE_EXEC };
+pid_t runner_spawn(const runner_spawn_spec *s);
+const char *runner_spawn_stage(unsigned stage);
+int runner_random_hex(char *out, size_t nhex);
+
+/* ---- client connections (runner_client.c) ---- */
+typedef enum runner_cstate {
+    RUNNER_C_HELLO,   /* waiting for HELLO */
+    RUNNER_C_READY,   /* requests may follow */
+    RUNNER_C_CLOSING  /* flush what is queued, then close */
+} runner_cstate;
+
+/* One module connection. Owned by runner_g.clients; freed at the end of the
+ * loop turn in which it was closed. */
+struct runner_client {
+    runner_ev ev;
+    runner_cstate state;
+    uid_t uid;
+    pid_t pid;                /* SO_PEERCRED */
+    unsigned char *in;        /* RUNNER_CIN_CAP bytes of unparsed input */
+    size_t in_len;
+    runner_buf out;           /* frames waiting for the socket */
+    runner_req *req;          /* the active request, if any */
+    int peer_eof, broken, closed, kicked;
+    TAILQ_ENTRY(runner_client) link, klink;
+};
+
+void runner_client_accept(int lfd);
+void runner_client_event(runner_client *c, uint32_t events);
+void runner_client_run(runner_client *c);
+void runner_client_update(runner_client *c);
+int runner_client_send(runner_client *c, unsigned type, unsigned flags, uint32_t reqid,
+                       const void *data, size_t len);
+int runner_client_send_end(runner_client *c, uint32_t reqid, int outcome, unsigned retry,
+                           uint32_t pid, uint32_t detail);
+size_t runner_client_backlog(const runner_client *c);
+void runner_client_close(runner_client *c);
+void runner_client_close_all(void);
+
+/* ---- the loop and the process (runner_loop.c, runner_main.c) ---- */
+/* Command line settings; filled by main, read-only afterwards. */
+typedef struct runner_opts {
+    const char *socket_path;
+    const char *pidfile;
+    const char *user_name;
+    int have_user;
+    uid_t uid;
+    gid_t gid;
+    int die_with_parent;
+    unsigned max_workers;
+} runner_opts;
+
+TAILQ_HEAD(runner_client_list, runner_client);
+TAILQ_HEAD(runner_pool_list, runner_pool);
+
+typedef enum runner_stop { RUNNER_RUN, RUNNER_STOP_DRAIN, RUNNER_STOP_TERM, RUNNER_STOP_KILL } runner_stop;
+
+/* The process-wide state: one, static, for the runner's life. */
+typedef struct runner_ctx {
+    runner_opts o;
+    int is_root;
+    int epfd;
+    runner_ev ev_listen, ev_sig;
+    int sig_w;                /* write end of the self-pipe */
+    dev_t sock_dev;
+    ino_t sock_ino;
+    int sock_bound;
+    uint64_t now;             /* monotonic ms, updated each loop turn */
+    uint64_t listen_resume;   /* re-arm the listener at this time, 0: armed */
+    runner_stop stop;
+    uint64_t stop_deadline;
+    struct runner_client_list clients, kicks, dead_clients;
+    struct runner_pool_list pools;
+    struct runner_worker_list workers, dead_workers;
+} runner_ctx;
+
+extern runner_ctx runner_g;
+
+uint64_t runner_now_ms(void);
+int runner_loop_init(int listen_fd);
+int runner_loop_run(void);
+void runner_loop_fini(void);
+void runner_loop_kick(runner_client *c);
+void runner_loop_pause_listener(void);
+void runner_unlink_socket(void);
+
+#endif

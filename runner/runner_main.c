@@ -1,1 +1,319 @@
-int main(void) { return 0; }
+/* runner_main.c: cgiplus-runner's command line, listening socket, pidfile
+ * and process set-up; then the loop (runner_loop.c) does the work. */
+#include "runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: cgiplus-runner --socket PATH [--user NAME|UID] [--group NAME|GID]\n"
+            "                      [--pidfile PATH] [--die-with-parent] [--max-workers N]\n"
+            "                      [--log-level error|warn|info|debug]\n");
+}
+
+static int all_digits(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return 0;
+    return 1;
+}
+
+static int resolve_user(const char *s, uid_t *uid, gid_t *gid, int *have_gid)
+{
+    struct passwd *pw;
+    errno = 0;
+    if (all_digits(s)) {
+        unsigned long v = strtoul(s, NULL, 10);
+        if (v > (unsigned long)INT_MAX)
+            return -1;
+        *uid = (uid_t)v;
+        if ((pw = getpwuid(*uid))) {
+            *gid = pw->pw_gid;
+            *have_gid = 1;
+        }
+        return 0;
+    }
+    if (!(pw = getpwnam(s)))
+        return -1;
+    *uid = pw->pw_uid;
+    *gid = pw->pw_gid;
+    *have_gid = 1;
+    return 0;
+}
+
+static int resolve_group(const char *s, gid_t *gid)
+{
+    struct group *gr;
+    if (all_digits(s)) {
+        unsigned long v = strtoul(s, NULL, 10);
+        if (v > (unsigned long)INT_MAX)
+            return -1;
+        *gid = (gid_t)v;
+        return 0;
+    }
+    if (!(gr = getgrnam(s)))
+        return -1;
+    *gid = gr->gr_gid;
+    return 0;
+}
+
+/* With 0, 1 or 2 closed, a socket could land there and be taken for stdio. */
+static void open_std_fds(void)
+{
+    for (int fd = 0; fd < 3; fd++)
+        if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) < 0)
+            _exit(1);
+}
+
+static void raise_nofile(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+static int setup_socket(void)
+{
+    struct sockaddr_un sa;
+    struct stat st;
+    const char *path = runner_g.o.socket_path;
+    int fd = -1;
+
+    if (strlen(path) >= sizeof(sa.sun_path)) {
+        runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2053) "socket path too long: %s", path);
+        return -1;
+    }
+    if (lstat(path, &st) == 0) {
+        if (!S_ISSOCK(st.st_mode)) {
+            runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2053) "%s exists and is not a socket; "
+                       "not removing it", path);
+            return -1;
+        }
+        unlink(path); /* stale: a restarted runner replaces it */
+    }
+    memset(&sa, 0, sizeof(sa));
+    sa.sun_family = AF_UNIX;
+    memcpy(sa.sun_path, path, strlen(path) + 1);
+    if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0)
+        goto fail;
+    mode_t old = umask(0177); /* born 0600: no window with a wider mode */
+    int rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+    umask(old);
+    if (rc < 0 || chmod(path, 0600) < 0)
+        goto fail;
+    runner_g.sock_bound = 1;
+    if (runner_g.is_root && runner_g.o.have_user && chown(path, runner_g.o.uid, (gid_t)-1) < 0)
+        goto fail;
+    if (stat(path, &st) < 0)
+        goto fail;
+    runner_g.sock_dev = st.st_dev;
+    runner_g.sock_ino = st.st_ino;
+    if (listen(fd, 128) < 0)
+        goto fail;
+    return fd;
+fail:
+    runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2053) "cannot listen on %s: %s", path,
+               strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    return -1;
+}
+
+/* Only our own socket: a restarted runner may have replaced the path. */
+void runner_unlink_socket(void)
+{
+    struct stat st;
+    if (!runner_g.sock_bound)
+        return;
+    runner_g.sock_bound = 0;
+    if (stat(runner_g.o.socket_path, &st) == 0 && st.st_dev == runner_g.sock_dev &&
+        st.st_ino == runner_g.sock_ino)
+        unlink(runner_g.o.socket_path);
+}
+
+static int write_pidfile(void)
+{
+    char tmp[PATH_MAX], line[32];
+    const char *path = runner_g.o.pidfile;
+    int n = snprintf(line, sizeof(line), "%ld\n", (long)getpid());
+    if (snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid()) >= (int)sizeof(tmp)) {
+        errno = ENAMETOOLONG;
+        goto fail;
+    }
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        goto fail;
+    if (write(fd, line, (size_t)n) != n || close(fd) < 0 || rename(tmp, path) < 0) {
+        int e = errno;
+        unlink(tmp);
+        errno = e;
+        goto fail;
+    }
+    return 0;
+fail:
+    runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2054) "cannot write pidfile %s: %s", path,
+               strerror(errno));
+    return -1;
+}
+
+static void remove_pidfile(void)
+{
+    char line[32];
+    if (!runner_g.o.pidfile)
+        return;
+    int fd = open(runner_g.o.pidfile, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, line, sizeof(line) - 1);
+    close(fd);
+    if (n > 0) {
+        line[n] = '\0';
+        if (strtol(line, NULL, 10) == (long)getpid())
+            unlink(runner_g.o.pidfile);
+    }
+}
+
+static int parse_args(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "socket", required_argument, NULL, 's' },
+        { "user", required_argument, NULL, 'u' },
+        { "group", required_argument, NULL, 'g' },
+        { "pidfile", required_argument, NULL, 'p' },
+        { "die-with-parent", no_argument, NULL, 'd' },
+        { "max-workers", required_argument, NULL, 'm' },
+        { "log-level", required_argument, NULL, 'l' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 }
+    };
+    const char *group = NULL;
+    int c, have_gid = 0;
+
+    runner_g.o.max_workers = RUNNER_DEFAULT_MAX_WORKERS;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 's': runner_g.o.socket_path = optarg; break;
+        case 'u': runner_g.o.user_name = optarg; break;
+        case 'g': group = optarg; break;
+        case 'p': runner_g.o.pidfile = optarg; break;
+        case 'd': runner_g.o.die_with_parent = 1; break;
+        case 'm': {
+            char *end;
+            unsigned long v = strtoul(optarg, &end, 10);
+            if (!all_digits(optarg) || *end || v < 1 || v > RUNNER_MAX_WORKERS_CAP) {
+                fprintf(stderr, "cgiplus-runner: --max-workers wants 1..%u\n",
+                        RUNNER_MAX_WORKERS_CAP);
+                return -1;
+            }
+            runner_g.o.max_workers = (unsigned)v;
+            break;
+        }
+        case 'l':
+            if ((runner_log_level = runner_log_parse_level(optarg)) < 0) {
+                fprintf(stderr, "cgiplus-runner: --log-level wants error, warn, info or debug\n");
+                return -1;
+            }
+            break;
+        case 'h':
+            usage(stdout);
+            exit(0);
+        default:
+            usage(stderr);
+            return -1;
+        }
+    }
+    if (optind != argc || !runner_g.o.socket_path) {
+        usage(stderr);
+        return -1;
+    }
+    if (runner_g.o.user_name) {
+        if (resolve_user(runner_g.o.user_name, &runner_g.o.uid, &runner_g.o.gid, &have_gid) < 0) {
+            fprintf(stderr, "cgiplus-runner: unknown user %s\n", runner_g.o.user_name);
+            return -1;
+        }
+        runner_g.o.have_user = 1;
+    }
+    if (group) {
+        if (!runner_g.o.have_user) {
+            fprintf(stderr, "cgiplus-runner: --group needs --user\n");
+            return -1;
+        }
+        if (resolve_group(group, &runner_g.o.gid) < 0) {
+            fprintf(stderr, "cgiplus-runner: unknown group %s\n", group);
+            return -1;
+        }
+        have_gid = 1;
+    }
+    if (runner_g.o.have_user && !have_gid) {
+        fprintf(stderr, "cgiplus-runner: uid %s has no passwd entry: give --group\n",
+                runner_g.o.user_name);
+        return -1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int lfd = -1, rc = 1;
+
+    open_std_fds();
+    runner_g.epfd = -1;
+    runner_g.sig_w = -1;
+    runner_g.is_root = geteuid() == 0;
+    if (parse_args(argc, argv) < 0)
+        return 2;
+    if (runner_g.o.die_with_parent) {
+        /* The check after prctl closes the race with a parent dying first. */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() == 1) {
+            runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2055) "parent already gone; exiting");
+            return 0;
+        }
+    }
+    raise_nofile();
+    if ((lfd = setup_socket()) < 0)
+        goto out;
+    if (runner_loop_init(lfd) < 0)
+        goto out;
+    lfd = -1; /* the loop owns it now */
+    if (runner_g.o.pidfile && write_pidfile() < 0)
+        goto out;
+    runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2056) "listening on %s (protocol %u, scripts run "
+               "as %s%s%s, max-workers %u)", runner_g.o.socket_path, CGP_VERSION,
+               runner_g.o.have_user ? runner_g.o.user_name : "the runner's user",
+               runner_g.is_root && !runner_g.o.have_user ? ": none, root refused" : "",
+               runner_g.o.die_with_parent ? ", dies with its parent" : "",
+               runner_g.o.max_workers);
+    if (runner_loop_run() == 0) {
+        rc = 0;
+        runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2057) "stopped");
+    }
+out:
+    if (lfd >= 0)
+        close(lfd);
+    runner_unlink_socket();
+    remove_pidfile();
+    runner_loop_fini();
+    return rc;
+}

@@ -1,1 +1,742 @@
-/* placeholder */
+/* runner_worker.c: one script process seen from the runner: start, request
+ * record and body in, stdout (sentinel, callouts) and stderr out, death. */
+#include "runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void read_out(runner_worker *w, int drain);
+static void read_err(runner_worker *w, int drain);
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+static int set_nonblock(int fd)
+{
+    int fl = fcntl(fd, F_GETFL);
+    return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+static runner_worker *worker_new(runner_pool *p)
+{
+    runner_worker *w = calloc(1, sizeof(*w));
+    if (!w)
+        return NULL;
+    if (!(w->obuf = malloc(RUNNER_OBUF_CAP))) {
+        free(w);
+        return NULL;
+    }
+    w->pool = p;
+    w->body_peer = -1;
+    runner_ev_init(&w->ev_in, RUNNER_EV_W_IN, -1, w);
+    runner_ev_init(&w->ev_body, RUNNER_EV_W_BODY, -1, w);
+    runner_ev_init(&w->ev_out, RUNNER_EV_W_OUT, -1, w);
+    runner_ev_init(&w->ev_err, RUNNER_EV_W_ERR, -1, w);
+    runner_ev_init(&w->ev_exec, RUNNER_EV_W_EXEC, -1, w);
+    return w;
+}
+
+static void worker_close_fds(runner_worker *w)
+{
+    runner_ev_close(&w->ev_in);
+    runner_ev_close(&w->ev_body);
+    runner_ev_close(&w->ev_out);
+    runner_ev_close(&w->ev_err);
+    runner_ev_close(&w->ev_exec);
+    close_fd(&w->body_peer);
+}
+
+void runner_worker_free(runner_worker *w)
+{
+    worker_close_fds(w);
+    if (w->req) {
+        if (w->req->client)
+            w->req->client->req = NULL;
+        runner_req_free(w->req);
+    }
+    runner_buf_free(&w->inq);
+    free(w->obuf);
+    free(w);
+}
+
+static void worker_insert(runner_worker *w, pid_t pid)
+{
+    w->pid = pid;
+    w->state = RUNNER_W_IDLE;
+    w->started = runner_g.now;
+    TAILQ_INSERT_TAIL(&w->pool->workers, w, plink);
+    TAILQ_INSERT_TAIL(&runner_g.workers, w, glink);
+    w->pool->nworkers++;
+    w->pool->spawned++;
+}
+
+static int refuse_root(const runner_pool *p)
+{
+    if (!runner_g.is_root || runner_g.o.have_user)
+        return 0;
+    runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2010) "refusing to run %s as root: start "
+               "cgiplus-runner with --user", p->script);
+    errno = EPERM;
+    return -1;
+}
+
+static int make_marker(char *out, const char *prefix)
+{
+    memcpy(out, prefix, RUNNER_MARK_PREFIX_LEN);
+    return runner_random_hex(out + RUNNER_MARK_PREFIX_LEN, RUNNER_MARK_LEN - RUNNER_MARK_PREFIX_LEN);
+}
+
+int runner_worker_spawn(runner_pool *p, runner_worker **out)
+{
+    int sv[2] = { -1, -1 }, po[2] = { -1, -1 }, pe[2] = { -1, -1 }, pi[2] = { -1, -1 },
+        px[2] = { -1, -1 };
+    char e_eof[16 + RUNNER_MARK_LEN], e_esc[16 + RUNNER_MARK_LEN], e_eot[16 + RUNNER_MARK_LEN];
+    runner_worker *w = NULL;
+    int err;
+
+    if (refuse_root(p) < 0)
+        return -1;
+    if (!(w = worker_new(p))) {
+        err = ENOMEM;
+        goto fail;
+    }
+    if (make_marker(w->eof, "CGIPLUS-EOF-") < 0 || make_marker(w->esc, "CGIPLUS-ESC-") < 0 ||
+        make_marker(w->eot, "CGIPLUS-EOT-") < 0 ||
+        socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 ||
+        pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0 || pipe2(pi, O_CLOEXEC) < 0 ||
+        pipe2(px, O_CLOEXEC) < 0 ||
+        /* only our ends: each is its own open file description */
+        set_nonblock(sv[1]) < 0 || set_nonblock(po[0]) < 0 || set_nonblock(pe[0]) < 0 ||
+        set_nonblock(pi[1]) < 0 || set_nonblock(px[0]) < 0) {
+        err = errno;
+        runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2009) "cannot start a worker for %s: %s",
+                   p->script, strerror(err));
+        goto fail;
+    }
+    snprintf(e_eof, sizeof(e_eof), "CGIPLUSEOF=%s", w->eof);
+    snprintf(e_esc, sizeof(e_esc), "CGIPLUSESC=%s", w->esc);
+    snprintf(e_eot, sizeof(e_eot), "CGIPLUSEOT=%s", w->eot);
+    char *envp[] = { e_eof, e_esc, e_eot, "CGIPLUSIN=/dev/fd/3", "PATH=" RUNNER_DEFAULT_PATH,
+                     "GATEWAY_INTERFACE=CGI/1.1", NULL };
+    runner_spawn_spec spec = { .path = p->script, .dir = p->dir, .envp = envp,
+                               .fds = { sv[0], po[1], pe[1], pi[0] }, .nfds = 4,
+                               .exec_fd = px[1] };
+    pid_t pid = runner_spawn(&spec);
+    if (pid < 0) {
+        err = errno;
+        runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2009) "cannot start a worker for %s: %s",
+                   p->script, strerror(err));
+        goto fail;
+    }
+    close_fd(&po[1]);
+    close_fd(&pe[1]);
+    close_fd(&pi[0]);
+    close_fd(&px[1]);
+    w->body_peer = sv[0]; /* kept: drains what the script left unread */
+    w->ev_in.fd = pi[1];
+    w->ev_body.fd = sv[1];
+    w->ev_out.fd = po[0];
+    w->ev_err.fd = pe[0];
+    w->ev_exec.fd = px[0];
+    runner_scan_init(&w->scan, w->eof, w->esc, w->eot);
+    worker_insert(w, pid);
+    runner_ev_watch(&w->ev_exec, EPOLLIN);
+    runner_worker_update(w);
+    runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2013) "started worker pid %ld for %s (%u of %u)",
+               (long)pid, p->script, p->nworkers, p->set.max_workers);
+    *out = w;
+    return 0;
+fail:
+    close_fd(&sv[0]), close_fd(&sv[1]), close_fd(&po[0]), close_fd(&po[1]);
+    close_fd(&pe[0]), close_fd(&pe[1]), close_fd(&pi[0]), close_fd(&pi[1]);
+    close_fd(&px[0]), close_fd(&px[1]);
+    if (w) {
+        free(w->obuf);
+        free(w);
+    }
+    errno = err;
+    return -1;
+}
+
+int runner_worker_spawn_cgi(runner_pool *p, runner_req *r)
+{
+    int pin[2] = { -1, -1 }, po[2] = { -1, -1 }, pe[2] = { -1, -1 }, px[2] = { -1, -1 };
+    runner_worker *w = NULL;
+    char **env = NULL;
+    int err;
+
+    if (refuse_root(p) < 0)
+        return -1;
+    if (!(w = worker_new(p)) || !(env = runner_record_env(r))) {
+        err = ENOMEM;
+        goto fail;
+    }
+    w->is_cgi = 1;
+    if (pipe2(pin, O_CLOEXEC) < 0 || pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0 ||
+        pipe2(px, O_CLOEXEC) < 0 || set_nonblock(pin[1]) < 0 || set_nonblock(po[0]) < 0 ||
+        set_nonblock(pe[0]) < 0 || set_nonblock(px[0]) < 0) {
+        err = errno;
+        runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2009) "cannot start a worker for %s: %s",
+                   p->script, strerror(err));
+        goto fail;
+    }
+    runner_spawn_spec spec = { .path = p->script, .dir = p->dir, .envp = env,
+                               .fds = { pin[0], po[1], pe[1] }, .nfds = 3, .exec_fd = px[1] };
+    pid_t pid = runner_spawn(&spec);
+    if (pid < 0) {
+        err = errno;
+        runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2009) "cannot start a worker for %s: %s",
+                   p->script, strerror(err));
+        goto fail;
+    }
+    runner_env_free(env);
+    close_fd(&pin[0]);
+    close_fd(&po[1]);
+    close_fd(&pe[1]);
+    close_fd(&px[1]);
+    w->ev_body.fd = pin[1];
+    w->ev_out.fd = po[0];
+    w->ev_err.fd = pe[0];
+    w->ev_exec.fd = px[0];
+    worker_insert(w, pid);
+    runner_ev_watch(&w->ev_exec, EPOLLIN);
+    runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2017) "started cgi pid %ld for %s", (long)pid,
+               p->script);
+    runner_worker_assign(w, r);
+    return 0;
+fail:
+    runner_env_free(env);
+    close_fd(&pin[0]), close_fd(&pin[1]), close_fd(&po[0]), close_fd(&po[1]);
+    close_fd(&pe[0]), close_fd(&pe[1]), close_fd(&px[0]), close_fd(&px[1]);
+    if (w) {
+        free(w->obuf);
+        free(w);
+    }
+    errno = err;
+    return -1;
+}
+
+/* Bytes the last request left unread on the script's stdin would be read as
+ * the next request's body: take them back out of the socket. */
+static void drain_body(runner_worker *w)
+{
+    unsigned char junk[16384];
+    size_t total = 0;
+    if (w->body_peer < 0)
+        return;
+    for (;;) {
+        ssize_t n = recv(w->body_peer, junk, sizeof(junk), MSG_DONTWAIT);
+        if (n > 0) {
+            total += (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        break;
+    }
+    if (total)
+        runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2018) "worker pid %ld of %s left %zu body "
+                   "bytes unread; discarded", (long)w->pid, w->pool->script, total);
+}
+
+/* The worker is no use any more: never assign it again, make it go. */
+static void worker_break(runner_worker *w, int sig)
+{
+    if (w->state == RUNNER_W_IDLE || w->state == RUNNER_W_BUSY)
+        w->state = RUNNER_W_STOPPING;
+    runner_worker_kill(w, sig);
+}
+
+static void flush_in(runner_worker *w)
+{
+    if (w->ev_in.fd < 0 || !runner_buf_used(&w->inq))
+        return;
+    if (runner_buf_flush(&w->inq, w->ev_in.fd) < 0) {
+        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2019) "worker pid %ld of %s does not read "
+                   "CGIPLUSIN (%s); stopping it", (long)w->pid, w->pool->script, strerror(errno));
+        runner_buf_reset(&w->inq);
+        runner_ev_close(&w->ev_in);
+        worker_break(w, SIGKILL);
+    }
+    runner_ev_watch(&w->ev_in, runner_buf_used(&w->inq) ? EPOLLOUT : 0);
+}
+
+void runner_worker_reply(runner_worker *w, const char *line)
+{
+    if (w->ev_in.fd < 0)
+        return;
+    if (runner_buf_append(&w->inq, line, strlen(line)) < 0 || runner_buf_append(&w->inq, "\n", 1) < 0) {
+        runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2020) "out of memory answering a callout of "
+                   "worker pid %ld; stopping it", (long)w->pid);
+        worker_break(w, SIGKILL);
+        return;
+    }
+    flush_in(w);
+}
+
+void runner_worker_assign(runner_worker *w, runner_req *r)
+{
+    w->req = r;
+    r->worker = w;
+    r->state = RUNNER_R_RUNNING;
+    w->state = RUNNER_W_BUSY;
+    w->deadline = 0;
+    w->deadline_why = RUNNER_DL_NONE;
+    w->body_blocked = 0;
+    runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2021) "request %u (%s) to worker pid %ld",
+               r->reqid, r->uri, (long)w->pid);
+    if (!w->is_cgi) {
+        drain_body(w);
+        runner_scan_reset(&w->scan);
+        w->olen = 0;
+        w->junk = 0;
+        size_t before = runner_buf_used(&w->inq);
+        if (runner_record_build(r, w->struct_mode, &w->inq) < 0) {
+            int err = errno;
+            w->inq.len = w->inq.off + before; /* never leave half a record */
+            runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2022) "cannot build the request record "
+                       "for %s: %s", w->pool->script, strerror(err));
+            w->req = NULL;
+            r->worker = NULL;
+            w->state = RUNNER_W_IDLE;
+            runner_req_end(r, CGP_O_SPAWN_FAILED, 1, 0, (uint32_t)err);
+            return;
+        }
+        flush_in(w);
+    }
+    runner_worker_feed(w);
+    runner_worker_update(w);
+}
+
+void runner_worker_feed(runner_worker *w)
+{
+    runner_req *r = w->req;
+    if (!r || w->ev_body.fd < 0)
+        return;
+    int rc = runner_spool_flush(&r->body, w->ev_body.fd);
+    w->body_blocked = rc == 1;
+    if (rc < 0) {
+        if (errno == EPIPE || errno == ECONNRESET)
+            runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2023) "worker pid %ld of %s closed its "
+                       "stdin; body discarded", (long)w->pid, w->pool->script);
+        else
+            runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2024) "cannot pass the body to worker pid "
+                       "%ld of %s: %s", (long)w->pid, w->pool->script, strerror(errno));
+        runner_spool_discard(&r->body);
+        if (w->is_cgi)
+            runner_ev_close(&w->ev_body);
+    } else if (rc == 0 && w->is_cgi && r->body_end) {
+        runner_ev_close(&w->ev_body); /* plain CGI: the body ends with EOF */
+    }
+    runner_ev_watch(&w->ev_body, w->body_blocked ? EPOLLOUT : 0);
+    if (r->client)
+        runner_client_update(r->client); /* less pending body: reading may resume */
+}
+
+int runner_worker_out_paused(const runner_worker *w)
+{
+    const runner_req *r = w->req;
+    return r && r->client && runner_client_backlog(r->client) > RUNNER_OUT_HIGH;
+}
+
+void runner_worker_update(runner_worker *w)
+{
+    if (w->state == RUNNER_W_DEAD)
+        return;
+    int paused = runner_worker_out_paused(w);
+    runner_ev_watch(&w->ev_out, paused ? 0 : EPOLLIN);
+    runner_ev_watch(&w->ev_err, paused ? 0 : EPOLLIN);
+    runner_ev_watch(&w->ev_in, runner_buf_used(&w->inq) ? EPOLLOUT : 0);
+    runner_ev_watch(&w->ev_body, w->req && w->body_blocked ? EPOLLOUT : 0);
+    if (paused != w->out_paused) {
+        w->out_paused = paused;
+        if (w->req && w->req->client)
+            runner_client_update(w->req->client);
+    }
+}
+
+static void idle_junk(runner_worker *w, size_t n)
+{
+    if (!w->junk)
+        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2025) "worker pid %ld of %s wrote %zu bytes "
+                   "after its sentinel; discarded", (long)w->pid, w->pool->script, n);
+    w->junk += n;
+}
+
+static void deliver(runner_worker *w, const unsigned char *d, size_t len)
+{
+    runner_req *r = w->req;
+    if (!r) {
+        idle_junk(w, len);
+        return;
+    }
+    if (!r->client) /* orphan: the output goes nowhere */
+        return;
+    while (len) {
+        size_t k = len > CGP_MAX_PAYLOAD ? CGP_MAX_PAYLOAD : len;
+        runner_client_send(r->client, CGP_T_STDOUT, 0, r->reqid, d, k);
+        d += k;
+        len -= k;
+    }
+}
+
+static void emit_errline(runner_worker *w)
+{
+    runner_req *r = w->req;
+    size_t len = w->errlen;
+    w->errlen = 0;
+    if (len && w->errline[len - 1] == '\r')
+        len--;
+    if (!len)
+        return;
+    if (r && r->client)
+        runner_client_send(r->client, CGP_T_STDERR, 0, r->reqid, w->errline, len);
+    else
+        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2011) "%s (pid %ld): %.*s", w->pool->script,
+                   (long)w->pid, (int)len, w->errline);
+}
+
+static void split_err(runner_worker *w, const char *p, size_t n)
+{
+    while (n) {
+        const char *nl = memchr(p, '\n', n);
+        size_t take = nl ? (size_t)(nl - p) : n;
+        size_t room = RUNNER_LINE_MAX - w->errlen;
+        if (take > room)
+            take = room;
+        memcpy(w->errline + w->errlen, p, take);
+        w->errlen += take;
+        p += take;
+        n -= take;
+        if (nl && p == nl) {
+            p++;
+            n--;
+            emit_errline(w);
+        } else if (w->errlen == RUNNER_LINE_MAX) {
+            emit_errline(w); /* over-long line: pass it on in pieces */
+        }
+    }
+}
+
+static void read_err(runner_worker *w, int drain)
+{
+    char buf[8192];
+    for (int i = 0; drain || i < 4; i++) {
+        if (w->ev_err.fd < 0)
+            return;
+        if (!drain && runner_worker_out_paused(w))
+            return;
+        ssize_t n = read(w->ev_err.fd, buf, sizeof(buf));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        if (n <= 0) {
+            if (w->errlen)
+                emit_errline(w);
+            runner_ev_close(&w->ev_err);
+            return;
+        }
+        split_err(w, buf, (size_t)n);
+    }
+}
+
+/* Stderr written before the response ended belongs to the request. */
+static void take_stderr(runner_worker *w)
+{
+    read_err(w, 1);
+    if (w->errlen)
+        emit_errline(w);
+}
+
+static void request_done(runner_worker *w)
+{
+    runner_req *r = w->req;
+    take_stderr(w);
+    w->req = NULL;
+    r->worker = NULL;
+    w->served++;
+    w->pool->served++;
+    if (w->state == RUNNER_W_BUSY)
+        w->state = w->exited ? RUNNER_W_STOPPING : RUNNER_W_IDLE;
+    w->deadline = 0;
+    w->deadline_why = RUNNER_DL_NONE;
+    w->body_blocked = 0;
+    runner_ev_watch(&w->ev_body, 0);
+    if (!r->ended)
+        runner_req_end(r, CGP_O_OK, 0, (uint32_t)w->pid, 0);
+    else
+        runner_req_free(r);
+    drain_body(w);
+}
+
+static void process_out(runner_worker *w, size_t n, int final)
+{
+    size_t len = w->olen + n, pos = 0, outlen = 0;
+    const unsigned char *out = NULL;
+    int went_idle = 0;
+
+    if (w->is_cgi) {
+        deliver(w, w->obuf, len);
+        w->olen = 0;
+        return;
+    }
+    if (!w->req) {
+        idle_junk(w, len);
+        w->olen = 0;
+        return;
+    }
+    while (pos < len) {
+        int ev = runner_scan_step(&w->scan, w->obuf, len, &pos, &out, &outlen, final);
+        if (ev == RUNNER_SCAN_MORE)
+            break;
+        if (ev == RUNNER_SCAN_OUTPUT) {
+            deliver(w, out, outlen);
+        } else if (ev == RUNNER_SCAN_CALLOUT || ev == RUNNER_SCAN_CALLOUT_LONG) {
+            runner_callout_line(w, out, outlen, ev == RUNNER_SCAN_CALLOUT_LONG);
+        } else {
+            request_done(w);
+            went_idle = 1;
+            if (pos < len)
+                idle_junk(w, len - pos);
+            pos = len;
+        }
+    }
+    if (pos < len)
+        memmove(w->obuf, w->obuf + pos, len - pos);
+    w->olen = len - pos;
+    if (went_idle)
+        runner_pool_worker_idle(w);
+}
+
+static void out_eof(runner_worker *w)
+{
+    if (!w->is_cgi && w->olen && w->req)
+        process_out(w, 0, 1); /* a held tail was output after all */
+    w->olen = 0;
+    runner_ev_close(&w->ev_out);
+    if (w->is_cgi) {
+        /* Plain CGI: the response ends at EOF; no output at all is a crash,
+         * decided when the exit status is known. */
+        runner_req *r = w->req;
+        if (r && w->had_output) {
+            take_stderr(w);
+            w->req = NULL;
+            r->worker = NULL;
+            if (!r->ended)
+                runner_req_end(r, CGP_O_OK, 0, (uint32_t)w->pid, 0);
+            else
+                runner_req_free(r);
+        }
+        return;
+    }
+    /* A worker without stdout cannot serve: it should be exiting. */
+    if (w->state == RUNNER_W_IDLE || w->state == RUNNER_W_BUSY)
+        w->state = RUNNER_W_STOPPING;
+    if (!w->exited && !w->deadline) {
+        w->deadline = runner_g.now + RUNNER_EOF_REAP_MS;
+        w->deadline_why = RUNNER_DL_REAP;
+    }
+}
+
+static void read_out(runner_worker *w, int drain)
+{
+    for (int i = 0; drain || i < 4; i++) {
+        if (w->ev_out.fd < 0)
+            return;
+        if (!drain && runner_worker_out_paused(w))
+            return;
+        size_t room = RUNNER_OBUF_CAP - w->olen;
+        if (room > RUNNER_READ_CHUNK)
+            room = RUNNER_READ_CHUNK;
+        ssize_t n = read(w->ev_out.fd, w->obuf + w->olen, room);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            if (drain) /* dead, but a child of it holds the pipe: stop here */
+                out_eof(w);
+            return;
+        }
+        if (n <= 0) {
+            out_eof(w);
+            return;
+        }
+        w->had_output = 1;
+        process_out(w, (size_t)n, 0);
+    }
+}
+
+static void read_exec(runner_worker *w)
+{
+    unsigned char b[8];
+    ssize_t n;
+    do
+        n = read(w->ev_exec.fd, b, sizeof(b));
+    while (n < 0 && errno == EINTR);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        return;
+    runner_ev_close(&w->ev_exec);
+    if (n != (ssize_t)sizeof(b))
+        return; /* EOF: the exec succeeded */
+    unsigned stage = cgp_get32(b);
+    int err = (int)cgp_get32(b + 4);
+    w->exec_failed = 1;
+    if (w->state == RUNNER_W_IDLE || w->state == RUNNER_W_BUSY)
+        w->state = RUNNER_W_STOPPING;
+    runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2012) "cannot start %s: %s: %s", w->pool->script,
+               runner_spawn_stage(stage), strerror(err));
+    runner_req *r = w->req;
+    if (!r)
+        return;
+    w->req = NULL;
+    r->worker = NULL;
+    /* Not executable for the user: 403. Anything else (a missing
+     * interpreter is ENOENT from exec) is the server's fault: 503. */
+    int nf = err == EACCES || (stage == RUNNER_STAGE_CHDIR && err == ENOENT);
+    if (!r->ended)
+        runner_req_end(r, nf ? CGP_O_NOT_FOUND : CGP_O_SPAWN_FAILED, nf ? 0 : 1, 0, (uint32_t)err);
+    else
+        runner_req_free(r);
+}
+
+void runner_worker_event(runner_ev *ev, uint32_t events)
+{
+    runner_worker *w = ev->obj;
+    switch (ev->kind) {
+    case RUNNER_EV_W_IN:   flush_in(w); break;
+    case RUNNER_EV_W_BODY: runner_worker_feed(w); break;
+    case RUNNER_EV_W_OUT:  read_out(w, 0); break;
+    case RUNNER_EV_W_ERR:  read_err(w, 0); break;
+    case RUNNER_EV_W_EXEC: read_exec(w); break;
+    default: break;
+    }
+    runner_worker_update(w);
+}
+
+static void log_exit(runner_worker *w, const runner_req *r, int crashed)
+{
+    char how[64];
+    int st = w->status;
+    if (WIFEXITED(st))
+        snprintf(how, sizeof(how), "exited with code %d", WEXITSTATUS(st));
+    else if (WIFSIGNALED(st))
+        snprintf(how, sizeof(how), "was killed by signal %d%s", WTERMSIG(st),
+                 WCOREDUMP(st) ? " (core dumped)" : "");
+    else
+        snprintf(how, sizeof(how), "ended (status 0x%x)", (unsigned)st);
+    if (w->exec_failed) {
+        runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2026) "%s pid %ld %s after a failed exec",
+                   w->is_cgi ? "cgi" : "worker", (long)w->pid, how);
+    } else if (crashed) {
+        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2027) "%s pid %ld of %s %s during request %u "
+                   "(%s) before ending its response", w->is_cgi ? "cgi" : "worker",
+                   (long)w->pid, w->pool->script, how, r->reqid, r->uri);
+    } else if (!w->is_cgi) {
+        runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2028) "worker pid %ld of %s %s after %lu "
+                   "requests in %llu s", (long)w->pid, w->pool->script, how, w->served,
+                   (unsigned long long)((runner_g.now - w->started) / 1000));
+    } else {
+        runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2029) "cgi pid %ld of %s %s", (long)w->pid,
+                   w->pool->script, how);
+    }
+}
+
+void runner_worker_reaped(runner_worker *w, int status)
+{
+    runner_pool *p = w->pool;
+    w->exited = 1;
+    w->status = status;
+    if (w->ev_exec.fd >= 0)
+        read_exec(w);
+    read_out(w, 1); /* what it wrote before dying, a sentinel perhaps */
+    take_stderr(w);
+
+    runner_req *r = w->req;
+    int crashed = 0;
+    if (r) {
+        w->req = NULL;
+        r->worker = NULL;
+        int ok = w->is_cgi && w->had_output;
+        crashed = !ok;
+        log_exit(w, r, crashed && !r->ended);
+        if (!r->ended)
+            runner_req_end(r, ok ? CGP_O_OK : CGP_O_CRASHED, 0, (uint32_t)w->pid,
+                           ok ? 0 : (uint32_t)status);
+        else
+            runner_req_free(r);
+    } else {
+        log_exit(w, NULL, 0);
+    }
+    w->state = RUNNER_W_DEAD;
+    worker_close_fds(w);
+    TAILQ_REMOVE(&p->workers, w, plink);
+    p->nworkers--;
+    TAILQ_REMOVE(&runner_g.workers, w, glink);
+    TAILQ_INSERT_TAIL(&runner_g.dead_workers, w, glink);
+    runner_pool_dispatch(p); /* waiting requests get a new worker */
+}
+
+void runner_worker_deadline(runner_worker *w)
+{
+    runner_dl why = w->deadline_why;
+    w->deadline = 0;
+    w->deadline_why = RUNNER_DL_NONE;
+    if (w->exited)
+        return;
+    if (why == RUNNER_DL_ORPHAN)
+        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2014) "worker pid %ld of %s still waits for a "
+                   "request body that will not come; killing it", (long)w->pid, w->pool->script);
+    else
+        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2015) "worker pid %ld of %s closed its stdout "
+                   "but did not exit; killing it", (long)w->pid, w->pool->script);
+    worker_break(w, SIGKILL);
+}
+
+void runner_worker_orphaned(runner_worker *w)
+{
+    runner_req *r = w->req;
+    if (!r)
+        return;
+    if (w->is_cgi) {
+        if (runner_req_body_short(r) || !r->body_end) {
+            /* Nobody will send the rest: the script gets EOF now. */
+            if (runner_req_body_short(r))
+                runner_spool_discard(&r->body);
+            r->body_end = 1;
+            runner_worker_feed(w);
+        }
+    } else if (runner_req_body_short(r) && !w->deadline) {
+        /* It may be blocked reading a body that will never come. */
+        w->deadline = runner_g.now + RUNNER_ORPHAN_GRACE_MS;
+        w->deadline_why = RUNNER_DL_ORPHAN;
+    }
+    runner_worker_update(w); /* no client back-pressure any more */
+}
+
+void runner_worker_kill(runner_worker *w, int sig)
+{
+    if (w->exited || w->pid <= 0)
+        return;
+    /* Its process group (it called setsid); the pid alone if not yet. */
+    if (kill(-w->pid, sig) < 0)
+        kill(w->pid, sig);
+}
+
+void runner_worker_stop(runner_worker *w)
+{
+    runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2030) "stopping worker pid %ld of %s",
+               (long)w->pid, w->pool->script);
+    worker_break(w, SIGTERM);
+}

@@ -1,0 +1,470 @@
+package CGIplus;
+# CGIplus.pm: the Perl script library of mod_cgiplus (core modules only).
+# The protocol is docs/PROTOCOL.md, part 2. POD at the end.
+use strict;
+use warnings;
+use Exporter qw(import);
+use IO::Handle ();
+use Errno ();
+
+our $VERSION = '0.1.0';
+our @EXPORT_OK = qw(cgiplus_accept cgiplus_finish cgiplus_callout
+                    cgiplus_struct_mode cgiplus_is_persistent);
+
+# Caps, as in the C library (lib/cgp_records.h).
+use constant { MAX_SYNC => 32, MAX_LINE => 1024 + 1 + 65536,
+               MAX_BLOCK => 2 * 1024 * 1024, MAX_ANSWER => 8192 };
+my %MARKER = map { $_ => 1 } qw(CGIPLUSEOF CGIPLUSESC CGIPLUSEOT);
+
+# The library's state: one per process, lives for the process.
+my %st = (init => 0, persistent => 0, in_request => 0, chan => undef,
+          buf => '', eofline => '', esc => '', eot => '', base => {},
+          names => [], body_fh => undef);
+
+sub _log {
+    my ($id, $msg) = @_;
+    print STDERR "CGIPLUS$id: CGIplus.pm: $msg\n";
+}
+
+sub is_persistent {
+    return $st{persistent} if $st{init};
+    return (defined $ENV{CGIPLUSEOF} && length $ENV{CGIPLUSEOF}) ? 1 : 0;
+}
+
+# Sets up persistent mode once: channel, sentinels, the base environment.
+sub _setup {
+    return 1 if $st{chan};
+    $st{eofline} = "$ENV{CGIPLUSEOF}\n";
+    $st{esc} = $ENV{CGIPLUSESC} // '';
+    $st{eot} = $ENV{CGIPLUSEOT} // '';
+    $st{base} = { %ENV };
+    my $path = $ENV{CGIPLUSIN} // '';
+    my $chan;
+    if ($path ne '' && $path ne '/dev/fd/3') {
+        unless (open $chan, '<:raw', $path) {
+            _log(3007, "cannot open CGIPLUSIN $path: $!");
+            return 0;
+        }
+    } else {
+        unless (open $chan, '<&=', 3) {
+            _log(3007, "CGIPLUSIN descriptor 3 unusable: $!");
+            return 0;
+        }
+        binmode $chan;
+    }
+    # The body stream: fd 0, read with sysread only (no PerlIO buffer).
+    unless (open $st{body_fh}, '<&=', 0) {
+        _log(3007, "descriptor 0 unusable: $!");
+        return 0;
+    }
+    $st{chan} = $chan;
+    return 1;
+}
+
+# Reads a line from CGIPLUSIN without its newline. Returns the line, undef
+# at EOF before any byte; dies "trunc" at EOF inside the line, "long" over
+# $max (the whole line is consumed first, so the stream stays in step).
+sub _readline {
+    my ($max) = @_;
+    my ($line, $over, $any) = ('', 0, 0);
+    for (;;) {
+        if ($st{buf} eq '') {
+            my $n = sysread $st{chan}, $st{buf}, 4096;
+            if (!defined $n) {
+                next if $!{EINTR};
+                die "read:$!\n";
+            }
+            if ($n == 0) {
+                return undef unless $any;
+                die "trunc\n";
+            }
+        }
+        $any = 1;
+        my $i = index $st{buf}, "\n";
+        my $piece = $i < 0 ? $st{buf} : substr($st{buf}, 0, $i);
+        $st{buf} = $i < 0 ? '' : substr($st{buf}, $i + 1);
+        unless ($over) {
+            if (length($line) + length($piece) > $max) {
+                ($over, $line) = (1, '');
+            } else {
+                $line .= $piece;
+            }
+        }
+        if ($i >= 0) {
+            die "long\n" if $over;
+            return $line;
+        }
+    }
+}
+
+# Reads exactly $n bytes, never more; dies "trunc" at EOF.
+sub _read_exact {
+    my ($n) = @_;
+    my $out = substr $st{buf}, 0, $n;
+    $st{buf} = length($st{buf}) > $n ? substr($st{buf}, $n) : '';
+    while (length $out < $n) {
+        my $got = sysread $st{chan}, $out, $n - length $out, length $out;
+        if (!defined $got) {
+            next if $!{EINTR};
+            die "read:$!\n";
+        }
+        die "trunc\n" if $got == 0;
+    }
+    return $out;
+}
+
+sub _pair {
+    my ($e) = @_;
+    my $i = index $e, '=';
+    die "record\n" if $i <= 0 || index($e, "\0") >= 0;
+    return (substr($e, 0, $i), substr($e, $i + 1));
+}
+
+# One request as a list of [name, value]; undef at EOF; dies with a reason.
+sub _read_request {
+    my $sync = eval { _readline(MAX_SYNC) };
+    if ($@) {
+        die($@ eq "long\n" ? "sync\n" : $@);
+    }
+    return undef unless defined $sync;
+    my @pairs;
+    if ($sync eq '!') {
+        my $total = 0;
+        for (;;) {
+            my $line = _readline(MAX_LINE);
+            die "trunc\n" unless defined $line;
+            last if $line eq '';
+            $total += length($line) + 1;
+            die "size\n" if $total > MAX_BLOCK;
+            push @pairs, [_pair($line)];
+        }
+    } elsif ($sync =~ /\A!!([0-9]+)\z/) {
+        my $n = $1;
+        die "sync\n" if length($n) > 9 || $n < 2 || $n > MAX_BLOCK;
+        my $block = _read_exact($n);
+        my $off = 0;
+        for (;;) {
+            die "record\n" if $n - $off < 2;
+            my $len = unpack 'n', substr($block, $off, 2);
+            $off += 2;
+            last if $len == 0;
+            die "record\n" if $len > $n - $off;
+            push @pairs, [_pair(substr($block, $off, $len))];
+            $off += $len;
+        }
+        die "record\n" if $off != $n;
+    } else {
+        die "sync\n";
+    }
+    return \@pairs;
+}
+
+my %WHY = (
+    sync   => [3001, 'bad sync record (neither "!" nor "!!N")', Errno::EPROTO],
+    record => [3002, 'malformed variable record', Errno::EPROTO],
+    trunc  => [3003, 'request channel ended inside a request', Errno::EPROTO],
+    size   => [3004, 'request over the size caps', Errno::EMSGSIZE],
+    long   => [3004, 'request over the size caps', Errno::EMSGSIZE],
+);
+
+# Makes %ENV the base environment plus this request's variables.
+sub _install {
+    my ($pairs) = @_;
+    my %new = map { $_->[0] => $_->[1] } @$pairs;
+    for my $k (@{ $st{names} }) {
+        next if exists $new{$k};
+        if (exists $st{base}{$k}) { $ENV{$k} = $st{base}{$k} }
+        else { delete $ENV{$k} }
+    }
+    while (my ($k, $v) = each %new) {
+        $ENV{$k} = $v unless defined $ENV{$k} && $ENV{$k} eq $v;
+    }
+    $st{names} = [keys %new];
+}
+
+# Ties STDIN to this request's body: CONTENT_LENGTH bytes, then EOF.
+sub _new_stdin {
+    my $len = $ENV{CONTENT_LENGTH} // '';
+    $len = $len =~ /\A[0-9]+\z/ ? $len + 0 : 0;
+    no warnings 'untie';
+    untie *STDIN if tied *STDIN;
+    tie *STDIN, 'CGIplus::Body', $st{body_fh}, $len;
+}
+
+sub accept {
+    if (!$st{init}) {
+        $st{persistent} = is_persistent();
+        $st{init} = 1;
+        return 1 unless $st{persistent};   # plain CGI: this process is the request
+    } elsif (!$st{persistent}) {
+        STDOUT->flush;
+        return 0;
+    }
+    _setup() or return undef;
+    finish() if $st{in_request};
+    STDOUT->flush;
+    my $pairs = eval { _read_request() };
+    if ($@) {
+        my $why = $@;
+        chomp $why;
+        if ($why =~ /\Aread:(.*)/s) {
+            _log(3005, "read from CGIPLUSIN failed: $1");
+        } else {
+            my $w = $WHY{$why} // [3002, $why, Errno::EPROTO];
+            _log($w->[0], $w->[1]);
+            $! = $w->[2];
+        }
+        return undef;
+    }
+    return 0 unless $pairs;
+    _install($pairs);
+    _new_stdin();
+    # CGI.pm keeps the previous query in globals; CGI::Fast resets them so.
+    CGI->_reset_globals if defined &CGI::_reset_globals;
+    $st{in_request} = 1;
+    return 1;
+}
+
+sub _write_all {
+    my ($data) = @_;
+    while (length $data) {
+        my $n = syswrite STDOUT, $data;
+        if (!defined $n) {
+            next if $!{EINTR};
+            return 0;
+        }
+        substr($data, 0, $n) = '';
+    }
+    return 1;
+}
+
+sub finish {
+    STDOUT->flush;
+    return unless $st{in_request};
+    $st{in_request} = 0;
+    _write_all($st{eofline});   # a failure: the runner is gone, accept sees EOF
+    return;
+}
+
+sub callout {
+    my ($req) = @_;
+    unless (is_persistent()) {
+        $! = Errno::ENOTSUP;
+        return undef;
+    }
+    if (!defined $req || $req eq '' || index($req, "\n") >= 0) {
+        $! = Errno::EINVAL;
+        return undef;
+    }
+    _setup() or return undef;
+    STDOUT->flush;
+    _write_all("$st{esc}\n$req\n$st{eot}\n") or return undef;
+    return '' if $req =~ /\A[!#]/;
+    my $ans = eval { _readline(MAX_ANSWER) };
+    if ($@ || !defined $ans) {
+        $! = ($@ && $@ eq "long\n") ? Errno::EMSGSIZE : Errno::EPROTO;
+        return undef;
+    }
+    $ans =~ s/\r\z//;
+    return $ans;
+}
+
+sub struct_mode {
+    return 1 unless is_persistent();
+    my $ans = callout('CGIPLUS: struct');
+    return undef unless defined $ans;
+    unless ($ans =~ /\A200/) {
+        _log(3008, "runner refused struct mode: $ans");
+        $! = Errno::EPROTO;
+        return undef;
+    }
+    return 1;
+}
+
+{
+    no warnings 'once';
+    *cgiplus_accept = \&accept;
+    *cgiplus_finish = \&finish;
+    *cgiplus_callout = \&callout;
+    *cgiplus_struct_mode = \&struct_mode;
+    *cgiplus_is_persistent = \&is_persistent;
+}
+
+# ---------------------------------------------------------------------------
+# The tied STDIN of one request: reads fd 0 with sysread, at most
+# CONTENT_LENGTH bytes, then reports EOF. Owned by the tie, lives until the
+# next request re-ties STDIN.
+package CGIplus::Body;
+
+sub TIEHANDLE {
+    my ($class, $fh, $len) = @_;
+    return bless { fh => $fh, left => $len, pend => '' }, $class;
+}
+
+# Appends up to $n more body bytes to pend; returns the count (0 at the end).
+sub _more {
+    my ($self, $n) = @_;
+    $n = $self->{left} if $n > $self->{left};
+    return 0 if $n <= 0;
+    for (;;) {
+        my $got = sysread $self->{fh}, $self->{pend}, $n, length $self->{pend};
+        if (!defined $got) {
+            next if $!{EINTR};
+            return undef;
+        }
+        $self->{left} = 0 if $got == 0;
+        $self->{left} -= $got;
+        return $got;
+    }
+}
+
+sub READ {
+    my ($self, undef, $len, $off) = @_;
+    my $buf = \$_[1];
+    $$buf = '' unless defined $$buf;
+    $off //= 0;
+    $off += length $$buf if $off < 0;
+    $$buf .= "\0" x ($off - length $$buf) if $off > length $$buf;
+    if ($self->{pend} eq '') {
+        my $got = $self->_more($len);
+        return undef unless defined $got;
+    }
+    my $data = substr $self->{pend}, 0, $len;
+    substr($self->{pend}, 0, length $data) = '';
+    substr($$buf, $off) = $data;
+    return length $data;
+}
+
+sub _one_line {
+    my ($self) = @_;
+    my $sep = $/;
+    if (!defined $sep) {                # slurp
+        1 while $self->_more(65536);
+        my $all = $self->{pend};
+        $self->{pend} = '';
+        return length $all ? $all : undef;
+    }
+    $sep = "\n\n" if $sep eq '';        # paragraph mode, simplified
+    $sep = ${$sep} if ref $sep;         # record reads: $/ = \N
+    if ($sep =~ /\A[0-9]+\z/ && ref $/) {
+        1 while length $self->{pend} < $sep && $self->_more($sep - length $self->{pend});
+        my $rec = substr $self->{pend}, 0, $sep;
+        substr($self->{pend}, 0, length $rec) = '';
+        return length $rec ? $rec : undef;
+    }
+    for (;;) {
+        my $i = index $self->{pend}, $sep;
+        if ($i >= 0) {
+            my $line = substr $self->{pend}, 0, $i + length $sep;
+            substr($self->{pend}, 0, length $line) = '';
+            return $line;
+        }
+        unless ($self->_more(8192)) {
+            my $rest = $self->{pend};
+            $self->{pend} = '';
+            return length $rest ? $rest : undef;
+        }
+    }
+}
+
+sub READLINE {
+    my ($self) = @_;
+    return $self->_one_line unless wantarray;
+    my @lines;
+    while (defined(my $l = $self->_one_line)) { push @lines, $l }
+    return @lines;
+}
+
+sub GETC {
+    my ($self) = @_;
+    my $c;
+    return $self->READ($c, 1) ? $c : undef;
+}
+
+sub EOF {
+    my ($self) = @_;
+    return 0 if $self->{pend} ne '';
+    return 1 if $self->{left} <= 0;
+    my $got = $self->_more(1);
+    return !$got;
+}
+
+sub CLOSE    { my ($self) = @_; $self->{left} = 0; $self->{pend} = ''; return 1 }
+sub BINMODE  { return 1 }
+sub FILENO   { return 0 }
+sub UNTIE    { return }
+sub DESTROY  { return }
+sub WRITE    { require Carp; Carp::croak('STDIN is read-only') }
+sub PRINT    { require Carp; Carp::croak('STDIN is read-only') }
+sub PRINTF   { require Carp; Carp::croak('STDIN is read-only') }
+
+1;
+
+__END__
+
+=head1 NAME
+
+CGIplus - persistent CGIplus scripts for mod_cgiplus, in Perl
+
+=head1 SYNOPSIS
+
+    use lib "/path/to/lib/perl";
+    use CGIplus;
+
+    my $count = 0;
+    while (CGIplus::accept()) {
+        $count++;
+        print "Content-Type: text/plain\n\ncount=$count\n";
+        CGIplus::finish();
+    }
+
+=head1 DESCRIPTION
+
+The same script runs as a persistent CGIplus worker under cgiplus-runner
+(C<CGIPLUSEOF> is set) and as a plain CGI program (then C<accept> returns
+true once).
+
+=over
+
+=item CGIplus::accept()
+
+Waits for the next request. Returns 1 when one is ready, 0 when there are no
+more (plain CGI: after the first; persistent: CGIPLUSIN closed), undef on a
+protocol or read error (logged with a CGIPLUS3xxx id; C<$!> set). Ends the
+previous response first if C<finish> was not called. C<%ENV> then holds the
+request's variables plus the worker's own environment as it was at the first
+call; the previous request's variables are gone. In persistent mode STDIN is
+tied to the request body: C<read>, C<E<lt>STDINE<gt>>, C<getc> and C<eof>
+work and report end of file after C<CONTENT_LENGTH> bytes, so CGI.pm-style
+scripts work unchanged; if CGI.pm is loaded its globals are reset per request
+(as CGI::Fast does).
+
+=item CGIplus::finish()
+
+Flushes STDOUT and writes the CGIPLUSEOF sentinel line directly after the
+last byte. Plain CGI: only flushes.
+
+=item CGIplus::callout($line)
+
+Sends one callout (C<"LIFETIME: 10">, C<"MAP-PATH: /x">) and returns the
+answer line (C<"200 ...">) without its newline; C<""> for a line starting
+with C<!> or C<#>; undef with C<$!> on error or when not persistent.
+
+=item CGIplus::struct_mode()
+
+Asks for later requests in struct mode (values verbatim). True on success or
+in plain CGI.
+
+=item CGIplus::is_persistent()
+
+True under the runner.
+
+=back
+
+The C-style names C<cgiplus_accept>, C<cgiplus_finish>, C<cgiplus_callout>,
+C<cgiplus_struct_mode>, C<cgiplus_is_persistent> can be imported.
+
+Never print the value of C<CGIPLUSEOF> (or C<CGIPLUSESC>) in a response: the
+runner would take it for the end of the response (or a callout).
+
+=cut

@@ -1,0 +1,143 @@
+/* cgiplus_env.c: the CGI environment of a request and the BEGIN + PARAMS
+ * frames that carry it to the runner, packed into one buffer. */
+#include "cgiplus_private.h"
+
+#include <string.h>
+
+#include "httpd.h"
+#include "http_config.h"
+#include "http_log.h"
+#include "util_script.h"
+#include "apr_strings.h"
+
+
+APLOG_USE_MODULE(cgiplus);
+
+/* One kv entry to send; points into r->pool memory. */
+typedef struct env_kv {
+    const char *name, *val;
+    apr_size_t nlen, vlen;
+} env_kv;
+
+/* Appends frames of type t carrying kv[0..n) to buf at *off; a frame holds
+ * as many whole entries as fit in CGP_MAX_PAYLOAD. The last gets END if
+ * end_flag. buf must have room (see env_room). */
+static void env_frames(unsigned char *buf, apr_size_t *off, unsigned t,
+                       apr_uint32_t reqid, const env_kv *kv, int n, int end_flag)
+{
+    int i = 0;
+
+    do {
+        apr_size_t hdr = *off, pl = 0;
+        cgp_hdr h = { 0 };
+
+        *off += CGP_HDR_LEN;
+        while (i < n && pl + cgp_kv_size(kv[i].nlen, kv[i].vlen) <= CGP_MAX_PAYLOAD) {
+            apr_size_t o = 0;
+
+            cgp_kv_pack(buf + *off, CGP_MAX_PAYLOAD - pl, &o, kv[i].name,
+                        kv[i].nlen, kv[i].val, kv[i].vlen);
+            *off += o;
+            pl += o;
+            i++;
+        }
+        h.type = (uint8_t)t;
+        h.reqid = reqid;
+        h.len = (uint32_t)pl;
+        h.flags = (i == n && end_flag) ? CGP_F_END : 0;
+        cgp_hdr_pack(buf + hdr, &h);
+    } while (i < n);
+}
+
+/* Bytes env_frames needs at most for kv[0..n). */
+static apr_size_t env_room(const env_kv *kv, int n, apr_size_t *payload)
+{
+    apr_size_t total = 0;
+    int i;
+
+    for (i = 0; i < n; i++)
+        total += cgp_kv_size(kv[i].nlen, kv[i].vlen);
+    *payload = total;
+    /* each entry fits a frame alone, so at most one header per entry */
+    return total + CGP_HDR_LEN * (apr_size_t)(n + 1);
+}
+
+static int env_check(request_rec *r, const env_kv *kv)
+{
+    if (kv->nlen == 0 || kv->nlen > CGP_MAX_NAME ||
+        cgp_kv_size(kv->nlen, kv->vlen) > CGP_MAX_PAYLOAD) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1030)
+                      "CGI variable %.64s (%" APR_SIZE_T_FMT " bytes of name, %"
+                      APR_SIZE_T_FMT " of value) is too large for the runner "
+                      "protocol: %s", kv->name, kv->nlen, kv->vlen, r->filename);
+        return 0;
+    }
+    return 1;
+}
+
+apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *len)
+{
+    request_rec *r = q->r;
+    cgiplus_dir_conf *dc = ap_get_module_config(r->per_dir_config, &cgiplus_module);
+    env_kv begin[4], *params;
+    char **env;
+    int i, n, nb = 0;
+    apr_size_t room, pb, pp, off = 0;
+
+    ap_add_common_vars(r);
+    ap_add_cgi_vars(r);
+    /* httpoxy: a client's Proxy header must never become HTTP_PROXY. */
+    apr_table_unset(r->subprocess_env, "HTTP_PROXY");
+    /* A chunked body has no length yet: the runner spools and counts it. */
+    if (apr_table_get(r->headers_in, "Transfer-Encoding"))
+        apr_table_unset(r->subprocess_env, "CONTENT_LENGTH");
+
+    begin[nb].name = "script";
+    begin[nb].val = r->filename;
+    nb++;
+    begin[nb].name = "mode";
+    begin[nb].val = cgiplus_conf_mode_name(dc);
+    nb++;
+    begin[nb].name = "max_workers";
+    begin[nb].val = apr_itoa(r->pool, cgiplus_conf_max_workers(dc));
+    nb++;
+    begin[nb].name = "uri";
+    begin[nb].val = r->unparsed_uri ? r->unparsed_uri : r->uri;
+    nb++;
+    for (i = 0; i < nb; i++) {
+        begin[i].nlen = strlen(begin[i].name);
+        begin[i].vlen = strlen(begin[i].val);
+        if (!env_check(r, &begin[i]))
+            return APR_EINVAL;
+    }
+
+    /* httpd's own conversion: names made safe, as mod_cgi passes them. */
+    env = ap_create_environment(r->pool, r->subprocess_env);
+    for (n = 0; env[n]; n++)
+        ;
+    params = apr_palloc(r->pool, sizeof(*params) * (apr_size_t)(n + 1));
+    for (i = 0; i < n; i++) {
+        const char *eq = strchr(env[i], '=');
+
+        params[i].name = env[i];
+        params[i].nlen = eq ? (apr_size_t)(eq - env[i]) : strlen(env[i]);
+        params[i].val = eq ? eq + 1 : "";
+        params[i].vlen = strlen(params[i].val);
+        if (!env_check(r, &params[i]))
+            return APR_EINVAL;
+    }
+
+    room = env_room(begin, nb, &pb) + env_room(params, n, &pp);
+    if (pp > CGP_MAX_PARAMS) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1031)
+                      "the CGI variables of this request take %" APR_SIZE_T_FMT
+                      " bytes, more than the protocol's %u: %s", pp,
+                      CGP_MAX_PARAMS, r->filename);
+        return APR_EINVAL;
+    }
+    *buf = apr_palloc(r->pool, room);
+    env_frames(*buf, &off, CGP_T_BEGIN, q->reqid, begin, nb, 0);
+    env_frames(*buf, &off, CGP_T_PARAMS, q->reqid, params, n, 1);
+    *len = off;
+    return APR_SUCCESS;
+}

@@ -1,0 +1,450 @@
+/* cgiplus_response.c: the runner's answer to one request: STDOUT, STDERR
+ * and END frames; the script's CGI header parsed by httpd's own scanner;
+ * the body streamed to the client as it arrives; END outcomes mapped to
+ * HTTP statuses. */
+#include "cgiplus_private.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "httpd.h"
+#include "http_config.h"
+#include "http_core.h"
+#include "http_log.h"
+#include "http_protocol.h"
+#include "http_request.h"
+#include "util_filter.h"
+#include "util_script.h"
+#include "apr_strings.h"
+
+
+APLOG_USE_MODULE(cgiplus);
+
+/* Bytes collected from frames that are already there before they are
+ * passed down in one go; anything less waits only if more is readable. */
+#define RESP_PASS_BYTES (64 * 1024)
+
+/* Logs a STDERR payload, one error-log line per script line. */
+static void resp_log_stderr(cgiplus_req *q, apr_size_t len)
+{
+    char *p = q->errbuf, *end = q->errbuf + len;
+
+    while (p < end) {
+        char *nl = memchr(p, '\n', (apr_size_t)(end - p));
+        char *eol = nl ? nl : end;
+        apr_size_t n = (apr_size_t)(eol - p);
+
+        if (n > 0 && p[n - 1] == '\r')
+            n--;
+        if (n > 0 || nl)
+            ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, q->r, CGIPLUS_LOGNO(1050)
+                          "stderr from %s: %.*s", q->r->filename, (int)n, p);
+        p = nl ? nl + 1 : end;
+    }
+}
+
+static apr_status_t resp_proto_error(cgiplus_req *q, const char *what)
+{
+    ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, q->r, CGIPLUS_LOGNO(1051)
+                  "protocol error from cgiplus-runner (pid %lu) serving %s: %s",
+                  (unsigned long)q->conn->runner_pid, q->r->filename, what);
+    q->conn_dirty = 1;
+    return APR_EGENERAL;
+}
+
+apr_status_t cgiplus_resp_read_frame(cgiplus_req *q)
+{
+    apr_bucket_alloc_t *ba = q->r->connection->bucket_alloc;
+    unsigned char hb[CGP_HDR_LEN], eb[CGP_END_LEN];
+    cgp_hdr h;
+    apr_status_t rv;
+    char *buf;
+    int crc;
+
+    if ((rv = cgiplus_conn_read_exact(q->conn, hb, CGP_HDR_LEN)) != APR_SUCCESS)
+        return rv;
+    if ((crc = cgp_hdr_unpack(hb, &h)) != CGP_OK)
+        return resp_proto_error(q, cgp_strerror(crc));
+    if (h.reqid != q->reqid)
+        return resp_proto_error(q, apr_psprintf(q->r->pool, "%s frame for request "
+                                "%lu, expected %lu", cgp_type_name(h.type),
+                                (unsigned long)h.reqid, (unsigned long)q->reqid));
+    if (q->got_end)
+        return resp_proto_error(q, "a frame after END");
+
+    switch (h.type) {
+    case CGP_T_STDOUT:
+        if (h.len == 0)
+            return APR_SUCCESS;
+        /* Read straight into the bucket's memory: no second copy. */
+        buf = apr_bucket_alloc(h.len, ba);
+        if (!buf)
+            return APR_ENOMEM;
+        if ((rv = cgiplus_conn_read_exact(q->conn, buf, h.len)) != APR_SUCCESS) {
+            apr_bucket_free(buf);
+            return rv;
+        }
+        APR_BRIGADE_INSERT_TAIL(q->out, apr_bucket_heap_create(buf, h.len,
+                                apr_bucket_free, ba));
+        q->out_len += h.len;
+        q->got_stdout = 1;
+        return APR_SUCCESS;
+    case CGP_T_STDERR:
+        if (!q->errbuf) /* most requests never need it */
+            q->errbuf = apr_palloc(q->r->pool, CGP_MAX_PAYLOAD + 1);
+        if ((rv = cgiplus_conn_read_exact(q->conn, q->errbuf, h.len)) != APR_SUCCESS)
+            return rv;
+        resp_log_stderr(q, h.len);
+        return APR_SUCCESS;
+    case CGP_T_END:
+        if (h.len != CGP_END_LEN)
+            return resp_proto_error(q, "END of the wrong length");
+        if ((rv = cgiplus_conn_read_exact(q->conn, eb, CGP_END_LEN)) != APR_SUCCESS)
+            return rv;
+        if ((crc = cgp_end_unpack(eb, CGP_END_LEN, &q->end)) != CGP_OK)
+            return resp_proto_error(q, apr_psprintf(q->r->pool, "END: %s",
+                                                    cgp_strerror(crc)));
+        q->got_end = 1;
+        return APR_SUCCESS;
+    default:
+        return resp_proto_error(q, apr_psprintf(q->r->pool, "unexpected %s frame",
+                                                cgp_type_name(h.type)));
+    }
+}
+
+apr_status_t cgiplus_resp_wait_first(cgiplus_req *q)
+{
+    apr_status_t rv = APR_SUCCESS;
+
+    while (rv == APR_SUCCESS && q->out_len == 0 && !q->got_end)
+        rv = cgiplus_resp_read_frame(q);
+    return rv;
+}
+
+apr_status_t cgiplus_resp_drain(cgiplus_req *q)
+{
+    apr_status_t rv = APR_SUCCESS;
+
+    for (;;) {
+        apr_brigade_cleanup(q->out);
+        q->out_len = 0;
+        if (q->got_end || rv != APR_SUCCESS)
+            return rv;
+        rv = cgiplus_resp_read_frame(q);
+    }
+}
+
+/* httpd's header scanner reads lines through this: from the STDOUT already
+ * received, then frame by frame. Returns 1 with a line, 0 at the end of
+ * output, -1 on a timeout. */
+static int resp_getsfunc(char *buf, int len, void *arg)
+{
+    cgiplus_req *q = arg;
+    char *dst = buf, *end = buf + len - 1;
+    int eol = 0;
+
+    while (dst < end && !eol) {
+        apr_bucket *b;
+        const char *data;
+        apr_size_t blen, k;
+
+        if (APR_BRIGADE_EMPTY(q->out)) {
+            if (q->got_end)
+                break;
+            q->io_status = cgiplus_resp_read_frame(q);
+            if (q->io_status != APR_SUCCESS)
+                break;
+            continue;
+        }
+        b = APR_BRIGADE_FIRST(q->out);
+        if (apr_bucket_read(b, &data, &blen, APR_BLOCK_READ) != APR_SUCCESS) {
+            q->io_status = APR_EGENERAL;
+            break;
+        }
+        for (k = 0; k < blen && dst < end && !eol; k++) {
+            *dst++ = data[k];
+            eol = data[k] == '\n';
+        }
+        if (k < blen)
+            apr_bucket_split(b, k);
+        apr_bucket_delete(b);
+        q->out_len -= (apr_off_t)k;
+    }
+    *dst = '\0';
+    if (dst == buf)
+        return APR_STATUS_IS_TIMEUP(q->io_status) ? -1 : 0;
+    return 1;
+}
+
+static void resp_wait_status(char *buf, apr_size_t len, apr_uint32_t st)
+{
+    int s = (int)st;
+
+    if (WIFSIGNALED(s))
+        apr_snprintf(buf, len, "killed by signal %d", WTERMSIG(s));
+    else if (WIFEXITED(s))
+        apr_snprintf(buf, len, "exited with status %d", WEXITSTATUS(s));
+    else
+        apr_snprintf(buf, len, "wait status %d", s);
+}
+
+int cgiplus_resp_end_status(cgiplus_req *q)
+{
+    request_rec *r = q->r;
+    const cgp_end *e = &q->end;
+    char how[64], err[120];
+    apr_status_t detail = APR_FROM_OS_ERROR((int)e->detail);
+
+    switch (e->outcome) {
+    case CGP_O_OK:
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1060)
+                      "End of script output before headers: %s (worker pid %lu "
+                      "wrote nothing before its end marker)", r->filename,
+                      (unsigned long)e->pid);
+        return HTTP_BAD_GATEWAY;
+    case CGP_O_OVERLOADED:
+    case CGP_O_SPAWN_FAILED:
+        apr_table_setn(r->err_headers_out, "Retry-After",
+                       apr_itoa(r->pool, e->retry_after ? e->retry_after : 1));
+        if (e->outcome == CGP_O_OVERLOADED)
+            ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, CGIPLUS_LOGNO(1061)
+                          "all workers of %s are busy and its queue is full; "
+                          "answering 503 (raise CGIplusMaxWorkers if this persists)",
+                          r->filename);
+        else
+            ap_log_rerror(APLOG_MARK, APLOG_ERR, detail, r, CGIPLUS_LOGNO(1062)
+                          "the runner could not start a worker for %s; answering "
+                          "503 (retry after %u s)", r->filename,
+                          (unsigned)(e->retry_after ? e->retry_after : 1));
+        return HTTP_SERVICE_UNAVAILABLE;
+    case CGP_O_TIMEOUT:
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1063)
+                      "script %s (worker pid %lu) timed out before its response",
+                      r->filename, (unsigned long)e->pid);
+        return HTTP_GATEWAY_TIME_OUT;
+    case CGP_O_CRASHED:
+        resp_wait_status(how, sizeof(how), e->detail);
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1064)
+                      "script %s (worker pid %lu) %s before its response",
+                      r->filename, (unsigned long)e->pid, how);
+        return HTTP_BAD_GATEWAY;
+    case CGP_O_NOT_FOUND:
+        apr_strerror(detail, err, sizeof(err));
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1065)
+                      "the runner cannot run %s: %s", r->filename, err);
+        if (e->detail == EACCES || e->detail == EPERM || e->detail == ENOEXEC)
+            return HTTP_FORBIDDEN;
+        return HTTP_NOT_FOUND;
+    case CGP_O_TOO_LARGE:
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, CGIPLUS_LOGNO(1066)
+                      "the request body for %s is over the runner's limit",
+                      r->filename);
+        return HTTP_REQUEST_ENTITY_TOO_LARGE;
+    case CGP_O_BAD_REQUEST:
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1067)
+                      "the runner rejected the request for %s as a protocol "
+                      "error (a module/runner version mismatch or a bug)",
+                      r->filename);
+        return HTTP_INTERNAL_SERVER_ERROR;
+    default:
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1068)
+                      "the runner ended the request for %s with outcome %s "
+                      "before any output", r->filename, cgp_outcome_name(e->outcome));
+        return HTTP_BAD_GATEWAY;
+    }
+}
+
+/* After the response has started, a failure can only cut the connection:
+ * the error bucket makes httpd end it without a proper last chunk, so the
+ * client sees a truncated response, never one that looks complete. */
+static int resp_cut(cgiplus_req *q, apr_bucket_brigade *bb)
+{
+    request_rec *r = q->r;
+    conn_rec *c = r->connection;
+
+    r->connection->keepalive = AP_CONN_CLOSE;
+    if (!q->nph)
+        APR_BRIGADE_INSERT_TAIL(bb, ap_bucket_error_create(HTTP_BAD_GATEWAY, NULL,
+                                r->pool, c->bucket_alloc));
+    APR_BRIGADE_INSERT_TAIL(bb, apr_bucket_eos_create(c->bucket_alloc));
+    ap_pass_brigade(r->output_filters, bb);
+    apr_brigade_cleanup(bb);
+    return OK;
+}
+
+/* Streams the body: what is in q->out, then frame by frame until END.
+ * Passes data down with a FLUSH whenever no further frame is readable at
+ * once, so output reaches the client when the script writes it. */
+static int resp_stream(cgiplus_req *q)
+{
+    request_rec *r = q->r;
+    conn_rec *c = r->connection;
+    apr_bucket_brigade *bb = apr_brigade_create(r->pool, c->bucket_alloc);
+    apr_off_t pending = 0;
+    apr_status_t rv;
+    int flushed_head = q->nph;
+
+    for (;;) {
+        int more;
+
+        if (q->out_len > 0) {
+            pending += q->out_len;
+            APR_BRIGADE_CONCAT(bb, q->out);
+            q->out_len = 0;
+        }
+        if (q->got_end)
+            break;
+        more = cgiplus_conn_readable(q->conn, 0);
+        if (!more && (pending > 0 || !flushed_head)) {
+            /* Nothing more yet: what we have (or the header alone, so a
+             * slow stream shows its header at once) goes to the client. */
+            flushed_head = 1;
+            APR_BRIGADE_INSERT_TAIL(bb, apr_bucket_flush_create(c->bucket_alloc));
+        }
+        if (!APR_BRIGADE_EMPTY(bb) && (!more || pending >= RESP_PASS_BYTES)) {
+            rv = ap_pass_brigade(r->output_filters, bb);
+            apr_brigade_cleanup(bb);
+            pending = 0;
+            if (rv != APR_SUCCESS || c->aborted) {
+                ap_log_rerror(APLOG_MARK, APLOG_INFO, rv, r, CGIPLUS_LOGNO(1070)
+                              "client went away during the response of %s; "
+                              "aborting the request", r->filename);
+                cgiplus_req_abandon(q);
+                return OK;
+            }
+            flushed_head = 1;
+        }
+        if ((rv = cgiplus_resp_read_frame(q)) != APR_SUCCESS) {
+            ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, CGIPLUS_LOGNO(1071)
+                          "lost the runner in the middle of the response of %s; "
+                          "cutting the client connection", r->filename);
+            cgiplus_req_abandon(q);
+            return resp_cut(q, bb);
+        }
+    }
+
+    if (q->end.outcome != CGP_O_OK) {
+        char how[64] = "";
+
+        if (q->end.outcome == CGP_O_CRASHED)
+            resp_wait_status(how, sizeof(how), q->end.detail);
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1072)
+                      "script %s (worker pid %lu) ended with outcome %s%s%s after "
+                      "its response started; cutting the client connection",
+                      r->filename, (unsigned long)q->end.pid,
+                      cgp_outcome_name(q->end.outcome), *how ? ": " : "", how);
+        cgiplus_req_finish(q);
+        return resp_cut(q, bb);
+    }
+    cgiplus_req_finish(q);
+    APR_BRIGADE_INSERT_TAIL(bb, apr_bucket_eos_create(c->bucket_alloc));
+    rv = ap_pass_brigade(r->output_filters, bb);
+    apr_brigade_cleanup(bb);
+    if (rv != APR_SUCCESS && !c->aborted)
+        ap_log_rerror(APLOG_MARK, APLOG_DEBUG, rv, r, CGIPLUS_LOGNO(1073)
+                      "passing the end of the response of %s failed", r->filename);
+    return OK;
+}
+
+/* nph- scripts write the whole HTTP response themselves: everything up to
+ * the protocol filters is bypassed, as mod_cgi does. */
+static int resp_nph(cgiplus_req *q)
+{
+    request_rec *r = q->r;
+    ap_filter_t *cur = r->proto_output_filters;
+
+    while (cur && cur->frec->ftype < AP_FTYPE_CONNECTION)
+        cur = cur->next;
+    r->output_filters = r->proto_output_filters = cur;
+    /* httpd cannot know where this response ends: no keep-alive. */
+    r->connection->keepalive = AP_CONN_CLOSE;
+    return resp_stream(q);
+}
+
+int cgiplus_resp_handle(cgiplus_req *q)
+{
+    request_rec *r = q->r;
+    char sbuf[MAX_STRING_LEN];
+    const char *location;
+    int ret;
+
+    if (q->out_len == 0) {
+        /* END came before any output */
+        ret = cgiplus_resp_end_status(q);
+        cgiplus_req_finish(q);
+        return ret;
+    }
+    if (q->nph)
+        return resp_nph(q);
+
+    sbuf[0] = '\0';
+    q->io_status = APR_SUCCESS;
+    ret = ap_scan_script_header_err_core_ex(r, sbuf, resp_getsfunc, q,
+                                            APLOG_MODULE_INDEX);
+    /* CGI has its own framing: let the core choose C-L or chunked from
+     * what is really sent, as mod_cgi does. */
+    if (!apr_table_get(r->subprocess_env, AP_TRUST_CGILIKE_CL_ENVVAR))
+        apr_table_unset(r->headers_out, "Content-Length");
+    apr_table_unset(r->headers_out, "Transfer-Encoding");
+    apr_table_unset(r->headers_out, "Script-Control");
+    apr_table_unset(r->err_headers_out, "Script-Control");
+
+    if (ret != OK) {
+        if (ret == HTTP_GATEWAY_TIME_OUT || APR_STATUS_IS_TIMEUP(q->io_status)) {
+            ap_log_rerror(APLOG_MARK, APLOG_ERR, q->io_status, r, CGIPLUS_LOGNO(1074)
+                          "timed out reading the header of %s", r->filename);
+            cgiplus_req_abandon(q);
+            return HTTP_GATEWAY_TIME_OUT;
+        }
+        if (q->io_status != APR_SUCCESS) {
+            ap_log_rerror(APLOG_MARK, APLOG_ERR, q->io_status, r, CGIPLUS_LOGNO(1075)
+                          "lost the runner while reading the header of %s",
+                          r->filename);
+            cgiplus_req_abandon(q);
+            return HTTP_BAD_GATEWAY;
+        }
+        if (q->got_end && q->end.outcome != CGP_O_OK) {
+            ret = cgiplus_resp_end_status(q);
+            cgiplus_req_finish(q);
+            return ret;
+        }
+        if (ret == HTTP_INTERNAL_SERVER_ERROR) {
+            ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1076)
+                          "bad header from script %s%s%.64s; answering 502",
+                          r->filename, sbuf[0] ? ": " : "", sbuf);
+            cgiplus_req_finish(q); /* reused only if END is already in */
+            return HTTP_BAD_GATEWAY;
+        }
+        /* 304 or 412 from the conditional checks: drop the output. */
+        if (cgiplus_resp_drain(q) != APR_SUCCESS)
+            cgiplus_req_abandon(q);
+        else
+            cgiplus_req_finish(q);
+        if (ret == HTTP_NOT_MODIFIED) {
+            /* as mod_cgi: no error document, so mod_cache validation works */
+            r->status = ret;
+            return OK;
+        }
+        return ret;
+    }
+
+    location = apr_table_get(r->headers_out, "Location");
+    if (location && r->status == HTTP_OK) {
+        /* A redirect, internal or not: the rest of the output is dropped. */
+        if (cgiplus_resp_drain(q) != APR_SUCCESS)
+            cgiplus_req_abandon(q);
+        else
+            cgiplus_req_finish(q);
+        if (location[0] == '/') {
+            /* The body is read already; the redirect is always a GET. */
+            r->method = "GET";
+            r->method_number = M_GET;
+            apr_table_unset(r->headers_in, "Content-Length");
+            ap_internal_redirect_handler(location, r);
+            return OK;
+        }
+        return HTTP_MOVED_TEMPORARILY;
+    }
+    return resp_stream(q);
+}

@@ -1,0 +1,158 @@
+/* runner_record.c: what a script receives for one request. For a worker, the
+ * CGIPLUSIN record ("!" + NAME=value lines, or "!!N" + struct entries); for a
+ * plain CGI run, its environment. CONTENT_LENGTH is always ours (exact). */
+#include "runner.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STRUCT_ENTRY_MAX 0xffffu
+
+/* A name the script can parse back: no '=', no line end, no NUL. */
+static int name_ok(const char *n, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (n[i] == '=' || n[i] == '\n' || n[i] == '\r' || n[i] == '\0')
+            return 0;
+    return len > 0;
+}
+
+static int is_name(const char *n, size_t len, const char *want)
+{
+    return len == strlen(want) && memcmp(n, want, len) == 0;
+}
+
+static int build_lines(const runner_req *r, runner_buf *out)
+{
+    const char *n, *v;
+    size_t nl, vl, off = 0;
+    int rc;
+
+    if (runner_buf_append(out, "!\n", 2) < 0)
+        return -1;
+    while ((rc = cgp_kv_next(r->params.p, r->params.len, &off, &n, &nl, &v, &vl)) == 1) {
+        if (is_name(n, nl, "CONTENT_LENGTH") || !name_ok(n, nl))
+            continue;
+        if (runner_buf_reserve(out, nl + vl + 2) < 0)
+            return -1;
+        unsigned char *p = out->p + out->len;
+        memcpy(p, n, nl);
+        p[nl] = '=';
+        p += nl + 1;
+        for (size_t i = 0; i < vl; i++) /* record mode: a line per variable */
+            p[i] = (v[i] == '\r' || v[i] == '\n' || v[i] == '\0') ? ' ' : (unsigned char)v[i];
+        p[vl] = '\n';
+        out->len += nl + vl + 2;
+    }
+    if (rc < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    return runner_buf_printf(out, "CONTENT_LENGTH=%" PRIu64 "\n\n", r->cl);
+}
+
+static int build_struct(const runner_req *r, runner_buf *out)
+{
+    static char entry[STRUCT_ENTRY_MAX];
+    char cl[40];
+    const char *n, *v;
+    size_t nl, vl, off, total = 2;
+    int rc, cll = snprintf(cl, sizeof(cl), "CONTENT_LENGTH=%" PRIu64, r->cl);
+
+    /* First pass: N, the byte count after the "!!N" line. */
+    for (off = 0; (rc = cgp_kv_next(r->params.p, r->params.len, &off, &n, &nl, &v, &vl)) == 1;)
+        if (!is_name(n, nl, "CONTENT_LENGTH") && name_ok(n, nl) && nl + 1 + vl <= STRUCT_ENTRY_MAX)
+            total += 2 + nl + 1 + vl;
+    if (rc < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    total += 2 + (size_t)cll;
+    if (runner_buf_printf(out, "!!%zu\n", total) < 0 || runner_buf_reserve(out, total) < 0)
+        return -1;
+
+    size_t pos = 0;
+    unsigned char *base = out->p + out->len;
+    for (off = 0; cgp_kv_next(r->params.p, r->params.len, &off, &n, &nl, &v, &vl) == 1;) {
+        if (is_name(n, nl, "CONTENT_LENGTH") || !name_ok(n, nl))
+            continue;
+        if (nl + 1 + vl > STRUCT_ENTRY_MAX) {
+            runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2003) "variable %.*s is too long for a "
+                       "struct-mode record (%zu bytes); not sent", (int)nl, n, nl + 1 + vl);
+            continue;
+        }
+        memcpy(entry, n, nl);
+        entry[nl] = '=';
+        memcpy(entry + nl + 1, v, vl);
+        if (cgp_struct_pack(base, total, &pos, entry, nl + 1 + vl) != CGP_OK)
+            goto fail;
+    }
+    if (cgp_struct_pack(base, total, &pos, cl, (size_t)cll) != CGP_OK ||
+        cgp_struct_end(base, total, &pos) != CGP_OK || pos != total)
+        goto fail;
+    out->len += total;
+    return 0;
+fail:
+    errno = EINVAL;
+    return -1;
+}
+
+int runner_record_build(const runner_req *r, int struct_mode, runner_buf *out)
+{
+    return struct_mode ? build_struct(r, out) : build_lines(r, out);
+}
+
+char **runner_record_env(const runner_req *r)
+{
+    const char *n, *v;
+    size_t nl, vl, off = 0, count = 0, i = 0;
+    int have_path = 0, have_gi = 0;
+
+    while (cgp_kv_next(r->params.p, r->params.len, &off, &n, &nl, &v, &vl) == 1)
+        count++;
+    char **env = calloc(count + 4, sizeof(char *));
+    if (!env)
+        return NULL;
+    for (off = 0; cgp_kv_next(r->params.p, r->params.len, &off, &n, &nl, &v, &vl) == 1;) {
+        if (is_name(n, nl, "CONTENT_LENGTH") || !name_ok(n, nl))
+            continue;
+        have_path |= is_name(n, nl, "PATH");
+        have_gi |= is_name(n, nl, "GATEWAY_INTERFACE");
+        const char *nul = memchr(v, '\0', vl); /* an environment string ends at NUL */
+        if (nul)
+            vl = (size_t)(nul - v);
+        if (!(env[i] = malloc(nl + vl + 2)))
+            goto fail;
+        memcpy(env[i], n, nl);
+        env[i][nl] = '=';
+        memcpy(env[i] + nl + 1, v, vl);
+        env[i][nl + 1 + vl] = '\0';
+        i++;
+    }
+    if (asprintf(&env[i], "CONTENT_LENGTH=%" PRIu64, r->cl) < 0) {
+        env[i] = NULL;
+        goto fail;
+    }
+    i++;
+    if (!have_path && !(env[i++] = strdup("PATH=" RUNNER_DEFAULT_PATH)))
+        goto fail;
+    if (!have_gi && !(env[i++] = strdup("GATEWAY_INTERFACE=CGI/1.1")))
+        goto fail;
+    return env;
+fail:
+    runner_env_free(env);
+    errno = ENOMEM;
+    return NULL;
+}
+
+void runner_env_free(char **env)
+{
+    if (!env)
+        return;
+    for (char **e = env; *e; e++)
+        free(*e);
+    free(env);
+}

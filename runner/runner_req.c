@@ -1,0 +1,143 @@
+/* runner_req.c: one request's life: its PARAMS, its body, its END. */
+#include "runner.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define URI_MAX 1024u
+
+runner_req *runner_req_new(runner_client *c, uint32_t reqid, const char *uri, size_t ulen)
+{
+    runner_req *r = calloc(1, sizeof(*r));
+    if (!r)
+        return NULL;
+    if (ulen > URI_MAX)
+        ulen = URI_MAX;
+    if (!(r->uri = malloc(ulen + 1))) {
+        free(r);
+        return NULL;
+    }
+    memcpy(r->uri, uri, ulen);
+    r->uri[ulen] = '\0';
+    r->client = c;
+    r->reqid = reqid;
+    r->state = RUNNER_R_PARAMS;
+    runner_spool_init(&r->body);
+    return r;
+}
+
+void runner_req_free(runner_req *r)
+{
+    if (!r)
+        return;
+    runner_spool_free(&r->body);
+    runner_buf_free(&r->params);
+    free(r->uri);
+    free(r);
+}
+
+/* Strict decimal: digits only, no sign, no overflow. */
+static int parse_u64(const char *s, size_t len, uint64_t *out)
+{
+    uint64_t v = 0;
+    if (len == 0 || len > 19)
+        return -1;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    *out = v;
+    return 0;
+}
+
+int runner_req_add_params(runner_req *r, const unsigned char *pl, size_t len, const char **why)
+{
+    const char *n, *v;
+    size_t nl, vl, off = 0;
+    int rc;
+
+    if (r->params.len + len > CGP_MAX_PARAMS) {
+        *why = "PARAMS over 1 MiB";
+        return -1;
+    }
+    while ((rc = cgp_kv_next(pl, len, &off, &n, &nl, &v, &vl)) == 1) {
+        if (nl != 14 || memcmp(n, "CONTENT_LENGTH", 14) != 0)
+            continue;
+        if (vl == 0) { /* empty: no length known, the body gets counted */
+            r->have_cl = 0;
+            continue;
+        }
+        if (parse_u64(v, vl, &r->cl) < 0) {
+            *why = "CONTENT_LENGTH is not a decimal number";
+            return -1;
+        }
+        r->have_cl = 1;
+    }
+    if (rc < 0) {
+        *why = cgp_strerror(rc);
+        return -1;
+    }
+    if (runner_buf_append(&r->params, pl, len) < 0) {
+        *why = "out of memory";
+        return -1;
+    }
+    return 0;
+}
+
+int runner_req_add_body(runner_req *r, const unsigned char *d, size_t n)
+{
+    /* Never more than CONTENT_LENGTH reaches the script. */
+    if (r->have_cl && r->state != RUNNER_R_SPOOL) {
+        uint64_t room = r->cl > r->body.total ? r->cl - r->body.total : 0;
+        if (n > room)
+            n = (size_t)room;
+    }
+    return runner_spool_append(&r->body, d, n, RUNNER_SPOOL_MEM);
+}
+
+int runner_req_body_short(const runner_req *r)
+{
+    return r->have_cl && r->body.total < r->cl;
+}
+
+void runner_req_end(runner_req *r, int outcome, unsigned retry, uint32_t pid, uint32_t detail)
+{
+    if (r->ended)
+        return;
+    r->ended = 1;
+    runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2004) "request %u (%s) for %s ended: %s",
+               r->reqid, r->uri, r->pool ? r->pool->script : "?", cgp_outcome_name((unsigned)outcome));
+    if (r->client) {
+        runner_client *c = r->client;
+        runner_client_send_end(c, r->reqid, outcome, retry, pid, detail);
+        c->req = NULL;
+        r->client = NULL;
+        runner_loop_kick(c); /* frames behind this request may now be read */
+    }
+    if (r->worker) {
+        runner_worker_orphaned(r->worker);
+        return;
+    }
+    if (r->state == RUNNER_R_QUEUED)
+        runner_pool_dequeue(r);
+    runner_req_free(r);
+}
+
+void runner_req_client_gone(runner_req *r)
+{
+    r->client = NULL;
+    if (r->ended)
+        return;
+    r->ended = 1;
+    runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2005) "request %u (%s): the module went away",
+               r->reqid, r->uri);
+    if (r->worker) {
+        runner_worker_orphaned(r->worker);
+        return;
+    }
+    if (r->state == RUNNER_R_QUEUED)
+        runner_pool_dequeue(r);
+    runner_req_free(r);
+}

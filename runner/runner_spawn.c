@@ -1,0 +1,129 @@
+/* runner_spawn.c: fork + exec of one script process. The child gets its own
+ * session, drops to --user/--group when the runner is root, moves to the
+ * script's directory, keeps exactly the descriptors it is given and reports
+ * a failure before exec as (stage, errno) on the exec pipe. */
+#include "runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+const char *runner_spawn_stage(unsigned stage)
+{
+    switch (stage) {
+    case RUNNER_STAGE_SETSID: return "setsid";
+    case RUNNER_STAGE_CREDS:  return "switching user";
+    case RUNNER_STAGE_CHDIR:  return "chdir";
+    case RUNNER_STAGE_FDS:    return "setting up descriptors";
+    case RUNNER_STAGE_EXEC:   return "exec";
+    default:           return "start";
+    }
+}
+
+static void child_fail(int efd, unsigned stage, int err)
+{
+    unsigned char b[8];
+    cgp_put32(b, stage);
+    cgp_put32(b + 4, (uint32_t)err);
+    ssize_t n = write(efd, b, sizeof(b));
+    (void)n;
+    _exit(127);
+}
+
+/* Closes every descriptor from lo up, except keep. */
+static void close_from(int lo, int keep)
+{
+    if (keep > lo && close_range((unsigned)lo, (unsigned)keep - 1, 0) < 0 && errno == ENOSYS)
+        for (int fd = lo; fd < keep; fd++)
+            close(fd);
+    if (close_range((unsigned)keep + 1, ~0u, 0) < 0 && errno == ENOSYS) {
+        long max = sysconf(_SC_OPEN_MAX);
+        for (long fd = keep + 1; fd < (max > 0 ? max : 65536); fd++)
+            close((int)fd);
+    }
+}
+
+static void child(const runner_spawn_spec *s)
+{
+    int efd = s->exec_fd;
+    int hi[RUNNER_SPAWN_MAXFD];
+    struct sigaction sa = { .sa_handler = SIG_DFL };
+    static const int sigs[] = { SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD };
+    sigset_t none;
+
+    /* Ignored signals stay ignored across exec: give the script defaults. */
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+        sigaction(sigs[i], &sa, NULL);
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+
+    if (setsid() < 0)
+        child_fail(efd, RUNNER_STAGE_SETSID, errno);
+    if (runner_g.is_root) {
+        if (!runner_g.o.have_user)
+            child_fail(efd, RUNNER_STAGE_CREDS, EPERM);
+        if (setgroups(1, &runner_g.o.gid) < 0 || setgid(runner_g.o.gid) < 0 ||
+            setuid(runner_g.o.uid) < 0)
+            child_fail(efd, RUNNER_STAGE_CREDS, errno);
+        if (runner_g.o.uid != 0 && setuid(0) == 0)
+            child_fail(efd, RUNNER_STAGE_CREDS, EPERM);
+    }
+    if (chdir(s->dir) < 0)
+        child_fail(efd, RUNNER_STAGE_CHDIR, errno);
+
+    /* Move everything above the target numbers first, so no dup2 clobbers
+     * a source still needed; dup2 then clears FD_CLOEXEC on the targets. */
+    for (int i = 0; i < s->nfds; i++)
+        if ((hi[i] = fcntl(s->fds[i], F_DUPFD_CLOEXEC, 16)) < 0)
+            child_fail(efd, RUNNER_STAGE_FDS, errno);
+    int e2 = fcntl(efd, F_DUPFD_CLOEXEC, 16);
+    if (e2 < 0)
+        child_fail(efd, RUNNER_STAGE_FDS, errno);
+    efd = e2;
+    for (int i = 0; i < s->nfds; i++)
+        if (dup2(hi[i], i) < 0)
+            child_fail(efd, RUNNER_STAGE_FDS, errno);
+    close_from(s->nfds, efd);
+
+    char *argv[] = { (char *)s->path, NULL };
+    execve(s->path, argv, s->envp);
+    child_fail(efd, RUNNER_STAGE_EXEC, errno);
+}
+
+pid_t runner_spawn(const runner_spawn_spec *s)
+{
+    pid_t pid = fork();
+    if (pid == 0)
+        child(s);
+    return pid;
+}
+
+int runner_random_hex(char *out, size_t nhex)
+{
+    static const char hex[] = "0123456789abcdef";
+    unsigned char raw[64];
+    size_t n = nhex / 2, got = 0;
+    if (n > sizeof(raw)) {
+        errno = EINVAL;
+        return -1;
+    }
+    while (got < n) {
+        ssize_t r = getrandom(raw + got, n - got, 0);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -1;
+        got += (size_t)r;
+    }
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = hex[raw[i] >> 4];
+        out[2 * i + 1] = hex[raw[i] & 15];
+    }
+    out[2 * n] = '\0';
+    return 0;
+}

@@ -1,0 +1,126 @@
+/* runner_spool.c: a request body on its way to the script. Memory up to a
+ * cap, then an unlinked temp file in $TMPDIR or /tmp; the bytes leave in
+ * the order they came (memory always holds the oldest ones). */
+#include "runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SPOOL_READ (64u * 1024u)
+
+void runner_spool_init(runner_spool *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->fd = -1;
+}
+
+static int spool_open(void)
+{
+    const char *dir = getenv("TMPDIR");
+    char path[4096];
+    if (!dir || !*dir)
+        dir = "/tmp";
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0)
+        return fd;
+    /* Some file systems have no O_TMPFILE: create, then unlink at once. */
+    if (snprintf(path, sizeof(path), "%s/cgiplus-body-XXXXXX", dir) >= (int)sizeof(path)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    fd = mkostemp(path, O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    unlink(path);
+    return fd;
+}
+
+int runner_spool_append(runner_spool *s, const void *d, size_t n, size_t mem_cap)
+{
+    if (n == 0)
+        return 0;
+    int file_busy = s->file_wr > s->file_rd;
+    if (!file_busy && runner_buf_used(&s->mem) + n <= mem_cap) {
+        if (runner_buf_append(&s->mem, d, n) < 0)
+            return -1;
+        s->total += n;
+        return 0;
+    }
+    if (s->fd < 0 && (s->fd = spool_open()) < 0) {
+        runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2001) "cannot create a body spool file: %s",
+                   strerror(errno));
+        return -1;
+    }
+    if (!file_busy)
+        s->file_rd = s->file_wr = 0;
+    const unsigned char *p = d;
+    size_t left = n;
+    while (left) {
+        ssize_t w = pwrite(s->fd, p, left, (off_t)s->file_wr);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (w == 0)
+                errno = ENOSPC;
+            runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2002) "cannot write the body spool file: %s",
+                       strerror(errno));
+            return -1;
+        }
+        p += w;
+        left -= (size_t)w;
+        s->file_wr += (uint64_t)w;
+    }
+    s->total += n;
+    return 0;
+}
+
+uint64_t runner_spool_pending(const runner_spool *s)
+{
+    return runner_buf_used(&s->mem) + (s->file_wr - s->file_rd);
+}
+
+int runner_spool_flush(runner_spool *s, int fd)
+{
+    for (;;) {
+        if (!runner_buf_used(&s->mem)) {
+            if (s->file_rd == s->file_wr)
+                return 0;
+            uint64_t left = s->file_wr - s->file_rd;
+            size_t want = left < SPOOL_READ ? (size_t)left : SPOOL_READ;
+            if (runner_buf_reserve(&s->mem, want) < 0)
+                return -1;
+            ssize_t n = pread(s->fd, s->mem.p + s->mem.len, want, (off_t)s->file_rd);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0) {
+                if (n == 0)
+                    errno = EIO;
+                return -1;
+            }
+            s->mem.len += (size_t)n;
+            s->file_rd += (uint64_t)n;
+        }
+        int rc = runner_buf_flush(&s->mem, fd);
+        if (rc != 0)
+            return rc;
+    }
+}
+
+void runner_spool_discard(runner_spool *s)
+{
+    runner_buf_reset(&s->mem);
+    s->file_rd = s->file_wr = 0;
+}
+
+void runner_spool_free(runner_spool *s)
+{
+    runner_buf_free(&s->mem);
+    if (s->fd >= 0)
+        close(s->fd);
+    s->fd = -1;
+    s->file_rd = s->file_wr = 0;
+}
