@@ -4,15 +4,6 @@
 #ifndef CGIPLUS_PRIVATE_H
 #define CGIPLUS_PRIVATE_H
 
-/* autoconf passes PACKAGE_* with -D; httpd's ap_config_auto.h defines them
- * again. Every file of the module includes this header first. */
-#undef PACKAGE_BUGREPORT
-#undef PACKAGE_NAME
-#undef PACKAGE_STRING
-#undef PACKAGE_TARNAME
-#undef PACKAGE_URL
-#undef PACKAGE_VERSION
-
 #include <stddef.h> /* before APR: its APR_OFFSETOF then uses offsetof (clang) */
 
 #include "httpd.h"

@@ -21,7 +21,7 @@ sub read_pid {
     return $p =~ /^(\d+)/ ? $1 : 0;
 }
 my $old = read_pid();
-ok $old > 1 && kill(0, $old), "runner pid $old from $pidfile is alive";
+ok $old > 1 && kill(0, $old);
 kill 'KILL', $old;
 
 # The very next request must succeed: the module waits for the new runner.
@@ -30,4 +30,4 @@ ok t_cmp($r->code, 200, 'the first request after kill -9 succeeds');
 ok t_cmp($r->content, "Hello from CGIplus\n", 'and has the right body');
 
 my $new = read_pid();
-ok $new > 1 && $new != $old && kill(0, $new), "a new runner ($new) replaced $old";
+ok $new > 1 && $new != $old && kill(0, $new);
