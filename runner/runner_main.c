@@ -300,9 +300,10 @@ int main(int argc, char **argv)
     if (runner_g.o.pidfile && write_pidfile() < 0)
         goto out;
     runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2056) "listening on %s (protocol %u, scripts run "
-               "as %s%s%s, max-workers %u)", runner_g.o.socket_path, CGP_VERSION,
-               runner_g.o.have_user ? runner_g.o.user_name : "the runner's user",
-               runner_g.is_root && !runner_g.o.have_user ? ": none, root refused" : "",
+               "as %s%s, max-workers %u)", runner_g.o.socket_path, CGP_VERSION,
+               runner_g.o.have_user ? runner_g.o.user_name
+               : runner_g.is_root ? "nobody: root without --user refuses to run scripts"
+               : "the runner's own user",
                runner_g.o.die_with_parent ? ", dies with its parent" : "",
                runner_g.o.max_workers);
     if (runner_loop_run() == 0) {

@@ -97,9 +97,17 @@ static void child(const runner_spawn_spec *s)
 
 pid_t runner_spawn(const runner_spawn_spec *s)
 {
+    sigset_t all, old;
+    /* Blocked across fork: the child's inherited handlers must never write
+     * into our self-pipe before it resets them. */
+    sigfillset(&all);
+    sigprocmask(SIG_SETMASK, &all, &old);
     pid_t pid = fork();
     if (pid == 0)
         child(s);
+    int saved = errno;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    errno = saved;
     return pid;
 }
 
