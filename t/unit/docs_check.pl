@@ -1,0 +1,42 @@
+#!/usr/bin/perl
+# Docs stay in step with the code: every directive in the module is in the
+# README's directive table, and every numbered log id used anywhere is
+# documented in docs/errors.md (or docs/errors.d/*.md). TAP output.
+use strict;
+use warnings;
+use File::Basename qw(dirname);
+use File::Find;
+
+my $top = dirname(dirname(dirname(__FILE__)));
+$top = $ENV{srcdir} if $ENV{srcdir};
+
+sub slurp { my $f = shift; open my $fh, '<', $f or die "$f: $!\n"; local $/; <$fh> }
+
+my (%directives, %ids);
+find(sub {
+    return unless /\.(c|h|py|pm|sh)$/;
+    my $src = slurp($_);
+    $directives{$1}++ while $File::Find::dir =~ m{mod_cgiplus$} && $src =~ /AP_INIT_\w+\(\s*"(CGIplus\w+)"/g;
+    $ids{$1} = $File::Find::name while $src =~ /CGIPLUS_LOGNO\((\d{4})\)/g;
+    $ids{$1} = $File::Find::name while $src =~ /\bCGIPLUS(\d{4})\b/g;
+}, map { "$top/$_" } grep { -d "$top/$_" } qw(mod_cgiplus runner lib common));
+
+my $readme = slurp("$top/README.md");
+my $docs = join '', map { slurp($_) } grep { -f } "$top/docs/errors.md", glob("$top/docs/errors.d/*.md");
+
+my @checks;
+push @checks, [ "directive $_ is in README's directive table",
+                $readme =~ /^\|\s*`\Q$_\E\b/m ] for sort keys %directives;
+push @checks, [ "log id $_ (used in $ids{$_}) is documented",
+                $docs =~ /^\|\s*(?:CGIPLUS)?\Q$_\E\s*\|/m ] for sort keys %ids;
+push @checks, [ 'found the directive table in the code', scalar(keys %directives) > 0 ];
+push @checks, [ 'found numbered log ids in the code', scalar(keys %ids) > 0 ];
+
+print '1..', scalar(@checks), "\n";
+my $n = 0;
+my $fail = 0;
+for my $c (@checks) {
+    $n++;
+    print(($c->[1] ? 'ok' : do { $fail++; 'not ok' }), " $n - $c->[0]\n");
+}
+exit($fail ? 1 : 0);
