@@ -1,0 +1,38 @@
+# A standard-library WSGI application runs persistently via run_wsgi.
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use Apache::TestRequest qw(GET POST);
+
+plan tests => 14;
+
+my $u = '/scripts/wsgi_app.py';
+my $r = GET "$u/";
+ok t_cmp($r->code, 200, 'GET status');
+ok t_cmp(scalar $r->header('Content-Type'), 'text/plain; charset=utf-8', 'GET content type');
+my ($hits, $pid) = $r->content =~ /^hello wsgi hits=(\d+) pid=(\d+) method=GET multiprocess=True$/m;
+ok defined $hits;
+$r = GET "$u/";
+my ($hits2, $pid2) = $r->content =~ /hits=(\d+) pid=(\d+)/;
+ok t_cmp("$hits2 $pid2", ($hits + 1) . " $pid", 'the application persists between requests');
+
+$r = POST "$u/post", content => "x" x 5000, 'Content-Type' => 'application/x-test';
+ok t_cmp($r->code, 200, 'POST status');
+ok t_cmp(length $r->content, 5000, 'POST body echoed');
+ok t_cmp(scalar $r->header('X-Length'), 5000, 'wsgi.input read CONTENT_LENGTH bytes');
+ok t_cmp(scalar $r->header('Content-Type'), 'application/x-test', 'CONTENT_TYPE passed');
+
+$r = GET "$u/teapot";
+ok t_cmp($r->code, 418, 'application status passed through');
+ok t_cmp(scalar $r->header('X-Custom'), 'short and stout', 'application header passed through');
+ok t_cmp($r->content, "teapot\n", 'body with a non-200 status');
+
+$r = GET "$u/header", 'X-Test' => 'value 42';
+ok t_cmp($r->content, "x-test=value 42\n", 'request header as HTTP_X_TEST');
+
+$r = GET "$u/iter";
+ok t_cmp($r->content, "line 0\nline 1\nline 2\n", 'an iterable response');
+
+$r = POST "$u/post", content => '';
+ok t_cmp(scalar $r->header('X-Length'), 0, 'an empty POST');

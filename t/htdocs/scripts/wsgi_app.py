@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""A WSGI application written against the standard library only, run
+persistently through cgiplus.run_wsgi (and unchanged as plain CGI)."""
+import os
+import sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(here, "..", "..", "..", "lib", "python"))
+import cgiplus  # noqa: E402
+
+hits = 0
+
+
+def app(environ, start_response):
+    global hits
+    hits += 1
+    path = environ.get("PATH_INFO", "")
+    if path == "/post":
+        n = int(environ.get("CONTENT_LENGTH") or 0)
+        body = environ["wsgi.input"].read(n)
+        start_response("200 OK", [("Content-Type", environ.get("CONTENT_TYPE", "")),
+                                  ("X-Length", str(len(body)))])
+        return [body]
+    if path == "/teapot":
+        start_response("418 I'm a teapot", [("Content-Type", "text/plain"),
+                                            ("X-Custom", "short and stout")])
+        return [b"teapot\n"]
+    if path == "/header":
+        value = environ.get("HTTP_X_TEST", "")
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return [("x-test=%s\n" % value).encode("latin-1")]
+    if path == "/iter":
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return (("line %d\n" % i).encode() for i in range(3))
+    start_response("200 OK", [("Content-Type", "text/plain; charset=utf-8")])
+    return [("hello wsgi hits=%d pid=%d method=%s multiprocess=%s\n" % (
+        hits, os.getpid(), environ["REQUEST_METHOD"],
+        environ.get("wsgi.multiprocess"))).encode()]
+
+
+cgiplus.run_wsgi(app)
