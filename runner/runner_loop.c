@@ -73,6 +73,7 @@ int runner_loop_init(int listen_fd)
     int sp[2];
     struct sigaction sa;
 
+    runner_ev_init(&runner_g.ev_listen, RUNNER_EV_LISTEN, listen_fd, NULL);
     TAILQ_INIT(&runner_g.clients);
     TAILQ_INIT(&runner_g.kicks);
     TAILQ_INIT(&runner_g.dead_clients);
@@ -88,7 +89,6 @@ int runner_loop_init(int listen_fd)
     }
     runner_g.sig_w = sp[1];
     runner_ev_init(&runner_g.ev_sig, RUNNER_EV_SIGNAL, sp[0], NULL);
-    runner_ev_init(&runner_g.ev_listen, RUNNER_EV_LISTEN, listen_fd, NULL);
 
     memset(&sa, 0, sizeof(sa));
     sigemptyset(&sa.sa_mask);

@@ -280,6 +280,8 @@ int main(int argc, char **argv)
     open_std_fds();
     runner_g.epfd = -1;
     runner_g.sig_w = -1;
+    runner_ev_init(&runner_g.ev_listen, RUNNER_EV_LISTEN, -1, NULL);
+    runner_ev_init(&runner_g.ev_sig, RUNNER_EV_SIGNAL, -1, NULL);
     runner_g.is_root = geteuid() == 0;
     if (parse_args(argc, argv) < 0)
         return 2;
@@ -294,10 +296,9 @@ int main(int argc, char **argv)
     raise_nofile();
     if ((lfd = setup_socket()) < 0)
         goto out;
-    if (runner_loop_init(lfd) < 0)
-        goto out;
-    lfd = -1; /* the loop owns it now */
-    if (runner_g.o.pidfile && write_pidfile() < 0)
+    int init = runner_loop_init(lfd);
+    lfd = -1; /* the loop owns it now, even on failure */
+    if (init < 0 || (runner_g.o.pidfile && write_pidfile() < 0))
         goto out;
     runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2056) "listening on %s (protocol %u, scripts run "
                "as %s%s, max-workers %u)", runner_g.o.socket_path, CGP_VERSION,
