@@ -28,7 +28,9 @@ enum cgp_type {
     CGP_T_STDERR = 7, /* R: script stderr, whole lines */
     CGP_T_END    = 8, /* R: request over; payload cgp_end */
     CGP_T_ABORT  = 9, /* M: client went away; runner answers with END */
-    CGP_T_MAX_   = 9
+    CGP_T_CALLOUT = 10, /* R: a script callout only httpd can answer (text line) */
+    CGP_T_CALLOUT_ANSWER = 11, /* M: the answer line to CALLOUT */
+    CGP_T_MAX_   = 11
 };
 
 #define CGP_F_END 0x0001u /* last frame of its stream */

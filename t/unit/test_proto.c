@@ -93,7 +93,7 @@ static void t_hdr(void)
     h.type = 0;
     is_int(cgp_hdr_pack(b, &h), CGP_E_TYPE, "pack type 0 rejected");
     h.type = CGP_T_MAX_ + 1;
-    is_int(cgp_hdr_pack(b, &h), CGP_E_TYPE, "pack type 10 rejected");
+    is_int(cgp_hdr_pack(b, &h), CGP_E_TYPE, "pack type past the last rejected");
     h.type = 255;
     is_int(cgp_hdr_pack(b, &h), CGP_E_TYPE, "pack type 255 rejected");
 
@@ -115,7 +115,7 @@ static void t_hdr(void)
     b[2] = 1; b[3] = 0;
     is_int(cgp_hdr_unpack(b, &g), CGP_E_TYPE, "unpack type 0 rejected");
     b[3] = CGP_T_MAX_ + 1;
-    is_int(cgp_hdr_unpack(b, &g), CGP_E_TYPE, "unpack type 10 rejected");
+    is_int(cgp_hdr_unpack(b, &g), CGP_E_TYPE, "unpack type past the last rejected");
     b[3] = CGP_T_PARAMS; b[6] = 0x12; b[7] = 0x34;
     is_int(cgp_hdr_unpack(b, &g), CGP_OK, "reserved bytes ignored on receipt");
     /* Error precedence: magic before version before type before length. */
