@@ -30,7 +30,9 @@ enum cgp_type {
     CGP_T_ABORT  = 9, /* M: client went away; runner answers with END */
     CGP_T_CALLOUT = 10, /* R: a script callout only httpd can answer (text line) */
     CGP_T_CALLOUT_ANSWER = 11, /* M: the answer line to CALLOUT */
-    CGP_T_MAX_   = 11
+    CGP_T_STATUS = 12, /* M: asks for the runner's state (no request active) */
+    CGP_T_STATUS_REPLY = 13, /* R: JSON text; CGP_F_END on the last frame */
+    CGP_T_MAX_   = 13
 };
 
 #define CGP_F_END 0x0001u /* last frame of its stream */

@@ -15,10 +15,9 @@
 #include "cgiplus_logno.h"
 #include "cgp_proto.h"
 
-/* ---- limits (the pool manager will turn some into settings) ---- */
+/* ---- limits (the per-pool and global settings live in runner_conf.c) ---- */
 #define RUNNER_DEFAULT_MAX_WORKERS 4u
 #define RUNNER_MAX_WORKERS_CAP  4096u
-#define RUNNER_QUEUE_CAP        1000u
 #define RUNNER_BODY_HIGH        (256u * 1024u) /* pause client reads above this unsent body */
 #define RUNNER_SPOOL_MEM        (1024u * 1024u) /* body bytes kept in memory, then a temp file */
 #define RUNNER_OUT_HIGH         (256u * 1024u) /* pause worker reads above this client backlog */
@@ -30,11 +29,14 @@
 #define RUNNER_MARK_LEN         (RUNNER_MARK_PREFIX_LEN + 32u)
 #define RUNNER_DEFAULT_PATH     "/usr/local/bin:/usr/bin:/bin"
 #define RUNNER_STOP_GRACE_MS    5000u   /* busy workers finish their request */
-#define RUNNER_TERM_GRACE_MS    2000u   /* SIGTERM, then SIGKILL */
 #define RUNNER_KILL_WAIT_MS     1000u   /* SIGKILL, then exit anyway */
 #define RUNNER_ORPHAN_GRACE_MS  5000u   /* orphan waiting for a body that never comes */
 #define RUNNER_EOF_REAP_MS      2000u   /* closed stdout but did not exit */
 #define RUNNER_LISTEN_PAUSE_MS  200u    /* after EMFILE on accept */
+#define RUNNER_HDR_MAX          (64u * 1024u) /* response header block scanned for Script-Control */
+#define RUNNER_RECORDS_MAX      (64u * 1024u) /* X-buffer-records: coalesce up to this */
+#define RUNNER_ENDS_KEPT        16u     /* recent worker ends kept per pool for the status page */
+#define RUNNER_ENV_MAX          64u     /* configured environment entries per pool */
 
 typedef struct runner_client runner_client;
 typedef struct runner_req runner_req;
@@ -124,39 +126,161 @@ void runner_scan_reset(runner_scan *sc);
 int runner_scan_step(runner_scan *sc, const unsigned char *buf, size_t len, size_t *pos,
                      const unsigned char **out, size_t *outlen, int final);
 
-/* ---- pools (runner_pool.c) ---- */
+/* ---- settings (runner_conf.c) ---- */
 typedef enum runner_mode { RUNNER_MODE_CGIPLUS, RUNNER_MODE_CGI } runner_mode;
 
-/* Settings of a pool: part of its key. Grows with limits and timeouts. */
+/* Per-pool settings, in a fixed order (the field table in runner_conf.c
+ * follows it). Times in ms and 0 means none (no limit); counts 0 means
+ * unlimited unless noted. Every field is part of the pool key. */
+enum runner_setting {
+    RUNNER_S_MAX_WORKERS,    /* 1..4096 */
+    RUNNER_S_MIN_IDLE,       /* idle workers kept warm */
+    RUNNER_S_MAX_REQUESTS,   /* requests per worker */
+    RUNNER_S_MAX_AGE,        /* ms a worker may live */
+    RUNNER_S_IDLE_TIMEOUT,   /* ms idle before it is stopped (CGIplus LIFETIME) */
+    RUNNER_S_SPAWN_RATE,     /* starts per second */
+    RUNNER_S_QUEUE_DEPTH,    /* requests waiting; 0: none wait */
+    RUNNER_S_QUEUE_WAIT,     /* ms a request may wait */
+    RUNNER_S_TIMEOUT_OUTPUT, /* ms a request may take */
+    RUNNER_S_TIMEOUT_NOPROGRESS, /* ms without output */
+    RUNNER_S_RLIMIT_CPU,     /* s; 0: not set */
+    RUNNER_S_RLIMIT_AS,      /* bytes */
+    RUNNER_S_RLIMIT_NOFILE,
+    RUNNER_S_RLIMIT_NPROC,
+    RUNNER_S_USER,           /* uid << 32 | gid; 0: the runner's default user */
+    RUNNER_S_N_
+};
+
+/* Resolved settings of one pool; env is owned (NUL-separated "N=v"). */
 typedef struct runner_pool_set {
-    unsigned max_workers;
+    uint64_t v[RUNNER_S_N_];
+    char *env;
+    size_t env_len;
 } runner_pool_set;
 
+/* Settings named at one level (defaults, a [pool] section, a BEGIN):
+ * have bit i says v[i] was given. Owned by whoever holds it. */
+typedef struct runner_set_over {
+    runner_pool_set s;
+    uint32_t have;
+    int have_env;
+} runner_set_over;
+
+/* A [pool SCRIPT] section of the configuration file. */
+typedef struct runner_conf_pool {
+    char *script;
+    runner_mode mode;
+    runner_set_over over;
+} runner_conf_pool;
+
+/* Runner-wide settings: built-ins, then the configuration file, then the
+ * command line. Replaced as a whole on SIGHUP; lives in runner_g. */
+typedef struct runner_conf {
+    uint64_t max_workers_total;
+    uint64_t kill_grace;      /* ms between SIGTERM and SIGKILL */
+    uint64_t backoff_base, backoff_max; /* ms, crash-loop backoff */
+    uint64_t http_timeout;    /* ms: httpd's Timeout; our timeouts stay below */
+    uint64_t callout_timeout; /* ms a forwarded callout waits for its answer */
+    uint64_t pool_idle;       /* ms without requests before a pool retires */
+    uint64_t allow[64];       /* uid << 32 | gid scripts may run as */
+    unsigned nallow;
+    runner_set_over defaults;
+    runner_conf_pool *pools;
+    unsigned npools;
+    /* process settings: read at start only */
+    char *socket, *user, *group, *pidfile, *log_level;
+    int die_with_parent;
+} runner_conf;
+
+int runner_conf_load(const char *path, runner_conf *out, char *err, size_t errlen);
+void runner_conf_init(runner_conf *c);
+void runner_conf_free(runner_conf *c);
+/* Parses one setting into o; -1 with *why on a bad name or value. */
+int runner_set_parse(runner_set_over *o, const char *name, size_t nlen, const char *val,
+                     size_t vlen, const char **why);
+void runner_set_over_free(runner_set_over *o);
+/* Built-ins < [defaults] < the script's [pool] section < begin. */
+int runner_set_resolve(const char *script, runner_mode mode, const runner_set_over *begin,
+                       runner_pool_set *out);
+int runner_set_equal(const runner_pool_set *a, const runner_pool_set *b);
+void runner_set_free(runner_pool_set *s);
+int runner_set_copy(runner_pool_set *dst, const runner_pool_set *src);
+const char *runner_set_name(unsigned i);
+int runner_set_is_time(unsigned i);
+int runner_user_allowed(uint64_t user);
+/* "none" | N[.F][ms|s|m] (default unit: unit_ms) -> ms; 0 = none. */
+int runner_parse_duration(const char *s, size_t len, uint64_t unit_ms, uint64_t *ms);
+
+/* ---- pools (runner_pool.c) ---- */
 TAILQ_HEAD(runner_worker_list, runner_worker);
 TAILQ_HEAD(runner_req_list, runner_req);
 
-/* One (script, mode, settings) pool. Owned by runner_g.pools; lives until exit. */
+/* Why a worker ended. NONE until the runner decides to stop it; a worker
+ * that ends by itself becomes EXITED or CRASHED when reaped. */
+typedef enum runner_wend {
+    RUNNER_END_NONE, RUNNER_END_IDLE, RUNNER_END_LIFETIME, RUNNER_END_MAX_REQUESTS,
+    RUNNER_END_TIMEOUT, RUNNER_END_ABORTED, RUNNER_END_DEPLOY, RUNNER_END_RETIRED,
+    RUNNER_END_EVICTED, RUNNER_END_SHUTDOWN, RUNNER_END_BROKEN, RUNNER_END_EXEC_FAILED,
+    RUNNER_END_EXITED, RUNNER_END_CRASHED, RUNNER_END_N_
+} runner_wend;
+const char *runner_wend_name(runner_wend e);
+
+/* One ended worker, kept for the status page. */
+typedef struct runner_ended {
+    long pid;
+    runner_wend why;
+    int status;               /* wait status */
+    unsigned long served;
+    uint64_t at;              /* monotonic ms */
+} runner_ended;
+
+/* One (script, mode, settings) pool. Owned by runner_g.pools; freed when it
+ * is empty and retired or unused for pool_idle. */
 struct runner_pool {
     char *script;             /* absolute path */
     char *dir;                /* its directory: the workers' cwd */
     runner_mode mode;
     runner_pool_set set;
+    uint64_t id;              /* numbered in creation order */
     struct runner_worker_list workers;
     unsigned nworkers;        /* live processes, dying ones included */
     struct runner_req_list queue; /* FIFO of requests waiting for a worker */
-    unsigned qlen;
-    unsigned long spawned, served;
-    TAILQ_ENTRY(runner_pool) link;
+    unsigned qlen, qmax;
+    int retired;              /* superseded or unused: drains, keeps nobody warm */
+    int waits_slot;           /* in runner_g.slot_waiters */
+    unsigned gen;             /* script generation: bumped when the file changes */
+    int have_ident;
+    dev_t ident_dev;
+    ino_t ident_ino;
+    int64_t ident_mtime_ns, ident_ctime_ns, ident_size;
+    unsigned fail_streak;     /* workers in a row that died before serving */
+    uint64_t backoff_until;   /* no start before this (monotonic ms) */
+    uint64_t tokens_at;       /* spawn-rate bucket: full at this time */
+    uint64_t last_used, created;
+    uint64_t deadline;        /* nearest pool timer, 0: none */
+    unsigned long spawned, served, requests;
+    unsigned long outcomes[CGP_O_MAX_ + 1];
+    unsigned long deaths[RUNNER_END_N_];
+    runner_ended ended[RUNNER_ENDS_KEPT];
+    unsigned nended;
+    TAILQ_ENTRY(runner_pool) link, slink;
 };
 
 runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
-                             const runner_pool_set *set);
+                             const runner_set_over *begin, int *err);
 void runner_pool_submit(runner_req *r);
 void runner_pool_dequeue(runner_req *r);
 void runner_pool_worker_idle(runner_worker *w);
 void runner_pool_dispatch(runner_pool *p);
+void runner_pool_reaped(runner_worker *w);
+void runner_pool_request_ok(runner_pool *p);
+void runner_pool_timer(runner_pool *p);
+void runner_pool_rearm(runner_pool *p);
 void runner_pool_stop(void);
+void runner_pool_reload(void);
+void runner_pool_declared(void);
 void runner_pool_free_all(void);
+void runner_pool_gc(void);
 const char *runner_mode_name(runner_mode m);
 
 /* ---- requests (runner_req.c) ---- */
@@ -182,7 +306,16 @@ struct runner_req {
     uint64_t cl;              /* exact body length given to the script */
     runner_spool body;
     int body_end;             /* STDIN END seen */
-    int timeout_output, timeout_noprogress; /* callouts: minutes, -1 none, 0 default */
+    int callouts;             /* the module answers CALLOUT frames */
+    uint64_t t_arrive, t_start, t_progress; /* monotonic ms */
+    int64_t tmo_output, tmo_noprogress; /* overrides: 0 pool's, -1 none, >0 ms */
+    int no_abort;             /* Script-Control: no-abort */
+    int buffer_records;       /* Script-Control: X-buffer-records */
+    int hdr_done;             /* the header block was scanned */
+    size_t hdr_scan;          /* hdr bytes already scanned for the blank line */
+    runner_buf hdr;           /* output held until the header block ends */
+    runner_buf recs;          /* output coalesced in X-buffer-records mode */
+    uint64_t out_bytes;       /* response bytes sent to the module */
     TAILQ_ENTRY(runner_req) qlink;
 };
 
@@ -198,6 +331,13 @@ int runner_record_build(const runner_req *r, int struct_mode, runner_buf *out);
 char **runner_record_env(const runner_req *r);
 void runner_env_free(char **env);
 
+/* Response header block: Script-Control (runner_hdr.c). Feeds output of the
+ * request to the module, holding it until the header block is complete. */
+void runner_hdr_output(runner_worker *w, const unsigned char *d, size_t len);
+void runner_hdr_flush(runner_worker *w);
+/* Parses "minutes" | "none" | "0" -> -1 none, 0 default, >0 ms; -2 bad. */
+int64_t runner_parse_minutes(const char *p, size_t len);
+
 /* ---- workers (runner_worker.c, runner_spawn.c, runner_callout.c) ---- */
 typedef enum runner_wstate {
     RUNNER_W_IDLE,     /* waiting on CGIPLUSIN for a request */
@@ -206,7 +346,14 @@ typedef enum runner_wstate {
     RUNNER_W_DEAD      /* reaped; freed at the end of the loop turn */
 } runner_wstate;
 
-typedef enum runner_dl { RUNNER_DL_NONE, RUNNER_DL_ORPHAN, RUNNER_DL_REAP } runner_dl;
+/* One callout answer owed to the worker, in the order asked. */
+typedef struct runner_ans {
+    TAILQ_ENTRY(runner_ans) link;
+    int ready;                /* 0: waiting for the module's CALLOUT_ANSWER */
+    uint64_t due;             /* waiting: answer "503 no answer" at this time */
+    char text[];
+} runner_ans;
+TAILQ_HEAD(runner_ans_list, runner_ans);
 
 /* One script process (persistent worker, or one plain CGI run). Owned by its
  * pool's list and runner_g.workers; lives until reaped. */
@@ -215,6 +362,7 @@ struct runner_worker {
     pid_t pid;
     runner_wstate state;
     int is_cgi;
+    unsigned gen;             /* the pool generation it was started for */
     runner_ev ev_in;          /* CGIPLUSIN write end (cgiplus) */
     runner_ev ev_body;        /* stdin: socketpair end (cgiplus) or pipe (cgi) */
     runner_ev ev_out;         /* stdout read end */
@@ -226,16 +374,21 @@ struct runner_worker {
     unsigned char *obuf;      /* stdout bytes held back by the scanner */
     size_t olen;
     runner_buf inq;           /* bytes pending on CGIPLUSIN */
+    struct runner_ans_list answers; /* callout answers owed, oldest first */
     char errline[RUNNER_LINE_MAX];
     size_t errlen;
     runner_req *req;
     int struct_mode;
-    int lifetime;             /* LIFETIME callout: minutes, -1 none, 0 default */
-    uint64_t deadline;        /* monotonic ms, 0: none */
-    runner_dl deadline_why;
+    int64_t lifetime;         /* LIFETIME: 0 pool's idle timeout, -1 none, >0 ms */
+    runner_wend retire;       /* stop for this once the current request is done */
+    runner_wend why;          /* why the runner stopped it */
+    uint64_t deadline;        /* nearest timer (monotonic ms), 0: none */
+    uint64_t dl_orphan, dl_reap; /* orphan waiting for a body; closed stdout */
+    uint64_t t_idle, t_term;  /* became idle; SIGTERM sent */
+    int killed;               /* SIGKILL sent */
     int body_blocked;         /* last body write hit EAGAIN */
     int out_paused;
-    int had_output;           /* cgi: any stdout byte */
+    int had_output;           /* any stdout byte (cgi), any for this request (cgiplus) */
     int exited, status, exec_failed;
     size_t junk;              /* bytes written while idle */
     unsigned long served;
@@ -249,15 +402,25 @@ void runner_worker_assign(runner_worker *w, runner_req *r);
 void runner_worker_event(runner_ev *ev, uint32_t events);
 void runner_worker_reaped(runner_worker *w, int status);
 void runner_worker_deadline(runner_worker *w);
+void runner_worker_rearm(runner_worker *w);
 void runner_worker_feed(runner_worker *w);
 void runner_worker_update(runner_worker *w);
 void runner_worker_orphaned(runner_worker *w);
 int runner_worker_out_paused(const runner_worker *w);
 void runner_worker_kill(runner_worker *w, int sig);
-void runner_worker_stop(runner_worker *w);
+/* Stops a worker for a reason: at once if idle, after its request if busy
+ * (unless now), SIGTERM then SIGKILL after kill_grace. */
+void runner_worker_stop(runner_worker *w, runner_wend why, int now);
 void runner_worker_free(runner_worker *w);
+void runner_worker_send(runner_worker *w, const unsigned char *d, size_t len);
 void runner_worker_reply(runner_worker *w, const char *line);
 void runner_callout_line(runner_worker *w, const unsigned char *line, size_t len, int too_long);
+/* The module's answer to the oldest forwarded callout of w. */
+void runner_callout_answer(runner_worker *w, const char *text, size_t len);
+/* Answers every forwarded callout still waiting (request over, or due). */
+void runner_callout_expire(runner_worker *w, int all);
+void runner_callout_flush(runner_worker *w);
+void runner_callout_free(runner_worker *w);
 
 /* fork + exec of one script process (runner_spawn.c) */
 #define RUNNER_SPAWN_MAXFD 4
@@ -268,13 +431,16 @@ typedef struct runner_spawn_spec {
     int fds[RUNNER_SPAWN_MAXFD]; /* become the child's 0..nfds-1 */
     int nfds;
     int exec_fd;              /* write end of the exec error pipe (CLOEXEC) */
+    const runner_pool_set *set; /* user and rlimits */
 } runner_spawn_spec;
 /* Where a child failed before exec, as reported on the exec pipe. */
 enum runner_stage { RUNNER_STAGE_SETSID = 1, RUNNER_STAGE_CREDS, RUNNER_STAGE_CHDIR,
-                    RUNNER_STAGE_FDS, RUNNER_STAGE_EXEC };
+                    RUNNER_STAGE_FDS, RUNNER_STAGE_EXEC, RUNNER_STAGE_RLIMIT };
 pid_t runner_spawn(const runner_spawn_spec *s);
 const char *runner_spawn_stage(unsigned stage);
 int runner_random_hex(char *out, size_t nhex);
+/* Appends the pool's configured environment to envp (NULL-ended, cap slots). */
+size_t runner_spawn_env(const runner_pool_set *set, char **envp, size_t n, size_t cap);
 
 /* ---- client connections (runner_client.c) ---- */
 typedef enum runner_cstate {
@@ -310,17 +476,22 @@ size_t runner_client_backlog(const runner_client *c);
 void runner_client_close(runner_client *c);
 void runner_client_close_all(void);
 
+/* ---- status (runner_status.c) ---- */
+int runner_status_json(runner_buf *out);
+
 /* ---- the loop and the process (runner_loop.c, runner_main.c) ---- */
 /* Command line settings; filled by main, read-only afterwards. */
 typedef struct runner_opts {
     const char *socket_path;
     const char *pidfile;
+    const char *config;       /* --config FILE, NULL: none */
     const char *user_name;
     int have_user;
-    uid_t uid;
+    uid_t uid;                /* httpd's user: may connect; scripts' default */
     gid_t gid;
     int die_with_parent;
-    unsigned max_workers;
+    unsigned max_workers;     /* --max-workers: overrides [defaults] */
+    int have_max_workers;
 } runner_opts;
 
 TAILQ_HEAD(runner_client_list, runner_client);
@@ -331,6 +502,7 @@ typedef enum runner_stop { RUNNER_RUN, RUNNER_STOP_DRAIN, RUNNER_STOP_TERM, RUNN
 /* The process-wide state: one, static, for the runner's life. */
 typedef struct runner_ctx {
     runner_opts o;
+    runner_conf conf;
     int is_root;
     int epfd;
     runner_ev ev_listen, ev_sig;
@@ -339,11 +511,15 @@ typedef struct runner_ctx {
     ino_t sock_ino;
     int sock_bound;
     uint64_t now;             /* monotonic ms, updated each loop turn */
+    uint64_t started;
     uint64_t listen_resume;   /* re-arm the listener at this time, 0: armed */
     runner_stop stop;
     uint64_t stop_deadline;
+    unsigned nworkers;        /* live processes of every pool */
+    uint64_t next_pool_id;
+    unsigned long reloads;
     struct runner_client_list clients, kicks, dead_clients;
-    struct runner_pool_list pools;
+    struct runner_pool_list pools, slot_waiters;
     struct runner_worker_list workers, dead_workers;
 } runner_ctx;
 
@@ -356,5 +532,6 @@ void runner_loop_fini(void);
 void runner_loop_kick(runner_client *c);
 void runner_loop_pause_listener(void);
 void runner_unlink_socket(void);
+int runner_reload(void);
 
 #endif

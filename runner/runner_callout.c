@@ -1,26 +1,24 @@
 /* runner_callout.c: answers the callouts a worker writes between its
- * CGIPLUSESC and CGIPLUSEOT lines (docs/PROTOCOL.md, "Callouts"). The
- * answers go back on CGIPLUSIN, one line per request line. */
+ * CGIPLUSESC and CGIPLUSEOT lines (docs/PROTOCOL.md, "Callouts"). Answers go
+ * back on CGIPLUSIN, one line per request line, in the order asked. MAP-PATH
+ * and LOG go to the module as CALLOUT frames when it said it answers them
+ * (BEGIN key callouts); their answer slot waits for CALLOUT_ANSWER, or
+ * "503 no answer" after callout_timeout or when the request ends. */
 #include "runner.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-/* "none" -> -1, decimal minutes -> value, anything else -> -2. */
-static int parse_minutes(const char *p, size_t len)
+int64_t runner_parse_minutes(const char *p, size_t len)
 {
-    int v = 0;
+    uint64_t ms;
     if (len == 4 && strncasecmp(p, "none", 4) == 0)
         return -1;
-    if (len == 0 || len > 6)
+    if (runner_parse_duration(p, len, 60000, &ms) < 0)
         return -2;
-    for (size_t i = 0; i < len; i++) {
-        if (p[i] < '0' || p[i] > '9')
-            return -2;
-        v = v * 10 + (p[i] - '0');
-    }
-    return v;
+    return (int64_t)ms; /* 0: the default */
 }
 
 static int kw_is(const char *kw, size_t klen, const char *want)
@@ -28,29 +26,141 @@ static int kw_is(const char *kw, size_t klen, const char *want)
     return klen == strlen(want) && strncasecmp(kw, want, klen) == 0;
 }
 
-static void say_minutes(char *ans, size_t cap, const char *what, int v)
+static void say_time(char *ans, size_t cap, const char *what, int64_t v)
 {
     if (v < 0)
         snprintf(ans, cap, "200 %s none", what);
+    else if (v == 0)
+        snprintf(ans, cap, "200 %s default", what);
     else
-        snprintf(ans, cap, "200 %s %d", what, v);
+        snprintf(ans, cap, "200 %s %lld ms", what, (long long)v);
+}
+
+/* Writes the answers at the head of the queue that are ready. */
+void runner_callout_flush(runner_worker *w)
+{
+    runner_ans *a;
+    while ((a = TAILQ_FIRST(&w->answers)) && a->ready) {
+        TAILQ_REMOVE(&w->answers, a, link);
+        runner_worker_reply(w, a->text);
+        free(a);
+    }
+}
+
+static runner_ans *push(runner_worker *w, const char *text, size_t len, int ready)
+{
+    runner_ans *a = malloc(sizeof(*a) + len + 1);
+    if (!a) {
+        runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2020) "out of memory answering a callout of "
+                   "worker pid %ld; stopping it", (long)w->pid);
+        runner_worker_stop(w, RUNNER_END_BROKEN, 1);
+        return NULL;
+    }
+    memcpy(a->text, text, len);
+    a->text[len] = '\0';
+    a->ready = ready;
+    a->due = ready ? 0 : runner_g.now + runner_g.conf.callout_timeout;
+    TAILQ_INSERT_TAIL(&w->answers, a, link);
+    return a;
+}
+
+static void answer(runner_worker *w, const char *text)
+{
+    if (push(w, text, strlen(text), 1))
+        runner_callout_flush(w);
+}
+
+void runner_callout_answer(runner_worker *w, const char *text, size_t len)
+{
+    runner_ans *a;
+    TAILQ_FOREACH(a, &w->answers, link)
+        if (!a->ready)
+            break;
+    if (!a) {
+        runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2073) "a CALLOUT_ANSWER for worker pid %ld "
+                   "that waits for none; dropped", (long)w->pid);
+        return;
+    }
+    /* One line of at most RUNNER_LINE_MAX: the script reads lines. */
+    size_t n = 0;
+    while (n < len && n < RUNNER_LINE_MAX && text[n] != '\n' && text[n] != '\r' && text[n])
+        n++;
+    /* A new slot in the old one's place: the list links live in it. */
+    runner_ans *b = malloc(sizeof(*b) + n + 1);
+    if (b) {
+        memcpy(b->text, text, n);
+        b->text[n] = '\0';
+        b->due = 0;
+        TAILQ_INSERT_BEFORE(a, b, link);
+        TAILQ_REMOVE(&w->answers, a, link);
+        free(a);
+        a = b;
+    } /* else the old slot's "503 no answer" stands */
+    a->ready = 1;
+    runner_callout_flush(w);
+    runner_worker_rearm(w);
+}
+
+void runner_callout_expire(runner_worker *w, int all)
+{
+    runner_ans *a, *an;
+    for (a = TAILQ_FIRST(&w->answers); a; a = an) {
+        an = TAILQ_NEXT(a, link);
+        if (a->ready || (!all && runner_g.now < a->due))
+            continue;
+        if (all == 2) { /* the request is over: nobody waits for it */
+            TAILQ_REMOVE(&w->answers, a, link);
+            free(a);
+            continue;
+        }
+        runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2074) "worker pid %ld of %s: no answer from "
+                   "httpd to a forwarded callout%s; answering 503", (long)w->pid,
+                   w->pool->script, all ? " (request over)" : "");
+        strcpy(a->text, "503 no answer");
+        a->ready = 1;
+    }
+    runner_callout_flush(w);
+}
+
+void runner_callout_free(runner_worker *w)
+{
+    runner_ans *a;
+    while ((a = TAILQ_FIRST(&w->answers))) {
+        TAILQ_REMOVE(&w->answers, a, link);
+        free(a);
+    }
+}
+
+/* MAP-PATH and LOG (with an answer wanted) to the module, if it takes them. */
+static int forward(runner_worker *w, const unsigned char *line, size_t len)
+{
+    runner_req *r = w->req;
+    static const char none[] = "503 no answer";
+    if (!r || !r->callouts || !r->client || r->ended)
+        return 0;
+    if (runner_client_send(r->client, CGP_T_CALLOUT, 0, r->reqid, line, len) < 0)
+        return 0;
+    /* The slot is sized for the fallback; the module's answer may resize it. */
+    if (push(w, none, sizeof(none) - 1, 0))
+        runner_worker_rearm(w);
+    return 1;
 }
 
 void runner_callout_line(runner_worker *w, const unsigned char *line, size_t len, int too_long)
 {
-    char ans[128];
-    int answer = 1;
+    char ans[160];
+    int want = 1;
 
     if (len && (line[0] == '!' || line[0] == '#')) { /* asks for no answer */
-        answer = 0;
+        want = 0;
         line++;
         len--;
     }
     if (too_long) {
         runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2031) "worker pid %ld of %s wrote a callout "
                    "line over %u bytes; ignored", (long)w->pid, w->pool->script, RUNNER_LINE_MAX);
-        if (answer)
-            runner_worker_reply(w, "400 callout line too long");
+        if (want)
+            answer(w, "400 callout line too long");
         return;
     }
     if (len == 0)
@@ -75,25 +185,31 @@ void runner_callout_line(runner_worker *w, const unsigned char *line, size_t len
     } else if (kw_is(kw, klen, "LOG")) {
         runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2032) "%s (pid %ld) says: %.*s",
                    w->pool->script, (long)w->pid, (int)plen, par);
+        if (want && forward(w, line, len))
+            return;
         snprintf(ans, sizeof(ans), "200 logged");
     } else if (kw_is(kw, klen, "LIFETIME") || kw_is(kw, klen, "TIMEOUT-OUTPUT") ||
                kw_is(kw, klen, "TIMEOUT-NOPROGRESS")) {
-        int v = parse_minutes(par, plen);
+        int64_t v = runner_parse_minutes(par, plen);
         if (v == -2) {
-            snprintf(ans, sizeof(ans), "400 %.*s wants minutes or none", (int)(klen > 40 ? 40 : klen), kw);
+            snprintf(ans, sizeof(ans), "400 %.*s wants minutes, 0 or none",
+                     (int)(klen > 40 ? 40 : klen), kw);
         } else if (kw_is(kw, klen, "LIFETIME")) {
             w->lifetime = v;
-            say_minutes(ans, sizeof(ans), "lifetime", v);
+            say_time(ans, sizeof(ans), "lifetime", v);
         } else if (!w->req) {
             snprintf(ans, sizeof(ans), "400 no request is active");
         } else if (kw_is(kw, klen, "TIMEOUT-OUTPUT")) {
-            w->req->timeout_output = v;
-            say_minutes(ans, sizeof(ans), "timeout-output", v);
+            w->req->tmo_output = v;
+            say_time(ans, sizeof(ans), "timeout-output", v);
         } else {
-            w->req->timeout_noprogress = v;
-            say_minutes(ans, sizeof(ans), "timeout-noprogress", v);
+            w->req->tmo_noprogress = v;
+            say_time(ans, sizeof(ans), "timeout-noprogress", v);
         }
+        runner_worker_rearm(w);
     } else if (kw_is(kw, klen, "MAP-PATH")) {
+        if (want && forward(w, line, len))
+            return;
         snprintf(ans, sizeof(ans), "501 MAP-PATH not available");
     } else if (kw_is(kw, klen, "CGIPLUS")) {
         if (plen == 6 && strncasecmp(par, "struct", 6) == 0) {
@@ -109,7 +225,7 @@ void runner_callout_line(runner_worker *w, const unsigned char *line, size_t len
         snprintf(ans, sizeof(ans), "400 unknown callout %.*s", (int)(klen > 40 ? 40 : klen), kw);
     }
     runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2033) "worker pid %ld callout %.*s -> %s",
-               (long)w->pid, (int)(klen > 40 ? 40 : klen), kw, answer ? ans : "(no answer)");
-    if (answer)
-        runner_worker_reply(w, ans);
+               (long)w->pid, (int)(klen > 40 ? 40 : klen), kw, want ? ans : "(no answer)");
+    if (want)
+        answer(w, ans);
 }

@@ -194,16 +194,17 @@ static void on_hello(runner_client *c, const cgp_hdr *h, const unsigned char *pl
 
 static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl)
 {
-    const char *n, *v, *script = NULL, *uri = "";
+    const char *n, *v, *script = NULL, *uri = "", *why = NULL;
     size_t nl, vl, off = 0, slen = 0, ulen = 0;
-    runner_pool_set set = { .max_workers = runner_g.o.max_workers };
+    runner_set_over over;
     runner_mode mode = RUNNER_MODE_CGIPLUS;
-    int rc;
+    int rc, callouts = 0, err = 0;
 
     if (c->req) {
         protocol_error(c, "BEGIN while a request is active");
         return;
     }
+    memset(&over, 0, sizeof(over));
     while ((rc = cgp_kv_next(pl, h->len, &off, &n, &nl, &v, &vl)) == 1) {
         if (nl == 6 && memcmp(n, "script", 6) == 0) {
             script = v;
@@ -213,26 +214,39 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
                 mode = RUNNER_MODE_CGI;
             else if (vl == 7 && memcmp(v, "cgiplus", 7) == 0)
                 mode = RUNNER_MODE_CGIPLUS;
-            else
-                { end_now(c, h->reqid, CGP_O_BAD_REQUEST, "mode is not cgi or cgiplus"); return; }
-        } else if (nl == 11 && memcmp(n, "max_workers", 11) == 0) {
-            unsigned long m = 0;
-            for (size_t i = 0; i < vl && m <= RUNNER_MAX_WORKERS_CAP; i++)
-                m = (v[i] >= '0' && v[i] <= '9') ? m * 10 + (unsigned long)(v[i] - '0') : ~0ul;
-            if (vl == 0 || m < 1 || m > RUNNER_MAX_WORKERS_CAP)
-                { end_now(c, h->reqid, CGP_O_BAD_REQUEST, "max_workers is not 1..4096"); return; }
-            set.max_workers = (unsigned)m;
+            else {
+                why = "mode is not cgi or cgiplus";
+                break;
+            }
         } else if (nl == 3 && memcmp(n, "uri", 3) == 0) {
             uri = v;
             ulen = vl;
-        }
+        } else if (nl == 8 && memcmp(n, "callouts", 8) == 0) {
+            callouts = vl == 1 && v[0] == '1';
+        } else if (runner_set_parse(&over, n, nl, v, vl, &why) < 0) {
+            break; /* a pool setting with a bad value */
+        } /* else: unknown keys are ignored (a newer module) */
     }
-    if (rc < 0)
-        { end_now(c, h->reqid, CGP_O_BAD_REQUEST, "BEGIN is not a valid kv list"); return; }
-    if (!script || slen == 0 || slen >= 4096 || script[0] != '/' || memchr(script, '\0', slen))
-        { end_now(c, h->reqid, CGP_O_BAD_REQUEST, "script is not an absolute path"); return; }
+    if (!why && rc < 0)
+        why = "BEGIN is not a valid kv list";
+    if (!why && (!script || slen == 0 || slen >= 4096 || script[0] != '/' ||
+                 memchr(script, '\0', slen)))
+        why = "script is not an absolute path";
+    if (why) {
+        runner_set_over_free(&over);
+        end_now(c, h->reqid, CGP_O_BAD_REQUEST, why);
+        return;
+    }
 
-    runner_pool *p = runner_pool_get(script, slen, mode, &set);
+    runner_pool *p = runner_pool_get(script, slen, mode, &over, &err);
+    runner_set_over_free(&over);
+    if (!p && err == EPERM) {
+        runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2077) "request %u for %.*s names a user "
+                   "the runner may not run scripts as (not allowed by allow_user); refused",
+                   h->reqid, (int)(slen > 200 ? 200 : slen), script);
+        runner_client_send_end(c, h->reqid, CGP_O_NOT_FOUND, 0, 0, EPERM);
+        return;
+    }
     runner_req *r = p ? runner_req_new(c, h->reqid, uri, ulen) : NULL;
     if (!r) {
         runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2037) "out of memory for a connection");
@@ -240,7 +254,32 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
         return;
     }
     r->pool = p;
+    r->callouts = callouts;
     c->req = r;
+}
+
+static void on_status(runner_client *c, const cgp_hdr *h)
+{
+    runner_buf b = { 0 };
+    if (c->req) {
+        protocol_error(c, "STATUS while a request is active");
+        return;
+    }
+    if (runner_status_json(&b) < 0) {
+        runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2037) "out of memory for a connection");
+        runner_buf_free(&b);
+        c->broken = 1;
+        return;
+    }
+    size_t left = runner_buf_used(&b);
+    const unsigned char *d = b.p + b.off;
+    do {
+        size_t k = left > CGP_MAX_PAYLOAD ? CGP_MAX_PAYLOAD : left;
+        runner_client_send(c, CGP_T_STATUS_REPLY, k == left ? CGP_F_END : 0, h->reqid, d, k);
+        d += k;
+        left -= k;
+    } while (left);
+    runner_buf_free(&b);
 }
 
 static void on_params(runner_client *c, const cgp_hdr *h, const unsigned char *pl)
@@ -295,6 +334,14 @@ static void on_frame(runner_client *c, const cgp_hdr *h, const unsigned char *pl
     switch (h->type) {
     case CGP_T_BEGIN:
         on_begin(c, h, pl);
+        break;
+    case CGP_T_STATUS:
+        on_status(c, h);
+        break;
+    case CGP_T_CALLOUT_ANSWER:
+        /* For a request still on its worker; late answers are dropped. */
+        if (c->req && c->req->reqid == h->reqid && c->req->worker)
+            runner_callout_answer(c->req->worker, (const char *)pl, h->len);
         break;
     case CGP_T_PARAMS:
     case CGP_T_STDIN:

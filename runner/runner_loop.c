@@ -78,9 +78,10 @@ int runner_loop_init(int listen_fd)
     TAILQ_INIT(&runner_g.kicks);
     TAILQ_INIT(&runner_g.dead_clients);
     TAILQ_INIT(&runner_g.pools);
+    TAILQ_INIT(&runner_g.slot_waiters);
     TAILQ_INIT(&runner_g.workers);
     TAILQ_INIT(&runner_g.dead_workers);
-    runner_g.now = runner_now_ms();
+    runner_g.now = runner_g.started = runner_now_ms();
     if ((runner_g.epfd = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
         pipe2(sp, O_CLOEXEC | O_NONBLOCK) < 0) {
         runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2046) "cannot set up the event loop: %s",
@@ -187,7 +188,7 @@ static int stop_progress(void)
                        "them", busy_workers());
         signal_all(SIGTERM);
         runner_g.stop = RUNNER_STOP_TERM;
-        runner_g.stop_deadline = runner_g.now + RUNNER_TERM_GRACE_MS;
+        runner_g.stop_deadline = runner_g.now + runner_g.conf.kill_grace;
         /* fall through */
     case RUNNER_STOP_TERM:
         if (TAILQ_EMPTY(&runner_g.workers))
@@ -216,9 +217,8 @@ static void on_signals(void)
                 chld = 1;
             else if (b[i] == SIGTERM || b[i] == SIGINT)
                 stop_begin();
-            else if (b[i] == SIGHUP)
-                runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2051) "SIGHUP ignored (reload is not "
-                           "implemented yet)");
+            else if (b[i] == SIGHUP && runner_g.stop == RUNNER_RUN)
+                runner_reload();
         }
     }
     if (chld)
@@ -229,6 +229,7 @@ static int next_timeout(void)
 {
     uint64_t dl = 0;
     runner_worker *w;
+    runner_pool *p;
     if (!TAILQ_EMPTY(&runner_g.kicks))
         return 0;
     if (runner_g.listen_resume)
@@ -238,6 +239,9 @@ static int next_timeout(void)
     TAILQ_FOREACH(w, &runner_g.workers, glink)
         if (w->deadline && (!dl || w->deadline < dl))
             dl = w->deadline;
+    TAILQ_FOREACH(p, &runner_g.pools, link)
+        if (p->deadline && (!dl || p->deadline < dl))
+            dl = p->deadline;
     if (!dl)
         return -1;
     uint64_t now = runner_now_ms();
@@ -256,6 +260,11 @@ static void run_deadlines(void)
         if (w->deadline && runner_g.now >= w->deadline)
             runner_worker_deadline(w);
     }
+    /* Pools are only freed by runner_pool_gc, never in a timer. */
+    runner_pool *p;
+    TAILQ_FOREACH(p, &runner_g.pools, link)
+        if (p->deadline && runner_g.now >= p->deadline)
+            runner_pool_timer(p);
 }
 
 static void run_kicks(void)
@@ -317,6 +326,7 @@ int runner_loop_run(void)
         run_deadlines();
         run_kicks();
         int done = stop_progress();
+        runner_pool_gc();
         bury();
         if (done)
             return 0;

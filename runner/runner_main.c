@@ -22,9 +22,11 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: cgiplus-runner --socket PATH [--user NAME|UID] [--group NAME|GID]\n"
-            "                      [--pidfile PATH] [--die-with-parent] [--max-workers N]\n"
-            "                      [--log-level error|warn|info|debug]\n");
+            "usage: cgiplus-runner [--config FILE] --socket PATH [--user NAME|UID]\n"
+            "                      [--group NAME|GID] [--pidfile PATH] [--die-with-parent]\n"
+            "                      [--max-workers N] [--log-level error|warn|info|debug]\n"
+            "The socket, user, group, pidfile and log level may come from FILE instead;\n"
+            "the command line wins. SIGHUP reads FILE again (docs/RUNNER.md).\n");
 }
 
 static int all_digits(const char *s)
@@ -204,13 +206,15 @@ static int parse_args(int argc, char **argv)
         { "die-with-parent", no_argument, NULL, 'd' },
         { "max-workers", required_argument, NULL, 'm' },
         { "log-level", required_argument, NULL, 'l' },
+        { "config", required_argument, NULL, 'c' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
-    const char *group = NULL;
+    const char *group = NULL, *level = NULL;
     int c, have_gid = 0;
 
     runner_g.o.max_workers = RUNNER_DEFAULT_MAX_WORKERS;
+    runner_conf_init(&runner_g.conf);
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 's': runner_g.o.socket_path = optarg; break;
@@ -227,14 +231,11 @@ static int parse_args(int argc, char **argv)
                 return -1;
             }
             runner_g.o.max_workers = (unsigned)v;
+            runner_g.o.have_max_workers = 1;
             break;
         }
-        case 'l':
-            if ((runner_log_level = runner_log_parse_level(optarg)) < 0) {
-                fprintf(stderr, "cgiplus-runner: --log-level wants error, warn, info or debug\n");
-                return -1;
-            }
-            break;
+        case 'l': level = optarg; break;
+        case 'c': runner_g.o.config = optarg; break;
         case 'h':
             usage(stdout);
             exit(0);
@@ -243,7 +244,35 @@ static int parse_args(int argc, char **argv)
             return -1;
         }
     }
-    if (optind != argc || !runner_g.o.socket_path) {
+    if (optind != argc) {
+        usage(stderr);
+        return -1;
+    }
+    if (runner_g.o.config) {
+        char err[512];
+        runner_conf *f = &runner_g.conf;
+        if (runner_conf_load(runner_g.o.config, f, err, sizeof(err)) < 0) {
+            fprintf(stderr, "cgiplus-runner: %s: %s\n", runner_g.o.config, err);
+            return -1;
+        }
+        /* The command line wins over the file. */
+        if (!runner_g.o.socket_path)
+            runner_g.o.socket_path = f->socket;
+        if (!runner_g.o.user_name)
+            runner_g.o.user_name = f->user;
+        if (!group)
+            group = f->group;
+        if (!runner_g.o.pidfile)
+            runner_g.o.pidfile = f->pidfile;
+        if (!level)
+            level = f->log_level;
+        runner_g.o.die_with_parent |= f->die_with_parent;
+    }
+    if (level && (runner_log_level = runner_log_parse_level(level)) < 0) {
+        fprintf(stderr, "cgiplus-runner: the log level is error, warn, info or debug\n");
+        return -1;
+    }
+    if (!runner_g.o.socket_path) {
         usage(stderr);
         return -1;
     }
@@ -301,12 +330,15 @@ int main(int argc, char **argv)
     if (init < 0 || (runner_g.o.pidfile && write_pidfile() < 0))
         goto out;
     runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2056) "listening on %s (protocol %u, scripts run "
-               "as %s%s, max-workers %u)", runner_g.o.socket_path, CGP_VERSION,
+               "as %s%s, at most %llu workers%s%s)", runner_g.o.socket_path, CGP_VERSION,
                runner_g.o.have_user ? runner_g.o.user_name
                : runner_g.is_root ? "nobody: root without --user refuses to run scripts"
                : "the runner's own user",
                runner_g.o.die_with_parent ? ", dies with its parent" : "",
-               runner_g.o.max_workers);
+               (unsigned long long)runner_g.conf.max_workers_total,
+               runner_g.o.config ? ", configuration " : "",
+               runner_g.o.config ? runner_g.o.config : "");
+    runner_pool_declared();
     if (runner_loop_run() == 0) {
         rc = 0;
         runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2057) "stopped");
@@ -317,5 +349,43 @@ out:
     runner_unlink_socket();
     remove_pidfile();
     runner_loop_fini();
+    runner_conf_free(&runner_g.conf);
     return rc;
+}
+
+int runner_reload(void)
+{
+    runner_conf nc;
+    char err[512];
+    if (!runner_g.o.config) {
+        runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2051) "SIGHUP: no configuration file to read "
+                   "again (start with --config)");
+        return 0;
+    }
+    if (runner_conf_load(runner_g.o.config, &nc, err, sizeof(err)) < 0) {
+        runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2078) "SIGHUP: %s: %s; keeping the settings "
+                   "in force", runner_g.o.config, err);
+        return -1;
+    }
+    /* Process settings (socket, user...) apply at start only: the running
+     * values keep pointing at the strings they came from. */
+    char *keep[] = { nc.socket, nc.user, nc.group, nc.pidfile, nc.log_level };
+    nc.socket = runner_g.conf.socket;
+    nc.user = runner_g.conf.user;
+    nc.group = runner_g.conf.group;
+    nc.pidfile = runner_g.conf.pidfile;
+    nc.log_level = runner_g.conf.log_level;
+    runner_g.conf.socket = keep[0];
+    runner_g.conf.user = keep[1];
+    runner_g.conf.group = keep[2];
+    runner_g.conf.pidfile = keep[3];
+    runner_g.conf.log_level = keep[4];
+    runner_conf_free(&runner_g.conf);
+    runner_g.conf = nc;
+    runner_g.reloads++;
+    runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2051) "SIGHUP: read %s again (reload %lu): %u "
+               "pool sections, at most %llu workers", runner_g.o.config, runner_g.reloads,
+               nc.npools, (unsigned long long)nc.max_workers_total);
+    runner_pool_reload();
+    return 0;
 }

@@ -1,5 +1,7 @@
 /* runner_pool.c: pools keyed by (script, mode, settings): which worker takes
- * a request, the FIFO queue when all are busy, lazy spawning on demand. */
+ * a request, the bounded FIFO queue, the gates on starting a worker (pool
+ * maximum, global cap, spawn rate, crash-loop backoff), warm idle workers,
+ * rolling over when the script file changes, retiring unused pools. */
 #include "runner.h"
 
 #include <errno.h>
@@ -7,52 +9,163 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* Why a new worker cannot start now. */
+enum gate { GATE_OK, GATE_FULL, GATE_BACKOFF, GATE_SLOT, GATE_RATE };
+
 const char *runner_mode_name(runner_mode m)
 {
     return m == RUNNER_MODE_CGI ? "cgi" : "cgiplus";
 }
 
-runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
-                             const runner_pool_set *set)
-{
-    runner_pool *p;
-    TAILQ_FOREACH(p, &runner_g.pools, link)
-        if (p->mode == mode && p->set.max_workers == set->max_workers &&
-            strlen(p->script) == slen && memcmp(p->script, script, slen) == 0)
-            return p;
+#define SET(p, i) ((p)->set.v[RUNNER_S_##i])
 
-    if (!(p = calloc(1, sizeof(*p))))
+static void pool_retire(runner_pool *p, const char *why)
+{
+    runner_worker *w, *wn;
+    if (p->retired)
+        return;
+    p->retired = 1;
+    runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2064) "pool #%llu of %s retired (%s): idle "
+               "workers stop, busy ones after their request", (unsigned long long)p->id,
+               p->script, why);
+    for (w = TAILQ_FIRST(&p->workers); w; w = wn) {
+        wn = TAILQ_NEXT(w, plink);
+        runner_worker_stop(w, RUNNER_END_RETIRED, 0);
+    }
+}
+
+runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
+                             const runner_set_over *begin, int *err)
+{
+    char path[4096];
+    runner_pool_set set;
+    runner_pool *p, *q;
+
+    if (slen >= sizeof(path)) {
+        *err = ENAMETOOLONG;
         return NULL;
-    if (!(p->script = strndup(script, slen)) || !(p->dir = strndup(script, slen))) {
-        free(p->script);
+    }
+    memcpy(path, script, slen);
+    path[slen] = '\0';
+    if (runner_set_resolve(path, mode, begin, &set) < 0) {
+        *err = errno;
+        return NULL;
+    }
+    TAILQ_FOREACH(p, &runner_g.pools, link)
+        if (p->mode == mode && strcmp(p->script, path) == 0 && runner_set_equal(&p->set, &set)) {
+            runner_set_free(&set);
+            p->retired = 0; /* in use again */
+            p->last_used = runner_g.now;
+            return p;
+        }
+
+    if (!(p = calloc(1, sizeof(*p))) || !(p->script = strdup(path)) ||
+        !(p->dir = strdup(path))) {
+        if (p)
+            free(p->script);
         free(p);
+        runner_set_free(&set);
+        *err = ENOMEM;
         return NULL;
     }
     char *slash = strrchr(p->dir, '/');
     slash[slash == p->dir ? 1 : 0] = '\0'; /* script is absolute: a '/' exists */
     p->mode = mode;
-    p->set = *set;
+    p->set = set;
+    p->id = ++runner_g.next_pool_id;
+    p->created = p->last_used = runner_g.now;
     TAILQ_INIT(&p->workers);
     TAILQ_INIT(&p->queue);
+    /* A pool for the same script and user with other settings replaces the
+     * older ones (a reload changed them): those drain and go. */
+    TAILQ_FOREACH(q, &runner_g.pools, link)
+        if (q->mode == mode && strcmp(q->script, path) == 0 &&
+            q->set.v[RUNNER_S_USER] == set.v[RUNNER_S_USER])
+            pool_retire(q, "superseded by new settings");
     TAILQ_INSERT_TAIL(&runner_g.pools, p, link);
-    runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2006) "new pool %s (%s, max_workers %u)",
-               p->script, runner_mode_name(mode), set->max_workers);
+    runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2006) "new pool #%llu for %s (%s, max_workers "
+               "%llu, min_idle %llu, queue %llu)", (unsigned long long)p->id, p->script,
+               runner_mode_name(mode), (unsigned long long)SET(p, MAX_WORKERS),
+               (unsigned long long)SET(p, MIN_IDLE), (unsigned long long)SET(p, QUEUE_DEPTH));
     return p;
 }
 
+static int usable(const runner_pool *p, const runner_worker *w)
+{
+    return (w->state == RUNNER_W_IDLE || w->state == RUNNER_W_BUSY) && w->gen == p->gen &&
+           !w->retire && !w->exec_failed;
+}
+
+static unsigned count_usable(const runner_pool *p, int idle_only)
+{
+    unsigned n = 0;
+    const runner_worker *w;
+    TAILQ_FOREACH(w, &p->workers, plink)
+        n += usable(p, w) && (!idle_only || w->state == RUNNER_W_IDLE);
+    return n;
+}
+
+/* The idle worker used most recently: the others may reach their idle
+ * timeout, so a quiet pool shrinks. */
 static runner_worker *idle_worker(runner_pool *p)
 {
-    runner_worker *w;
+    runner_worker *w, *best = NULL;
+    if (p->mode != RUNNER_MODE_CGIPLUS)
+        return NULL;
     TAILQ_FOREACH(w, &p->workers, plink)
-        if (w->state == RUNNER_W_IDLE)
-            return w;
-    return NULL;
+        if (w->state == RUNNER_W_IDLE && usable(p, w) && (!best || w->t_idle >= best->t_idle))
+            best = w;
+    return best;
+}
+
+/* Spawn rate as GCRA: tokens_at is the theoretical arrival time in us; a
+ * burst of one second's worth is allowed. */
+static uint64_t rate_interval_us(const runner_pool *p)
+{
+    return SET(p, SPAWN_RATE) ? 1000000u / SET(p, SPAWN_RATE) : 0;
+}
+
+static uint64_t rate_next_ms(const runner_pool *p)
+{
+    uint64_t iv = rate_interval_us(p), now_us = runner_g.now * 1000u;
+    uint64_t burst = (SET(p, SPAWN_RATE) - 1) * iv;
+    if (!iv || p->tokens_at <= now_us + burst)
+        return 0;
+    return (p->tokens_at - burst + 999u) / 1000u;
+}
+
+static void rate_take(runner_pool *p)
+{
+    uint64_t iv = rate_interval_us(p), now_us = runner_g.now * 1000u;
+    if (iv)
+        p->tokens_at = (p->tokens_at > now_us ? p->tokens_at : now_us) + iv;
+}
+
+static enum gate spawn_gate(const runner_pool *p)
+{
+    if (p->nworkers >= SET(p, MAX_WORKERS))
+        return GATE_FULL;
+    if (runner_g.now < p->backoff_until)
+        return GATE_BACKOFF;
+    if (runner_g.nworkers >= runner_g.conf.max_workers_total)
+        return GATE_SLOT;
+    if (p->mode == RUNNER_MODE_CGIPLUS && rate_next_ms(p))
+        return GATE_RATE;
+    return GATE_OK;
+}
+
+static unsigned retry_after(const runner_pool *p)
+{
+    uint64_t left = p->backoff_until > runner_g.now ? p->backoff_until - runner_g.now : 0;
+    left = (left + 999) / 1000;
+    return left < 1 ? 1 : left > 3600 ? 3600 : (unsigned)left;
 }
 
 /* Starts a new process for r, or ends r with spawn-failed. */
 static void start_new(runner_pool *p, runner_req *r)
 {
     runner_worker *w;
+    rate_take(p);
     if (p->mode == RUNNER_MODE_CGI) {
         if (runner_worker_spawn_cgi(p, r) < 0)
             runner_req_end(r, CGP_O_SPAWN_FAILED, 1, 0, (uint32_t)errno);
@@ -65,15 +178,140 @@ static void start_new(runner_pool *p, runner_req *r)
     runner_worker_assign(w, r);
 }
 
+/* Keeps min_idle idle workers of the current generation. */
+static void maintain(runner_pool *p)
+{
+    runner_worker *w;
+    if (p->mode != RUNNER_MODE_CGIPLUS || p->retired || runner_g.stop != RUNNER_RUN)
+        return;
+    while (count_usable(p, 1) < SET(p, MIN_IDLE) && spawn_gate(p) == GATE_OK) {
+        rate_take(p);
+        if (runner_worker_spawn(p, &w) < 0)
+            break;
+    }
+}
+
+/* Frees a slot for a pool blocked by the global cap: an idle worker of
+ * another pool goes, unless enough are on their way out already. */
+static void want_slot(runner_pool *p)
+{
+    runner_worker *w, *victim = NULL;
+    unsigned stopping = 0, waiters = 0;
+    runner_pool *q;
+    if (!p->waits_slot) {
+        p->waits_slot = 1;
+        TAILQ_INSERT_TAIL(&runner_g.slot_waiters, p, slink);
+    }
+    TAILQ_FOREACH(q, &runner_g.slot_waiters, slink)
+        waiters++;
+    TAILQ_FOREACH(w, &runner_g.workers, glink) {
+        if (w->state == RUNNER_W_STOPPING)
+            stopping++;
+        else if (w->state == RUNNER_W_IDLE && w->pool != p &&
+                 (!victim || w->t_idle < victim->t_idle))
+            victim = w;
+    }
+    if (victim && stopping < waiters) {
+        runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2067) "all %llu workers of the runner are "
+                   "taken; stopping idle worker pid %ld of %s for %s",
+                   (unsigned long long)runner_g.conf.max_workers_total, (long)victim->pid,
+                   victim->pool->script, p->script);
+        runner_worker_stop(victim, RUNNER_END_EVICTED, 1);
+    }
+}
+
+static void slot_done(runner_pool *p)
+{
+    if (p->waits_slot) {
+        TAILQ_REMOVE(&runner_g.slot_waiters, p, slink);
+        p->waits_slot = 0;
+    }
+}
+
+static void fail_queue(runner_pool *p, int outcome, unsigned retry)
+{
+    while (!TAILQ_EMPTY(&p->queue)) {
+        runner_req *r = TAILQ_FIRST(&p->queue);
+        runner_pool_dequeue(r);
+        runner_req_end(r, outcome, retry, 0, 0);
+    }
+}
+
+void runner_pool_dispatch(runner_pool *p)
+{
+    while (!TAILQ_EMPTY(&p->queue) && runner_g.stop == RUNNER_RUN) {
+        runner_req *r = TAILQ_FIRST(&p->queue);
+        runner_worker *w = idle_worker(p);
+        if (w) {
+            runner_pool_dequeue(r);
+            runner_worker_assign(w, r);
+            continue;
+        }
+        enum gate g = spawn_gate(p);
+        if (g == GATE_OK) {
+            runner_pool_dequeue(r);
+            start_new(p, r);
+            continue;
+        }
+        if (g == GATE_BACKOFF && count_usable(p, 0) == 0)
+            fail_queue(p, CGP_O_SPAWN_FAILED, retry_after(p));
+        else if (g == GATE_SLOT)
+            want_slot(p);
+        break;
+    }
+    if (TAILQ_EMPTY(&p->queue))
+        slot_done(p);
+    maintain(p);
+    runner_pool_rearm(p);
+}
+
+/* Workers of an older generation (the script file changed) finish what
+ * they do and go; new requests meet new workers. */
+static void roll_over(runner_pool *p, const struct stat *st)
+{
+    runner_worker *w, *wn;
+    unsigned idle = 0, busy = 0;
+    p->gen++;
+    p->fail_streak = 0;
+    p->backoff_until = 0;
+    for (w = TAILQ_FIRST(&p->workers); w; w = wn) {
+        wn = TAILQ_NEXT(w, plink);
+        if (w->gen == p->gen || w->state == RUNNER_W_STOPPING || w->state == RUNNER_W_DEAD)
+            continue;
+        if (w->state == RUNNER_W_IDLE)
+            idle++;
+        else
+            busy++;
+        runner_worker_stop(w, RUNNER_END_DEPLOY, 0);
+    }
+    runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2065) "%s changed (inode %llu, %lld bytes): pool "
+               "#%llu rolls over to generation %u; %u idle workers stop, %u busy ones after "
+               "their request", p->script, (unsigned long long)st->st_ino, (long long)st->st_size,
+               (unsigned long long)p->id, p->gen, idle, busy);
+}
+
 /* The script must exist and be executable; checked per request so a removed
- * script answers 404 even while its workers still run. */
-static int check_script(const runner_pool *p)
+ * script answers 404 even while its workers still run. A changed file
+ * (another inode, size, mtime or ctime) rolls the pool over. */
+static int check_script(runner_pool *p)
 {
     struct stat st;
     if (stat(p->script, &st) < 0)
         return errno == EACCES ? EACCES : ENOENT;
     if (!S_ISREG(st.st_mode) || !(st.st_mode & 0111))
         return EACCES;
+    int64_t mt = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+    int64_t ct = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
+    if (p->have_ident && (p->ident_dev != st.st_dev || p->ident_ino != st.st_ino ||
+                          p->ident_size != (int64_t)st.st_size || p->ident_mtime_ns != mt ||
+                          p->ident_ctime_ns != ct))
+        roll_over(p, &st);
+    p->have_ident = 1;
+    p->ident_dev = st.st_dev;
+    p->ident_ino = st.st_ino;
+    p->ident_size = (int64_t)st.st_size;
+    p->ident_mtime_ns = mt;
+    p->ident_ctime_ns = ct;
     return 0;
 }
 
@@ -82,6 +320,9 @@ void runner_pool_submit(runner_req *r)
     runner_pool *p = r->pool;
     int err = check_script(p);
 
+    p->requests++;
+    p->last_used = runner_g.now;
+    r->t_arrive = runner_g.now;
     if (err) {
         runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2007) "%s: %s (request %s)", p->script,
                    strerror(err), r->uri);
@@ -92,24 +333,38 @@ void runner_pool_submit(runner_req *r)
         runner_req_end(r, CGP_O_OVERLOADED, 1, 0, 0);
         return;
     }
-    runner_worker *w = p->mode == RUNNER_MODE_CGIPLUS ? idle_worker(p) : NULL;
-    if (w) {
-        runner_worker_assign(w, r);
-        return;
+    p->retired = 0;
+    if (TAILQ_EMPTY(&p->queue)) {
+        runner_worker *w = idle_worker(p);
+        if (w) {
+            runner_worker_assign(w, r);
+            return;
+        }
+        enum gate g = spawn_gate(p);
+        if (g == GATE_OK) {
+            start_new(p, r);
+            return;
+        }
+        if (g == GATE_BACKOFF && count_usable(p, 0) == 0) {
+            runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2068) "%s: in crash-loop backoff for "
+                       "%llu ms more; request %s answered spawn-failed", p->script,
+                       (unsigned long long)(p->backoff_until - runner_g.now), r->uri);
+            runner_req_end(r, CGP_O_SPAWN_FAILED, retry_after(p), 0, 0);
+            return;
+        }
     }
-    if (p->nworkers < p->set.max_workers && TAILQ_EMPTY(&p->queue)) {
-        start_new(p, r);
-        return;
-    }
-    if (p->qlen >= RUNNER_QUEUE_CAP) {
-        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2008) "%s: queue full (%u waiting, %u "
-                   "workers busy); answering overloaded", p->script, p->qlen, p->nworkers);
+    if (p->qlen >= SET(p, QUEUE_DEPTH)) {
+        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2008) "%s: queue full (%u waiting, %u workers "
+                   "of %llu); answering overloaded at once", p->script, p->qlen, p->nworkers,
+                   (unsigned long long)SET(p, MAX_WORKERS));
         runner_req_end(r, CGP_O_OVERLOADED, 1, 0, 0);
         return;
     }
     r->state = RUNNER_R_QUEUED;
     TAILQ_INSERT_TAIL(&p->queue, r, qlink);
-    p->qlen++;
+    if (++p->qlen > p->qmax)
+        p->qmax = p->qlen;
+    runner_pool_dispatch(p);
 }
 
 void runner_pool_dequeue(runner_req *r)
@@ -119,48 +374,202 @@ void runner_pool_dequeue(runner_req *r)
     r->state = RUNNER_R_PARAMS; /* no longer queued; the caller decides what next */
 }
 
-void runner_pool_dispatch(runner_pool *p)
-{
-    while (!TAILQ_EMPTY(&p->queue) && runner_g.stop == RUNNER_RUN) {
-        runner_worker *w = p->mode == RUNNER_MODE_CGIPLUS ? idle_worker(p) : NULL;
-        if (!w && p->nworkers >= p->set.max_workers)
-            return;
-        runner_req *r = TAILQ_FIRST(&p->queue);
-        runner_pool_dequeue(r);
-        if (w)
-            runner_worker_assign(w, r);
-        else
-            start_new(p, r);
-    }
-}
-
 void runner_pool_worker_idle(runner_worker *w)
 {
+    runner_pool *p = w->pool;
     if (w->state != RUNNER_W_IDLE)
         return;
     if (runner_g.stop != RUNNER_RUN) {
-        runner_worker_stop(w);
+        runner_worker_stop(w, RUNNER_END_SHUTDOWN, 1);
         return;
     }
-    runner_pool_dispatch(w->pool);
+    runner_pool_dispatch(p);
+    if (w->state != RUNNER_W_IDLE)
+        return;
+    if (p->retired)
+        runner_worker_stop(w, RUNNER_END_RETIRED, 1);
+    else if (!TAILQ_EMPTY(&runner_g.slot_waiters) && !p->waits_slot)
+        want_slot(TAILQ_FIRST(&runner_g.slot_waiters)); /* another pool waits for a slot */
 }
 
-/* Stop: queued requests are answered at once, idle workers are told to go. */
+void runner_pool_request_ok(runner_pool *p)
+{
+    p->fail_streak = 0;
+}
+
+static void ended_note(runner_pool *p, const runner_worker *w)
+{
+    runner_ended *e = &p->ended[p->nended++ % RUNNER_ENDS_KEPT];
+    e->pid = (long)w->pid;
+    e->why = w->why;
+    e->status = w->status;
+    e->served = w->served;
+    e->at = runner_g.now;
+}
+
+/* Other pools blocked by the global cap get the freed slot, oldest first. */
+static void slots_freed(void)
+{
+    unsigned n = 0;
+    runner_pool *q;
+    TAILQ_FOREACH(q, &runner_g.slot_waiters, slink)
+        n++;
+    while (n-- && runner_g.nworkers < runner_g.conf.max_workers_total &&
+           (q = TAILQ_FIRST(&runner_g.slot_waiters))) {
+        slot_done(q);
+        runner_pool_dispatch(q);
+    }
+}
+
+void runner_pool_reaped(runner_worker *w)
+{
+    runner_pool *p = w->pool;
+    p->deaths[w->why]++;
+    ended_note(p, w);
+    /* Died before serving anything, by itself: a crash loop if it repeats.
+     * The first gets a second chance at once; then the delay doubles. */
+    if (!w->is_cgi && w->served == 0 && w->gen == p->gen &&
+        (w->why == RUNNER_END_EXITED || w->why == RUNNER_END_CRASHED ||
+         w->why == RUNNER_END_EXEC_FAILED || w->why == RUNNER_END_BROKEN)) {
+        p->fail_streak++;
+        if (p->fail_streak >= 2) {
+            const runner_conf *c = &runner_g.conf;
+            unsigned sh = p->fail_streak - 2 > 30 ? 30 : p->fail_streak - 2;
+            uint64_t delay = c->backoff_base << sh;
+            if (delay > c->backoff_max || delay < c->backoff_base)
+                delay = c->backoff_max;
+            p->backoff_until = runner_g.now + delay;
+            runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2066) "%s: %u workers in a row ended "
+                       "before serving a request (last: %s); no new worker for %llu ms, "
+                       "requests meanwhile get 503", p->script, p->fail_streak,
+                       runner_wend_name(w->why), (unsigned long long)delay);
+        }
+    }
+    runner_pool_dispatch(p);
+    slots_freed();
+}
+
+static void expire_queue(runner_pool *p)
+{
+    uint64_t wait = SET(p, QUEUE_WAIT);
+    unsigned n = 0;
+    if (!wait)
+        return;
+    while (!TAILQ_EMPTY(&p->queue)) {
+        runner_req *r = TAILQ_FIRST(&p->queue);
+        if (runner_g.now < r->t_arrive + wait)
+            break;
+        runner_pool_dequeue(r);
+        runner_req_end(r, CGP_O_OVERLOADED, 1, 0, 0);
+        n++;
+    }
+    if (n)
+        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2063) "%s: %u requests waited %llu ms for a "
+                   "worker; answered overloaded", p->script, n, (unsigned long long)wait);
+}
+
+void runner_pool_rearm(runner_pool *p)
+{
+    uint64_t dl = 0, t;
+#define MIN_DL(x) do { t = (x); if (t && (!dl || t < dl)) dl = t; } while (0)
+    if (!TAILQ_EMPTY(&p->queue)) {
+        if (SET(p, QUEUE_WAIT))
+            MIN_DL(TAILQ_FIRST(&p->queue)->t_arrive + SET(p, QUEUE_WAIT));
+    }
+    if (!TAILQ_EMPTY(&p->queue) || (p->mode == RUNNER_MODE_CGIPLUS && !p->retired &&
+                                    count_usable(p, 1) < SET(p, MIN_IDLE))) {
+        enum gate g = spawn_gate(p);
+        if (g == GATE_BACKOFF)
+            MIN_DL(p->backoff_until);
+        else if (g == GATE_RATE)
+            MIN_DL(rate_next_ms(p));
+    }
+    if (!p->retired)
+        MIN_DL(p->last_used + runner_g.conf.pool_idle);
+#undef MIN_DL
+    p->deadline = dl;
+}
+
+void runner_pool_timer(runner_pool *p)
+{
+    p->deadline = 0;
+    expire_queue(p);
+    if (!p->retired && runner_g.now >= p->last_used + runner_g.conf.pool_idle &&
+        TAILQ_EMPTY(&p->queue))
+        pool_retire(p, "no request for a while");
+    runner_pool_dispatch(p);
+}
+
+/* Stop: queued requests are answered at once, idle workers are told to go,
+ * busy ones go after their request. */
 void runner_pool_stop(void)
 {
     runner_pool *p;
     runner_worker *w, *wn;
     TAILQ_FOREACH(p, &runner_g.pools, link) {
-        while (!TAILQ_EMPTY(&p->queue)) {
-            runner_req *r = TAILQ_FIRST(&p->queue);
-            runner_pool_dequeue(r);
-            runner_req_end(r, CGP_O_OVERLOADED, 1, 0, 0);
-        }
+        fail_queue(p, CGP_O_OVERLOADED, 1);
+        slot_done(p);
         for (w = TAILQ_FIRST(&p->workers); w; w = wn) {
             wn = TAILQ_NEXT(w, plink);
-            if (w->state == RUNNER_W_IDLE)
-                runner_worker_stop(w);
+            runner_worker_stop(w, RUNNER_END_SHUTDOWN, 0);
         }
+    }
+}
+
+/* Pools named in the configuration file exist from the start, warm. */
+void runner_pool_declared(void)
+{
+    for (unsigned i = 0; i < runner_g.conf.npools; i++) {
+        const runner_conf_pool *cp = &runner_g.conf.pools[i];
+        int err = 0;
+        runner_pool *p = runner_pool_get(cp->script, strlen(cp->script), cp->mode, NULL, &err);
+        if (!p) {
+            runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2069) "cannot set up the pool of %s: %s",
+                       cp->script, strerror(err));
+            continue;
+        }
+        check_script(p);
+        runner_pool_dispatch(p);
+    }
+}
+
+/* After SIGHUP: settings may have changed; requests will find (or create)
+ * pools under the new keys. Pools of sections read again are set up now. */
+void runner_pool_reload(void)
+{
+    runner_pool *p;
+    runner_pool_declared();
+    TAILQ_FOREACH(p, &runner_g.pools, link)
+        runner_pool_dispatch(p);
+}
+
+static void pool_free(runner_pool *p)
+{
+    slot_done(p);
+    TAILQ_REMOVE(&runner_g.pools, p, link);
+    runner_set_free(&p->set);
+    free(p->script);
+    free(p->dir);
+    free(p);
+}
+
+/* Frees retired pools nobody uses any more: no worker, no request. */
+void runner_pool_gc(void)
+{
+    runner_pool *p, *pn;
+    runner_client *c;
+    for (p = TAILQ_FIRST(&runner_g.pools); p; p = pn) {
+        pn = TAILQ_NEXT(p, link);
+        if (!p->retired || p->nworkers || p->qlen)
+            continue;
+        int held = 0; /* a request between BEGIN and submit points at it */
+        TAILQ_FOREACH(c, &runner_g.clients, link)
+            held |= c->req && c->req->pool == p;
+        if (held)
+            continue;
+        runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2070) "pool #%llu of %s freed",
+                   (unsigned long long)p->id, p->script);
+        pool_free(p);
     }
 }
 
@@ -181,9 +590,6 @@ void runner_pool_free_all(void)
                 r->client->req = NULL;
             runner_req_free(r);
         }
-        TAILQ_REMOVE(&runner_g.pools, p, link);
-        free(p->script);
-        free(p->dir);
-        free(p);
+        pool_free(p);
     }
 }

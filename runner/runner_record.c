@@ -113,7 +113,7 @@ char **runner_record_env(const runner_req *r)
 
     while (cgp_kv_next(r->params.p, r->params.len, &off, &n, &nl, &v, &vl) == 1)
         count++;
-    char **env = calloc(count + 4, sizeof(char *));
+    char **env = calloc(count + 4 + RUNNER_ENV_MAX, sizeof(char *));
     if (!env)
         return NULL;
     for (off = 0; cgp_kv_next(r->params.p, r->params.len, &off, &n, &nl, &v, &vl) == 1;) {
@@ -141,6 +141,13 @@ char **runner_record_env(const runner_req *r)
         goto fail;
     if (!have_gi && !(env[i++] = strdup("GATEWAY_INTERFACE=CGI/1.1")))
         goto fail;
+    /* The pool's configured variables, copied: the array owns its strings. */
+    const runner_pool_set *set = &r->pool->set;
+    for (size_t o = 0; o < set->env_len && i < count + 3 + RUNNER_ENV_MAX;) {
+        if (!(env[i++] = strdup(set->env + o)))
+            goto fail;
+        o += strlen(set->env + o) + 1;
+    }
     return env;
 fail:
     runner_env_free(env);

@@ -23,6 +23,7 @@ runner_req *runner_req_new(runner_client *c, uint32_t reqid, const char *uri, si
     r->client = c;
     r->reqid = reqid;
     r->state = RUNNER_R_PARAMS;
+    r->t_arrive = runner_g.now;
     runner_spool_init(&r->body);
     return r;
 }
@@ -33,6 +34,8 @@ void runner_req_free(runner_req *r)
         return;
     runner_spool_free(&r->body);
     runner_buf_free(&r->params);
+    runner_buf_free(&r->hdr);
+    runner_buf_free(&r->recs);
     free(r->uri);
     free(r);
 }
@@ -107,6 +110,8 @@ void runner_req_end(runner_req *r, int outcome, unsigned retry, uint32_t pid, ui
     if (r->ended)
         return;
     r->ended = 1;
+    if (r->pool && (unsigned)outcome <= CGP_O_MAX_)
+        r->pool->outcomes[outcome]++;
     runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2004) "request %u (%s) for %s ended: %s",
                r->reqid, r->uri, r->pool ? r->pool->script : "?", cgp_outcome_name((unsigned)outcome));
     if (r->client) {
@@ -131,6 +136,8 @@ void runner_req_client_gone(runner_req *r)
     if (r->ended)
         return;
     r->ended = 1;
+    if (r->pool)
+        r->pool->outcomes[CGP_O_ABORTED]++;
     runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2005) "request %u (%s): the module went away",
                r->reqid, r->uri);
     if (r->worker) {

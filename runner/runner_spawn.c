@@ -9,7 +9,9 @@
 #include <grp.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 const char *runner_spawn_stage(unsigned stage)
@@ -20,6 +22,7 @@ const char *runner_spawn_stage(unsigned stage)
     case RUNNER_STAGE_CHDIR:  return "chdir";
     case RUNNER_STAGE_FDS:    return "setting up descriptors";
     case RUNNER_STAGE_EXEC:   return "exec";
+    case RUNNER_STAGE_RLIMIT: return "setting resource limits";
     default:           return "start";
     }
 }
@@ -64,14 +67,29 @@ static void child(const runner_spawn_spec *s)
 
     if (setsid() < 0)
         child_fail(efd, RUNNER_STAGE_SETSID, errno);
+    /* Limits first: as root the hard limits may still be raised. */
+    static const int res[] = { RLIMIT_CPU, RLIMIT_AS, RLIMIT_NOFILE, RLIMIT_NPROC };
+    for (int i = 0; i < 4; i++) {
+        uint64_t v = s->set->v[RUNNER_S_RLIMIT_CPU + i];
+        if (!v)
+            continue;
+        /* CPU: SIGXCPU at the soft limit, SIGKILL a second later. */
+        struct rlimit rl = { .rlim_cur = (rlim_t)v, .rlim_max = (rlim_t)v + (i == 0) };
+        if (setrlimit(res[i], &rl) < 0)
+            child_fail(efd, RUNNER_STAGE_RLIMIT, errno);
+    }
+    uint64_t user = s->set->v[RUNNER_S_USER];
+    uid_t uid = (uid_t)(user >> 32);
+    gid_t gid = (gid_t)(user & 0xffffffffu);
     if (runner_g.is_root) {
-        if (!runner_g.o.have_user)
+        if (!user || uid == 0 || gid == 0)
             child_fail(efd, RUNNER_STAGE_CREDS, EPERM);
-        if (setgroups(1, &runner_g.o.gid) < 0 || setgid(runner_g.o.gid) < 0 ||
-            setuid(runner_g.o.uid) < 0)
+        if (setgroups(1, &gid) < 0 || setgid(gid) < 0 || setuid(uid) < 0)
             child_fail(efd, RUNNER_STAGE_CREDS, errno);
-        if (runner_g.o.uid != 0 && setuid(0) == 0)
+        if (setuid(0) == 0 || seteuid(0) == 0)
             child_fail(efd, RUNNER_STAGE_CREDS, EPERM);
+    } else if (user && uid != geteuid()) {
+        child_fail(efd, RUNNER_STAGE_CREDS, EPERM);
     }
     if (chdir(s->dir) < 0)
         child_fail(efd, RUNNER_STAGE_CHDIR, errno);
@@ -134,4 +152,13 @@ int runner_random_hex(char *out, size_t nhex)
     }
     out[2 * n] = '\0';
     return 0;
+}
+
+size_t runner_spawn_env(const runner_pool_set *set, char **envp, size_t n, size_t cap)
+{
+    /* Pointers into set->env: the pool outlives the fork + exec. */
+    for (size_t o = 0; o < set->env_len && n + 1 < cap; o += strlen(set->env + o) + 1)
+        envp[n++] = set->env + o;
+    envp[n] = NULL;
+    return n;
 }

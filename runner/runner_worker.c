@@ -40,6 +40,7 @@ static runner_worker *worker_new(runner_pool *p)
     }
     w->pool = p;
     w->body_peer = -1;
+    TAILQ_INIT(&w->answers);
     runner_ev_init(&w->ev_in, RUNNER_EV_W_IN, -1, w);
     runner_ev_init(&w->ev_body, RUNNER_EV_W_BODY, -1, w);
     runner_ev_init(&w->ev_out, RUNNER_EV_W_OUT, -1, w);
@@ -66,6 +67,7 @@ void runner_worker_free(runner_worker *w)
             w->req->client->req = NULL;
         runner_req_free(w->req);
     }
+    runner_callout_free(w);
     runner_buf_free(&w->inq);
     free(w->obuf);
     free(w);
@@ -75,16 +77,18 @@ static void worker_insert(runner_worker *w, pid_t pid)
 {
     w->pid = pid;
     w->state = RUNNER_W_IDLE;
-    w->started = runner_g.now;
+    w->started = w->t_idle = runner_g.now;
+    w->gen = w->pool->gen;
     TAILQ_INSERT_TAIL(&w->pool->workers, w, plink);
     TAILQ_INSERT_TAIL(&runner_g.workers, w, glink);
     w->pool->nworkers++;
     w->pool->spawned++;
+    runner_g.nworkers++;
 }
 
 static int refuse_root(const runner_pool *p)
 {
-    if (!runner_g.is_root || runner_g.o.have_user)
+    if (!runner_g.is_root || p->set.v[RUNNER_S_USER] != 0)
         return 0;
     runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2010) "refusing to run %s as root: start "
                "cgiplus-runner with --user", p->script);
@@ -128,11 +132,13 @@ int runner_worker_spawn(runner_pool *p, runner_worker **out)
     snprintf(e_eof, sizeof(e_eof), "CGIPLUSEOF=%s", w->eof);
     snprintf(e_esc, sizeof(e_esc), "CGIPLUSESC=%s", w->esc);
     snprintf(e_eot, sizeof(e_eot), "CGIPLUSEOT=%s", w->eot);
-    char *envp[] = { e_eof, e_esc, e_eot, "CGIPLUSIN=/dev/fd/3", "PATH=" RUNNER_DEFAULT_PATH,
-                     "GATEWAY_INTERFACE=CGI/1.1", NULL };
+    char *envp[7 + RUNNER_ENV_MAX] = { e_eof, e_esc, e_eot, "CGIPLUSIN=/dev/fd/3",
+                                       "PATH=" RUNNER_DEFAULT_PATH,
+                                       "GATEWAY_INTERFACE=CGI/1.1", NULL };
+    runner_spawn_env(&p->set, envp, 6, sizeof(envp) / sizeof(envp[0]));
     runner_spawn_spec spec = { .path = p->script, .dir = p->dir, .envp = envp,
                                .fds = { sv[0], po[1], pe[1], pi[0] }, .nfds = 4,
-                               .exec_fd = px[1] };
+                               .exec_fd = px[1], .set = &p->set };
     pid_t pid = runner_spawn(&spec);
     if (pid < 0) {
         err = errno;
@@ -154,8 +160,10 @@ int runner_worker_spawn(runner_pool *p, runner_worker **out)
     worker_insert(w, pid);
     runner_ev_watch(&w->ev_exec, EPOLLIN);
     runner_worker_update(w);
-    runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2013) "started worker pid %ld for %s (%u of %u)",
-               (long)pid, p->script, p->nworkers, p->set.max_workers);
+    runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2013) "started worker pid %ld for %s (%u of %llu, "
+               "generation %u)", (long)pid, p->script, p->nworkers,
+               (unsigned long long)p->set.v[RUNNER_S_MAX_WORKERS], p->gen);
+    runner_worker_rearm(w);
     *out = w;
     return 0;
 fail:
@@ -193,7 +201,8 @@ int runner_worker_spawn_cgi(runner_pool *p, runner_req *r)
         goto fail;
     }
     runner_spawn_spec spec = { .path = p->script, .dir = p->dir, .envp = env,
-                               .fds = { pin[0], po[1], pe[1] }, .nfds = 3, .exec_fd = px[1] };
+                               .fds = { pin[0], po[1], pe[1] }, .nfds = 3, .exec_fd = px[1],
+                               .set = &p->set };
     pid_t pid = runner_spawn(&spec);
     if (pid < 0) {
         err = errno;
@@ -251,12 +260,36 @@ static void drain_body(runner_worker *w)
                    "bytes unread; discarded", (long)w->pid, w->pool->script, total);
 }
 
+
 /* The worker is no use any more: never assign it again, make it go. */
-static void worker_break(runner_worker *w, int sig)
+static void worker_break(runner_worker *w, runner_wend why, int sig)
 {
+    if (w->why == RUNNER_END_NONE)
+        w->why = why;
     if (w->state == RUNNER_W_IDLE || w->state == RUNNER_W_BUSY)
         w->state = RUNNER_W_STOPPING;
+    if (sig == SIGKILL)
+        w->killed = 1;
+    else if (!w->t_term)
+        w->t_term = runner_g.now;
     runner_worker_kill(w, sig);
+    runner_worker_rearm(w);
+}
+
+void runner_worker_stop(runner_worker *w, runner_wend why, int now)
+{
+    if (w->state == RUNNER_W_DEAD || w->exited)
+        return;
+    if (w->state == RUNNER_W_BUSY && !now) {
+        if (!w->retire)
+            w->retire = why;
+        return;
+    }
+    if (w->t_term || w->killed)
+        return;
+    runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2030) "stopping worker pid %ld of %s (%s)",
+               (long)w->pid, w->pool->script, runner_wend_name(why));
+    worker_break(w, why, SIGTERM);
 }
 
 static void flush_in(runner_worker *w)
@@ -268,7 +301,7 @@ static void flush_in(runner_worker *w)
                    "CGIPLUSIN (%s); stopping it", (long)w->pid, w->pool->script, strerror(errno));
         runner_buf_reset(&w->inq);
         runner_ev_close(&w->ev_in);
-        worker_break(w, SIGKILL);
+        worker_break(w, RUNNER_END_BROKEN, SIGKILL);
     }
     runner_ev_watch(&w->ev_in, runner_buf_used(&w->inq) ? EPOLLOUT : 0);
 }
@@ -280,7 +313,7 @@ void runner_worker_reply(runner_worker *w, const char *line)
     if (runner_buf_append(&w->inq, line, strlen(line)) < 0 || runner_buf_append(&w->inq, "\n", 1) < 0) {
         runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2020) "out of memory answering a callout of "
                    "worker pid %ld; stopping it", (long)w->pid);
-        worker_break(w, SIGKILL);
+        worker_break(w, RUNNER_END_BROKEN, SIGKILL);
         return;
     }
     flush_in(w);
@@ -291,13 +324,14 @@ void runner_worker_assign(runner_worker *w, runner_req *r)
     w->req = r;
     r->worker = w;
     r->state = RUNNER_R_RUNNING;
+    r->t_start = r->t_progress = runner_g.now;
     w->state = RUNNER_W_BUSY;
-    w->deadline = 0;
-    w->deadline_why = RUNNER_DL_NONE;
+    w->dl_orphan = 0;
     w->body_blocked = 0;
     runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2021) "request %u (%s) to worker pid %ld",
                r->reqid, r->uri, (long)w->pid);
     if (!w->is_cgi) {
+        w->had_output = 0;
         drain_body(w);
         runner_scan_reset(&w->scan);
         w->olen = 0;
@@ -318,6 +352,7 @@ void runner_worker_assign(runner_worker *w, runner_req *r)
     }
     runner_worker_feed(w);
     runner_worker_update(w);
+    runner_worker_rearm(w);
 }
 
 void runner_worker_feed(runner_worker *w)
@@ -375,7 +410,8 @@ static void idle_junk(runner_worker *w, size_t n)
     w->junk += n;
 }
 
-static void deliver(runner_worker *w, const unsigned char *d, size_t len)
+
+void runner_worker_send(runner_worker *w, const unsigned char *d, size_t len)
 {
     runner_req *r = w->req;
     if (!r) {
@@ -384,6 +420,7 @@ static void deliver(runner_worker *w, const unsigned char *d, size_t len)
     }
     if (!r->client) /* orphan: the output goes nowhere */
         return;
+    r->out_bytes += len;
     while (len) {
         size_t k = len > CGP_MAX_PAYLOAD ? CGP_MAX_PAYLOAD : len;
         runner_client_send(r->client, CGP_T_STDOUT, 0, r->reqid, d, k);
@@ -464,22 +501,53 @@ static void take_stderr(runner_worker *w)
 static void request_done(runner_worker *w)
 {
     runner_req *r = w->req;
+    runner_pool *p = w->pool;
+    runner_hdr_flush(w);
     take_stderr(w);
+    runner_callout_expire(w, 2); /* unanswered and no longer awaited */
     w->req = NULL;
     r->worker = NULL;
     w->served++;
-    w->pool->served++;
-    if (w->state == RUNNER_W_BUSY)
-        w->state = w->exited ? RUNNER_W_STOPPING : RUNNER_W_IDLE;
-    w->deadline = 0;
-    w->deadline_why = RUNNER_DL_NONE;
+    p->served++;
     w->body_blocked = 0;
+    w->dl_orphan = 0;
     runner_ev_watch(&w->ev_body, 0);
-    if (!r->ended)
+    if (!r->ended) {
+        runner_pool_request_ok(p);
         runner_req_end(r, CGP_O_OK, 0, (uint32_t)w->pid, 0);
-    else
+    } else {
         runner_req_free(r);
+    }
     drain_body(w);
+    if (w->state == RUNNER_W_BUSY) {
+        uint64_t maxr = p->set.v[RUNNER_S_MAX_REQUESTS], age = p->set.v[RUNNER_S_MAX_AGE];
+        w->state = RUNNER_W_IDLE;
+        w->t_idle = runner_g.now;
+        if (w->exited)
+            w->state = RUNNER_W_STOPPING;
+        else if (w->retire)
+            runner_worker_stop(w, w->retire, 1);
+        else if (maxr && w->served >= maxr)
+            runner_worker_stop(w, RUNNER_END_MAX_REQUESTS, 1);
+        else if (age && runner_g.now - w->started >= age)
+            runner_worker_stop(w, RUNNER_END_LIFETIME, 1);
+    }
+    runner_worker_rearm(w);
+}
+
+/* Response bytes of the current request: progress, then on their way. */
+static void output(runner_worker *w, const unsigned char *d, size_t len)
+{
+    runner_req *r = w->req;
+    if (!r) {
+        idle_junk(w, len);
+        return;
+    }
+    if (len) {
+        w->had_output = 1;
+        r->t_progress = runner_g.now;
+    }
+    runner_hdr_output(w, d, len);
 }
 
 static void process_out(runner_worker *w, size_t n, int final)
@@ -489,7 +557,7 @@ static void process_out(runner_worker *w, size_t n, int final)
     int went_idle = 0;
 
     if (w->is_cgi) {
-        deliver(w, w->obuf, len);
+        output(w, w->obuf, len);
         w->olen = 0;
         return;
     }
@@ -503,8 +571,10 @@ static void process_out(runner_worker *w, size_t n, int final)
         if (ev == RUNNER_SCAN_MORE)
             break;
         if (ev == RUNNER_SCAN_OUTPUT) {
-            deliver(w, out, outlen);
+            output(w, out, outlen);
         } else if (ev == RUNNER_SCAN_CALLOUT || ev == RUNNER_SCAN_CALLOUT_LONG) {
+            if (w->req)
+                w->req->t_progress = runner_g.now;
             runner_callout_line(w, out, outlen, ev == RUNNER_SCAN_CALLOUT_LONG);
         } else {
             request_done(w);
@@ -513,10 +583,13 @@ static void process_out(runner_worker *w, size_t n, int final)
                 idle_junk(w, len - pos);
             pos = len;
         }
+        if (!w->req && !went_idle) /* the request ended meanwhile (callout failure) */
+            break;
     }
-    if (pos < len)
+    if (pos < len && w->req)
         memmove(w->obuf, w->obuf + pos, len - pos);
-    w->olen = len - pos;
+    w->olen = w->req ? len - pos : 0;
+    runner_worker_rearm(w);
     if (went_idle)
         runner_pool_worker_idle(w);
 }
@@ -532,9 +605,12 @@ static void out_eof(runner_worker *w)
          * decided when the exit status is known. */
         runner_req *r = w->req;
         if (r && w->had_output) {
+            runner_hdr_flush(w);
             take_stderr(w);
             w->req = NULL;
             r->worker = NULL;
+            w->served++;
+            w->pool->served++;
             if (!r->ended)
                 runner_req_end(r, CGP_O_OK, 0, (uint32_t)w->pid, 0);
             else
@@ -545,9 +621,9 @@ static void out_eof(runner_worker *w)
     /* A worker without stdout cannot serve: it should be exiting. */
     if (w->state == RUNNER_W_IDLE || w->state == RUNNER_W_BUSY)
         w->state = RUNNER_W_STOPPING;
-    if (!w->exited && !w->deadline) {
-        w->deadline = runner_g.now + RUNNER_EOF_REAP_MS;
-        w->deadline_why = RUNNER_DL_REAP;
+    if (!w->exited && !w->dl_reap) {
+        w->dl_reap = runner_g.now + RUNNER_EOF_REAP_MS;
+        runner_worker_rearm(w);
     }
 }
 
@@ -593,6 +669,8 @@ static void read_exec(runner_worker *w)
     unsigned stage = cgp_get32(b);
     int err = (int)cgp_get32(b + 4);
     w->exec_failed = 1;
+    if (w->why == RUNNER_END_NONE)
+        w->why = RUNNER_END_EXEC_FAILED;
     if (w->state == RUNNER_W_IDLE || w->state == RUNNER_W_BUSY)
         w->state = RUNNER_W_STOPPING;
     runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2012) "cannot start %s: %s: %s", w->pool->script,
@@ -622,35 +700,55 @@ void runner_worker_event(runner_ev *ev, uint32_t events)
     case RUNNER_EV_W_EXEC: read_exec(w); break;
     default: break;
     }
+    (void)events;
     runner_worker_update(w);
+}
+
+const char *runner_wend_name(runner_wend e)
+{
+    static const char *const names[RUNNER_END_N_] = {
+        "none", "idle", "lifetime", "max_requests", "timeout", "aborted", "deploy",
+        "retired", "evicted", "shutdown", "broken", "exec_failed", "exited", "crashed"
+    };
+    return (unsigned)e < RUNNER_END_N_ ? names[e] : "?";
+}
+
+static void describe_status(char *how, size_t len, int st)
+{
+    if (WIFEXITED(st))
+        snprintf(how, len, "exited with code %d", WEXITSTATUS(st));
+    else if (WIFSIGNALED(st))
+        snprintf(how, len, "killed by signal %d%s", WTERMSIG(st),
+                 WCOREDUMP(st) ? " (core dumped)" : "");
+    else
+        snprintf(how, len, "ended (status 0x%x)", (unsigned)st);
 }
 
 static void log_exit(runner_worker *w, const runner_req *r, int crashed)
 {
     char how[64];
-    int st = w->status;
-    if (WIFEXITED(st))
-        snprintf(how, sizeof(how), "exited with code %d", WEXITSTATUS(st));
-    else if (WIFSIGNALED(st))
-        snprintf(how, sizeof(how), "was killed by signal %d%s", WTERMSIG(st),
-                 WCOREDUMP(st) ? " (core dumped)" : "");
-    else
-        snprintf(how, sizeof(how), "ended (status 0x%x)", (unsigned)st);
+    describe_status(how, sizeof(how), w->status);
     if (w->exec_failed) {
         runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2026) "%s pid %ld %s after a failed exec",
                    w->is_cgi ? "cgi" : "worker", (long)w->pid, how);
-    } else if (crashed) {
+        return;
+    }
+    if (crashed)
         runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2027) "%s pid %ld of %s %s during request %u "
                    "(%s) before ending its response", w->is_cgi ? "cgi" : "worker",
                    (long)w->pid, w->pool->script, how, r->reqid, r->uri);
-    } else if (!w->is_cgi) {
-        runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2028) "worker pid %ld of %s %s after %lu "
-                   "requests in %llu s", (long)w->pid, w->pool->script, how, w->served,
-                   (unsigned long long)((runner_g.now - w->started) / 1000));
-    } else {
+    if (w->is_cgi) {
         runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2029) "cgi pid %ld of %s %s", (long)w->pid,
                    w->pool->script, how);
+        return;
     }
+    int bad = w->why == RUNNER_END_CRASHED || w->why == RUNNER_END_BROKEN ||
+              (w->why == RUNNER_END_EXITED && w->served == 0);
+    runner_log(bad ? RUNNER_LOG_WARN : RUNNER_LOG_INFO, CGIPLUS_LOGNO(2028) "worker pid %ld of "
+               "%s ended: %s (%s) after %lu requests in %llu.%01llu s", (long)w->pid,
+               w->pool->script, runner_wend_name(w->why), how, w->served,
+               (unsigned long long)((runner_g.now - w->started) / 1000),
+               (unsigned long long)((runner_g.now - w->started) % 1000 / 100));
 }
 
 void runner_worker_reaped(runner_worker *w, int status)
@@ -662,46 +760,158 @@ void runner_worker_reaped(runner_worker *w, int status)
         read_exec(w);
     read_out(w, 1); /* what it wrote before dying, a sentinel perhaps */
     take_stderr(w);
+    if (w->why == RUNNER_END_NONE)
+        w->why = w->exec_failed ? RUNNER_END_EXEC_FAILED
+                 : WIFSIGNALED(status) ? RUNNER_END_CRASHED : RUNNER_END_EXITED;
 
     runner_req *r = w->req;
-    int crashed = 0;
     if (r) {
         w->req = NULL;
         r->worker = NULL;
         int ok = w->is_cgi && w->had_output;
-        crashed = !ok;
-        log_exit(w, r, crashed && !r->ended);
-        if (!r->ended)
-            runner_req_end(r, ok ? CGP_O_OK : CGP_O_CRASHED, 0, (uint32_t)w->pid,
-                           ok ? 0 : (uint32_t)status);
-        else
+        log_exit(w, r, !ok && !r->ended);
+        if (!r->ended) {
+            /* A fresh worker that died without a byte never started: the
+             * script is broken or missing something, not this request. */
+            int start = !w->is_cgi && w->served == 0 && !w->had_output;
+            runner_req_end(r, ok ? CGP_O_OK : start ? CGP_O_SPAWN_FAILED : CGP_O_CRASHED,
+                           start ? 1 : 0, (uint32_t)w->pid, ok ? 0 : (uint32_t)status);
+        } else {
             runner_req_free(r);
+        }
     } else {
         log_exit(w, NULL, 0);
     }
     w->state = RUNNER_W_DEAD;
+    w->deadline = 0;
     worker_close_fds(w);
     TAILQ_REMOVE(&p->workers, w, plink);
     p->nworkers--;
+    runner_g.nworkers--;
     TAILQ_REMOVE(&runner_g.workers, w, glink);
     TAILQ_INSERT_TAIL(&runner_g.dead_workers, w, glink);
-    runner_pool_dispatch(p); /* waiting requests get a new worker */
+    runner_pool_reaped(w); /* counters; waiting requests get a new worker */
+}
+
+static uint64_t req_tmo(int64_t over, uint64_t pool)
+{
+    return over < 0 ? 0 : over > 0 ? (uint64_t)over : pool;
+}
+
+static uint64_t idle_tmo(const runner_worker *w)
+{
+    return req_tmo(w->lifetime, w->pool->set.v[RUNNER_S_IDLE_TIMEOUT]);
+}
+
+void runner_worker_rearm(runner_worker *w)
+{
+    const runner_pool_set *s = &w->pool->set;
+    const runner_req *r = w->req;
+    uint64_t dl = 0, t;
+#define MIN_DL(x) do { t = (x); if (t && (!dl || t < dl)) dl = t; } while (0)
+    if (w->state == RUNNER_W_DEAD || w->exited) {
+        w->deadline = 0;
+        return;
+    }
+    if (w->t_term && !w->killed)
+        MIN_DL(w->t_term + runner_g.conf.kill_grace);
+    MIN_DL(w->dl_orphan);
+    MIN_DL(w->dl_reap);
+    if (r && r->client && !r->ended && w->state == RUNNER_W_BUSY) {
+        uint64_t out = req_tmo(r->tmo_output, s->v[RUNNER_S_TIMEOUT_OUTPUT]);
+        uint64_t np = req_tmo(r->tmo_noprogress, s->v[RUNNER_S_TIMEOUT_NOPROGRESS]);
+        if (out)
+            MIN_DL(r->t_start + out);
+        if (np)
+            MIN_DL(r->t_progress + np);
+    }
+    if (!TAILQ_EMPTY(&w->answers)) {
+        const runner_ans *a;
+        TAILQ_FOREACH(a, &w->answers, link)
+            if (!a->ready)
+                MIN_DL(a->due);
+    }
+    if (w->state == RUNNER_W_IDLE) {
+        uint64_t idle = idle_tmo(w);
+        if (idle)
+            MIN_DL(w->t_idle + idle);
+        if (s->v[RUNNER_S_MAX_AGE])
+            MIN_DL(w->started + s->v[RUNNER_S_MAX_AGE]);
+    }
+#undef MIN_DL
+    w->deadline = dl;
+}
+
+/* A request over its time: 504 (or a cut response) for the client, and the
+ * worker stopped, unless the script said no-abort: then it runs on, its
+ * output discarded, and is used again. */
+static void req_timeout(runner_worker *w, const char *which, uint64_t ms)
+{
+    runner_req *r = w->req;
+    runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2062) "request %u (%s) on worker pid %ld of %s: "
+               "%s timeout after %llu ms%s; answering 504 and %s", r->reqid, r->uri,
+               (long)w->pid, w->pool->script, which, (unsigned long long)ms,
+               r->out_bytes ? " (response started: the connection is cut)" : "",
+               r->no_abort ? "letting the worker finish (no-abort)" : "stopping the worker");
+    if (!r->no_abort)
+        runner_worker_stop(w, RUNNER_END_TIMEOUT, 1);
+    runner_req_end(r, CGP_O_TIMEOUT, 0, (uint32_t)w->pid, 0);
 }
 
 void runner_worker_deadline(runner_worker *w)
 {
-    runner_dl why = w->deadline_why;
+    uint64_t now = runner_g.now;
+    const runner_pool_set *s = &w->pool->set;
     w->deadline = 0;
-    w->deadline_why = RUNNER_DL_NONE;
-    if (w->exited)
+    if (w->exited || w->state == RUNNER_W_DEAD)
         return;
-    if (why == RUNNER_DL_ORPHAN)
+    if (w->t_term && !w->killed && now >= w->t_term + runner_g.conf.kill_grace) {
+        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2071) "worker pid %ld of %s did not exit %llu "
+                   "ms after SIGTERM; killing it", (long)w->pid, w->pool->script,
+                   (unsigned long long)runner_g.conf.kill_grace);
+        worker_break(w, w->why, SIGKILL);
+        return;
+    }
+    if (w->dl_orphan && now >= w->dl_orphan) {
+        w->dl_orphan = 0;
         runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2014) "worker pid %ld of %s still waits for a "
                    "request body that will not come; killing it", (long)w->pid, w->pool->script);
-    else
+        worker_break(w, RUNNER_END_ABORTED, SIGKILL);
+        return;
+    }
+    if (w->dl_reap && now >= w->dl_reap) {
+        w->dl_reap = 0;
         runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2015) "worker pid %ld of %s closed its stdout "
                    "but did not exit; killing it", (long)w->pid, w->pool->script);
-    worker_break(w, SIGKILL);
+        worker_break(w, RUNNER_END_BROKEN, SIGKILL);
+        return;
+    }
+    runner_req *r = w->req;
+    if (r && r->client && !r->ended && w->state == RUNNER_W_BUSY) {
+        uint64_t out = req_tmo(r->tmo_output, s->v[RUNNER_S_TIMEOUT_OUTPUT]);
+        uint64_t np = req_tmo(r->tmo_noprogress, s->v[RUNNER_S_TIMEOUT_NOPROGRESS]);
+        if (out && now >= r->t_start + out) {
+            req_timeout(w, "output", out);
+            return;
+        }
+        if (np && now >= r->t_progress + np) {
+            req_timeout(w, "no-progress", np);
+            return;
+        }
+    }
+    runner_callout_expire(w, 0);
+    if (w->state == RUNNER_W_IDLE) {
+        uint64_t idle = idle_tmo(w);
+        if (idle && now >= w->t_idle + idle) {
+            runner_worker_stop(w, RUNNER_END_IDLE, 1);
+            return;
+        }
+        if (s->v[RUNNER_S_MAX_AGE] && now >= w->started + s->v[RUNNER_S_MAX_AGE]) {
+            runner_worker_stop(w, RUNNER_END_LIFETIME, 1);
+            return;
+        }
+    }
+    runner_worker_rearm(w);
 }
 
 void runner_worker_orphaned(runner_worker *w)
@@ -709,6 +919,13 @@ void runner_worker_orphaned(runner_worker *w)
     runner_req *r = w->req;
     if (!r)
         return;
+    runner_callout_expire(w, 1); /* the script may block on an answer */
+    if (!r->no_abort) {
+        /* The client went (or its request failed): the worker goes too. */
+        runner_worker_stop(w, RUNNER_END_ABORTED, 1);
+        runner_worker_update(w);
+        return;
+    }
     if (w->is_cgi) {
         if (runner_req_body_short(r) || !r->body_end) {
             /* Nobody will send the rest: the script gets EOF now. */
@@ -717,11 +934,11 @@ void runner_worker_orphaned(runner_worker *w)
             r->body_end = 1;
             runner_worker_feed(w);
         }
-    } else if (runner_req_body_short(r) && !w->deadline) {
+    } else if (runner_req_body_short(r) && !w->dl_orphan) {
         /* It may be blocked reading a body that will never come. */
-        w->deadline = runner_g.now + RUNNER_ORPHAN_GRACE_MS;
-        w->deadline_why = RUNNER_DL_ORPHAN;
+        w->dl_orphan = runner_g.now + RUNNER_ORPHAN_GRACE_MS;
     }
+    runner_worker_rearm(w);
     runner_worker_update(w); /* no client back-pressure any more */
 }
 
@@ -732,11 +949,4 @@ void runner_worker_kill(runner_worker *w, int sig)
     /* Its process group (it called setsid); the pid alone if not yet. */
     if (kill(-w->pid, sig) < 0)
         kill(w->pid, sig);
-}
-
-void runner_worker_stop(runner_worker *w)
-{
-    runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2030) "stopping worker pid %ld of %s",
-               (long)w->pid, w->pool->script);
-    worker_break(w, SIGTERM);
 }
