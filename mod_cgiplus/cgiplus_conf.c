@@ -3,6 +3,7 @@
  * from starting with a sentence that says why. */
 #include "cgiplus_private.h"
 
+#include <pwd.h>
 #include <string.h>
 #include <sys/un.h>
 
@@ -11,6 +12,10 @@
 #include "http_log.h"
 #include "apr_strings.h"
 #include "apr_file_info.h"
+#include "apr_file_io.h"
+#include "apr_lib.h"
+#include "ap_mpm.h"
+#include <grp.h>
 
 
 APLOG_USE_MODULE(cgiplus);
@@ -22,15 +27,71 @@ static const struct {
     const char *runner_path;   /* the runner binary the module starts */
     int max_workers;           /* the most workers of one pool (BEGIN) */
     cgiplus_mode_e mode;       /* persistent workers rather than plain CGI */
+    int max_workers_total;     /* CGIplusMaxWorkersTotal */
+    apr_int64_t backoff_base, backoff_max, kill_grace, callout_timeout; /* ms */
 } cgiplus_defaults = {
     CGIPLUS_RUNNER_PATH,
     4,
     CGIPLUS_MODE_CGIPLUS,
+    256,
+    1000, 60000, 2000, 5000,
 };
+
+/* Pool settings sent in BEGIN when a directive names them; the runner's
+ * own defaults (docs/RUNNER.md) apply otherwise. Index = bit in have. */
+enum pool_kind { PK_COUNT, PK_TIME, PK_SIZE };
+static const struct pool_key {
+    const char *directive, *key;
+    enum pool_kind kind;
+    apr_int64_t max;
+} pool_keys[] = {
+    { "CGIplusMinIdle", "min_idle", PK_COUNT, 4096 },
+    { "CGIplusMaxRequests", "max_requests", PK_COUNT, 4294967295LL },
+    { "CGIplusMaxAge", "max_age", PK_TIME, 0 },
+    { "CGIplusIdleTimeout", "idle_timeout", PK_TIME, 0 },
+    { "CGIplusSpawnRate", "spawn_rate", PK_COUNT, 10000 },
+    { "CGIplusQueueDepth", "queue_depth", PK_COUNT, 100000 },
+    { "CGIplusQueueWait", "queue_wait", PK_TIME, 0 },
+    { "CGIplusTimeoutOutput", "timeout_output", PK_TIME, 0 },
+    { "CGIplusTimeoutNoProgress", "timeout_noprogress", PK_TIME, 0 },
+    { "CGIplusRLimit cpu", "rlimit_cpu", PK_COUNT, 4294967295LL },
+    { "CGIplusRLimit as", "rlimit_as", PK_SIZE, 0 },
+    { "CGIplusRLimit nofile", "rlimit_nofile", PK_COUNT, 1 << 20 },
+    { "CGIplusRLimit nproc", "rlimit_nproc", PK_COUNT, 1 << 22 },
+};
+#define POOL_N (int)(sizeof(pool_keys) / sizeof(pool_keys[0]))
+#define POOL_RLIMIT 9 /* index of the first CGIplusRLimit key */
+
+/* Pool settings of one directory; from pconf, lives one generation. */
+struct cgiplus_pool_conf {
+    apr_int64_t v[POOL_N];     /* counts, bytes, or ms (-1: none) */
+    unsigned have;             /* bit i: v[i] was named here */
+    apr_array_header_t *env;   /* CGIplusSetEnv "NAME=value", NULL: not here */
+    const char *user;          /* CGIplusUser as "uid:gid", NULL: not here */
+};
+
+/* Runner-wide settings (main server only); from pconf. 0: unset. */
+struct cgiplus_global_conf {
+    int max_workers_total;
+    apr_int64_t backoff_base, backoff_max, kill_grace, callout_timeout;
+};
+
+/* Users named by CGIplusUser anywhere in this generation: the runner may
+ * run scripts as these only. Reset with pconf. */
+static apr_array_header_t *cgiplus_users;
+
+static apr_status_t users_reset(void *unused)
+{
+    cgiplus_users = NULL;
+    return APR_SUCCESS;
+}
 
 void *cgiplus_create_server_conf(apr_pool_t *p, server_rec *s)
 {
-    return apr_pcalloc(p, sizeof(cgiplus_server_conf));
+    cgiplus_server_conf *c = apr_pcalloc(p, sizeof(cgiplus_server_conf));
+
+    c->global = apr_pcalloc(p, sizeof(*c->global));
+    return c;
 }
 
 void *cgiplus_merge_server_conf(apr_pool_t *p, void *basev, void *addv)
@@ -40,12 +101,31 @@ void *cgiplus_merge_server_conf(apr_pool_t *p, void *basev, void *addv)
 
     c->runner_socket = add->runner_socket ? add->runner_socket : base->runner_socket;
     c->runner_path = add->runner_path ? add->runner_path : base->runner_path;
+    c->global = base->global; /* runner-wide: the main server's */
     return c;
 }
 
 void *cgiplus_create_dir_conf(apr_pool_t *p, char *dir)
 {
-    return apr_pcalloc(p, sizeof(cgiplus_dir_conf));
+    cgiplus_dir_conf *c = apr_pcalloc(p, sizeof(cgiplus_dir_conf));
+
+    c->pool = apr_pcalloc(p, sizeof(*c->pool));
+    return c;
+}
+
+static struct cgiplus_pool_conf *pool_merge(apr_pool_t *p,
+                                            const struct cgiplus_pool_conf *base,
+                                            const struct cgiplus_pool_conf *add)
+{
+    struct cgiplus_pool_conf *c = apr_pcalloc(p, sizeof(*c));
+    int i;
+
+    for (i = 0; i < POOL_N; i++)
+        c->v[i] = (add->have & (1u << i)) ? add->v[i] : base->v[i];
+    c->have = base->have | add->have;
+    c->env = add->env ? add->env : base->env;
+    c->user = add->user ? add->user : base->user;
+    return c;
 }
 
 void *cgiplus_merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
@@ -55,6 +135,7 @@ void *cgiplus_merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
 
     c->max_workers = add->max_workers ? add->max_workers : base->max_workers;
     c->mode = add->mode != CGIPLUS_MODE_UNSET ? add->mode : base->mode;
+    c->pool = pool_merge(p, base->pool, add->pool);
     return c;
 }
 
@@ -160,6 +241,319 @@ static const char *set_mode(cmd_parms *cmd, void *dcv, const char *arg)
     return NULL;
 }
 
+/* "none" | N[.F][ms|s|m|h] (seconds by default) -> ms, -1 for none; the
+ * runner reads the same syntax. NULL, or why the value is wrong. */
+static const char *parse_duration(apr_pool_t *p, const char *name, const char *arg,
+                                  apr_int64_t *ms)
+{
+    const char *s = arg;
+    apr_int64_t whole = 0, frac = 0, scale = 1, unit = 1000;
+    int digits = 0;
+
+    if (!strcasecmp(arg, "none")) {
+        *ms = -1;
+        return NULL;
+    }
+    for (; *s >= '0' && *s <= '9' && digits < 12; s++, digits++)
+        whole = whole * 10 + (*s - '0');
+    if (*s == '.')
+        for (s++; *s >= '0' && *s <= '9'; s++)
+            if (scale < 1000000) {
+                frac = frac * 10 + (*s - '0');
+                scale *= 10;
+            }
+    if (!strcasecmp(s, "ms"))
+        unit = 1;
+    else if (!strcasecmp(s, "s") || !*s)
+        unit = 1000;
+    else if (!strcasecmp(s, "m"))
+        unit = 60000;
+    else if (!strcasecmp(s, "h"))
+        unit = 3600000;
+    else
+        digits = 0;
+    if (!digits)
+        return apr_psprintf(p, "%s takes a duration: a number of seconds (fractions "
+                            "allowed, or with a unit: 1500ms, 2s, 1.5m, 1h) or 'none', "
+                            "not '%s'", name, arg);
+    *ms = whole * unit + frac * unit / scale;
+    if (*ms > (APR_INT64_C(1) << 40))
+        return apr_psprintf(p, "%s: '%s' is too long a time", name, arg);
+    if (*ms == 0)
+        *ms = (whole || frac) ? 1 : -1; /* 0 means none, as in the runner */
+    return NULL;
+}
+
+static const char *parse_count(apr_pool_t *p, const char *name, const char *arg,
+                               apr_int64_t max, int size, apr_int64_t *out)
+{
+    const char *s;
+    apr_int64_t v = 0, mul = 1;
+
+    for (s = arg; *s >= '0' && *s <= '9' && v <= max && v < (APR_INT64_C(1) << 50); s++)
+        v = v * 10 + (*s - '0');
+    if (size && *s && !s[1] && strchr("kKmMgG", *s)) {
+        mul = (*s == 'k' || *s == 'K') ? 1024 : (*s == 'm' || *s == 'M') ? 1048576
+                                                                       : 1073741824;
+        s++;
+    }
+    if (s == arg || *s || (max && v > max))
+        return apr_psprintf(p, "%s takes a whole number%s%s, not '%s'", name,
+                            max ? apr_psprintf(p, " from 0 to %" APR_INT64_T_FMT, max) : "",
+                            size ? " of bytes (K, M or G allowed)" : "", arg);
+    *out = v * mul;
+    return NULL;
+}
+
+static const char *pool_value(cmd_parms *cmd, struct cgiplus_pool_conf *pc, int i,
+                              const char *arg)
+{
+    const struct pool_key *k = &pool_keys[i];
+    const char *err;
+    apr_int64_t v;
+
+    if (k->kind == PK_TIME)
+        err = parse_duration(cmd->pool, k->directive, arg, &v);
+    else
+        err = parse_count(cmd->pool, k->directive, arg, k->max, k->kind == PK_SIZE, &v);
+    if (err)
+        return err;
+    pc->v[i] = v;
+    pc->have |= 1u << i;
+    return NULL;
+}
+
+static const char *set_pool(cmd_parms *cmd, void *dcv, const char *arg)
+{
+    cgiplus_dir_conf *dc = dcv;
+
+    return pool_value(cmd, dc->pool, (int)((const struct pool_key *)cmd->info - pool_keys), arg);
+}
+
+static const char *set_rlimit(cmd_parms *cmd, void *dcv, const char *what, const char *arg)
+{
+    static const char *const names[] = { "cpu", "as", "nofile", "nproc" };
+    cgiplus_dir_conf *dc = dcv;
+    int i;
+
+    for (i = 0; i < 4; i++)
+        if (!strcasecmp(what, names[i]))
+            return pool_value(cmd, dc->pool, POOL_RLIMIT + i, arg);
+    return apr_psprintf(cmd->pool, "CGIplusRLimit takes cpu (seconds), as (bytes of "
+                        "address space), nofile or nproc, then a number; not '%s'", what);
+}
+
+static const char *set_env(cmd_parms *cmd, void *dcv, const char *name, const char *val)
+{
+    cgiplus_dir_conf *dc = dcv;
+    const char *s;
+    apr_array_header_t *old = dc->pool->env;
+
+    for (s = name; *s; s++)
+        if (!(apr_isalnum(*s) || *s == '_') || (s == name && apr_isdigit(*s)))
+            return apr_psprintf(cmd->pool, "CGIplusSetEnv: '%s' is not a variable name "
+                                "(letters, digits and _, not starting with a digit)", name);
+    if (!*name || strlen(name) + strlen(val) + 1 > 4096 || strchr(val, '\n'))
+        return "CGIplusSetEnv: NAME=value must fit 4096 bytes on one line";
+    /* A section's first CGIplusSetEnv starts its own list (no inheritance
+     * of single variables: the set replaces the outer one). */
+    if (!old || old->pool != cmd->pool)
+        dc->pool->env = apr_array_make(cmd->pool, 4, sizeof(const char *));
+    if (dc->pool->env->nelts >= 64)
+        return "CGIplusSetEnv: at most 64 variables per section";
+    APR_ARRAY_PUSH(dc->pool->env, const char *) = apr_pstrcat(cmd->pool, name, "=", val, NULL);
+    return NULL;
+}
+
+static const char *set_user(cmd_parms *cmd, void *dcv, const char *user, const char *group)
+{
+    cgiplus_dir_conf *dc = dcv;
+    uid_t uid;
+    gid_t gid;
+    const char *v;
+    int i;
+
+    struct passwd *pw = NULL;
+
+    /* As httpd's User: a name, or #uid. */
+    if (user[0] == '#' && apr_isdigit(user[1]))
+        uid = (uid_t)apr_atoi64(user + 1);
+    else if ((pw = getpwnam(user)))
+        uid = pw->pw_uid;
+    else
+        return apr_psprintf(cmd->pool, "CGIplusUser: no user '%s'", user);
+    if (group) {
+        struct group *gr = NULL;
+        if (group[0] == '#' && apr_isdigit(group[1]))
+            gid = (gid_t)apr_atoi64(group + 1);
+        else if ((gr = getgrnam(group)))
+            gid = gr->gr_gid;
+        else
+            return apr_psprintf(cmd->pool, "CGIplusUser: no group '%s'", group);
+    }
+    else {
+        if (!pw)
+            pw = getpwuid(uid);
+        if (!pw)
+            return apr_psprintf(cmd->pool, "CGIplusUser: user '%s' has no passwd entry; "
+                                "name its group too", user);
+        gid = pw->pw_gid;
+    }
+    if (uid == 0 || gid == 0)
+        return "CGIplusUser: scripts never run as root (uid or gid 0)";
+    v = apr_psprintf(cmd->pool, "%ld:%ld", (long)uid, (long)gid);
+    dc->pool->user = v;
+    if (!cgiplus_users) {
+        cgiplus_users = apr_array_make(cmd->pool, 4, sizeof(const char *));
+        apr_pool_cleanup_register(cmd->pool, NULL, users_reset, apr_pool_cleanup_null);
+    }
+    for (i = 0; i < cgiplus_users->nelts; i++)
+        if (!strcmp(APR_ARRAY_IDX(cgiplus_users, i, const char *), v))
+            return NULL;
+    APR_ARRAY_PUSH(cgiplus_users, const char *) = v;
+    return NULL;
+}
+
+static struct cgiplus_global_conf *global_conf(cmd_parms *cmd, const char **err)
+{
+    cgiplus_server_conf *sc =
+        ap_get_module_config(cmd->server->module_config, &cgiplus_module);
+
+    *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
+    return sc->global;
+}
+
+static const char *set_max_total(cmd_parms *cmd, void *dummy, const char *arg)
+{
+    const char *err;
+    struct cgiplus_global_conf *g = global_conf(cmd, &err);
+    apr_int64_t v;
+
+    if (err || (err = parse_count(cmd->pool, "CGIplusMaxWorkersTotal", arg, 65536, 0, &v)))
+        return err;
+    if (v < 1)
+        return "CGIplusMaxWorkersTotal takes a whole number from 1 to 65536";
+    g->max_workers_total = (int)v;
+    return NULL;
+}
+
+static const char *set_backoff(cmd_parms *cmd, void *dummy, const char *base, const char *max)
+{
+    const char *err;
+    struct cgiplus_global_conf *g = global_conf(cmd, &err);
+
+    if (err || (err = parse_duration(cmd->pool, "CGIplusSpawnBackoff", base, &g->backoff_base)))
+        return err;
+    if (max && (err = parse_duration(cmd->pool, "CGIplusSpawnBackoff", max, &g->backoff_max)))
+        return err;
+    if (g->backoff_base < 0 || (max && g->backoff_max < g->backoff_base))
+        return "CGIplusSpawnBackoff takes a first delay and an optional longest delay, "
+               "not 'none', the longest no shorter than the first";
+    return NULL;
+}
+
+static const char *set_kill_grace(cmd_parms *cmd, void *dummy, const char *arg)
+{
+    const char *err;
+    struct cgiplus_global_conf *g = global_conf(cmd, &err);
+
+    if (err || (err = parse_duration(cmd->pool, "CGIplusKillGrace", arg, &g->kill_grace)))
+        return err;
+    if (g->kill_grace < 0)
+        return "CGIplusKillGrace takes a duration, not 'none'";
+    return NULL;
+}
+
+static const char *set_callout_timeout(cmd_parms *cmd, void *dummy, const char *arg)
+{
+    const char *err;
+    struct cgiplus_global_conf *g = global_conf(cmd, &err);
+
+    if (err || (err = parse_duration(cmd->pool, "CGIplusCalloutTimeout", arg,
+                                     &g->callout_timeout)))
+        return err;
+    if (g->callout_timeout < 0)
+        return "CGIplusCalloutTimeout takes a duration, not 'none'";
+    return NULL;
+}
+
+static const char *ms_text(apr_pool_t *p, apr_int64_t ms)
+{
+    return ms < 0 ? "none" : apr_psprintf(p, "%" APR_INT64_T_FMT "ms", ms);
+}
+
+int cgiplus_conf_begin(request_rec *r, const cgiplus_dir_conf *dc,
+                       const char **names, const char **vals, int max)
+{
+    const struct cgiplus_pool_conf *pc = dc->pool;
+    int i, n = 0, gen = 0;
+
+    /* The configuration generation: after a restart, pools only older
+     * generations use are retired by the runner. */
+    if (ap_mpm_query(AP_MPMQ_GENERATION, &gen) == APR_SUCCESS && n < max) {
+        names[n] = "generation";
+        vals[n++] = apr_itoa(r->pool, gen);
+    }
+    if (dc->max_workers && n < max) {
+        names[n] = "max_workers";
+        vals[n++] = apr_itoa(r->pool, dc->max_workers);
+    }
+    for (i = 0; i < POOL_N && n < max; i++) {
+        if (!(pc->have & (1u << i)))
+            continue;
+        names[n] = pool_keys[i].key;
+        vals[n++] = pool_keys[i].kind == PK_TIME ? ms_text(r->pool, pc->v[i])
+                    : apr_psprintf(r->pool, "%" APR_INT64_T_FMT, pc->v[i]);
+    }
+    if (pc->user && n < max) {
+        names[n] = "user";
+        vals[n++] = pc->user;
+    }
+    for (i = 0; pc->env && i < pc->env->nelts && n < max; i++) {
+        names[n] = "env";
+        vals[n++] = APR_ARRAY_IDX(pc->env, i, const char *);
+    }
+    return n;
+}
+
+apr_status_t cgiplus_conf_write_runner(apr_pool_t *p, server_rec *s, const char *path)
+{
+    cgiplus_server_conf *sc = ap_get_module_config(s->module_config, &cgiplus_module);
+    const struct cgiplus_global_conf *g = sc->global;
+    const char *tmp = apr_pstrcat(p, path, ".new", NULL);
+    apr_int64_t base = g->backoff_base > 0 ? g->backoff_base : cgiplus_defaults.backoff_base;
+    apr_int64_t max = g->backoff_max > 0 ? g->backoff_max
+                      : base > cgiplus_defaults.backoff_max ? base : cgiplus_defaults.backoff_max;
+    apr_file_t *f;
+    apr_status_t rv;
+    int i;
+
+    rv = apr_file_open(&f, tmp, APR_FOPEN_WRITE | APR_FOPEN_CREATE | APR_FOPEN_TRUNCATE,
+                       APR_FPROT_UREAD | APR_FPROT_UWRITE, p);
+    if (rv != APR_SUCCESS)
+        return rv;
+    apr_file_printf(f, "# Written by mod_cgiplus at every httpd (re)start; edits are lost.\n"
+                    "# The runner reads it at start and on SIGHUP (docs/RUNNER.md).\n"
+                    "max_workers_total %d\nkill_grace %" APR_INT64_T_FMT "ms\n"
+                    "backoff_base %" APR_INT64_T_FMT "ms\nbackoff_max %" APR_INT64_T_FMT "ms\n"
+                    "http_timeout %" APR_INT64_T_FMT "ms\n"
+                    "callout_timeout %" APR_INT64_T_FMT "ms\n",
+                    g->max_workers_total ? g->max_workers_total
+                                         : cgiplus_defaults.max_workers_total,
+                    g->kill_grace > 0 ? g->kill_grace : cgiplus_defaults.kill_grace,
+                    base, max, (apr_int64_t)apr_time_as_msec(s->timeout),
+                    g->callout_timeout > 0 ? g->callout_timeout
+                                           : cgiplus_defaults.callout_timeout);
+    for (i = 0; cgiplus_users && i < cgiplus_users->nelts; i++)
+        apr_file_printf(f, "allow_user %s\n", APR_ARRAY_IDX(cgiplus_users, i, const char *));
+    rv = apr_file_close(f);
+    if (rv == APR_SUCCESS)
+        rv = apr_file_rename(tmp, path, p);
+    if (rv != APR_SUCCESS)
+        apr_file_remove(tmp, p);
+    return rv;
+}
+
 /* The one directive table of the module. */
 const command_rec cgiplus_cmds[] = {
     AP_INIT_TAKE1("CGIplusRunnerSocket", set_runner_socket, NULL, RSRC_CONF,
@@ -172,6 +566,39 @@ const command_rec cgiplus_cmds[] = {
                   "the most persistent workers of one script (1-4096)"),
     AP_INIT_TAKE1("CGIplusMode", set_mode, NULL, RSRC_CONF | ACCESS_CONF,
                   "'cgiplus' (persistent workers) or 'cgi' (one process per request)"),
+    AP_INIT_TAKE1("CGIplusMinIdle", set_pool, (void *)&pool_keys[0], RSRC_CONF | ACCESS_CONF,
+                  "idle workers of a pool kept warm (0-4096)"),
+    AP_INIT_TAKE1("CGIplusMaxRequests", set_pool, (void *)&pool_keys[1], RSRC_CONF | ACCESS_CONF,
+                  "requests a worker serves before it is replaced (0: no limit)"),
+    AP_INIT_TAKE1("CGIplusMaxAge", set_pool, (void *)&pool_keys[2], RSRC_CONF | ACCESS_CONF,
+                  "how long a worker lives before it is replaced (duration or none)"),
+    AP_INIT_TAKE1("CGIplusIdleTimeout", set_pool, (void *)&pool_keys[3], RSRC_CONF | ACCESS_CONF,
+                  "how long a worker may stay idle (CGIplus LIFETIME; duration or none)"),
+    AP_INIT_TAKE1("CGIplusSpawnRate", set_pool, (void *)&pool_keys[4], RSRC_CONF | ACCESS_CONF,
+                  "workers a pool may start per second (0: no limit)"),
+    AP_INIT_TAKE1("CGIplusQueueDepth", set_pool, (void *)&pool_keys[5], RSRC_CONF | ACCESS_CONF,
+                  "requests that may wait for a busy pool (0: none wait)"),
+    AP_INIT_TAKE1("CGIplusQueueWait", set_pool, (void *)&pool_keys[6], RSRC_CONF | ACCESS_CONF,
+                  "how long a request may wait for a worker (duration or none)"),
+    AP_INIT_TAKE1("CGIplusTimeoutOutput", set_pool, (void *)&pool_keys[7], RSRC_CONF | ACCESS_CONF,
+                  "how long a script may take for one response (duration or none)"),
+    AP_INIT_TAKE1("CGIplusTimeoutNoProgress", set_pool, (void *)&pool_keys[8],
+                  RSRC_CONF | ACCESS_CONF,
+                  "how long a script may write nothing during a request (duration or none)"),
+    AP_INIT_TAKE2("CGIplusRLimit", set_rlimit, NULL, RSRC_CONF | ACCESS_CONF,
+                  "a resource limit of the workers: cpu, as, nofile or nproc, then a number"),
+    AP_INIT_TAKE2("CGIplusSetEnv", set_env, NULL, RSRC_CONF | ACCESS_CONF,
+                  "a variable in the workers' environment: NAME value"),
+    AP_INIT_TAKE12("CGIplusUser", set_user, NULL, RSRC_CONF | ACCESS_CONF,
+                   "the user (and group) scripts run as; default httpd's User and Group"),
+    AP_INIT_TAKE1("CGIplusMaxWorkersTotal", set_max_total, NULL, RSRC_CONF,
+                  "the most worker processes of the runner across all pools"),
+    AP_INIT_TAKE12("CGIplusSpawnBackoff", set_backoff, NULL, RSRC_CONF,
+                   "crash-loop backoff: first delay and longest delay"),
+    AP_INIT_TAKE1("CGIplusKillGrace", set_kill_grace, NULL, RSRC_CONF,
+                  "time between SIGTERM and SIGKILL when a worker is stopped"),
+    AP_INIT_TAKE1("CGIplusCalloutTimeout", set_callout_timeout, NULL, RSRC_CONF,
+                  "how long a script's MAP-PATH or LOG callout waits for httpd's answer"),
     { NULL }
 };
 

@@ -79,7 +79,8 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *l
 {
     request_rec *r = q->r;
     cgiplus_dir_conf *dc = ap_get_module_config(r->per_dir_config, &cgiplus_module);
-    env_kv begin[4], *params;
+    env_kv begin[3 + CGIPLUS_BEGIN_MAX], *params;
+    const char *bn[CGIPLUS_BEGIN_MAX], *bv[CGIPLUS_BEGIN_MAX];
     char **env;
     int i, n, nb = 0;
     apr_size_t room, pb, pp, off = 0;
@@ -98,12 +99,15 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *l
     begin[nb].name = "mode";
     begin[nb].val = cgiplus_conf_mode_name(dc);
     nb++;
-    begin[nb].name = "max_workers";
-    begin[nb].val = apr_itoa(r->pool, cgiplus_conf_max_workers(dc));
-    nb++;
     begin[nb].name = "uri";
     begin[nb].val = r->unparsed_uri ? r->unparsed_uri : r->uri;
     nb++;
+    /* The pool settings this directory names; the runner has the rest. */
+    n = cgiplus_conf_begin(r, dc, bn, bv, CGIPLUS_BEGIN_MAX);
+    for (i = 0; i < n; i++, nb++) {
+        begin[nb].name = bn[i];
+        begin[nb].val = bv[i];
+    }
     for (i = 0; i < nb; i++) {
         begin[i].nlen = strlen(begin[i].name);
         begin[i].vlen = strlen(begin[i].val);

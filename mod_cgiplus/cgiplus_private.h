@@ -45,12 +45,14 @@ typedef enum {
 typedef struct cgiplus_server_conf {
     const char *runner_socket; /* CGIplusRunnerSocket, NULL: start our own runner */
     const char *runner_path;   /* CGIplusRunnerPath, NULL: the default */
+    struct cgiplus_global_conf *global; /* runner-wide settings (cgiplus_conf.c) */
 } cgiplus_server_conf;
 
 /* Per-directory settings; from pconf, lives one generation. 0 = unset. */
 typedef struct cgiplus_dir_conf {
     int max_workers;          /* CGIplusMaxWorkers */
     cgiplus_mode_e mode;      /* CGIplusMode */
+    struct cgiplus_pool_conf *pool; /* pool settings (cgiplus_conf.c) */
 } cgiplus_dir_conf;
 
 extern const command_rec cgiplus_cmds[];
@@ -161,5 +163,20 @@ int cgiplus_resp_end_status(cgiplus_req *q);
 void cgiplus_req_abandon(cgiplus_req *q);
 /* Puts the connection back if END was read, else abandons it. */
 void cgiplus_req_finish(cgiplus_req *q);
+
+/* ---- pool and runner settings, status page (cgiplus_conf.c, cgiplus_status.c) ---- */
+
+#define CGIPLUS_STATUS_HANDLER "cgiplus-status"
+#define CGIPLUS_BEGIN_MAX 96  /* BEGIN entries the pool settings may add */
+
+/* Appends the pool settings named for this directory as BEGIN entries
+ * (names and values from r->pool); returns how many, at most max. */
+int cgiplus_conf_begin(request_rec *r, const cgiplus_dir_conf *dc,
+                       const char **names, const char **vals, int max);
+/* Writes the runner's configuration file (runner-wide settings and the
+ * users scripts may run as) for the main server s. */
+apr_status_t cgiplus_conf_write_runner(apr_pool_t *p, server_rec *s, const char *path);
+/* The status handler (SetHandler cgiplus-status). */
+int cgiplus_status_handler(request_rec *r);
 
 #endif

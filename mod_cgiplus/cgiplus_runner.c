@@ -1,9 +1,11 @@
 /* cgiplus_runner.c: starts cgiplus-runner as a child of the httpd parent,
- * restarts it when it dies, and stops it when the configuration goes away
- * (restart or stop). Skipped when CGIplusRunnerSocket names a runner that
- * someone else started. */
+ * restarts it when it dies, keeps it across restarts (graceful or not: it
+ * writes the runner's configuration file again and sends it SIGHUP; busy
+ * workers are never touched) and stops it when httpd stops. Skipped when
+ * CGIplusRunnerSocket names a runner that someone else started. */
 #include "cgiplus_private.h"
 
+#include <limits.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/types.h>
@@ -34,7 +36,8 @@ typedef struct runner_rec {
 } runner_rec;
 
 /* What the running generation needs to (re)start its runner. Static, in the
- * parent; the strings come from pconf and are reset when pconf is cleared.
+ * parent; pconf and s are valid between post_config and the next pconf
+ * cleanup, the paths are copied (a kept runner outlives a generation).
  * Children inherit a copy and only read sock. */
 static struct {
     apr_pool_t *pconf;
@@ -42,7 +45,10 @@ static struct {
     const char *sock;       /* the path children connect to */
     const char *pidfile;
     const char *bin;
-    runner_rec *cur;        /* the runner of this generation, NULL: none */
+    const char *conf;       /* the runner's configuration file */
+    char run_bin[PATH_MAX], run_sock[PATH_MAX]; /* what the current runner got */
+    long run_uid, run_gid;
+    runner_rec *cur;        /* the runner in use, NULL: none */
     runner_rec *free_recs;
     int wanted;             /* this generation runs its own runner */
     pid_t parent;           /* the process that may signal the runner */
@@ -75,7 +81,7 @@ static apr_status_t runner_start(void)
     apr_pool_t *p = rs.pconf;
     apr_procattr_t *attr;
     runner_rec *rec;
-    const char *argv[12];
+    const char *argv[14];
     apr_status_t rv;
     uid_t uid = ap_unixd_config.user_id;
     gid_t gid = ap_unixd_config.group_id;
@@ -96,7 +102,9 @@ static apr_status_t runner_start(void)
     argv[7] = "--group";
     argv[8] = apr_psprintf(p, "%ld", (long)gid);
     argv[9] = "--die-with-parent";
-    argv[10] = NULL;
+    argv[10] = "--config";
+    argv[11] = rs.conf;
+    argv[12] = NULL;
 
     if ((rv = apr_procattr_create(&attr, p)) != APR_SUCCESS ||
         (rv = apr_procattr_cmdtype_set(attr, APR_PROGRAM_ENV)) != APR_SUCCESS ||
@@ -121,6 +129,10 @@ static apr_status_t runner_start(void)
     rec->alive = 1;
     rec->current = 1;
     rs.cur = rec;
+    apr_cpystrn(rs.run_bin, rs.bin, sizeof(rs.run_bin));
+    apr_cpystrn(rs.run_sock, rs.sock, sizeof(rs.run_sock));
+    rs.run_uid = (long)uid;
+    rs.run_gid = (long)gid;
     apr_proc_other_child_register(&rec->proc, runner_maint, rec, NULL,
                                   rs.s->process->pool);
     ap_log_error(APLOG_MARK, APLOG_INFO, 0, rs.s, CGIPLUS_LOGNO(1006)
@@ -169,7 +181,9 @@ static void runner_maint(int reason, void *data, apr_wait_t status)
     apr_proc_other_child_unregister(rec);
     runner_describe_exit(how, sizeof(how), reason == APR_OC_REASON_LOST ? -1 : status);
 
-    if (rec != rs.cur || !rec->current) {
+    if (rec != rs.cur || !rec->current || !rs.pconf) {
+        if (rec == rs.cur)
+            rs.cur = NULL; /* died between generations: post_config starts one */
         ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, ap_server_conf, CGIPLUS_LOGNO(1008)
                      "retired cgiplus-runner (pid %ld) %s", (long)rec->proc.pid, how);
     }
@@ -191,22 +205,49 @@ static void runner_maint(int reason, void *data, apr_wait_t status)
     rs.free_recs = rec;
 }
 
-/* pconf cleanup: the configuration is going away (restart or stop). The
- * runner is told to finish; the next post_config starts a new one on the
- * same path. The record stays registered so its exit is reaped quietly. */
+/* pconf cleanup: the configuration is going away. On a restart (graceful
+ * or not) the runner stays: busy workers finish, pooled connections of old
+ * children stay valid, and the next post_config hands it the new settings.
+ * On stop it is told to finish (it would also get SIGTERM when the parent
+ * exits, through --die-with-parent). */
 static apr_status_t runner_retire(void *unused)
 {
-    if (getpid() == rs.parent && rs.cur && rs.cur->alive) {
+    int stopping = ap_state_query(AP_SQ_MAIN_STATE) != AP_SQ_MS_DESTROY_CONFIG;
+
+    if (getpid() == rs.parent && rs.cur && rs.cur->alive && stopping) {
         ap_log_error(APLOG_MARK, APLOG_INFO, 0, rs.s, CGIPLUS_LOGNO(1009)
                      "stopping cgiplus-runner (pid %ld)", (long)rs.cur->proc.pid);
         kill(rs.cur->proc.pid, SIGTERM);
         rs.cur->current = 0;
+        rs.cur = NULL;
     }
-    rs.cur = NULL;
     rs.wanted = 0;
     rs.pconf = NULL;
-    rs.sock = rs.pidfile = rs.bin = NULL;
+    rs.s = NULL;
+    rs.sock = rs.pidfile = rs.bin = rs.conf = NULL;
     return APR_SUCCESS;
+}
+
+/* The runner of the previous generation, if it can serve this one. */
+static int runner_keep(uid_t uid, gid_t gid)
+{
+    if (!rs.cur || !rs.cur->alive)
+        return 0;
+    if (strcmp(rs.run_bin, rs.bin) || strcmp(rs.run_sock, rs.sock) ||
+        rs.run_uid != (long)uid || rs.run_gid != (long)gid) {
+        ap_log_error(APLOG_MARK, APLOG_INFO, 0, rs.s, CGIPLUS_LOGNO(1603)
+                     "the runner's path, socket or user changed: replacing "
+                     "cgiplus-runner (pid %ld)", (long)rs.cur->proc.pid);
+        kill(rs.cur->proc.pid, SIGTERM);
+        rs.cur->current = 0;
+        rs.cur = NULL;
+        return 0;
+    }
+    kill(rs.cur->proc.pid, SIGHUP);
+    ap_log_error(APLOG_MARK, APLOG_INFO, 0, rs.s, CGIPLUS_LOGNO(1604)
+                 "keeping cgiplus-runner (pid %ld) across the restart; it reads "
+                 "its settings again", (long)rs.cur->proc.pid);
+    return 1;
 }
 
 int cgiplus_runner_post_config(apr_pool_t *pconf, apr_pool_t *plog,
@@ -214,11 +255,20 @@ int cgiplus_runner_post_config(apr_pool_t *pconf, apr_pool_t *plog,
 {
     cgiplus_server_conf *sc = ap_get_module_config(s->module_config,
                                                    &cgiplus_module);
+    uid_t uid = geteuid() == 0 ? ap_unixd_config.user_id : geteuid();
+    gid_t gid = geteuid() == 0 ? ap_unixd_config.group_id : getegid();
+    apr_status_t rv;
 
-    /* Forget this generation's paths when its pool goes (and stop its runner). */
+    /* Forget this generation's paths when its pool goes (and stop the
+     * runner if httpd stops). */
     apr_pool_cleanup_register(pconf, NULL, runner_retire, apr_pool_cleanup_null);
     if (sc->runner_socket) {
         rs.sock = sc->runner_socket;
+        if (rs.cur && rs.cur->alive && getpid() == rs.parent) {
+            kill(rs.cur->proc.pid, SIGTERM); /* ours is no longer wanted */
+            rs.cur->current = 0;
+            rs.cur = NULL;
+        }
         return OK;
     }
     rs.sock = ap_runtime_dir_relative(pconf, CGIPLUS_SOCK_NAME);
@@ -229,10 +279,18 @@ int cgiplus_runner_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     rs.pconf = pconf;
     rs.s = s;
     rs.pidfile = ap_runtime_dir_relative(pconf, CGIPLUS_PID_NAME);
+    rs.conf = ap_runtime_dir_relative(pconf, "cgiplus-runner.conf");
     rs.bin = cgiplus_conf_runner_path(sc);
     rs.parent = getpid();
     rs.wanted = 1;
-    runner_start(); /* a failure is logged; the monitor hook retries */
+    rv = cgiplus_conf_write_runner(ptemp, s, rs.conf);
+    if (rv != APR_SUCCESS) {
+        ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, rv, s, CGIPLUS_LOGNO(1605)
+                     "mod_cgiplus cannot write the runner's configuration %s", rs.conf);
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    if (!runner_keep(uid, gid))
+        runner_start(); /* a failure is logged; the monitor hook retries */
     return OK;
 }
 

@@ -16,6 +16,7 @@ static void cgiplus_register_hooks(apr_pool_t *p)
     ap_hook_monitor(cgiplus_runner_monitor, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_child_init(cgiplus_conn_child_init, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_handler(cgiplus_handler, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_handler(cgiplus_status_handler, NULL, NULL, APR_HOOK_MIDDLE);
 }
 
 CGIPLUS_EXPORT AP_DECLARE_MODULE(cgiplus) = {

@@ -37,6 +37,7 @@
 #define RUNNER_RECORDS_MAX      (64u * 1024u) /* X-buffer-records: coalesce up to this */
 #define RUNNER_ENDS_KEPT        16u     /* recent worker ends kept per pool for the status page */
 #define RUNNER_ENV_MAX          64u     /* configured environment entries per pool */
+#define RUNNER_SETTLE_MS        200u    /* a script changed in place must be still this long */
 
 typedef struct runner_client runner_client;
 typedef struct runner_req runner_req;
@@ -249,6 +250,7 @@ struct runner_pool {
     int retired;              /* superseded or unused: drains, keeps nobody warm */
     int waits_slot;           /* in runner_g.slot_waiters */
     unsigned gen;             /* script generation: bumped when the file changes */
+    uint64_t stamp;           /* newest (httpd generation, reload) that used it */
     int have_ident;
     dev_t ident_dev;
     ino_t ident_ino;
@@ -267,7 +269,7 @@ struct runner_pool {
 };
 
 runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
-                             const runner_set_over *begin, int *err);
+                             const runner_set_over *begin, uint32_t httpd_gen, int *err);
 void runner_pool_submit(runner_req *r);
 void runner_pool_dequeue(runner_req *r);
 void runner_pool_worker_idle(runner_worker *w);

@@ -199,6 +199,7 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
     runner_set_over over;
     runner_mode mode = RUNNER_MODE_CGIPLUS;
     int rc, callouts = 0, err = 0;
+    uint32_t httpd_gen = 0;
 
     if (c->req) {
         protocol_error(c, "BEGIN while a request is active");
@@ -223,6 +224,11 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
             ulen = vl;
         } else if (nl == 8 && memcmp(n, "callouts", 8) == 0) {
             callouts = vl == 1 && v[0] == '1';
+        } else if (nl == 10 && memcmp(n, "generation", 10) == 0) {
+            uint64_t g = 0;
+            for (size_t i = 0; i < vl && i < 10 && v[i] >= '0' && v[i] <= '9'; i++)
+                g = g * 10 + (uint64_t)(v[i] - '0');
+            httpd_gen = g > UINT32_MAX ? UINT32_MAX : (uint32_t)g;
         } else if (runner_set_parse(&over, n, nl, v, vl, &why) < 0) {
             break; /* a pool setting with a bad value */
         } /* else: unknown keys are ignored (a newer module) */
@@ -238,7 +244,7 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
         return;
     }
 
-    runner_pool *p = runner_pool_get(script, slen, mode, &over, &err);
+    runner_pool *p = runner_pool_get(script, slen, mode, &over, httpd_gen, &err);
     runner_set_over_free(&over);
     if (!p && err == EPERM) {
         runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2077) "request %u for %.*s names a user "

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 /* Why a new worker cannot start now. */
 enum gate { GATE_OK, GATE_FULL, GATE_BACKOFF, GATE_SLOT, GATE_RATE };
@@ -34,12 +35,34 @@ static void pool_retire(runner_pool *p, const char *why)
     }
 }
 
-runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
-                             const runner_set_over *begin, int *err)
+static int siblings(const runner_pool *a, const runner_pool *b)
 {
+    return a != b && a->mode == b->mode && strcmp(a->script, b->script) == 0 &&
+           a->set.v[RUNNER_S_USER] == b->set.v[RUNNER_S_USER];
+}
+
+/* A reload (httpd's, or our SIGHUP) that changes a script's settings makes
+ * a new pool; the pools of the same script only older configurations used
+ * drain and go. Pools of one configuration never retire each other (one
+ * script may run with several settings). */
+static runner_pool *stamp_pool(runner_pool *p, uint64_t stamp)
+{
+    runner_pool *q;
+    if (stamp > p->stamp)
+        p->stamp = stamp;
+    TAILQ_FOREACH(q, &runner_g.pools, link)
+        if (siblings(p, q) && q->stamp < p->stamp && !q->retired)
+            pool_retire(q, "superseded by a newer configuration");
+    return p;
+}
+
+runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
+                             const runner_set_over *begin, uint32_t httpd_gen, int *err)
+{
+    uint64_t stamp = (uint64_t)httpd_gen << 32 | (runner_g.reloads & 0xffffffffu);
     char path[4096];
     runner_pool_set set;
-    runner_pool *p, *q;
+    runner_pool *p;
 
     if (slen >= sizeof(path)) {
         *err = ENAMETOOLONG;
@@ -56,7 +79,7 @@ runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
             runner_set_free(&set);
             p->retired = 0; /* in use again */
             p->last_used = runner_g.now;
-            return p;
+            return stamp_pool(p, stamp);
         }
 
     if (!(p = calloc(1, sizeof(*p))) || !(p->script = strdup(path)) ||
@@ -76,18 +99,12 @@ runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
     p->created = p->last_used = runner_g.now;
     TAILQ_INIT(&p->workers);
     TAILQ_INIT(&p->queue);
-    /* A pool for the same script and user with other settings replaces the
-     * older ones (a reload changed them): those drain and go. */
-    TAILQ_FOREACH(q, &runner_g.pools, link)
-        if (q->mode == mode && strcmp(q->script, path) == 0 &&
-            q->set.v[RUNNER_S_USER] == set.v[RUNNER_S_USER])
-            pool_retire(q, "superseded by new settings");
     TAILQ_INSERT_TAIL(&runner_g.pools, p, link);
     runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2006) "new pool #%llu for %s (%s, max_workers "
                "%llu, min_idle %llu, queue %llu)", (unsigned long long)p->id, p->script,
                runner_mode_name(mode), (unsigned long long)SET(p, MAX_WORKERS),
                (unsigned long long)SET(p, MIN_IDLE), (unsigned long long)SET(p, QUEUE_DEPTH));
-    return p;
+    return stamp_pool(p, stamp);
 }
 
 static int usable(const runner_pool *p, const runner_worker *w)
@@ -304,8 +321,17 @@ static int check_script(runner_pool *p)
     int64_t ct = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
     if (p->have_ident && (p->ident_dev != st.st_dev || p->ident_ino != st.st_ino ||
                           p->ident_size != (int64_t)st.st_size || p->ident_mtime_ns != mt ||
-                          p->ident_ctime_ns != ct))
+                          p->ident_ctime_ns != ct)) {
+        /* A file copied over in place may be half written: the old
+         * workers serve until it has been still for RUNNER_SETTLE_MS. */
+        struct timespec rt;
+        clock_gettime(CLOCK_REALTIME, &rt);
+        int64_t now_ns = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
+        if (st.st_ino == p->ident_ino && now_ns - ct < (int64_t)RUNNER_SETTLE_MS * 1000000 &&
+            count_usable(p, 0))
+            return 0;
         roll_over(p, &st);
+    }
     p->have_ident = 1;
     p->ident_dev = st.st_dev;
     p->ident_ino = st.st_ino;
@@ -336,15 +362,16 @@ void runner_pool_submit(runner_req *r)
     p->retired = 0;
     if (TAILQ_EMPTY(&p->queue)) {
         runner_worker *w = idle_worker(p);
-        if (w) {
-            runner_worker_assign(w, r);
+        if (w || spawn_gate(p) == GATE_OK) {
+            if (w)
+                runner_worker_assign(w, r);
+            else
+                start_new(p, r);
+            maintain(p); /* one idle fewer: keep min_idle warm */
+            runner_pool_rearm(p);
             return;
         }
         enum gate g = spawn_gate(p);
-        if (g == GATE_OK) {
-            start_new(p, r);
-            return;
-        }
         if (g == GATE_BACKOFF && count_usable(p, 0) == 0) {
             runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2068) "%s: in crash-loop backoff for "
                        "%llu ms more; request %s answered spawn-failed", p->script,
@@ -522,7 +549,7 @@ void runner_pool_declared(void)
     for (unsigned i = 0; i < runner_g.conf.npools; i++) {
         const runner_conf_pool *cp = &runner_g.conf.pools[i];
         int err = 0;
-        runner_pool *p = runner_pool_get(cp->script, strlen(cp->script), cp->mode, NULL, &err);
+        runner_pool *p = runner_pool_get(cp->script, strlen(cp->script), cp->mode, NULL, 0, &err);
         if (!p) {
             runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2069) "cannot set up the pool of %s: %s",
                        cp->script, strerror(err));

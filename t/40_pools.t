@@ -1,0 +1,85 @@
+# Pool settings, each against the real httpd and runner: warm idle workers
+# (CGIplusMinIdle), requests per worker (CGIplusMaxRequests), worker age
+# (CGIplusMaxAge), idle lifetime (CGIplusIdleTimeout, the LIFETIME callout,
+# Script-Control X-lifetime), spawn rate (CGIplusSpawnRate); every end is
+# recorded with its reason.
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use Time::HiRes qw(sleep time);
+use lib 't/htdocs/pool/lib';
+use PoolTest qw(hget hstart hfinish status pool_of wait_for);
+
+plan tests => 22;
+
+sub pid_of { my ($r) = @_; return ($r->{body} =~ /pid=(\d+)/)[0] // 0 }
+sub workers { my ($tag, $state) = @_; my $p = pool_of(status(), $tag) or return -1;
+    return scalar grep { !$state || $_->{state} eq $state } @{ $p->{workers} } }
+
+# --- min idle: two idle workers are kept warm, even while one is busy.
+my $r = hget('/pool/settings/app.pl');
+ok t_cmp($r->{code}, 200, 'settings pool answers');
+ok t_cmp(wait_for(sub { workers('settings', 'idle') >= 2 }, 3) ? 1 : 0, 1,
+         'at least two idle workers kept warm (CGIplusMinIdle 2)');
+my $h = hstart('/pool/settings/app.pl?sleep=1.2');
+my $three = wait_for(sub { workers('settings') == 3 && workers('settings', 'idle') == 2 }, 1);
+ok t_cmp($three ? 1 : 0, 1, 'a busy worker is replaced in the warm set (3 workers, 2 idle)');
+ok t_cmp(hfinish($h)->{code}, 200, 'the busy request completes');
+
+# --- max requests: a worker serves three requests, then is replaced.
+my @pids = map { pid_of(hget('/pool/maxreq/app.pl')) } 1 .. 7;
+ok t_cmp("$pids[0]$pids[1]$pids[2]" eq $pids[0] x 3 ? 1 : 0, 1, 'first worker serves 3');
+ok t_cmp($pids[3] != $pids[0] && $pids[3] == $pids[4] && $pids[4] == $pids[5] ? 1 : 0, 1,
+         'then a second worker serves 3');
+ok t_cmp($pids[6] != $pids[3] ? 1 : 0, 1, 'and a third takes the 7th');
+my $p = wait_for(sub { my $p = pool_of(status(), 'maxreq');
+                       $p && $p->{counters}{deaths}{max_requests} >= 2 ? $p : undef }, 3);
+ok t_cmp($p ? $p->{counters}{deaths}{max_requests} : 0, 2, 'two ends recorded as max_requests');
+
+# --- max age: a worker older than 1 s is replaced (when idle).
+my $a = pid_of(hget('/pool/maxage/app.pl'));
+sleep 1.3;
+my $b = pid_of(hget('/pool/maxage/app.pl'));
+ok t_cmp($a != $b && $b ? 1 : 0, 1, 'a worker past CGIplusMaxAge is replaced');
+$p = pool_of(status(), 'maxage');
+ok t_cmp($p->{counters}{deaths}{lifetime} >= 1 ? 1 : 0, 1, 'recorded as lifetime');
+my ($end) = grep { $_->{pid} == $a } @{ $p->{ended} };
+ok t_cmp($end ? $end->{reason} : '', 'lifetime', 'the ended list names the old pid and why');
+
+# --- idle timeout: an idle worker stops after 0.8 s.
+$a = pid_of(hget('/pool/idle/app.pl'));
+ok t_cmp(wait_for(sub { workers('idle') == 0 }, 3) ? 1 : 0, 1,
+         'the idle worker stopped (CGIplusIdleTimeout 0.8)');
+$p = pool_of(status(), 'idle');
+ok t_cmp($p->{counters}{deaths}{idle}, 1, 'recorded as idle');
+
+# The LIFETIME callout: "none" keeps this worker past the pool's idle timeout.
+$r = hget('/pool/idle/app.pl?callout=LIFETIME:%20none');
+ok t_cmp($r->{body}, qr/answer=200 lifetime none/, 'LIFETIME callout answered');
+$a = pid_of($r);
+sleep 1.3;
+ok t_cmp(pid_of(hget('/pool/idle/app.pl')), $a, 'LIFETIME none: the worker outlived 0.8 s idle');
+# ... and a short one (0.01 minutes = 600 ms) ends it sooner.
+$r = hget('/pool/idle/app.pl?callout=LIFETIME:%200.005');
+ok t_cmp($r->{body}, qr/answer=200 lifetime 300 ms/, 'a fractional LIFETIME');
+my $t0 = time;
+wait_for(sub { workers('idle') == 0 }, 3);
+ok t_cmp(time - $t0 < 0.75 ? 1 : 0, 1, 'the worker went after its own 300 ms lifetime');
+
+# Script-Control X-lifetime=none works like the callout.
+$a = pid_of(hget('/pool/idle/app.pl?sc=X-lifetime%3Dnone'));
+sleep 1.2;
+ok t_cmp(pid_of(hget('/pool/idle/app.pl')), $a, 'Script-Control X-lifetime=none keeps it');
+
+# --- spawn rate: 6 warm workers wanted at 2 starts per second.
+$t0 = time;
+hget('/pool/rate/app.pl');
+my $early = workers('rate');
+ok t_cmp($early <= 3 ? 1 : 0, 1, "at most 3 workers right away ($early)");
+my $six = wait_for(sub { workers('rate') == 6 }, 5, 0.1);
+my $took = time - $t0;
+ok t_cmp($six ? 1 : 0, 1, 'six workers in the end');
+ok t_cmp($took >= 1.4 ? 1 : 0, 1, sprintf('starting them took %.1f s (>= 1.5 s at 2/s)', $took));
+$p = pool_of(status(), 'rate');
+ok t_cmp($p->{counters}{spawns}, 6, 'six spawns counted');

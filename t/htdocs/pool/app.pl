@@ -1,0 +1,41 @@
+#!/usr/bin/perl
+# A persistent test script for the supervisor tests (t/4x_*.t). The query
+# string says what to do: sleep=S (seconds, before the body), ticks=N&gap=S
+# (N lines, S apart), sc=... (a Script-Control header), callout=LINE (after
+# the first body line), after=S (sleep after the body), die_early (exit
+# before any output), crash (SIGKILL itself mid-body), lines=N (N lines).
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/../../../lib/perl";
+use CGIplus;
+use Time::HiRes qw(sleep);
+
+$| = 1;
+my $n = 0;
+while (CGIplus::accept()) {
+    $n++;
+    my %q;
+    for (split /&/, $ENV{QUERY_STRING} // '') {
+        my ($k, $v) = split /=/, $_, 2;
+        $v //= '';
+        $v =~ s/\+/ /g;
+        $v =~ s/%([0-9A-Fa-f]{2})/chr hex $1/ge;
+        $q{$k} = $v;
+    }
+    exit 3 if exists $q{die_early};
+    sleep $q{sleep} if $q{sleep};
+    print "Content-Type: text/plain\n";
+    print "Script-Control: $q{sc}\n" if exists $q{sc};
+    print "X-Pid: $$\n\n";
+    print "pid=$$ n=$n pool=", ($ENV{POOL} // ''), " uri=", ($ENV{REQUEST_URI} // ''), "\n";
+    print 'answer=', CGIplus::callout($q{callout}), "\n" if exists $q{callout};
+    for my $i (1 .. ($q{ticks} // 0)) {
+        print "tick $i\n";
+        sleep $q{gap} if $q{gap};
+    }
+    print "line $_\n" for 1 .. ($q{lines} // 0);
+    sleep $q{after} if $q{after};
+    kill 'KILL', $$ if exists $q{crash};
+    CGIplus::finish();
+}

@@ -1,0 +1,185 @@
+package PoolTest;
+# Helpers of the supervisor tests (t/4x_*.t): concurrent raw HTTP requests
+# with timing, the runner's status as JSON, and a client of the runner's
+# own wire protocol (docs/PROTOCOL.md part 1) for what httpd does not show.
+use strict;
+use warnings;
+use Exporter qw(import);
+use IO::Socket::INET;
+use IO::Socket::UNIX;
+use IO::Select;
+use JSON::PP ();
+use Time::HiRes qw(time sleep);
+use Apache::Test ();
+
+our @EXPORT_OK = qw(hstart hfinish hget hmany status pool_of wait_for wire_connect
+                    wire_request wire_frames runner_pid);
+
+my $vars = Apache::Test::config()->{vars};
+
+# Starts a request; returns a handle to pass to hfinish.
+sub hstart {
+    my ($path, %o) = @_;
+    my $s = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $vars->{port},
+                                  Proto => 'tcp', Timeout => 5) or die "connect: $!";
+    $s->autoflush(1);
+    my $method = $o{method} // 'GET';
+    my $body = $o{body} // '';
+    # HTTP/1.1: a response cut short then shows as a missing last chunk.
+    my $req = "$method $path HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n";
+    $req .= "Content-Length: " . length($body) . "\r\n" if $method eq 'POST';
+    print $s "$req\r\n$body";
+    return { sock => $s, t0 => time, path => $path, buf => '' };
+}
+
+# Reads the response to its end (or until timeout s); returns a hash:
+# code, headers (lower-case names), body, secs, complete (ended cleanly).
+sub hfinish {
+    my ($h, $timeout) = @_;
+    $timeout //= 30;
+    my $sel = IO::Select->new($h->{sock});
+    my $end = time + $timeout;
+    my $eof = 0;
+    while (time < $end) {
+        last unless $sel->can_read($end - time);
+        my $n = sysread $h->{sock}, my $chunk, 65536;
+        if (!$n) { $eof = 1; last }
+        $h->{buf} .= $chunk;
+    }
+    $h->{secs} = time - $h->{t0};
+    close $h->{sock};
+    my ($head, $body) = split /\r\n\r\n/, $h->{buf}, 2;
+    my %r = (secs => $h->{secs}, body => $body // '', code => 0, headers => {}, eof => $eof);
+    if (($head // '') =~ m{^HTTP/\d\.\d (\d{3})}) {
+        $r{code} = $1;
+        for (split /\r\n/, $head) {
+            $r{headers}{lc $1} = $2 if /^([^:]+):\s*(.*)$/;
+        }
+    }
+    # Complete: the whole Content-Length, or the last chunk, arrived.
+    my $cl = $r{headers}{'content-length'};
+    if (lc($r{headers}{'transfer-encoding'} // '') eq 'chunked') {
+        my ($raw, $out, $done) = ($r{body}, '', 0);
+        while ($raw =~ s/^([0-9a-fA-F]+)[^\r]*\r\n//) {
+            my $n = hex $1;
+            if ($n == 0) { $done = 1; last }
+            last if length $raw < $n + 2;
+            $out .= substr($raw, 0, $n);
+            substr($raw, 0, $n + 2) = '';
+        }
+        $r{body} = $out;
+        $r{complete} = $done;
+    } else {
+        $r{complete} = $eof && defined $cl && length($r{body}) == $cl ? 1 : 0;
+    }
+    return \%r;
+}
+
+sub hget { my ($path, %o) = @_; return hfinish(hstart($path, %o), $o{timeout}) }
+
+# Runs requests concurrently; returns the results in the order given.
+sub hmany {
+    my (@paths) = @_;
+    my @h = map { hstart($_) } @paths;
+    return map { hfinish($_) } @h;
+}
+
+sub status {
+    my $r = hget('/cgiplus-status?json');
+    die "status: $r->{code}\n" unless $r->{code} == 200;
+    return JSON::PP->new->decode($r->{body});
+}
+
+# The live (not retired) pool whose configured env holds POOL=tag.
+sub pool_of {
+    my ($st, $tag, %o) = @_;
+    for my $p (@{ $st->{pools} }) {
+        next if $p->{retired} && !$o{retired};
+        return $p if grep { $_ eq "POOL=$tag" } @{ $p->{settings}{env} };
+    }
+    return undef;
+}
+
+# Polls cond (a sub) until true or timeout s; returns its last value.
+sub wait_for {
+    my ($cond, $timeout, $step) = @_;
+    my $end = time + ($timeout // 5);
+    my $v;
+    while (1) {
+        $v = $cond->();
+        return $v if $v || time >= $end;
+        sleep($step // 0.05);
+    }
+}
+
+sub runner_pid {
+    open my $fh, '<', "$vars->{t_logs}/cgiplus-runner.pid" or return 0;
+    my $p = <$fh> // '';
+    return $p =~ /^(\d+)/ ? $1 : 0;
+}
+
+# ---- the wire protocol ----
+
+sub _frame {
+    my ($type, $flags, $reqid, $payload) = @_;
+    return pack('CCCCnnNN', 0x43, 0x50, 1, $type, $flags, 0, $reqid, length $payload) . $payload;
+}
+
+sub _kv {
+    my (@kv) = @_;
+    my $out = '';
+    while (my ($k, $v) = splice @kv, 0, 2) {
+        $out .= pack('nN', length $k, length $v) . $k . $v;
+    }
+    return $out;
+}
+
+sub wire_connect {
+    my $s = IO::Socket::UNIX->new(Peer => "$vars->{t_logs}/cgiplus-runner.sock",
+                                  Type => SOCK_STREAM) or die "runner socket: $!";
+    $s->autoflush(1);
+    print $s _frame(1, 0, 0, pack('nnN', 1, 0, $$));
+    my @f = wire_frames($s, 1, 5);
+    die "no HELLO_ACK\n" unless @f && $f[0]{type} == 2;
+    return $s;
+}
+
+# Sends one request: begin is a list of BEGIN key/values, params of CGI
+# variables; the body is empty.
+sub wire_request {
+    my ($s, $reqid, $begin, $params) = @_;
+    print $s _frame(3, 0, $reqid, _kv(@$begin)) . _frame(4, 1, $reqid, _kv(@$params))
+        . _frame(5, 1, $reqid, '');
+}
+
+sub wire_send { my ($s, @f) = @_; print $s _frame(@f) }
+
+# Reads up to n frames (or until END, or timeout s): a list of hashes
+# type, flags, reqid, payload (and outcome for END).
+sub wire_frames {
+    my ($s, $n, $timeout, %o) = @_;
+    my (@f, $buf);
+    $buf = '';
+    my $sel = IO::Select->new($s);
+    my $end = time + ($timeout // 5);
+    while (@f < $n && time < $end) {
+        while (length $buf >= 16) {
+            my ($m0, $m1, $v, $type, $flags, undef, $reqid, $len) = unpack('CCCCnnNN', $buf);
+            last if length $buf < 16 + $len;
+            my $pl = substr($buf, 16, $len);
+            substr($buf, 0, 16 + $len) = '';
+            my %fr = (type => $type, flags => $flags, reqid => $reqid, payload => $pl);
+            @fr{qw(outcome retry pid detail)} = unpack('CxnNN', $pl) if $type == 8;
+            push @f, \%fr;
+            return @f if @f >= $n || ($type == 8 && !$o{past_end});
+            return @f if $o{until} && $o{until}->(\%fr);
+        }
+        last unless $sel->can_read($end - time);
+        my $got = sysread $s, my $chunk, 65536;
+        last unless $got;
+        $buf .= $chunk;
+    }
+    return @f;
+}
+
+1;

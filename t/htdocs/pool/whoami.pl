@@ -1,0 +1,40 @@
+#!/usr/bin/perl
+# Reports what a worker got: user, group, session, process group, open
+# descriptors, environment names and resource limits (t/47_security.t).
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/../../../lib/perl";
+use CGIplus;
+
+my %base = %ENV; # the worker's own environment, before any request
+$| = 1;
+while (CGIplus::accept()) {
+    opendir my $d, '/proc/self/fd' or die "fd: $!";
+    my @fds = sort { $a <=> $b } grep { /^\d+$/ } readdir $d;
+    closedir $d;
+    # the directory handle itself is open while listing it: leave it out
+    my %limits;
+    if (open my $l, '<', '/proc/self/limits') {
+        while (<$l>) {
+            $limits{cpu} = $1 if /^Max cpu time\s+(\S+)/;
+            $limits{as} = $1 if /^Max address space\s+(\S+)/;
+            $limits{nofile} = $1 if /^Max open files\s+(\S+)/;
+            $limits{nproc} = $1 if /^Max processes\s+(\S+)/;
+        }
+    }
+    print "Content-Type: text/plain\n\n";
+    print "uid=$< euid=$> gid=", (split ' ', $()[0], " egid=", (split ' ', $))[0], "\n";
+    print "groups=$)\n";
+    my ($pgrp, $sid) = (-1, -1);
+    if (open my $st, '<', '/proc/self/stat') {
+        my $line = <$st>;
+        ($pgrp, $sid) = (split ' ', substr($line, rindex($line, ')') + 2))[2, 3];
+    }
+    print "pid=$$ pgid=$pgrp sid=$sid\n";
+    print "fds=@fds\n";
+    print "env=", join(',', sort keys %base), "\n";
+    print "conf=", ($base{SECRET_CONF} // ''), "\n";
+    print "limits=", join(',', map { "$_:" . ($limits{$_} // '?') } qw(cpu as nofile nproc)), "\n";
+    CGIplus::finish();
+}
