@@ -45,7 +45,10 @@ void *cgiplus_merge_server_conf(apr_pool_t *p, void *basev, void *addv)
 
 void *cgiplus_create_dir_conf(apr_pool_t *p, char *dir)
 {
-    return apr_pcalloc(p, sizeof(cgiplus_dir_conf));
+    cgiplus_dir_conf *c = apr_pcalloc(p, sizeof(cgiplus_dir_conf));
+
+    c->scriptlog_len = c->scriptlog_buf = -1; /* 0 is a real value */
+    return c;
 }
 
 void *cgiplus_merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
@@ -55,6 +58,11 @@ void *cgiplus_merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
 
     c->max_workers = add->max_workers ? add->max_workers : base->max_workers;
     c->mode = add->mode != CGIPLUS_MODE_UNSET ? add->mode : base->mode;
+    c->compat = add->compat ? add->compat : base->compat;
+    c->max_header = add->max_header ? add->max_header : base->max_header;
+    c->scriptlog = add->scriptlog ? add->scriptlog : base->scriptlog;
+    c->scriptlog_len = add->scriptlog_len >= 0 ? add->scriptlog_len : base->scriptlog_len;
+    c->scriptlog_buf = add->scriptlog_buf >= 0 ? add->scriptlog_buf : base->scriptlog_buf;
     return c;
 }
 
@@ -172,6 +180,22 @@ const command_rec cgiplus_cmds[] = {
                   "the most persistent workers of one script (1-4096)"),
     AP_INIT_TAKE1("CGIplusMode", set_mode, NULL, RSRC_CONF | ACCESS_CONF,
                   "'cgiplus' (persistent workers) or 'cgi' (one process per request)"),
+    AP_INIT_FLAG("CGIplusCompat", cgiplus_set_compat, NULL, RSRC_CONF | ACCESS_CONF,
+                 "On: serve the cgi-script handler (mod_cgi/mod_cgid) here through "
+                 "the runner, as plain CGI unless CGIplusMode says otherwise"),
+    AP_INIT_TAKE1("CGIplusMaxHeaderSize", cgiplus_set_max_header, NULL,
+                  RSRC_CONF | ACCESS_CONF,
+                  "the most bytes of a script's CGI header block (1024-1048576)"),
+    AP_INIT_TAKE1("CGIplusScriptLog", cgiplus_set_scriptlog, NULL,
+                  RSRC_CONF | ACCESS_CONF,
+                  "file logging failed script requests (as mod_cgi's ScriptLog), "
+                  "or 'none'"),
+    AP_INIT_TAKE1("CGIplusScriptLogLength", cgiplus_set_scriptlog_len, NULL,
+                  RSRC_CONF | ACCESS_CONF,
+                  "the script log is written only while smaller than this (bytes)"),
+    AP_INIT_TAKE1("CGIplusScriptLogBuffer", cgiplus_set_scriptlog_buf, NULL,
+                  RSRC_CONF | ACCESS_CONF,
+                  "the most request body bytes written to the script log"),
     { NULL }
 };
 

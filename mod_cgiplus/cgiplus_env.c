@@ -96,7 +96,7 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *l
     begin[nb].val = r->filename;
     nb++;
     begin[nb].name = "mode";
-    begin[nb].val = cgiplus_conf_mode_name(dc);
+    begin[nb].val = q->mode_name;
     nb++;
     begin[nb].name = "max_workers";
     begin[nb].val = apr_itoa(r->pool, cgiplus_conf_max_workers(dc));
