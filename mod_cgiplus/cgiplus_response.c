@@ -335,6 +335,16 @@ static int resp_nph(cgiplus_req *q)
  * closed. Returns status. */
 static int resp_fail(cgiplus_req *q, int status, const char *why)
 {
+    if (!why && q->got_end) {
+        /* the runner's END says why: outcome, exit, worker */
+        char how[64] = "";
+
+        if (q->end.outcome == CGP_O_CRASHED)
+            resp_wait_status(how, sizeof(how), q->end.detail);
+        why = apr_psprintf(q->r->pool, "the runner ended the request: %s%s%s "
+                           "(worker pid %lu)", cgp_outcome_name(q->end.outcome),
+                           *how ? ", " : "", how, (unsigned long)q->end.pid);
+    }
     if (q->slog)
         cgiplus_scriptlog_write(q->r, q, status, why);
     return status;
@@ -350,7 +360,7 @@ int cgiplus_resp_handle(cgiplus_req *q)
         /* END came before any output */
         ret = cgiplus_resp_end_status(q);
         cgiplus_req_finish(q);
-        return resp_fail(q, ret, cgp_outcome_name(q->end.outcome));
+        return resp_fail(q, ret, NULL);
     }
     if (q->nph)
         return resp_nph(q);
@@ -383,7 +393,7 @@ int cgiplus_resp_handle(cgiplus_req *q)
             /* the script failed inside its header: that is the reason */
             ret = cgiplus_resp_end_status(q);
             cgiplus_req_finish(q);
-            return resp_fail(q, ret, cgp_outcome_name(q->end.outcome));
+            return resp_fail(q, ret, NULL);
         }
         if (why) {
             ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1076)

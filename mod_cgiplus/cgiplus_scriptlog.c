@@ -22,8 +22,13 @@ APLOG_USE_MODULE(cgiplus);
 #define SLOG_MAX_BUFFER     (1024 * 1024)
 #define SLOG_STDERR_MAX     (64 * 1024) /* stderr kept per request */
 
-/* The script log files of this configuration generation: path -> the
- * apr_file_t (NULL until open_logs). Lives in pconf; children inherit it. */
+/* One script log file; from pconf, lives one configuration generation. */
+typedef struct slog_target {
+    apr_file_t *file;          /* NULL until open_logs */
+} slog_target;
+
+/* The script log files of this configuration generation: path -> its
+ * slog_target. Lives in pconf; children inherit it. */
 static apr_hash_t *slog_files;
 
 /* One request's capture, from r->pool; lives for the request. */
@@ -60,7 +65,9 @@ const char *cgiplus_set_scriptlog(cmd_parms *cmd, void *dcv, const char *arg)
         apr_pool_cleanup_register(cmd->pool, NULL, slog_forget,
                                   apr_pool_cleanup_null);
     }
-    apr_hash_set(slog_files, path, APR_HASH_KEY_STRING, NULL);
+    if (!apr_hash_get(slog_files, path, APR_HASH_KEY_STRING))
+        apr_hash_set(slog_files, path, APR_HASH_KEY_STRING,
+                     apr_pcalloc(cmd->pool, sizeof(slog_target)));
     dc->scriptlog = path;
     return NULL;
 }
@@ -102,11 +109,13 @@ int cgiplus_scriptlog_open_logs(apr_pool_t *pconf, apr_pool_t *plog,
         return OK;
     for (hi = apr_hash_first(ptemp, slog_files); hi; hi = apr_hash_next(hi)) {
         const void *key;
-        apr_file_t *f;
+        void *val;
+        slog_target *t;
         apr_status_t rv;
 
-        apr_hash_this(hi, &key, NULL, NULL);
-        rv = apr_file_open(&f, key, APR_FOPEN_WRITE | APR_FOPEN_APPEND |
+        apr_hash_this(hi, &key, NULL, &val);
+        t = val;
+        rv = apr_file_open(&t->file, key, APR_FOPEN_WRITE | APR_FOPEN_APPEND |
                            APR_FOPEN_CREATE, APR_FPROT_UREAD | APR_FPROT_UWRITE |
                            APR_FPROT_GREAD, pconf);
         if (rv != APR_SUCCESS) {
@@ -115,7 +124,6 @@ int cgiplus_scriptlog_open_logs(apr_pool_t *pconf, apr_pool_t *plog,
                          "script log '%s' (CGIplusScriptLog)", (const char *)key);
             return HTTP_INTERNAL_SERVER_ERROR;
         }
-        apr_hash_set(slog_files, key, APR_HASH_KEY_STRING, f);
     }
     return OK;
 }
@@ -123,9 +131,12 @@ int cgiplus_scriptlog_open_logs(apr_pool_t *pconf, apr_pool_t *plog,
 /* The open file of r's directory, NULL if it has no script log. */
 static apr_file_t *slog_file(request_rec *r, const cgiplus_dir_conf *dc)
 {
+    slog_target *t;
+
     if (!dc->scriptlog || !*dc->scriptlog || !slog_files)
         return NULL;
-    return apr_hash_get(slog_files, dc->scriptlog, APR_HASH_KEY_STRING);
+    t = apr_hash_get(slog_files, dc->scriptlog, APR_HASH_KEY_STRING);
+    return t ? t->file : NULL;
 }
 
 void cgiplus_scriptlog_start(cgiplus_req *q)
