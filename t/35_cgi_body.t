@@ -15,7 +15,7 @@ use LWP::UserAgent;
 use POSIX qw(WNOHANG);
 use Time::HiRes qw(sleep time);
 
-plan tests => 6 + 8 + 3 + 2 + 2;
+plan tests => 6 + 8 + 3 + 3 + 2;
 
 my $cfg = Apache::Test::config();
 my $vars = $cfg->{vars};
@@ -143,6 +143,14 @@ ok t_cmp($code, 413, 'one byte over, chunked: 413');
 ($code, $body) = curl_post("$h2c/cgi-plus/count.pl", 150000, '--http2-prior-knowledge');
 ok t_cmp($code, 200, 'POST over h2c: 200');
 ok t_cmp($body, qr/^len=150000 md5=${\ $zmd5->(150000)}/, 'POST over h2c: body intact');
+# curl reports 000 when the server stops an upload with RST_STREAM after
+# its answer (as httpd does for 413); nghttp shows the answer itself.
+my ($zfh, $zfile) = tempfile(UNLINK => 1);
+print $zfh 'z' x 200000;
+close $zfh;
+my $ng = `nghttp -v -d $zfile '$h2c/cgi-limit/count.pl' 2>&1`;
+ok t_cmp($ng =~ /recv \(stream_id=\d+\) :status: (\d+)/ ? $1 : 'none', 413,
+         'over LimitRequestBody on h2c: 413');
 
 # ---- the pool: one keep-alive client, 20 requests, at most one connect ----
 my $all = do { local (@ARGV, $/) = ("$vars->{t_logs}/error_log"); <> };
