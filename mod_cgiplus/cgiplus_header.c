@@ -50,18 +50,26 @@ const char *cgiplus_header_raw(cgiplus_req *q, apr_size_t *len)
     return q->hdr_raw;
 }
 
-/* Moves header bytes from q->out into buf until the empty line that ends
+/* The collected header: starts small (most headers are), doubles up to the
+ * limit. From r->pool; lives for the request. */
+typedef struct header_buf {
+    char *p;
+    apr_size_t len, cap, limit;
+} header_buf;
+
+#define HDR_FIRST_CAP 8192
+
+/* Moves header bytes from q->out into hb until the empty line that ends
  * the header. Returns APR_SUCCESS with *done set when it is found, with
- * *done 0 when the output ended first or the limit was reached (*len says
- * which), or a runner I/O error. */
-static apr_status_t header_collect(cgiplus_req *q, char *buf, apr_size_t limit,
-                                   apr_size_t *len, int *done)
+ * *done 0 when the output ended first or the limit was reached (hb->len
+ * says which), or a runner I/O error. */
+static apr_status_t header_collect(cgiplus_req *q, header_buf *hb, int *done)
 {
-    apr_size_t n = 0, line = 0;
+    apr_size_t line = 0;
     apr_status_t rv = APR_SUCCESS;
 
     *done = 0;
-    while (!*done && n < limit) {
+    while (!*done && hb->len < hb->limit) {
         apr_bucket *b;
         const char *data;
         apr_size_t blen, k;
@@ -76,21 +84,28 @@ static apr_status_t header_collect(cgiplus_req *q, char *buf, apr_size_t limit,
         b = APR_BRIGADE_FIRST(q->out);
         if ((rv = apr_bucket_read(b, &data, &blen, APR_BLOCK_READ)) != APR_SUCCESS)
             break;
-        for (k = 0; k < blen && n < limit && !*done; k++) {
-            buf[n++] = data[k];
+        for (k = 0; k < blen && hb->len < hb->limit && !*done; k++) {
+            if (hb->len == hb->cap) {
+                apr_size_t cap = hb->cap * 2 < hb->limit ? hb->cap * 2 : hb->limit;
+                char *p = apr_palloc(q->r->pool, cap + 1);
+
+                memcpy(p, hb->p, hb->len);
+                hb->p = p;
+                hb->cap = cap;
+            }
+            hb->p[hb->len++] = data[k];
             if (data[k] != '\n')
                 continue;
             /* "\n" or "\r\n" alone: the header is over */
-            if (n - line == 1 || (n - line == 2 && buf[line] == '\r'))
+            if (hb->len - line == 1 || (hb->len - line == 2 && hb->p[line] == '\r'))
                 *done = 1;
-            line = n;
+            line = hb->len;
         }
         if (k < blen)
             apr_bucket_split(b, k); /* the rest is body: left as it is */
         apr_bucket_delete(b);
         q->out_len -= (apr_off_t)k;
     }
-    *len = n;
     return rv;
 }
 
@@ -158,15 +173,22 @@ int cgiplus_header_scan(cgiplus_req *q, const char **why)
 {
     request_rec *r = q->r;
     cgiplus_dir_conf *dc = ap_get_module_config(r->per_dir_config, &cgiplus_module);
-    apr_size_t limit = cgiplus_conf_max_header(dc), len = 0, i, start;
-    char *buf = apr_palloc(r->pool, limit + 1), *clean, *out;
+    apr_size_t limit = cgiplus_conf_max_header(dc), len, i, start;
+    char *buf, *clean, *out;
     char sbuf[MAX_STRING_LEN];
+    header_buf hb;
     header_lines hl;
     apr_status_t rv;
     int done, ret;
 
     *why = NULL;
-    rv = header_collect(q, buf, limit, &len, &done);
+    hb.limit = limit;
+    hb.cap = limit < HDR_FIRST_CAP ? limit : HDR_FIRST_CAP;
+    hb.p = apr_palloc(r->pool, hb.cap + 1);
+    hb.len = 0;
+    rv = header_collect(q, &hb, &done);
+    buf = hb.p;
+    len = hb.len;
     buf[len] = '\0';
     q->hdr_raw = buf;
     q->hdr_raw_len = len;

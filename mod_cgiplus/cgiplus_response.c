@@ -330,9 +330,9 @@ static int resp_nph(cgiplus_req *q)
     return resp_stream(q);
 }
 
-/* A failed exchange before the response started: logged (with its id by
- * the caller), written to the script log, the connection put back or
- * closed. Returns status. */
+/* A failed exchange before the response started (the caller has logged
+ * it with its id and dealt with the connection): writes the script log
+ * entry, the reason taken from END if none is given. Returns status. */
 static int resp_fail(cgiplus_req *q, int status, const char *why)
 {
     if (!why && q->got_end) {

@@ -34,6 +34,7 @@ my @table = (
     [ 'smallheader.pl',               502, undef ],
     [ 'smallheader.pl?fit',           200, 'small header body' ],
     [ 'longline.pl',                  502, undef ],
+    [ 'header10k.pl',                 200, 'ten k header' ],
     [ 'no-output.pl',                 502, undef ],
     [ 'status500.pl',                 500, 'script error page' ],
     [ 'status.pl',                    202, 'accepted' ],
