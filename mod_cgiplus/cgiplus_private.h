@@ -22,44 +22,6 @@ extern CGIPLUS_EXPORT module AP_MODULE_DECLARE_DATA cgiplus_module;
 
 #ifndef CGIPLUS_RUNNER_PATH
 #define CGIPLUS_RUNNER_PATH "/usr/local/sbin/cgiplus-runner"
-/* ---- CGI compatibility (cgiplus_handler.c, cgiplus_header.c) ---- */
-
-/* Effective per-directory values of the CGI-compatibility directives. */
-int cgiplus_conf_compat(const cgiplus_dir_conf *dc);
-apr_size_t cgiplus_conf_max_header(const cgiplus_dir_conf *dc);
-/* Directive handlers living with their concern (listed in cgiplus_cmds). */
-const char *cgiplus_set_compat(cmd_parms *cmd, void *dcv, int on);
-const char *cgiplus_set_max_header(cmd_parms *cmd, void *dcv, const char *arg);
-const char *cgiplus_set_scriptlog(cmd_parms *cmd, void *dcv, const char *arg);
-const char *cgiplus_set_scriptlog_len(cmd_parms *cmd, void *dcv, const char *arg);
-const char *cgiplus_set_scriptlog_buf(cmd_parms *cmd, void *dcv, const char *arg);
-
-/* The script's CGI header (cgiplus_header.c): collects the header block
- * from q->out (reading frames as needed; the body stays in q->out,
- * uncopied), checks it line by line and hands it to httpd's scanner.
- * Returns OK, an HTTP status from the scanner (304, 412...), or 502 with
- * *why set (malformed, folded, oversized, premature end). */
-int cgiplus_header_scan(cgiplus_req *q, const char **why);
-/* The header bytes collected so far (for the script log); may be NULL. */
-const char *cgiplus_header_raw(cgiplus_req *q, apr_size_t *len);
-
-/* Script log of failed requests (cgiplus_scriptlog.c), like mod_cgi's
- * ScriptLog but per directory. */
-int cgiplus_scriptlog_open_logs(apr_pool_t *pconf, apr_pool_t *plog,
-                                apr_pool_t *ptemp, server_rec *s);
-/* Starts capturing for q if its directory has a script log. */
-void cgiplus_scriptlog_start(cgiplus_req *q);
-void cgiplus_scriptlog_body(cgiplus_req *q, const char *data, apr_size_t len);
-void cgiplus_scriptlog_stderr(cgiplus_req *q, const char *line, apr_size_t len);
-/* Writes one entry: a refusal before anything ran (q may be NULL) or a
- * failed exchange; why is the reason as logged. */
-void cgiplus_scriptlog_write(request_rec *r, cgiplus_req *q, int status,
-                             const char *why);
-
-/* Client went away: ABORT, then wait briefly for the runner's END so the
- * connection can be reused; closes it if END does not come. */
-void cgiplus_req_abort(cgiplus_req *q);
-
 #endif
 
 #define CGIPLUS_HANDLER      "cgiplus-script"
