@@ -64,6 +64,8 @@ static apr_status_t body_iov(cgiplus_req *q, unsigned char *hdr,
                           "buckets for one body read", CGP_MAX_PAYLOAD, max - 1);
             return APR_EGENERAL;
         }
+        if (q->slog)
+            cgiplus_scriptlog_body(q, data, len);
         iov[k].iov_base = (void *)data;
         iov[k].iov_len = len;
         total += len;

@@ -109,6 +109,7 @@ void *cgiplus_create_dir_conf(apr_pool_t *p, char *dir)
 {
     cgiplus_dir_conf *c = apr_pcalloc(p, sizeof(cgiplus_dir_conf));
 
+    c->scriptlog_len = c->scriptlog_buf = -1; /* 0 is a real value */
     c->pool = apr_pcalloc(p, sizeof(*c->pool));
     return c;
 }
@@ -136,6 +137,11 @@ void *cgiplus_merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
     c->max_workers = add->max_workers ? add->max_workers : base->max_workers;
     c->mode = add->mode != CGIPLUS_MODE_UNSET ? add->mode : base->mode;
     c->pool = pool_merge(p, base->pool, add->pool);
+    c->compat = add->compat ? add->compat : base->compat;
+    c->max_header = add->max_header ? add->max_header : base->max_header;
+    c->scriptlog = add->scriptlog ? add->scriptlog : base->scriptlog;
+    c->scriptlog_len = add->scriptlog_len >= 0 ? add->scriptlog_len : base->scriptlog_len;
+    c->scriptlog_buf = add->scriptlog_buf >= 0 ? add->scriptlog_buf : base->scriptlog_buf;
     return c;
 }
 
@@ -599,6 +605,22 @@ const command_rec cgiplus_cmds[] = {
                   "time between SIGTERM and SIGKILL when a worker is stopped"),
     AP_INIT_TAKE1("CGIplusCalloutTimeout", set_callout_timeout, NULL, RSRC_CONF,
                   "how long a script's MAP-PATH or LOG callout waits for httpd's answer"),
+    AP_INIT_FLAG("CGIplusCompat", cgiplus_set_compat, NULL, RSRC_CONF | ACCESS_CONF,
+                 "On: serve the cgi-script handler (mod_cgi/mod_cgid) here through "
+                 "the runner, as plain CGI unless CGIplusMode says otherwise"),
+    AP_INIT_TAKE1("CGIplusMaxHeaderSize", cgiplus_set_max_header, NULL,
+                  RSRC_CONF | ACCESS_CONF,
+                  "the most bytes of a script's CGI header block (1024-1048576)"),
+    AP_INIT_TAKE1("CGIplusScriptLog", cgiplus_set_scriptlog, NULL,
+                  RSRC_CONF | ACCESS_CONF,
+                  "file logging failed script requests (as mod_cgi's ScriptLog), "
+                  "or 'none'"),
+    AP_INIT_TAKE1("CGIplusScriptLogLength", cgiplus_set_scriptlog_len, NULL,
+                  RSRC_CONF | ACCESS_CONF,
+                  "the script log is written only while smaller than this (bytes)"),
+    AP_INIT_TAKE1("CGIplusScriptLogBuffer", cgiplus_set_scriptlog_buf, NULL,
+                  RSRC_CONF | ACCESS_CONF,
+                  "the most request body bytes written to the script log"),
     { NULL }
 };
 

@@ -304,6 +304,9 @@ apr_status_t cgiplus_conn_acquire(request_rec *r, int fresh, cgiplus_conn **out)
             left = apr_time_from_msec(100);
         rv = conn_open(r, path, left, &c);
         if (rv == APR_SUCCESS) {
+            ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r, CGIPLUS_LOGNO(1026)
+                          "opened a connection to the runner (pid %lu)",
+                          (unsigned long)c->runner_pid);
             *out = c;
             return APR_SUCCESS;
         }

@@ -97,7 +97,7 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *l
     begin[nb].val = r->filename;
     nb++;
     begin[nb].name = "mode";
-    begin[nb].val = cgiplus_conf_mode_name(dc);
+    begin[nb].val = q->mode_name;
     nb++;
     begin[nb].name = "uri";
     begin[nb].val = r->unparsed_uri ? r->unparsed_uri : r->uri;

@@ -35,7 +35,38 @@ static int handler_refuse(request_rec *r, int status, const char *logno,
                           const char *why)
 {
     ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, "%s%s: %s", logno, why, r->filename);
+    cgiplus_scriptlog_write(r, NULL, status, why);
     return status;
+}
+
+int cgiplus_conf_compat(const cgiplus_dir_conf *dc)
+{
+    return dc->compat == 2;
+}
+
+const char *cgiplus_set_compat(cmd_parms *cmd, void *dcv, int on)
+{
+    cgiplus_dir_conf *dc = dcv;
+
+    dc->compat = on ? 2 : 1;
+    return NULL;
+}
+
+/* Which requests are ours: the cgiplus-script handler always; mod_cgi's
+ * handler names where CGIplusCompat is on. Sets *compat for the latter. */
+static int handler_wanted(request_rec *r, const cgiplus_dir_conf *dc, int *compat)
+{
+    *compat = 0;
+    if (!r->handler)
+        return 0;
+    if (!strcmp(r->handler, CGIPLUS_HANDLER))
+        return 1;
+    if ((!strcmp(r->handler, "cgi-script") ||
+         !strcmp(r->handler, "application/x-httpd-cgi")) && cgiplus_conf_compat(dc)) {
+        *compat = 1;
+        return 1;
+    }
+    return 0;
 }
 
 const char *cgiplus_status_text(request_rec *r, int status)
@@ -67,6 +98,53 @@ void cgiplus_req_abandon(cgiplus_req *q)
         cgiplus_conn_sendv(c, &iov, 1);
     }
     cgiplus_conn_close(c);
+}
+
+/* How long to wait for END after ABORT before giving the connection up. */
+#define HANDLER_ABORT_WAIT apr_time_from_sec(2)
+
+void cgiplus_req_abort(cgiplus_req *q)
+{
+    cgiplus_conn *c = q->conn;
+    unsigned char hb[CGP_HDR_LEN];
+    struct iovec iov;
+    cgp_hdr h = { 0 };
+    apr_status_t rv;
+
+    if (!c)
+        return;
+    if (q->got_end || q->conn_dirty) {
+        cgiplus_req_finish(q);
+        return;
+    }
+    h.type = CGP_T_ABORT;
+    h.reqid = q->reqid;
+    cgp_hdr_pack(hb, &h);
+    iov.iov_base = hb;
+    iov.iov_len = sizeof(hb);
+    apr_socket_timeout_set(c->sock, q->timeout < HANDLER_ABORT_WAIT
+                                    ? q->timeout : HANDLER_ABORT_WAIT);
+    rv = cgiplus_conn_sendv(c, &iov, 1);
+    /* Whatever the script still writes is of no use; its stderr is logged. */
+    while (rv == APR_SUCCESS && !q->got_end) {
+        rv = cgiplus_resp_read_frame(q);
+        apr_brigade_cleanup(q->out);
+        q->out_len = 0;
+    }
+    if (rv != APR_SUCCESS) {
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, rv, q->r, CGIPLUS_LOGNO(1088)
+                      "sent ABORT for %s, but the runner did not end the "
+                      "request; closing the connection", q->r->filename);
+        q->conn_dirty = 1;
+        cgiplus_req_abandon(q);
+        return;
+    }
+    ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, q->r, CGIPLUS_LOGNO(1089)
+                  "sent ABORT for %s; the runner ended the request: %s "
+                  "(worker pid %lu); the connection is kept", q->r->filename,
+                  cgp_outcome_name(q->end.outcome), (unsigned long)q->end.pid);
+    apr_socket_timeout_set(c->sock, q->timeout);
+    cgiplus_req_finish(q);
 }
 
 void cgiplus_req_finish(cgiplus_req *q)
@@ -146,9 +224,10 @@ int cgiplus_handler(request_rec *r)
     unsigned char *frames;
     apr_size_t flen;
     apr_status_t rv;
-    int nph, is_included, ret;
+    cgiplus_dir_conf *dc = ap_get_module_config(r->per_dir_config, &cgiplus_module);
+    int nph, is_included, ret, compat;
 
-    if (!r->handler || strcmp(r->handler, CGIPLUS_HANDLER))
+    if (!handler_wanted(r, dc, &compat))
         return DECLINED;
 
     /* The checks of mod_cgi's handler, in its order. */
@@ -174,6 +253,10 @@ int cgiplus_handler(request_rec *r)
     q = apr_pcalloc(r->pool, sizeof(*q));
     q->r = r;
     q->nph = nph;
+    /* Drop-in: plain CGI unless this scope asks for persistent workers. */
+    q->mode_name = compat && dc->mode == CGIPLUS_MODE_UNSET ? "cgi"
+                                                            : cgiplus_conf_mode_name(dc);
+    cgiplus_scriptlog_start(q);
     q->timeout = r->server->timeout;
     q->out = apr_brigade_create(r->pool, r->connection->bucket_alloc);
     do {
@@ -193,7 +276,10 @@ int cgiplus_handler(request_rec *r)
         return ret;
     }
 
-    if ((ret = handler_exchange(q, frames, flen)) != OK)
+    if ((ret = handler_exchange(q, frames, flen)) != OK) {
+        if (ret >= HTTP_INTERNAL_SERVER_ERROR && q->slog)
+            cgiplus_scriptlog_write(r, q, ret, "the exchange with the runner failed");
         return ret;
+    }
     return cgiplus_resp_handle(q);
 }

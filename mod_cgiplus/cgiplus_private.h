@@ -53,6 +53,11 @@ typedef struct cgiplus_dir_conf {
     int max_workers;          /* CGIplusMaxWorkers */
     cgiplus_mode_e mode;      /* CGIplusMode */
     struct cgiplus_pool_conf *pool; /* pool settings (cgiplus_conf.c) */
+    int compat;               /* CGIplusCompat: 0 unset, 1 off, 2 on */
+    apr_size_t max_header;    /* CGIplusMaxHeaderSize, 0 unset */
+    const char *scriptlog;    /* CGIplusScriptLog, NULL unset, "" none */
+    apr_off_t scriptlog_len;  /* CGIplusScriptLogLength, -1 unset */
+    apr_off_t scriptlog_buf;  /* CGIplusScriptLogBuffer, -1 unset */
 } cgiplus_dir_conf;
 
 extern const command_rec cgiplus_cmds[];
@@ -129,6 +134,10 @@ typedef struct cgiplus_req {
     int body_eos;              /* the client body is read to its end */
     int body_streamed;         /* body bytes beyond the first sendv were read */
     int nph;
+    const char *mode_name;     /* "cgi" or "cgiplus": the mode sent in BEGIN */
+    struct cgiplus_slog *slog; /* script log capture, NULL: no log here */
+    const char *hdr_raw;       /* the header bytes as collected (r->pool) */
+    apr_size_t hdr_raw_len;
 } cgiplus_req;
 
 int cgiplus_handler(request_rec *r);
@@ -178,5 +187,42 @@ int cgiplus_conf_begin(request_rec *r, const cgiplus_dir_conf *dc,
 apr_status_t cgiplus_conf_write_runner(apr_pool_t *p, server_rec *s, const char *path);
 /* The status handler (SetHandler cgiplus-status). */
 int cgiplus_status_handler(request_rec *r);
+/* ---- CGI compatibility (cgiplus_handler.c, cgiplus_header.c) ---- */
+
+/* Effective per-directory values of the CGI-compatibility directives. */
+int cgiplus_conf_compat(const cgiplus_dir_conf *dc);
+apr_size_t cgiplus_conf_max_header(const cgiplus_dir_conf *dc);
+/* Directive handlers living with their concern (listed in cgiplus_cmds). */
+const char *cgiplus_set_compat(cmd_parms *cmd, void *dcv, int on);
+const char *cgiplus_set_max_header(cmd_parms *cmd, void *dcv, const char *arg);
+const char *cgiplus_set_scriptlog(cmd_parms *cmd, void *dcv, const char *arg);
+const char *cgiplus_set_scriptlog_len(cmd_parms *cmd, void *dcv, const char *arg);
+const char *cgiplus_set_scriptlog_buf(cmd_parms *cmd, void *dcv, const char *arg);
+
+/* The script's CGI header (cgiplus_header.c): collects the header block
+ * from q->out (reading frames as needed; the body stays in q->out,
+ * uncopied), checks it line by line and hands it to httpd's scanner.
+ * Returns OK, an HTTP status from the scanner (304, 412...), or 502 with
+ * *why set (malformed, folded, oversized, premature end). */
+int cgiplus_header_scan(cgiplus_req *q, const char **why);
+/* The header bytes collected so far (for the script log); may be NULL. */
+const char *cgiplus_header_raw(cgiplus_req *q, apr_size_t *len);
+
+/* Script log of failed requests (cgiplus_scriptlog.c), like mod_cgi's
+ * ScriptLog but per directory. */
+int cgiplus_scriptlog_open_logs(apr_pool_t *pconf, apr_pool_t *plog,
+                                apr_pool_t *ptemp, server_rec *s);
+/* Starts capturing for q if its directory has a script log. */
+void cgiplus_scriptlog_start(cgiplus_req *q);
+void cgiplus_scriptlog_body(cgiplus_req *q, const char *data, apr_size_t len);
+void cgiplus_scriptlog_stderr(cgiplus_req *q, const char *line, apr_size_t len);
+/* Writes one entry: a refusal before anything ran (q may be NULL) or a
+ * failed exchange; why is the reason as logged. */
+void cgiplus_scriptlog_write(request_rec *r, cgiplus_req *q, int status,
+                             const char *why);
+
+/* Client went away: ABORT, then wait briefly for the runner's END so the
+ * connection can be reused; closes it if END does not come. */
+void cgiplus_req_abort(cgiplus_req *q);
 
 #endif

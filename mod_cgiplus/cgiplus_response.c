@@ -25,7 +25,9 @@ APLOG_USE_MODULE(cgiplus);
  * passed down in one go; anything less waits only if more is readable. */
 #define RESP_PASS_BYTES (64 * 1024)
 
-/* Logs a STDERR payload, one error-log line per script line. */
+/* Logs a STDERR payload, one error-log line per script line: each line is
+ * one write to the log of the request's own virtual host, so lines of
+ * concurrent scripts never mix inside a line. */
 static void resp_log_stderr(cgiplus_req *q, apr_size_t len)
 {
     char *p = q->errbuf, *end = q->errbuf + len;
@@ -37,9 +39,12 @@ static void resp_log_stderr(cgiplus_req *q, apr_size_t len)
 
         if (n > 0 && p[n - 1] == '\r')
             n--;
-        if (n > 0 || nl)
+        if (n > 0 || nl) {
             ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, q->r, CGIPLUS_LOGNO(1050)
                           "stderr from %s: %.*s", q->r->filename, (int)n, p);
+            if (q->slog)
+                cgiplus_scriptlog_stderr(q, p, n);
+        }
         p = nl ? nl + 1 : end;
     }
 }
@@ -135,48 +140,6 @@ apr_status_t cgiplus_resp_drain(cgiplus_req *q)
     }
 }
 
-/* httpd's header scanner reads lines through this: from the STDOUT already
- * received, then frame by frame. Returns 1 with a line, 0 at the end of
- * output, -1 on a timeout. */
-static int resp_getsfunc(char *buf, int len, void *arg)
-{
-    cgiplus_req *q = arg;
-    char *dst = buf, *end = buf + len - 1;
-    int eol = 0;
-
-    while (dst < end && !eol) {
-        apr_bucket *b;
-        const char *data;
-        apr_size_t blen, k;
-
-        if (APR_BRIGADE_EMPTY(q->out)) {
-            if (q->got_end)
-                break;
-            q->io_status = cgiplus_resp_read_frame(q);
-            if (q->io_status != APR_SUCCESS)
-                break;
-            continue;
-        }
-        b = APR_BRIGADE_FIRST(q->out);
-        if (apr_bucket_read(b, &data, &blen, APR_BLOCK_READ) != APR_SUCCESS) {
-            q->io_status = APR_EGENERAL;
-            break;
-        }
-        for (k = 0; k < blen && dst < end && !eol; k++) {
-            *dst++ = data[k];
-            eol = data[k] == '\n';
-        }
-        if (k < blen)
-            apr_bucket_split(b, k);
-        apr_bucket_delete(b);
-        q->out_len -= (apr_off_t)k;
-    }
-    *dst = '\0';
-    if (dst == buf)
-        return APR_STATUS_IS_TIMEUP(q->io_status) ? -1 : 0;
-    return 1;
-}
-
 static void resp_wait_status(char *buf, apr_size_t len, apr_uint32_t st)
 {
     int s = (int)st;
@@ -264,6 +227,9 @@ static int resp_cut(cgiplus_req *q, apr_bucket_brigade *bb)
     conn_rec *c = r->connection;
 
     r->connection->keepalive = AP_CONN_CLOSE;
+    if (q->slog)
+        cgiplus_scriptlog_write(r, q, HTTP_BAD_GATEWAY,
+                                "the response was cut after it had started");
     if (!q->nph)
         APR_BRIGADE_INSERT_TAIL(bb, ap_bucket_error_create(HTTP_BAD_GATEWAY, NULL,
                                 r->pool, c->bucket_alloc));
@@ -309,8 +275,10 @@ static int resp_stream(cgiplus_req *q)
             if (rv != APR_SUCCESS || c->aborted) {
                 ap_log_rerror(APLOG_MARK, APLOG_INFO, rv, r, CGIPLUS_LOGNO(1070)
                               "client went away during the response of %s; "
-                              "aborting the request", r->filename);
-                cgiplus_req_abandon(q);
+                              "sending ABORT to the runner", r->filename);
+                apr_brigade_cleanup(q->out);
+                q->out_len = 0;
+                cgiplus_req_abort(q);
                 return OK;
             }
             flushed_head = 1;
@@ -362,26 +330,43 @@ static int resp_nph(cgiplus_req *q)
     return resp_stream(q);
 }
 
+/* A failed exchange before the response started (the caller has logged
+ * it with its id and dealt with the connection): writes the script log
+ * entry, the reason taken from END if none is given. Returns status. */
+static int resp_fail(cgiplus_req *q, int status, const char *why)
+{
+    if (!why && q->got_end) {
+        /* the runner's END says why: outcome, exit, worker */
+        char how[64] = "";
+
+        if (q->end.outcome == CGP_O_CRASHED)
+            resp_wait_status(how, sizeof(how), q->end.detail);
+        why = apr_psprintf(q->r->pool, "the runner ended the request: %s%s%s "
+                           "(worker pid %lu)", cgp_outcome_name(q->end.outcome),
+                           *how ? ", " : "", how, (unsigned long)q->end.pid);
+    }
+    if (q->slog)
+        cgiplus_scriptlog_write(q->r, q, status, why);
+    return status;
+}
+
 int cgiplus_resp_handle(cgiplus_req *q)
 {
     request_rec *r = q->r;
-    char sbuf[MAX_STRING_LEN];
-    const char *location;
+    const char *location, *why = NULL;
     int ret;
 
     if (q->out_len == 0) {
         /* END came before any output */
         ret = cgiplus_resp_end_status(q);
         cgiplus_req_finish(q);
-        return ret;
+        return resp_fail(q, ret, NULL);
     }
     if (q->nph)
         return resp_nph(q);
 
-    sbuf[0] = '\0';
     q->io_status = APR_SUCCESS;
-    ret = ap_scan_script_header_err_core_ex(r, sbuf, resp_getsfunc, q,
-                                            APLOG_MODULE_INDEX);
+    ret = cgiplus_header_scan(q, &why);
     /* CGI has its own framing: let the core choose C-L or chunked from
      * what is really sent, as mod_cgi does. */
     if (!apr_table_get(r->subprocess_env, AP_TRUST_CGILIKE_CL_ENVVAR))
@@ -395,26 +380,32 @@ int cgiplus_resp_handle(cgiplus_req *q)
             ap_log_rerror(APLOG_MARK, APLOG_ERR, q->io_status, r, CGIPLUS_LOGNO(1074)
                           "timed out reading the header of %s", r->filename);
             cgiplus_req_abandon(q);
-            return HTTP_GATEWAY_TIME_OUT;
+            return resp_fail(q, HTTP_GATEWAY_TIME_OUT, "timed out reading the header");
         }
         if (q->io_status != APR_SUCCESS) {
             ap_log_rerror(APLOG_MARK, APLOG_ERR, q->io_status, r, CGIPLUS_LOGNO(1075)
                           "lost the runner while reading the header of %s",
                           r->filename);
             cgiplus_req_abandon(q);
-            return HTTP_BAD_GATEWAY;
+            return resp_fail(q, HTTP_BAD_GATEWAY, why);
         }
         if (q->got_end && q->end.outcome != CGP_O_OK) {
+            /* the script failed inside its header: that is the reason */
             ret = cgiplus_resp_end_status(q);
             cgiplus_req_finish(q);
-            return ret;
+            return resp_fail(q, ret, NULL);
         }
-        if (ret == HTTP_INTERNAL_SERVER_ERROR) {
+        if (why) {
             ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1076)
-                          "bad header from script %s%s%.64s; answering 502",
-                          r->filename, sbuf[0] ? ": " : "", sbuf);
-            cgiplus_req_finish(q); /* reused only if END is already in */
-            return HTTP_BAD_GATEWAY;
+                          "bad header from script %s: %s; answering 502",
+                          r->filename, why);
+            /* the rest of the output is of no use; keep the connection
+             * only if the runner can end the request cleanly */
+            if (q->got_end)
+                cgiplus_req_finish(q);
+            else
+                cgiplus_req_abort(q);
+            return resp_fail(q, HTTP_BAD_GATEWAY, why);
         }
         /* 304 or 412 from the conditional checks: drop the output. */
         if (cgiplus_resp_drain(q) != APR_SUCCESS)

@@ -1,0 +1,243 @@
+/* cgiplus_header.c: the script's CGI header block. Only the header bytes
+ * are copied (into one bounded buffer); the bucket holding the end of the
+ * header is split there, so the body stays in q->out as it came off the
+ * wire. Each line is checked (malformed, folded, oversized) before httpd's
+ * own scanner sees it, so Status, Location, Last-Modified and conditional
+ * requests behave exactly as under mod_cgi. */
+#include "cgiplus_private.h"
+
+#include <string.h>
+
+#include "httpd.h"
+#include "http_config.h"
+#include "http_log.h"
+#include "util_script.h"
+#include "apr_lib.h"
+#include "apr_strings.h"
+
+
+APLOG_USE_MODULE(cgiplus);
+
+#define HDR_DEFAULT_MAX   (64 * 1024)
+#define HDR_MIN           1024
+#define HDR_MAX           (1024 * 1024)
+/* httpd's scanner reads a line into MAX_STRING_LEN - 1 bytes, newline and
+ * NUL included: a longer line would be split into two headers. */
+#define HDR_LINE_MAX      (MAX_STRING_LEN - 3)
+
+apr_size_t cgiplus_conf_max_header(const cgiplus_dir_conf *dc)
+{
+    return dc->max_header ? dc->max_header : HDR_DEFAULT_MAX;
+}
+
+const char *cgiplus_set_max_header(cmd_parms *cmd, void *dcv, const char *arg)
+{
+    cgiplus_dir_conf *dc = dcv;
+    apr_off_t n;
+    char *end;
+
+    if (apr_strtoff(&n, arg, &end, 10) != APR_SUCCESS || *end || end == arg ||
+        n < HDR_MIN || n > HDR_MAX)
+        return apr_psprintf(cmd->pool, "CGIplusMaxHeaderSize takes a number of "
+                            "bytes from %d to %d, not '%s'", HDR_MIN, HDR_MAX, arg);
+    dc->max_header = (apr_size_t)n;
+    return NULL;
+}
+
+const char *cgiplus_header_raw(cgiplus_req *q, apr_size_t *len)
+{
+    *len = q->hdr_raw_len;
+    return q->hdr_raw;
+}
+
+/* The collected header: starts small (most headers are), doubles up to the
+ * limit. From r->pool; lives for the request. */
+typedef struct header_buf {
+    char *p;
+    apr_size_t len, cap, limit;
+} header_buf;
+
+#define HDR_FIRST_CAP 8192
+
+/* Moves header bytes from q->out into hb until the empty line that ends
+ * the header. Returns APR_SUCCESS with *done set when it is found, with
+ * *done 0 when the output ended first or the limit was reached (hb->len
+ * says which), or a runner I/O error. */
+static apr_status_t header_collect(cgiplus_req *q, header_buf *hb, int *done)
+{
+    apr_size_t line = 0;
+    apr_status_t rv = APR_SUCCESS;
+
+    *done = 0;
+    while (!*done && hb->len < hb->limit) {
+        apr_bucket *b;
+        const char *data;
+        apr_size_t blen, k;
+
+        if (APR_BRIGADE_EMPTY(q->out)) {
+            if (q->got_end)
+                break;
+            if ((rv = cgiplus_resp_read_frame(q)) != APR_SUCCESS)
+                break;
+            continue;
+        }
+        b = APR_BRIGADE_FIRST(q->out);
+        if ((rv = apr_bucket_read(b, &data, &blen, APR_BLOCK_READ)) != APR_SUCCESS)
+            break;
+        for (k = 0; k < blen && hb->len < hb->limit && !*done; k++) {
+            if (hb->len == hb->cap) {
+                apr_size_t cap = hb->cap * 2 < hb->limit ? hb->cap * 2 : hb->limit;
+                char *p = apr_palloc(q->r->pool, cap + 1);
+
+                memcpy(p, hb->p, hb->len);
+                hb->p = p;
+                hb->cap = cap;
+            }
+            hb->p[hb->len++] = data[k];
+            if (data[k] != '\n')
+                continue;
+            /* "\n" or "\r\n" alone: the header is over */
+            if (hb->len - line == 1 || (hb->len - line == 2 && hb->p[line] == '\r'))
+                *done = 1;
+            line = hb->len;
+        }
+        if (k < blen)
+            apr_bucket_split(b, k); /* the rest is body: left as it is */
+        apr_bucket_delete(b);
+        q->out_len -= (apr_off_t)k;
+    }
+    return rv;
+}
+
+static int header_tchar(unsigned char c)
+{
+    return apr_isalnum(c) || (c && strchr("!#$%&'*+-.^_`|~", c));
+}
+
+/* Checks one line (no line end); NULL if it is a good header. */
+static const char *header_check(apr_pool_t *p, const char *s, apr_size_t len)
+{
+    const char *colon = memchr(s, ':', len);
+    int show = len > 40 ? 40 : (int)len; /* s is not NUL-ended */
+    apr_size_t i;
+
+    if (len > HDR_LINE_MAX)
+        return apr_psprintf(p, "a header line of %" APR_SIZE_T_FMT " bytes is "
+                            "longer than the %d httpd accepts", len, HDR_LINE_MAX);
+    if (s[0] == ' ' || s[0] == '\t')
+        return apr_psprintf(p, "folded header line (obsolete line folding is "
+                            "not accepted): '%.*s'", show, s);
+    if (!colon)
+        return apr_psprintf(p, "malformed header line (no colon): '%.*s'", show, s);
+    if (colon == s)
+        return "malformed header line (empty name)";
+    for (i = 0; s + i < colon; i++)
+        if (!header_tchar((unsigned char)s[i]))
+            return apr_psprintf(p, "malformed header name '%.*s'",
+                                (int)(colon - s > 40 ? 40 : colon - s), s);
+    for (i = (apr_size_t)(colon - s) + 1; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+
+        if ((c < 0x20 && c != '\t') || c == 0x7f)
+            return apr_psprintf(p, "control character 0x%02x in the value of "
+                                "header '%.*s'", c,
+                                (int)(colon - s > 40 ? 40 : colon - s), s);
+    }
+    return NULL;
+}
+
+/* The lines handed to httpd's scanner, one per call. */
+typedef struct header_lines {
+    char *next, *end;
+} header_lines;
+
+static int header_getsfunc(char *w, int wlen, void *arg)
+{
+    header_lines *hl = arg;
+    char *nl;
+    apr_size_t n;
+
+    if (hl->next >= hl->end)
+        return 0;
+    nl = memchr(hl->next, '\n', (apr_size_t)(hl->end - hl->next));
+    n = nl ? (apr_size_t)(nl - hl->next) + 1 : (apr_size_t)(hl->end - hl->next);
+    if (n > (apr_size_t)wlen - 1) /* cannot happen: lines are checked */
+        n = (apr_size_t)wlen - 1;
+    memcpy(w, hl->next, n);
+    w[n] = '\0';
+    hl->next += n;
+    return 1;
+}
+
+int cgiplus_header_scan(cgiplus_req *q, const char **why)
+{
+    request_rec *r = q->r;
+    cgiplus_dir_conf *dc = ap_get_module_config(r->per_dir_config, &cgiplus_module);
+    apr_size_t limit = cgiplus_conf_max_header(dc), len, i, start;
+    char *buf, *clean, *out;
+    char sbuf[MAX_STRING_LEN];
+    header_buf hb;
+    header_lines hl;
+    apr_status_t rv;
+    int done, ret;
+
+    *why = NULL;
+    hb.limit = limit;
+    hb.cap = limit < HDR_FIRST_CAP ? limit : HDR_FIRST_CAP;
+    hb.p = apr_palloc(r->pool, hb.cap + 1);
+    hb.len = 0;
+    rv = header_collect(q, &hb, &done);
+    buf = hb.p;
+    len = hb.len;
+    buf[len] = '\0';
+    q->hdr_raw = buf;
+    q->hdr_raw_len = len;
+    if (rv != APR_SUCCESS) {
+        q->io_status = rv;
+        *why = "lost the runner while reading the header";
+        return APR_STATUS_IS_TIMEUP(rv) ? HTTP_GATEWAY_TIME_OUT : HTTP_BAD_GATEWAY;
+    }
+    if (!done && len >= limit) {
+        *why = apr_psprintf(r->pool, "the header is larger than CGIplusMaxHeaderSize "
+                            "(%" APR_SIZE_T_FMT " bytes)", limit);
+        return HTTP_BAD_GATEWAY;
+    }
+    if (!done) {
+        *why = apr_psprintf(r->pool, "Premature end of script headers (the output "
+                            "ended after %" APR_SIZE_T_FMT " bytes, before the "
+                            "empty line)", len);
+        return HTTP_BAD_GATEWAY;
+    }
+
+    /* Check every line, and hand the scanner "line\n" without CRs. */
+    clean = out = apr_palloc(r->pool, len + 1);
+    for (start = 0, i = 0; i < len; i++) {
+        apr_size_t l;
+
+        if (buf[i] != '\n')
+            continue;
+        l = i - start;
+        if (l > 0 && buf[start + l - 1] == '\r')
+            l--;
+        if (l > 0) {
+            if ((*why = header_check(r->pool, buf + start, l)) != NULL)
+                return HTTP_BAD_GATEWAY;
+            memcpy(out, buf + start, l);
+            out += l;
+        }
+        *out++ = '\n';
+        start = i + 1;
+    }
+    hl.next = clean;
+    hl.end = out;
+    sbuf[0] = '\0';
+    ret = ap_scan_script_header_err_core_ex(r, sbuf, header_getsfunc, &hl,
+                                            APLOG_MODULE_INDEX);
+    if (ret == HTTP_INTERNAL_SERVER_ERROR) {
+        /* e.g. an invalid Status; the scanner logged its own line */
+        *why = apr_psprintf(r->pool, "httpd's scanner refused the header%s%.64s",
+                            sbuf[0] ? ": " : "", sbuf);
+        return HTTP_BAD_GATEWAY;
+    }
+    return ret;
+}
