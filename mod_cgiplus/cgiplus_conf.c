@@ -2,6 +2,7 @@
  * defaults. Every value is checked when it is read: a bad one stops httpd
  * from starting with a sentence that says why. */
 #include "cgiplus_private.h"
+#include "cgiplus_static.h"
 
 #include <string.h>
 #include <sys/un.h>
@@ -40,6 +41,7 @@ void *cgiplus_merge_server_conf(apr_pool_t *p, void *basev, void *addv)
 
     c->runner_socket = add->runner_socket ? add->runner_socket : base->runner_socket;
     c->runner_path = add->runner_path ? add->runner_path : base->runner_path;
+    c->static_sc = cgiplus_static_merge_sconf(p, base->static_sc, add->static_sc);
     return c;
 }
 
@@ -172,6 +174,7 @@ const command_rec cgiplus_cmds[] = {
                   "the most persistent workers of one script (1-4096)"),
     AP_INIT_TAKE1("CGIplusMode", set_mode, NULL, RSRC_CONF | ACCESS_CONF,
                   "'cgiplus' (persistent workers) or 'cgi' (one process per request)"),
+    CGIPLUS_STATIC_CMDS,
     { NULL }
 };
 

@@ -45,6 +45,7 @@ typedef enum {
 typedef struct cgiplus_server_conf {
     const char *runner_socket; /* CGIplusRunnerSocket, NULL: start our own runner */
     const char *runner_path;   /* CGIplusRunnerPath, NULL: the default */
+    struct cgiplus_static_sconf *static_sc; /* CGIplusStatic & co., NULL: none */
 } cgiplus_server_conf;
 
 /* Per-directory settings; from pconf, lives one generation. 0 = unset. */
@@ -161,5 +162,22 @@ int cgiplus_resp_end_status(cgiplus_req *q);
 void cgiplus_req_abandon(cgiplus_req *q);
 /* Puts the connection back if END was read, else abandons it. */
 void cgiplus_req_finish(cgiplus_req *q);
+
+/* ---- the static fast path (cgiplus_static_*.c, docs/STATIC.md) ---- */
+
+struct cgiplus_static_sconf;
+struct cgiplus_static_sconf *cgiplus_static_merge_sconf(
+    apr_pool_t *p, const struct cgiplus_static_sconf *base,
+    const struct cgiplus_static_sconf *add);
+int cgiplus_static_check_config(apr_pool_t *pconf, apr_pool_t *plog,
+                                apr_pool_t *ptemp, server_rec *s);
+void cgiplus_static_child_init(apr_pool_t *pchild, server_rec *s);
+int cgiplus_static_quick_handler(request_rec *r, int lookup);
+int cgiplus_static_translate(request_rec *r);
+int cgiplus_static_handler(request_rec *r);
+/* Called once the script's header is parsed: if it has X-CGIplus-File,
+ * drops the script's body, serves that file and returns OK or an HTTP
+ * status; DECLINED otherwise. */
+int cgiplus_static_offload(cgiplus_req *q);
 
 #endif
