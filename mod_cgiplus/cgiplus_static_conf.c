@@ -206,9 +206,10 @@ static const char *mount_option(cmd_parms *cmd, cgiplus_static_mount *m,
             return NULL;
         for (tok = apr_strtok(list, ",", &state); tok;
              tok = apr_strtok(NULL, ",", &state)) {
-            if (strchr(tok, '/') || !strcmp(tok, ".") || !strcmp(tok, ".."))
+            if (strchr(tok, '/') || tok[0] == '.')
                 return apr_psprintf(cmd->pool, "CGIplusStatic: index= takes file "
-                                    "names without '/', not '%s'", tok);
+                                    "names without '/' that do not start with "
+                                    "'.', not '%s'", tok);
             APR_ARRAY_PUSH(m->index, const char *) = tok;
         }
         if (m->index->nelts == 0)

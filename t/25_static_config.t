@@ -45,6 +45,7 @@ my @bad = (
     ["CGIplusStatic /s/ $static dotfiles=yes",      qr/dotfiles= takes 'deny' or 'allow'/],
     ["CGIplusStatic /s/ $static precompressed=1",   qr/precompressed= takes 'on' or 'off'/],
     ["CGIplusStatic /s/ $static index=a/b",         qr/index= takes file names without '\/'/],
+    ["CGIplusStatic /s/ $static index=.secret",     qr/index= takes file names without '\/'/],
     ["CGIplusStatic /s/ $static colour=blue",       qr/unknown option 'colour'/],
     ["CGIplusStatic /s/ $static nonsense",          qr/is not an option/],
     ["CGIplusStatic /s/ $static\nCGIplusStatic /s $static", qr/already mapped/],
