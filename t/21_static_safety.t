@@ -18,6 +18,11 @@ link_once('hello.txt', 'link-in.txt');
 link_once("$dir/hello.txt", 'link-abs-in.txt');
 link_once('../hello.txt', 'sub/up.txt');
 mkfifo("$dir/fifo", 0644) unless -p "$dir/fifo";
+# readable by root only: httpd's children (User nobody) cannot open it
+open my $np, '>', "$dir/fresh-noperm.txt" or die $!;
+print $np "secret\n";
+close $np;
+chmod 0600, "$dir/fresh-noperm.txt";
 
 # One request over a fresh connection: (status, whole response).
 sub raw {
@@ -57,6 +62,8 @@ my @refused = (
     ['/hstatic/.hidden',                           403, 'dotfile, handler phase'],
     ['/static/.gitignore',                         403, 'another dotfile'],
     ['/static/fifo',                               403, 'a FIFO is not served (and does not hang)'],
+    ['/static/fresh-noperm.txt',                   403, 'a file httpd may not read'],
+    ['/plain/fresh-noperm.txt',                    403, '(the default handler says the same)'],
 );
 my @served = (
     ['/static/link-in.txt',           "Hello, static\n", 'relative symlink inside'],
@@ -74,7 +81,7 @@ for my $t (@refused) {
     my ($path, $want, $what) = @$t;
     my ($status, $resp) = raw(GET => $path);
     ok t_cmp($status, $want, "$what: $path");
-    ok $resp !~ /root:.*:0:0:/ && $resp !~ /a dotfile: refused/;
+    ok $resp !~ /root:.*:0:0:/ && $resp !~ /a dotfile: refused|secret/;
 }
 for my $t (@served) {
     my ($path, $want, $what) = @$t;
@@ -94,3 +101,4 @@ unlink "$dir/sub/.allowed";
 # "/static" alone is redirected to "/static/" (by mod_dir, as for a directory)
 ($status, $resp) = raw(GET => '/static');
 ok t_cmp($status, 301, '/static redirects to /static/');
+unlink "$dir/fresh-noperm.txt";
