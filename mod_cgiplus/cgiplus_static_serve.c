@@ -324,7 +324,10 @@ int cgiplus_static_respond(request_rec *r, cgiplus_static_mount *m,
         if (vary && (suffix = pick_variant(r, e->variants, &enc)) != NULL) {
             const char *vrel = apr_pstrcat(r->pool, e->rel, suffix, NULL);
 
-            if (cgiplus_static_cache_get(r, m, vrel, CGIPLUS_STATIC_TYPE_NONE,
+            /* typed too: it may be asked for by its own name */
+            if (cgiplus_static_cache_get(r, m, vrel, mode == CGIPLUS_SERVE_HANDLER
+                                         ? CGIPLUS_STATIC_TYPE_NONE
+                                         : CGIPLUS_STATIC_TYPE_PROBE,
                                          fresh, &v) == APR_SUCCESS)
                 body = v;
             else

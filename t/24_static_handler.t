@@ -21,7 +21,7 @@ sub req {
         GET => Apache::TestRequest::resolve_url($path), [@h]));
 }
 
-plan tests => 11;
+plan tests => 15;
 
 my $r = req('/hstatic/private/secret.txt');
 ok t_cmp($r->code, 403, 'phase=handler: Require all denied holds');
@@ -54,3 +54,20 @@ my $q = $ua->request(HTTP::Request->new(
     POST => Apache::TestRequest::resolve_url('/plain/hello.txt')));
 ok t_cmp($p->code, $q->code, 'POST on a quick mount: as the default handler');
 ok t_cmp($p->content, $q->content, 'same body');
+
+# Keep-alive and pipelining: four requests written at once on one
+# connection (GET, HEAD, 304, range) get four complete answers in order.
+my $sock = Apache::TestRequest::vhost_socket('cgiplus_static') or die "connect: $!";
+my $etag = req('/plain/hello.txt')->header('ETag');
+print $sock join '',
+    "GET /static/hello.txt HTTP/1.1\r\nHost: x\r\n\r\n",
+    "HEAD /static/big.txt HTTP/1.1\r\nHost: x\r\n\r\n",
+    "GET /static/hello.txt HTTP/1.1\r\nHost: x\r\nIf-None-Match: $etag\r\n\r\n",
+    "GET /static/big.txt HTTP/1.1\r\nHost: x\r\nRange: bytes=0-4\r\nConnection: close\r\n\r\n";
+my $all = do { local $/; <$sock> } // '';
+close $sock;
+my @status = $all =~ m{^HTTP/1\.1 (\d{3})}mg;
+ok t_cmp("@status", '200 200 304 206', 'four pipelined answers, in order');
+ok t_cmp($all, qr/\r\n\r\nHello, static\nHTTP\/1\.1 200/, 'first body, then the HEAD answer');
+ok t_cmp($all, qr/Content-Length: 24800\r\n/, 'HEAD of the large file: its length');
+ok t_cmp($all, qr/\r\n\r\nline \z/, 'the range closes the connection');
