@@ -2,6 +2,7 @@
  * defaults. Every value is checked when it is read: a bad one stops httpd
  * from starting with a sentence that says why. */
 #include "cgiplus_private.h"
+#include "cgiplus_static.h"
 
 #include <pwd.h>
 #include <string.h>
@@ -102,6 +103,7 @@ void *cgiplus_merge_server_conf(apr_pool_t *p, void *basev, void *addv)
     c->runner_socket = add->runner_socket ? add->runner_socket : base->runner_socket;
     c->runner_path = add->runner_path ? add->runner_path : base->runner_path;
     c->global = base->global; /* runner-wide: the main server's */
+    c->static_sc = cgiplus_static_merge_sconf(p, base->static_sc, add->static_sc);
     return c;
 }
 
@@ -621,6 +623,7 @@ const command_rec cgiplus_cmds[] = {
     AP_INIT_TAKE1("CGIplusScriptLogBuffer", cgiplus_set_scriptlog_buf, NULL,
                   RSRC_CONF | ACCESS_CONF,
                   "the most request body bytes written to the script log"),
+    CGIPLUS_STATIC_CMDS,
     { NULL }
 };
 

@@ -46,6 +46,7 @@ typedef struct cgiplus_server_conf {
     const char *runner_socket; /* CGIplusRunnerSocket, NULL: start our own runner */
     const char *runner_path;   /* CGIplusRunnerPath, NULL: the default */
     struct cgiplus_global_conf *global; /* runner-wide settings (cgiplus_conf.c) */
+    struct cgiplus_static_sconf *static_sc; /* CGIplusStatic & co., NULL: none */
 } cgiplus_server_conf;
 
 /* Per-directory settings; from pconf, lives one generation. 0 = unset. */
@@ -224,5 +225,21 @@ void cgiplus_scriptlog_write(request_rec *r, cgiplus_req *q, int status,
 /* Client went away: ABORT, then wait briefly for the runner's END so the
  * connection can be reused; closes it if END does not come. */
 void cgiplus_req_abort(cgiplus_req *q);
+/* ---- the static fast path (cgiplus_static_*.c, docs/STATIC.md) ---- */
+
+struct cgiplus_static_sconf;
+struct cgiplus_static_sconf *cgiplus_static_merge_sconf(
+    apr_pool_t *p, const struct cgiplus_static_sconf *base,
+    const struct cgiplus_static_sconf *add);
+int cgiplus_static_check_config(apr_pool_t *pconf, apr_pool_t *plog,
+                                apr_pool_t *ptemp, server_rec *s);
+void cgiplus_static_child_init(apr_pool_t *pchild, server_rec *s);
+int cgiplus_static_quick_handler(request_rec *r, int lookup);
+int cgiplus_static_translate(request_rec *r);
+int cgiplus_static_handler(request_rec *r);
+/* Called once the script's header is parsed: if it has X-CGIplus-File,
+ * drops the script's body, serves that file and returns OK or an HTTP
+ * status; DECLINED otherwise. */
+int cgiplus_static_offload(cgiplus_req *q);
 
 #endif

@@ -420,6 +420,10 @@ int cgiplus_resp_handle(cgiplus_req *q)
         return ret;
     }
 
+    /* X-CGIplus-File: the static fast path sends that file instead */
+    if ((ret = cgiplus_static_offload(q)) != DECLINED)
+        return ret;
+
     location = apr_table_get(r->headers_out, "Location");
     if (location && r->status == HTTP_OK) {
         /* A redirect, internal or not: the rest of the output is dropped. */

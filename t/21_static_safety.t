@@ -1,0 +1,104 @@
+# Only files inside the configured directory are served: '..', '//' and
+# percent-encoding are resolved first, symlinks leading out are refused
+# (unless symlinks=any), dotfiles are refused (unless dotfiles=allow), an
+# encoded NUL or a bad encoding is a 400. Requests go over a raw socket so
+# the path reaches httpd exactly as written.
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use Apache::TestRequest ();
+use POSIX qw(mkfifo);
+
+my $dir = Apache::Test::vars('documentroot') . '/static';
+sub link_once { my ($to, $name) = @_; symlink($to, "$dir/$name") unless -l "$dir/$name" }
+link_once('/etc/passwd', 'link-out');
+link_once('/etc', 'linkdir-out');
+link_once('hello.txt', 'link-in.txt');
+link_once("$dir/hello.txt", 'link-abs-in.txt');
+link_once('../hello.txt', 'sub/up.txt');
+mkfifo("$dir/fifo", 0644) unless -p "$dir/fifo";
+# readable by root only: httpd's children (User nobody) cannot open it
+open my $np, '>', "$dir/fresh-noperm.txt" or die $!;
+print $np "secret\n";
+close $np;
+chmod 0600, "$dir/fresh-noperm.txt";
+
+# One request over a fresh connection: (status, whole response).
+sub raw {
+    my ($method, $path, $vhost) = @_;
+    my $sock = Apache::TestRequest::vhost_socket($vhost || 'cgiplus_static')
+        or die "connect: $!";
+    print $sock "$method $path HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+    local $/;
+    my $resp = <$sock> // '';
+    close $sock;
+    my ($status) = $resp =~ m{^HTTP/1\.\d (\d{3})};
+    return ($status // 0, $resp);
+}
+
+# [path, expected status, what it tries]
+my @refused = (
+    ['/static/../etc/passwd',                      404, 'dot-dot: leaves the prefix, httpd maps it to its DocumentRoot'],
+    ['/static/../../../../../../etc/passwd',       400, 'dot-dot above the root'],
+    ['/static/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd', 400, 'encoded dot-dot above the root'],
+    ['/static/%2e%2e/etc/passwd',                  404, 'encoded dot-dot'],
+    ['/static/sub/%2E%2E/%2e%2E/etc/passwd',       404, 'encoded dot-dot, upper case'],
+    ['/static/..%2f..%2f..%2fetc%2fpasswd',        404, 'encoded slashes'],
+    ['/static/sub/..%2F..%2Fhello.txt',            404, 'encoded slash in a dot-dot'],
+    ['/static/hello.txt%00.html',                  400, 'encoded NUL'],
+    ['/static/%00',                                400, 'encoded NUL alone'],
+    ['/hstatic/hello.txt%00',                      400, 'encoded NUL, handler phase'],
+    ['/static/%zz',                                400, 'invalid encoding'],
+    ['/static/hello%2',                            400, 'truncated encoding'],
+    ['/static/link-out',                           403, 'symlink to /etc/passwd'],
+    ['/static/linkdir-out/passwd',                 403, 'symlinked directory out of the root'],
+    ['/hstatic/link-out',                          403, 'symlink out, handler phase'],
+    ['/sstatic/up.txt',                            403, 'relative symlink out of the mount (../hello.txt)'],
+    ['/nstatic/up.txt',                            403, 'symlinks=none'],
+    ['/static/.hidden',                            403, 'dotfile'],
+    ['/static/%2ehidden',                          403, 'encoded dotfile'],
+    ['/static/sub/../.hidden',                     403, 'dotfile after dot-dot'],
+    ['/hstatic/.hidden',                           403, 'dotfile, handler phase'],
+    ['/static/.gitignore',                         403, 'another dotfile'],
+    ['/static/fifo',                               403, 'a FIFO is not served (and does not hang)'],
+    ['/static/fresh-noperm.txt',                   403, 'a file httpd may not read'],
+    ['/plain/fresh-noperm.txt',                    403, '(the default handler says the same)'],
+);
+my @served = (
+    ['/static/link-in.txt',           "Hello, static\n", 'relative symlink inside'],
+    ['/static/link-abs-in.txt',       "Hello, static\n", 'absolute symlink that stays inside'],
+    ['/static//hello.txt',            "Hello, static\n", 'double slash'],
+    ['/static/./sub/../hello.txt',    "Hello, static\n", 'dot segments inside'],
+    ['/st%61tic/hell%6F.txt',         "Hello, static\n", 'encoded unreserved characters'],
+    ['/lstatic/up.txt',               "Hello, static\n", 'symlinks=any follows it out'],
+    ['/nstatic/page.txt',             "a page below sub\n", 'symlinks=none serves plain files'],
+);
+
+plan tests => 2 * @refused + 2 * @served + 2;
+
+for my $t (@refused) {
+    my ($path, $want, $what) = @$t;
+    my ($status, $resp) = raw(GET => $path);
+    ok t_cmp($status, $want, "$what: $path");
+    ok $resp !~ /root:.*:0:0:/ && $resp !~ /a dotfile: refused|secret/;
+}
+for my $t (@served) {
+    my ($path, $want, $what) = @$t;
+    my ($status, $resp) = raw(GET => $path);
+    ok t_cmp($status, 200, "$what: $path");
+    my ($body) = $resp =~ /\r\n\r\n(.*)\z/s;
+    ok t_cmp($body, $want, "$what: body");
+}
+
+# dotfiles=allow serves them
+open my $fh, '>', "$dir/sub/.allowed" or die $!;
+print $fh "allowed dotfile\n";
+close $fh;
+my ($status, $resp) = raw(GET => '/lstatic/.allowed');
+ok t_cmp($status, 200, 'dotfiles=allow serves a dotfile');
+unlink "$dir/sub/.allowed";
+# "/static" alone is redirected to "/static/" (by mod_dir, as for a directory)
+($status, $resp) = raw(GET => '/static');
+ok t_cmp($status, 301, '/static redirects to /static/');
+unlink "$dir/fresh-noperm.txt";

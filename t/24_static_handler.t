@@ -1,0 +1,73 @@
+# phase=handler serves the same tree from the same cache after httpd's
+# access control; the quick mode does not see <Location> Require at all
+# (public files only, as documented); a handler-phase mount nested in a
+# quick one keeps its access control because the longest prefix wins.
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use Apache::TestRequest ();
+use HTTP::Request;
+use LWP::UserAgent;
+
+Apache::TestRequest::module('cgiplus_static');
+my $vars = Apache::Test::config()->{vars};
+my $ua = LWP::UserAgent->new(requests_redirectable => [], keep_alive => 1,
+                             timeout => 10);
+
+sub req {
+    my ($path, @h) = @_;
+    return $ua->request(HTTP::Request->new(
+        GET => Apache::TestRequest::resolve_url($path), [@h]));
+}
+
+plan tests => 15;
+
+my $r = req('/hstatic/private/secret.txt');
+ok t_cmp($r->code, 403, 'phase=handler: Require all denied holds');
+ok t_cmp($r->content, 'static-forbidden', 'through ErrorDocument 403');
+$r = req('/static/private/secret.txt');
+ok t_cmp($r->code, 403, 'nested handler-phase mount under a quick one: denied');
+$r = req('/plain/private/secret.txt');
+ok t_cmp($r->code, 200, '(the default handler serves it: no Require there)');
+$r = req('/hstatic/sub/page.txt');
+ok t_cmp($r->code, 200, 'phase=handler: allowed files are served');
+ok t_cmp($r->content, "a page below sub\n", 'with their bytes');
+
+# The documented limit of the quick mode: <Location> access control is not
+# consulted. /static/noindex/ is "Require all denied", yet:
+$r = req('/static/noindex/a.txt');
+ok t_cmp($r->code, 200, 'quick mode: served before access control (public files only)');
+
+# Who answered: the handler phase logs "handler:", the quick one "quick:".
+req('/hstatic/hello.txt');
+req('/static/hello.txt');
+open my $el, '<', "$vars->{t_logs}/error_log" or die $!;
+my @l = <$el>;
+ok scalar(grep { /CGIPLUS1503: handler: \S+\/static\/hello\.txt/ } @l) > 0;
+ok scalar(grep { /CGIPLUS1503: quick: \S+\/static\/hello\.txt/ } @l) > 0;
+# Non-GET requests to a quick mount are httpd's: the default handler answers
+# them as for /plain/ (in this httpd a POST to a file gets the file).
+my $p = $ua->request(HTTP::Request->new(
+    POST => Apache::TestRequest::resolve_url('/static/hello.txt')));
+my $q = $ua->request(HTTP::Request->new(
+    POST => Apache::TestRequest::resolve_url('/plain/hello.txt')));
+ok t_cmp($p->code, $q->code, 'POST on a quick mount: as the default handler');
+ok t_cmp($p->content, $q->content, 'same body');
+
+# Keep-alive and pipelining: four requests written at once on one
+# connection (GET, HEAD, 304, range) get four complete answers in order.
+my $sock = Apache::TestRequest::vhost_socket('cgiplus_static') or die "connect: $!";
+my $etag = req('/plain/hello.txt')->header('ETag');
+print $sock join '',
+    "GET /static/hello.txt HTTP/1.1\r\nHost: x\r\n\r\n",
+    "HEAD /static/big.txt HTTP/1.1\r\nHost: x\r\n\r\n",
+    "GET /static/hello.txt HTTP/1.1\r\nHost: x\r\nIf-None-Match: $etag\r\n\r\n",
+    "GET /static/big.txt HTTP/1.1\r\nHost: x\r\nRange: bytes=0-4\r\nConnection: close\r\n\r\n";
+my $all = do { local $/; <$sock> } // '';
+close $sock;
+my @status = $all =~ m{^HTTP/1\.1 (\d{3})}mg;
+ok t_cmp("@status", '200 200 304 206', 'four pipelined answers, in order');
+ok t_cmp($all, qr/\r\n\r\nHello, static\nHTTP\/1\.1 200/, 'first body, then the HEAD answer');
+ok t_cmp($all, qr/Content-Length: 24800\r\n/, 'HEAD of the large file: its length');
+ok t_cmp($all, qr/\r\n\r\nline \z/, 'the range closes the connection');
