@@ -138,9 +138,10 @@ static apr_status_t body_send_duplex(cgiplus_req *q, struct iovec *iov, int n)
                 return rv;
             for (left = 0, i = 0; i < n; i++)
                 left += iov[i].iov_len;
+            q->mid_frame = n > 0;
         }
     }
-    return APR_SUCCESS;
+    return cgiplus_callout_flush(q);
 }
 
 apr_status_t cgiplus_body_stream(cgiplus_req *q, int *http_status)

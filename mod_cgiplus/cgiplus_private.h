@@ -139,9 +139,17 @@ typedef struct cgiplus_req {
     struct cgiplus_slog *slog; /* script log capture, NULL: no log here */
     const char *hdr_raw;       /* the header bytes as collected (r->pool) */
     apr_size_t hdr_raw_len;
+    struct cgiplus_answer *answers; /* callout answers not yet sent */
+    int mid_frame;             /* a body frame is half written: answers wait */
 } cgiplus_req;
 
 int cgiplus_handler(request_rec *r);
+
+/* Callouts forwarded by the runner (cgiplus_callout.c): reads a CALLOUT
+ * payload of len bytes and answers it (now, or once the frame being sent is
+ * whole); flush sends the queued answers. */
+apr_status_t cgiplus_callout_read(cgiplus_req *q, apr_size_t len);
+apr_status_t cgiplus_callout_flush(cgiplus_req *q);
 /* Says what a handler status means, for log lines. */
 const char *cgiplus_status_text(request_rec *r, int status);
 

@@ -112,6 +112,10 @@ apr_status_t cgiplus_resp_read_frame(cgiplus_req *q)
                                                     cgp_strerror(crc)));
         q->got_end = 1;
         return APR_SUCCESS;
+    case CGP_T_CALLOUT:
+        if ((rv = cgiplus_callout_read(q, h.len)) == APR_EINVAL)
+            return resp_proto_error(q, "a CALLOUT that is not one text line");
+        return rv;
     default:
         return resp_proto_error(q, apr_psprintf(q->r->pool, "unexpected %s frame",
                                                 cgp_type_name(h.type)));
