@@ -12,7 +12,7 @@ use JSON::PP ();
 use Time::HiRes qw(time sleep);
 use Apache::Test ();
 
-our @EXPORT_OK = qw(hstart hfinish hget hmany status pool_of wait_for wire_connect
+our @EXPORT_OK = qw(hstart hfinish hfinish_all hget hmany status pool_of wait_for wire_connect
                     wire_request wire_frames runner_pid);
 
 my $vars = Apache::Test::config()->{vars};
@@ -77,11 +77,29 @@ sub hfinish {
 
 sub hget { my ($path, %o) = @_; return hfinish(hstart($path, %o), $o{timeout}) }
 
+# Reads several responses at once, so each one's time is its own.
+sub hfinish_all {
+    my (@h) = @_;
+    my $sel = IO::Select->new(map { $_->{sock} } @h);
+    my %by = map { fileno($_->{sock}) => $_ } @h;
+    my $end = time + 30;
+    while ($sel->count && time < $end) {
+        for my $s ($sel->can_read($end - time)) {
+            my $h = $by{fileno $s};
+            my $n = sysread $s, my $chunk, 65536;
+            if ($n) { $h->{buf} .= $chunk; next }
+            $h->{done_at} = time;
+            $sel->remove($s);
+        }
+    }
+    return map { my $t = $_->{done_at} // time; my $r = hfinish($_, 0.01);
+                 $r->{secs} = $t - $_->{t0}; $r->{eof} = 1; $r } @h;
+}
+
 # Runs requests concurrently; returns the results in the order given.
 sub hmany {
     my (@paths) = @_;
-    my @h = map { hstart($_) } @paths;
-    return map { hfinish($_) } @h;
+    return hfinish_all(map { hstart($_) } @paths);
 }
 
 sub status {
