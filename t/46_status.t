@@ -21,7 +21,8 @@ my ($w1) = keys %pids;
 
 # A worker that dies after its header: the client's response is cut.
 my $c = hget('/pool/stat/app.pl?crash');
-ok t_cmp("$c->{code} $c->{complete}", '200 0', 'a crash after the header cuts the response');
+# (502 if the header and the crash reach httpd together, else a cut 200)
+ok t_cmp("$c->{code} $c->{complete}", qr/^(200 0|502 \d)$/, 'a crash after the header fails the response');
 
 # Four slow requests at once on two workers: two run, two wait.
 my @h = map { hstart('/pool/stat/app.pl?sleep=0.8') } 1 .. 4;
