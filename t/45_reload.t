@@ -82,8 +82,8 @@ my @live = grep { !$_->{retired} && grep { $_ eq 'POOL=reload' } @{ $_->{setting
            @{ $st->{pools} };
 ok t_cmp(scalar(@live), 1, 'one live pool for the new settings');
 my $old_gone = wait_for(sub { !grep { $_->{settings}{max_requests} == 100 && !$_->{retired} }
-                               @{ status()->{pools} } }, 3);
-ok t_cmp($old_gone ? 1 : 0, 1, 'the pool of the old settings is retired');
+                               @{ status()->{pools} } }, 6, 0.2);
+ok t_cmp($old_gone ? 1 : 0, 1, 'the pool of the old settings is retired once unused (3 s)');
 my $bp = $busy ? $busy->{pid} : 0;
 ok t_cmp(wait_for(sub { log_text() =~ /CGIPLUS2028: worker pid $bp of \S+ ended: retired/ }, 3)
          ? 1 : 0, 1, 'its worker went after its request, as "retired"');

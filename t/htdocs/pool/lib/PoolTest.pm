@@ -13,7 +13,7 @@ use Time::HiRes qw(time sleep);
 use Apache::Test ();
 
 our @EXPORT_OK = qw(hstart hfinish hfinish_all hget hmany status pool_of wait_for wire_connect
-                    wire_request wire_frames runner_pid);
+                    wire_request wire_frames wire_status wire_send runner_pid);
 
 my $vars = Apache::Test::config()->{vars};
 
@@ -153,8 +153,10 @@ sub _kv {
 }
 
 sub wire_connect {
-    my $s = IO::Socket::UNIX->new(Peer => "$vars->{t_logs}/cgiplus-runner.sock",
-                                  Type => SOCK_STREAM) or die "runner socket: $!";
+    my ($path) = @_;
+    $path //= "$vars->{t_logs}/cgiplus-runner.sock";
+    my $s = IO::Socket::UNIX->new(Peer => $path, Type => SOCK_STREAM)
+        or die "runner socket $path: $!";
     $s->autoflush(1);
     print $s _frame(1, 0, 0, pack('nnN', 1, 0, $$));
     my @f = wire_frames($s, 1, 5);
@@ -171,6 +173,14 @@ sub wire_request {
 }
 
 sub wire_send { my ($s, @f) = @_; print $s _frame(@f) }
+
+# The runner's status over the wire (STATUS, STATUS_REPLY frames), decoded.
+sub wire_status {
+    my ($s) = @_;
+    print $s _frame(12, 0, 1, '');
+    my @f = wire_frames($s, 1000, 5, until => sub { $_[0]{type} == 13 && $_[0]{flags} & 1 });
+    return JSON::PP->new->decode(join '', map { $_->{payload} } grep { $_->{type} == 13 } @f);
+}
 
 # Reads up to n frames (or until END, or timeout s): a list of hashes
 # type, flags, reqid, payload (and outcome for END).
