@@ -440,6 +440,7 @@ void runner_pool_worker_idle(runner_worker *w)
 void runner_pool_request_ok(runner_pool *p)
 {
     p->fail_streak = 0;
+    p->backoff_until = 0;
 }
 
 static void ended_note(runner_pool *p, const runner_worker *w)

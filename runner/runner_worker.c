@@ -360,8 +360,11 @@ void runner_worker_feed(runner_worker *w)
     runner_req *r = w->req;
     if (!r || w->ev_body.fd < 0)
         return;
+    uint64_t before = runner_spool_pending(&r->body);
     int rc = runner_spool_flush(&r->body, w->ev_body.fd);
     w->body_blocked = rc == 1;
+    if (runner_spool_pending(&r->body) < before)
+        r->t_progress = runner_g.now; /* the script takes its body: progress */
     if (rc < 0) {
         if (errno == EPIPE || errno == ECONNRESET)
             runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2023) "worker pid %ld of %s closed its "
