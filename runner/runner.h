@@ -278,6 +278,7 @@ void runner_pool_worker_idle(runner_worker *w);
 void runner_pool_dispatch(runner_pool *p);
 void runner_pool_reaped(runner_worker *w);
 void runner_pool_request_ok(runner_pool *p);
+unsigned runner_pool_idle_count(const runner_pool *p);
 void runner_pool_timer(runner_pool *p);
 void runner_pool_rearm(runner_pool *p);
 void runner_pool_stop(void);

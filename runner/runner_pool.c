@@ -140,6 +140,11 @@ static unsigned count_usable(const runner_pool *p, int idle_only)
     return n;
 }
 
+unsigned runner_pool_idle_count(const runner_pool *p)
+{
+    return count_usable(p, 1);
+}
+
 /* The idle worker used most recently: the others may reach their idle
  * timeout, so a quiet pool shrinks. */
 static runner_worker *idle_worker(runner_pool *p)

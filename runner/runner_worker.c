@@ -906,6 +906,14 @@ void runner_worker_deadline(runner_worker *w)
     if (w->state == RUNNER_W_IDLE) {
         uint64_t idle = idle_tmo(w);
         if (idle && now >= w->t_idle + idle) {
+            /* The pool's idle timeout trims workers above min_idle; a
+             * lifetime the script set for itself always applies. */
+            if (w->lifetime == 0 &&
+                runner_pool_idle_count(w->pool) <= s->v[RUNNER_S_MIN_IDLE]) {
+                w->t_idle = now;
+                runner_worker_rearm(w);
+                return;
+            }
             runner_worker_stop(w, RUNNER_END_IDLE, 1);
             return;
         }
