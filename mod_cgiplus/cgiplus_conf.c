@@ -355,7 +355,6 @@ static const char *set_env(cmd_parms *cmd, void *dcv, const char *name, const ch
 {
     cgiplus_dir_conf *dc = dcv;
     const char *s;
-    apr_array_header_t *old = dc->pool->env;
 
     for (s = name; *s; s++)
         if (!(apr_isalnum(*s) || *s == '_') || (s == name && apr_isdigit(*s)))
@@ -365,7 +364,7 @@ static const char *set_env(cmd_parms *cmd, void *dcv, const char *name, const ch
         return "CGIplusSetEnv: NAME=value must fit 4096 bytes on one line";
     /* A section's first CGIplusSetEnv starts its own list (no inheritance
      * of single variables: the set replaces the outer one). */
-    if (!old || old->pool != cmd->pool)
+    if (!dc->pool->env)
         dc->pool->env = apr_array_make(cmd->pool, 4, sizeof(const char *));
     if (dc->pool->env->nelts >= 64)
         return "CGIplusSetEnv: at most 64 variables per section";

@@ -5,6 +5,7 @@
  * CGIplusRunnerSocket names a runner that someone else started. */
 #include "cgiplus_private.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <string.h>
@@ -25,20 +26,22 @@
 
 APLOG_USE_MODULE(cgiplus);
 
-/* One started runner process. From the process pool, because the parent
- * must still recognise a retired runner when it reaps it after a restart;
- * recycled through a free list once reaped. */
-typedef struct runner_rec {
-    apr_proc_t proc;
-    struct runner_rec *next_free;
-    int alive;      /* started and not yet reaped */
-    int current;    /* belongs to the running configuration generation */
-} runner_rec;
+#define KEEP_KEY "cgiplus_runner_keep"
 
-/* What the running generation needs to (re)start its runner. Static, in the
- * parent; pconf and s are valid between post_config and the next pconf
- * cleanup, the paths are copied (a kept runner outlives a generation).
- * Children inherit a copy and only read sock. */
+/* The runner process, kept across restarts. httpd unloads and reloads the
+ * module on a restart (its statics start over), so this lives in the
+ * process pool, found again through userdata; lives until httpd exits. */
+typedef struct runner_keep {
+    apr_proc_t proc;
+    int alive;              /* started, not known to have ended */
+    char bin[PATH_MAX], sock[PATH_MAX]; /* what it was started with */
+    long uid, gid;
+    unsigned restarts;      /* numbered restarts since httpd started */
+} runner_keep;
+
+/* What this generation needs to (re)start its runner. Static, in the
+ * parent; pconf and the strings are valid between post_config and the next
+ * pconf cleanup. Children inherit a copy and only read sock. */
 static struct {
     apr_pool_t *pconf;
     server_rec *s;
@@ -46,14 +49,10 @@ static struct {
     const char *pidfile;
     const char *bin;
     const char *conf;       /* the runner's configuration file */
-    char run_bin[PATH_MAX], run_sock[PATH_MAX]; /* what the current runner got */
-    long run_uid, run_gid;
-    runner_rec *cur;        /* the runner in use, NULL: none */
-    runner_rec *free_recs;
+    runner_keep *keep;
     int wanted;             /* this generation runs its own runner */
     pid_t parent;           /* the process that may signal the runner */
     apr_time_t last_start;
-    unsigned restarts;      /* numbered restarts since httpd started */
 } rs;
 
 const char *cgiplus_runner_socket_path(void)
@@ -76,22 +75,25 @@ static void runner_exec_failed(apr_pool_t *p, apr_status_t err,
 
 static void runner_maint(int reason, void *data, apr_wait_t status);
 
+static void runner_ids(uid_t *uid, gid_t *gid)
+{
+    /* Children only switch user when httpd runs as root; the runner must
+     * accept connections from whatever uid they really have. */
+    *uid = geteuid() == 0 ? ap_unixd_config.user_id : geteuid();
+    *gid = geteuid() == 0 ? ap_unixd_config.group_id : getegid();
+}
+
 static apr_status_t runner_start(void)
 {
     apr_pool_t *p = rs.pconf;
+    runner_keep *k = rs.keep;
     apr_procattr_t *attr;
-    runner_rec *rec;
     const char *argv[14];
     apr_status_t rv;
-    uid_t uid = ap_unixd_config.user_id;
-    gid_t gid = ap_unixd_config.group_id;
+    uid_t uid;
+    gid_t gid;
 
-    /* Children only switch user when httpd runs as root; the runner must
-     * accept connections from whatever uid they really have. */
-    if (geteuid() != 0) {
-        uid = geteuid();
-        gid = getegid();
-    }
+    runner_ids(&uid, &gid);
     argv[0] = rs.bin;
     argv[1] = "--socket";
     argv[2] = rs.sock;
@@ -112,32 +114,22 @@ static apr_status_t runner_start(void)
         (rv = apr_procattr_child_errfn_set(attr, runner_exec_failed)) != APR_SUCCESS)
         goto fail;
 
-    if ((rec = rs.free_recs) != NULL)
-        rs.free_recs = rec->next_free;
-    else
-        rec = apr_palloc(rs.s->process->pool, sizeof(*rec));
-    memset(rec, 0, sizeof(*rec));
-
     rs.last_start = apr_time_now();
     /* stdin, stdout and stderr are inherited: stderr is the error log. */
-    rv = apr_proc_create(&rec->proc, rs.bin, argv, NULL, attr, p);
-    if (rv != APR_SUCCESS) {
-        rec->next_free = rs.free_recs;
-        rs.free_recs = rec;
+    rv = apr_proc_create(&k->proc, rs.bin, argv, NULL, attr, p);
+    if (rv != APR_SUCCESS)
         goto fail;
-    }
-    rec->alive = 1;
-    rec->current = 1;
-    rs.cur = rec;
-    apr_cpystrn(rs.run_bin, rs.bin, sizeof(rs.run_bin));
-    apr_cpystrn(rs.run_sock, rs.sock, sizeof(rs.run_sock));
-    rs.run_uid = (long)uid;
-    rs.run_gid = (long)gid;
-    apr_proc_other_child_register(&rec->proc, runner_maint, rec, NULL,
-                                  rs.s->process->pool);
+    k->alive = 1;
+    apr_cpystrn(k->bin, rs.bin, sizeof(k->bin));
+    apr_cpystrn(k->sock, rs.sock, sizeof(k->sock));
+    k->uid = (long)uid;
+    k->gid = (long)gid;
+    /* Registered with pconf: the registration (and its callback, which
+     * lives in this copy of the module) goes with the generation. */
+    apr_proc_other_child_register(&k->proc, runner_maint, k, NULL, rs.pconf);
     ap_log_error(APLOG_MARK, APLOG_INFO, 0, rs.s, CGIPLUS_LOGNO(1006)
                  "started cgiplus-runner (pid %ld) on %s",
-                 (long)rec->proc.pid, rs.sock);
+                 (long)k->proc.pid, rs.sock);
     return APR_SUCCESS;
 
 fail:
@@ -172,37 +164,30 @@ static int runner_stopping(void)
  * unregister; never signals the runner itself. */
 static void runner_maint(int reason, void *data, apr_wait_t status)
 {
-    runner_rec *rec = data;
+    runner_keep *k = data;
     char how[64];
 
     if (reason != APR_OC_REASON_DEATH && reason != APR_OC_REASON_LOST)
         return;
-    rec->alive = 0;
-    apr_proc_other_child_unregister(rec);
+    k->alive = 0;
+    apr_proc_other_child_unregister(k);
     runner_describe_exit(how, sizeof(how), reason == APR_OC_REASON_LOST ? -1 : status);
-
-    if (rec != rs.cur || !rec->current || !rs.pconf) {
-        if (rec == rs.cur)
-            rs.cur = NULL; /* died between generations: post_config starts one */
+    if (!rs.wanted || !rs.pconf || getpid() != rs.parent || runner_stopping()) {
         ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, ap_server_conf, CGIPLUS_LOGNO(1008)
-                     "retired cgiplus-runner (pid %ld) %s", (long)rec->proc.pid, how);
+                     "cgiplus-runner (pid %ld) %s", (long)k->proc.pid, how);
+        return;
     }
-    else {
-        rs.cur = NULL;
-        if (rs.wanted && getpid() == rs.parent && !runner_stopping()) {
-            apr_time_t since = apr_time_now() - rs.last_start;
+    {
+        apr_time_t since = apr_time_now() - rs.last_start;
 
-            ap_log_error(APLOG_MARK, APLOG_ERR, 0, rs.s, CGIPLUS_LOGNO(1004)
-                         "cgiplus-runner (pid %ld) %s; restarting it (restart #%u)",
-                         (long)rec->proc.pid, how, ++rs.restarts);
-            /* At most one start a second, so a crash loop cannot spin. */
-            if (since >= 0 && since < apr_time_from_sec(1))
-                apr_sleep(apr_time_from_sec(1) - since);
-            runner_start();
-        }
+        ap_log_error(APLOG_MARK, APLOG_ERR, 0, rs.s, CGIPLUS_LOGNO(1004)
+                     "cgiplus-runner (pid %ld) %s; restarting it (restart #%u)",
+                     (long)k->proc.pid, how, ++k->restarts);
+        /* At most one start a second, so a crash loop cannot spin. */
+        if (since >= 0 && since < apr_time_from_sec(1))
+            apr_sleep(apr_time_from_sec(1) - since);
+        runner_start();
     }
-    rec->next_free = rs.free_recs;
-    rs.free_recs = rec;
 }
 
 /* pconf cleanup: the configuration is going away. On a restart (graceful
@@ -214,39 +199,77 @@ static apr_status_t runner_retire(void *unused)
 {
     int stopping = ap_state_query(AP_SQ_MAIN_STATE) != AP_SQ_MS_DESTROY_CONFIG;
 
-    if (getpid() == rs.parent && rs.cur && rs.cur->alive && stopping) {
+    if (getpid() == rs.parent && rs.keep && rs.keep->alive && stopping) {
         ap_log_error(APLOG_MARK, APLOG_INFO, 0, rs.s, CGIPLUS_LOGNO(1009)
-                     "stopping cgiplus-runner (pid %ld)", (long)rs.cur->proc.pid);
-        kill(rs.cur->proc.pid, SIGTERM);
-        rs.cur->current = 0;
-        rs.cur = NULL;
+                     "stopping cgiplus-runner (pid %ld)", (long)rs.keep->proc.pid);
+        kill(rs.keep->proc.pid, SIGTERM);
+        rs.keep->alive = 0;
     }
     rs.wanted = 0;
     rs.pconf = NULL;
     rs.s = NULL;
+    rs.keep = NULL;
     rs.sock = rs.pidfile = rs.bin = rs.conf = NULL;
     return APR_SUCCESS;
 }
 
-/* The runner of the previous generation, if it can serve this one. */
-static int runner_keep(uid_t uid, gid_t gid)
+static runner_keep *keep_get(server_rec *s)
 {
-    if (!rs.cur || !rs.cur->alive)
+    void *d = NULL;
+
+    apr_pool_userdata_get(&d, KEEP_KEY, s->process->pool);
+    if (!d) {
+        d = apr_pcalloc(s->process->pool, sizeof(runner_keep));
+        apr_pool_userdata_set(d, KEEP_KEY, apr_pool_cleanup_null, s->process->pool);
+    }
+    return d;
+}
+
+/* Whether the runner of an earlier generation still runs (it may have died
+ * while no generation watched it). */
+static int keep_alive(runner_keep *k)
+{
+    int st;
+    pid_t got;
+
+    if (!k->alive)
         return 0;
-    if (strcmp(rs.run_bin, rs.bin) || strcmp(rs.run_sock, rs.sock) ||
-        rs.run_uid != (long)uid || rs.run_gid != (long)gid) {
-        ap_log_error(APLOG_MARK, APLOG_INFO, 0, rs.s, CGIPLUS_LOGNO(1603)
-                     "the runner's path, socket or user changed: replacing "
-                     "cgiplus-runner (pid %ld)", (long)rs.cur->proc.pid);
-        kill(rs.cur->proc.pid, SIGTERM);
-        rs.cur->current = 0;
-        rs.cur = NULL;
+    got = waitpid(k->proc.pid, &st, WNOHANG);
+    if (got == 0 || (got < 0 && errno != ECHILD && kill(k->proc.pid, 0) == 0))
+        return 1;
+    k->alive = 0;
+    return 0;
+}
+
+static void keep_stop(runner_keep *k, const char *why)
+{
+    ap_log_error(APLOG_MARK, APLOG_INFO, 0, rs.s, CGIPLUS_LOGNO(1603)
+                 "%s: stopping cgiplus-runner (pid %ld)", why, (long)k->proc.pid);
+    kill(k->proc.pid, SIGTERM);
+    k->alive = 0;
+}
+
+/* The runner of the previous generation, if it can serve this one: it
+ * is watched again and reads its settings again. */
+static int runner_reuse(void)
+{
+    runner_keep *k = rs.keep;
+    uid_t uid;
+    gid_t gid;
+
+    if (!keep_alive(k))
+        return 0;
+    runner_ids(&uid, &gid);
+    if (strcmp(k->bin, rs.bin) || strcmp(k->sock, rs.sock) ||
+        k->uid != (long)uid || k->gid != (long)gid) {
+        keep_stop(k, "the runner's path, socket or user changed");
         return 0;
     }
-    kill(rs.cur->proc.pid, SIGHUP);
+    apr_proc_other_child_register(&k->proc, runner_maint, k, NULL, rs.pconf);
+    kill(k->proc.pid, SIGHUP);
     ap_log_error(APLOG_MARK, APLOG_INFO, 0, rs.s, CGIPLUS_LOGNO(1604)
                  "keeping cgiplus-runner (pid %ld) across the restart; it reads "
-                 "its settings again", (long)rs.cur->proc.pid);
+                 "its settings again", (long)k->proc.pid);
     return 1;
 }
 
@@ -255,20 +278,18 @@ int cgiplus_runner_post_config(apr_pool_t *pconf, apr_pool_t *plog,
 {
     cgiplus_server_conf *sc = ap_get_module_config(s->module_config,
                                                    &cgiplus_module);
-    uid_t uid = geteuid() == 0 ? ap_unixd_config.user_id : geteuid();
-    gid_t gid = geteuid() == 0 ? ap_unixd_config.group_id : getegid();
     apr_status_t rv;
 
     /* Forget this generation's paths when its pool goes (and stop the
      * runner if httpd stops). */
     apr_pool_cleanup_register(pconf, NULL, runner_retire, apr_pool_cleanup_null);
+    rs.parent = getpid();
     if (sc->runner_socket) {
+        runner_keep *k = keep_get(s);
         rs.sock = sc->runner_socket;
-        if (rs.cur && rs.cur->alive && getpid() == rs.parent) {
-            kill(rs.cur->proc.pid, SIGTERM); /* ours is no longer wanted */
-            rs.cur->current = 0;
-            rs.cur = NULL;
-        }
+        rs.s = s;
+        if (keep_alive(k))
+            keep_stop(k, "CGIplusRunnerSocket names another runner");
         return OK;
     }
     rs.sock = ap_runtime_dir_relative(pconf, CGIPLUS_SOCK_NAME);
@@ -278,10 +299,10 @@ int cgiplus_runner_post_config(apr_pool_t *pconf, apr_pool_t *plog,
 
     rs.pconf = pconf;
     rs.s = s;
+    rs.keep = keep_get(s);
     rs.pidfile = ap_runtime_dir_relative(pconf, CGIPLUS_PID_NAME);
     rs.conf = ap_runtime_dir_relative(pconf, "cgiplus-runner.conf");
     rs.bin = cgiplus_conf_runner_path(sc);
-    rs.parent = getpid();
     rs.wanted = 1;
     rv = cgiplus_conf_write_runner(ptemp, s, rs.conf);
     if (rv != APR_SUCCESS) {
@@ -289,7 +310,7 @@ int cgiplus_runner_post_config(apr_pool_t *pconf, apr_pool_t *plog,
                      "mod_cgiplus cannot write the runner's configuration %s", rs.conf);
         return HTTP_INTERNAL_SERVER_ERROR;
     }
-    if (!runner_keep(uid, gid))
+    if (!runner_reuse())
         runner_start(); /* a failure is logged; the monitor hook retries */
     return OK;
 }
@@ -297,7 +318,8 @@ int cgiplus_runner_post_config(apr_pool_t *pconf, apr_pool_t *plog,
 /* Runs in the parent about every 10 s: retries a start that failed. */
 int cgiplus_runner_monitor(apr_pool_t *p, server_rec *s)
 {
-    if (rs.wanted && !rs.cur && getpid() == rs.parent && !runner_stopping())
+    if (rs.wanted && rs.keep && !rs.keep->alive && getpid() == rs.parent &&
+        !runner_stopping())
         runner_start();
     return DECLINED;
 }

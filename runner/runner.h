@@ -38,6 +38,7 @@
 #define RUNNER_ENDS_KEPT        16u     /* recent worker ends kept per pool for the status page */
 #define RUNNER_ENV_MAX          64u     /* configured environment entries per pool */
 #define RUNNER_SETTLE_MS        200u    /* a script changed in place must be still this long */
+#define RUNNER_STALE_MS         3000u   /* a superseded pool retires after this long unused */
 
 typedef struct runner_client runner_client;
 typedef struct runner_req runner_req;
@@ -251,6 +252,7 @@ struct runner_pool {
     int waits_slot;           /* in runner_g.slot_waiters */
     unsigned gen;             /* script generation: bumped when the file changes */
     uint64_t stamp;           /* newest (httpd generation, reload) that used it */
+    uint64_t stale_since;     /* a sibling of a newer configuration appeared, 0: no */
     int have_ident;
     dev_t ident_dev;
     ino_t ident_ino;
@@ -276,6 +278,7 @@ void runner_pool_worker_idle(runner_worker *w);
 void runner_pool_dispatch(runner_pool *p);
 void runner_pool_reaped(runner_worker *w);
 void runner_pool_request_ok(runner_pool *p);
+unsigned runner_pool_idle_count(const runner_pool *p);
 void runner_pool_timer(runner_pool *p);
 void runner_pool_rearm(runner_pool *p);
 void runner_pool_stop(void);

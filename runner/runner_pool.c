@@ -42,18 +42,36 @@ static int siblings(const runner_pool *a, const runner_pool *b)
 }
 
 /* A reload (httpd's, or our SIGHUP) that changes a script's settings makes
- * a new pool; the pools of the same script only older configurations used
- * drain and go. Pools of one configuration never retire each other (one
- * script may run with several settings). */
+ * a new pool; the pools of the same script that only older configurations
+ * used become stale and retire once unused for RUNNER_STALE_MS (a pool the
+ * new configuration still has is used again before that, and stays). Pools
+ * of one configuration never retire each other: one script may run with
+ * several settings. */
 static runner_pool *stamp_pool(runner_pool *p, uint64_t stamp)
 {
     runner_pool *q;
+    int newest = 1;
     if (stamp > p->stamp)
         p->stamp = stamp;
-    TAILQ_FOREACH(q, &runner_g.pools, link)
-        if (siblings(p, q) && q->stamp < p->stamp && !q->retired)
-            pool_retire(q, "superseded by a newer configuration");
+    TAILQ_FOREACH(q, &runner_g.pools, link) {
+        if (!siblings(p, q))
+            continue;
+        if (q->stamp > p->stamp)
+            newest = 0;
+        else if (q->stamp < p->stamp && !q->retired && !q->stale_since) {
+            q->stale_since = runner_g.now;
+            runner_pool_rearm(q);
+        }
+    }
+    if (newest)
+        p->stale_since = 0;
     return p;
+}
+
+static uint64_t stale_due(const runner_pool *p)
+{
+    uint64_t from = p->last_used > p->stale_since ? p->last_used : p->stale_since;
+    return from + RUNNER_STALE_MS;
 }
 
 runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
@@ -120,6 +138,11 @@ static unsigned count_usable(const runner_pool *p, int idle_only)
     TAILQ_FOREACH(w, &p->workers, plink)
         n += usable(p, w) && (!idle_only || w->state == RUNNER_W_IDLE);
     return n;
+}
+
+unsigned runner_pool_idle_count(const runner_pool *p)
+{
+    return count_usable(p, 1);
 }
 
 /* The idle worker used most recently: the others may reach their idle
@@ -422,6 +445,7 @@ void runner_pool_worker_idle(runner_worker *w)
 void runner_pool_request_ok(runner_pool *p)
 {
     p->fail_streak = 0;
+    p->backoff_until = 0;
 }
 
 static void ended_note(runner_pool *p, const runner_worker *w)
@@ -513,6 +537,8 @@ void runner_pool_rearm(runner_pool *p)
     }
     if (!p->retired)
         MIN_DL(p->last_used + runner_g.conf.pool_idle);
+    if (!p->retired && p->stale_since)
+        MIN_DL(stale_due(p));
 #undef MIN_DL
     p->deadline = dl;
 }
@@ -524,6 +550,8 @@ void runner_pool_timer(runner_pool *p)
     if (!p->retired && runner_g.now >= p->last_used + runner_g.conf.pool_idle &&
         TAILQ_EMPTY(&p->queue))
         pool_retire(p, "no request for a while");
+    if (!p->retired && p->stale_since && runner_g.now >= stale_due(p) && TAILQ_EMPTY(&p->queue))
+        pool_retire(p, "superseded by a newer configuration");
     runner_pool_dispatch(p);
 }
 

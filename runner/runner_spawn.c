@@ -67,7 +67,21 @@ static void child(const runner_spawn_spec *s)
 
     if (setsid() < 0)
         child_fail(efd, RUNNER_STAGE_SETSID, errno);
-    /* Limits first: as root the hard limits may still be raised. */
+    /* Move everything above the target numbers first, so no dup2 clobbers
+     * a source still needed; dup2 then clears FD_CLOEXEC on the targets. */
+    for (int i = 0; i < s->nfds; i++)
+        if ((hi[i] = fcntl(s->fds[i], F_DUPFD_CLOEXEC, 16)) < 0)
+            child_fail(efd, RUNNER_STAGE_FDS, errno);
+    int e2 = fcntl(efd, F_DUPFD_CLOEXEC, 16);
+    if (e2 < 0)
+        child_fail(efd, RUNNER_STAGE_FDS, errno);
+    efd = e2;
+    for (int i = 0; i < s->nfds; i++)
+        if (dup2(hi[i], i) < 0)
+            child_fail(efd, RUNNER_STAGE_FDS, errno);
+    close_from(s->nfds, efd);
+    /* Limits after the descriptors are in place (a low nofile would stop
+     * their moves) and before the user switch (root may raise hard limits). */
     static const int res[] = { RLIMIT_CPU, RLIMIT_AS, RLIMIT_NOFILE, RLIMIT_NPROC };
     for (int i = 0; i < 4; i++) {
         uint64_t v = s->set->v[RUNNER_S_RLIMIT_CPU + i];
@@ -93,20 +107,6 @@ static void child(const runner_spawn_spec *s)
     }
     if (chdir(s->dir) < 0)
         child_fail(efd, RUNNER_STAGE_CHDIR, errno);
-
-    /* Move everything above the target numbers first, so no dup2 clobbers
-     * a source still needed; dup2 then clears FD_CLOEXEC on the targets. */
-    for (int i = 0; i < s->nfds; i++)
-        if ((hi[i] = fcntl(s->fds[i], F_DUPFD_CLOEXEC, 16)) < 0)
-            child_fail(efd, RUNNER_STAGE_FDS, errno);
-    int e2 = fcntl(efd, F_DUPFD_CLOEXEC, 16);
-    if (e2 < 0)
-        child_fail(efd, RUNNER_STAGE_FDS, errno);
-    efd = e2;
-    for (int i = 0; i < s->nfds; i++)
-        if (dup2(hi[i], i) < 0)
-            child_fail(efd, RUNNER_STAGE_FDS, errno);
-    close_from(s->nfds, efd);
 
     char *argv[] = { (char *)s->path, NULL };
     execve(s->path, argv, s->envp);

@@ -360,8 +360,11 @@ void runner_worker_feed(runner_worker *w)
     runner_req *r = w->req;
     if (!r || w->ev_body.fd < 0)
         return;
+    uint64_t before = runner_spool_pending(&r->body);
     int rc = runner_spool_flush(&r->body, w->ev_body.fd);
     w->body_blocked = rc == 1;
+    if (runner_spool_pending(&r->body) < before)
+        r->t_progress = runner_g.now; /* the script takes its body: progress */
     if (rc < 0) {
         if (errno == EPIPE || errno == ECONNRESET)
             runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2023) "worker pid %ld of %s closed its "
@@ -903,6 +906,14 @@ void runner_worker_deadline(runner_worker *w)
     if (w->state == RUNNER_W_IDLE) {
         uint64_t idle = idle_tmo(w);
         if (idle && now >= w->t_idle + idle) {
+            /* The pool's idle timeout trims workers above min_idle; a
+             * lifetime the script set for itself always applies. */
+            if (w->lifetime == 0 &&
+                runner_pool_idle_count(w->pool) <= s->v[RUNNER_S_MIN_IDLE]) {
+                w->t_idle = now;
+                runner_worker_rearm(w);
+                return;
+            }
             runner_worker_stop(w, RUNNER_END_IDLE, 1);
             return;
         }

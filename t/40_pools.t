@@ -9,9 +9,9 @@ use Apache::Test;
 use Apache::TestUtil;
 use Time::HiRes qw(sleep time);
 use lib 't/htdocs/pool/lib';
-use PoolTest qw(hget hstart hfinish status pool_of wait_for);
+use PoolTest qw(hget hstart hfinish hmany status pool_of wait_for);
 
-plan tests => 22;
+plan tests => 24;
 
 sub pid_of { my ($r) = @_; return ($r->{body} =~ /pid=(\d+)/)[0] // 0 }
 sub workers { my ($tag, $state) = @_; my $p = pool_of(status(), $tag) or return -1;
@@ -71,6 +71,15 @@ ok t_cmp(time - $t0 < 0.75 ? 1 : 0, 1, 'the worker went after its own 300 ms lif
 $a = pid_of(hget('/pool/idle/app.pl?sc=X-lifetime%3Dnone'));
 sleep 1.2;
 ok t_cmp(pid_of(hget('/pool/idle/app.pl')), $a, 'Script-Control X-lifetime=none keeps it');
+
+# The pool's idle timeout trims the workers above CGIplusMinIdle only.
+hmany(map { '/pool/idlemin/app.pl?sleep=0.3' } 1 .. 3);
+ok t_cmp(wait_for(sub { workers('idlemin') == 1 }, 3) ? 1 : 0, 1,
+         'idle workers above min_idle stop; the warm one stays');
+sleep 1;
+$p = pool_of(status(), 'idlemin');
+ok t_cmp(scalar(@{ $p->{workers} }) . ' ' . $p->{counters}{deaths}{idle}, '1 2',
+         'one worker left after 1 s more; two ended as idle');
 
 # --- spawn rate: 6 warm workers wanted at 2 starts per second.
 $t0 = time;

@@ -11,9 +11,10 @@ my %base = %ENV; # the worker's own environment, before any request
 $| = 1;
 while (CGIplus::accept()) {
     opendir my $d, '/proc/self/fd' or die "fd: $!";
-    my @fds = sort { $a <=> $b } grep { /^\d+$/ } readdir $d;
-    closedir $d;
     # the directory handle itself is open while listing it: leave it out
+    my @fds = sort { $a <=> $b }
+              grep { /^\d+$/ && (readlink("/proc/self/fd/$_") // '') !~ m{^/proc/} } readdir $d;
+    closedir $d;
     my %limits;
     if (open my $l, '<', '/proc/self/limits') {
         while (<$l>) {

@@ -12,8 +12,8 @@ use JSON::PP ();
 use Time::HiRes qw(time sleep);
 use Apache::Test ();
 
-our @EXPORT_OK = qw(hstart hfinish hget hmany status pool_of wait_for wire_connect
-                    wire_request wire_frames runner_pid);
+our @EXPORT_OK = qw(hstart hfinish hfinish_all hget hmany status pool_of wait_for wire_connect
+                    wire_request wire_frames wire_status wire_send runner_pid);
 
 my $vars = Apache::Test::config()->{vars};
 
@@ -77,11 +77,29 @@ sub hfinish {
 
 sub hget { my ($path, %o) = @_; return hfinish(hstart($path, %o), $o{timeout}) }
 
+# Reads several responses at once, so each one's time is its own.
+sub hfinish_all {
+    my (@h) = @_;
+    my $sel = IO::Select->new(map { $_->{sock} } @h);
+    my %by = map { fileno($_->{sock}) => $_ } @h;
+    my $end = time + 30;
+    while ($sel->count && time < $end) {
+        for my $s ($sel->can_read($end - time)) {
+            my $h = $by{fileno $s};
+            my $n = sysread $s, my $chunk, 65536;
+            if ($n) { $h->{buf} .= $chunk; next }
+            $h->{done_at} = time;
+            $sel->remove($s);
+        }
+    }
+    return map { my $t = $_->{done_at} // time; my $r = hfinish($_, 0.01);
+                 $r->{secs} = $t - $_->{t0}; $r->{eof} = 1; $r } @h;
+}
+
 # Runs requests concurrently; returns the results in the order given.
 sub hmany {
     my (@paths) = @_;
-    my @h = map { hstart($_) } @paths;
-    return map { hfinish($_) } @h;
+    return hfinish_all(map { hstart($_) } @paths);
 }
 
 sub status {
@@ -135,8 +153,10 @@ sub _kv {
 }
 
 sub wire_connect {
-    my $s = IO::Socket::UNIX->new(Peer => "$vars->{t_logs}/cgiplus-runner.sock",
-                                  Type => SOCK_STREAM) or die "runner socket: $!";
+    my ($path) = @_;
+    $path //= "$vars->{t_logs}/cgiplus-runner.sock";
+    my $s = IO::Socket::UNIX->new(Peer => $path, Type => SOCK_STREAM)
+        or die "runner socket $path: $!";
     $s->autoflush(1);
     print $s _frame(1, 0, 0, pack('nnN', 1, 0, $$));
     my @f = wire_frames($s, 1, 5);
@@ -153,6 +173,14 @@ sub wire_request {
 }
 
 sub wire_send { my ($s, @f) = @_; print $s _frame(@f) }
+
+# The runner's status over the wire (STATUS, STATUS_REPLY frames), decoded.
+sub wire_status {
+    my ($s) = @_;
+    print $s _frame(12, 0, 1, '');
+    my @f = wire_frames($s, 1000, 5, until => sub { $_[0]{type} == 13 && $_[0]{flags} & 1 });
+    return JSON::PP->new->decode(join '', map { $_->{payload} } grep { $_->{type} == 13 } @f);
+}
 
 # Reads up to n frames (or until END, or timeout s): a list of hashes
 # type, flags, reqid, payload (and outcome for END).

@@ -1,0 +1,69 @@
+# The status handler (SetHandler cgiplus-status): its JSON matches what this
+# test did to one pool; the HTML and Prometheus views show the same numbers.
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use Time::HiRes qw(sleep time);
+use lib 't/htdocs/pool/lib';
+use PoolTest qw(hget hstart hfinish_all status pool_of wait_for runner_pid);
+
+plan tests => 21;
+
+sub pid_of { my ($r) = @_; return ($r->{body} =~ /pid=(\d+)/)[0] // 0 }
+my %pids;
+
+# Four requests, one after another: one worker serves them all.
+my @r = map { hget('/pool/stat/app.pl') } 1 .. 4;
+ok t_cmp(join(' ', map { $_->{code} } @r), '200 200 200 200', 'four requests served');
+$pids{ pid_of($_) }++ for @r;
+my ($w1) = keys %pids;
+
+# A worker that dies after its header: the client's response is cut.
+my $c = hget('/pool/stat/app.pl?crash');
+# (502 if the header and the crash reach httpd together, else a cut 200)
+ok t_cmp("$c->{code} $c->{complete}", qr/^(200 0|502 \d)$/, 'a crash after the header fails the response');
+
+# Four slow requests at once on two workers: two run, two wait.
+my @h = map { hstart('/pool/stat/app.pl?sleep=0.8') } 1 .. 4;
+my $mid = wait_for(sub { my $p = pool_of(status(), 'stat');
+                         $p && $p->{queue}{depth} == 2 ? $p : undef }, 2, 0.02);
+ok t_cmp($mid ? $mid->{queue}{depth} : -1, 2, 'status shows two requests waiting');
+my @busy = $mid ? grep { $_->{state} eq 'busy' } @{ $mid->{workers} } : ();
+ok t_cmp(scalar(@busy), 2, 'and two busy workers');
+ok t_cmp(join(' ', map { $_->{uri} } @busy), '/pool/stat/app.pl?sleep=0.8 /pool/stat/app.pl?sleep=0.8',
+         'each with its current URI');
+ok t_cmp((grep { defined $_->{busy_ms} && $_->{busy_ms} >= 0 } @busy) == 2 ? 1 : 0, 1,
+         'and the time spent in it');
+my @slow = hfinish_all(@h);
+ok t_cmp(join(' ', map { $_->{code} } @slow), '200 200 200 200', 'the four slow requests complete');
+$pids{ pid_of($_) }++ for @slow;
+
+my $st = status();
+my $p = pool_of($st, 'stat');
+ok t_cmp($p->{counters}{requests}, 9, 'requests: 9');
+ok t_cmp($p->{counters}{served}, 8, 'served: 8');
+ok t_cmp($p->{counters}{errors}{crashed}, 1, 'errors by cause: 1 crashed');
+ok t_cmp((grep { $_ } map { $p->{counters}{errors}{$_} } grep { $_ ne 'crashed' }
+          keys %{ $p->{counters}{errors} }) ? 1 : 0, 0, 'no other errors');
+ok t_cmp($p->{counters}{spawns}, scalar(keys %pids), 'spawns: one per worker pid seen (' .
+         scalar(keys %pids) . ')');
+ok t_cmp($p->{counters}{deaths}{crashed}, 1, 'deaths by reason: 1 crashed');
+my ($end) = grep { $_->{pid} == $w1 } @{ $p->{ended} };
+ok t_cmp($end ? "$end->{reason} $end->{requests}" : '', 'crashed 4',
+         'the first worker ended crashed after serving 4');
+ok t_cmp($p->{queue}{max}, 2, 'queue at most: 2');
+ok t_cmp($p->{queue}{depth}, 0, 'queue now: 0');
+my $sum = 0;
+$sum += $_->{requests} for @{ $p->{workers} };
+ok t_cmp($sum, 4, 'the live workers served the four slow requests');
+ok t_cmp($st->{runner}{pid}, runner_pid(), "the runner's pid");
+
+# The same numbers as HTML and as Prometheus metrics.
+my $html = hget('/cgiplus-status');
+ok t_cmp($html->{body}, qr{<h2>Pool $p->{id}: \S+/pool/app\.pl \(cgiplus\)</h2>}, 'HTML names the pool');
+my $m = hget('/cgiplus-status?metrics');
+ok t_cmp($m->{body}, qr/^cgiplus_pool_requests_total\{pool="$p->{id}",script="[^"]+",mode="cgiplus"\} 9$/m,
+         'metrics: requests_total 9');
+ok t_cmp($m->{body}, qr/^cgiplus_pool_errors_total\{pool="$p->{id}",[^}]*cause="crashed"\} 1$/m,
+         'metrics: errors_total by cause');

@@ -1,0 +1,103 @@
+# Security: workers never run as root (httpd's User by default, CGIplusUser
+# per pool, only users httpd's configuration names), get a clean environment
+# (the protocol's variables and configured ones), no inherited descriptors,
+# their own session and process group, and the configured rlimits. The
+# runner's socket is 0600 for httpd's user and checks the peer's uid.
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use Socket;
+use POSIX ();
+use IO::Socket::UNIX;
+use Time::HiRes qw(sleep);
+use lib 't/htdocs/pool/lib';
+use PoolTest qw(hget wire_connect wire_request wire_frames);
+
+plan tests => 19;
+
+my $vars = Apache::Test::config()->{vars};
+my $nobody = getpwnam('nobody');
+my $daemon = getpwnam('daemon');
+sub field { my ($r, $k) = @_; return ($r->{body} =~ /^\Q$k\E=(.*)$/m)[0] // '' }
+
+my $r = hget('/pool/sec/whoami.pl');
+ok t_cmp($r->{code}, 200, 'whoami answers');
+ok t_cmp(field($r, 'uid') =~ /^(\d+) euid=(\d+) gid=(\d+) egid=(\d+)$/ ? "$1 $2" : '',
+         "$nobody $nobody", "the worker runs as httpd's User (nobody), real and effective");
+ok t_cmp(field($r, 'groups'), qr/^(\d+) \1$/, 'one group, no supplementary groups');
+my ($pid, $pgid, $sid) = field($r, 'pid') =~ /^(\d+) pgid=(\d+) sid=(\d+)/;
+ok t_cmp("$pgid $sid", "$pid $pid", 'its own session and process group');
+ok t_cmp(field($r, 'fds'), '0 1 2 3', 'only descriptors 0-3 (stdin, stdout, stderr, CGIPLUSIN)');
+ok t_cmp(field($r, 'env'), 'CGIPLUSEOF,CGIPLUSEOT,CGIPLUSESC,CGIPLUSIN,GATEWAY_INTERFACE,PATH,POOL,SECRET_CONF',
+         'a clean environment: the protocol variables and the configured ones');
+ok t_cmp(field($r, 'conf'), 'from-httpd', 'CGIplusSetEnv reaches the worker');
+ok t_cmp(field($r, 'limits'), 'cpu:30,as:2147483648,nofile:64,nproc:500',
+         'CGIplusRLimit cpu, as, nofile, nproc');
+
+# CGIplusUser: another pool, another user.
+$r = hget('/pool/asuser/whoami.pl');
+ok t_cmp(field($r, 'uid') =~ /^(\d+) euid=(\d+) gid=(\d+)/ ? "$1 $2" : '', "$daemon $daemon",
+         'CGIplusUser daemon: that pool runs as daemon');
+
+# Plain CGI mode: the request's variables, no CGIplus ones, three descriptors.
+$r = hget('/pool/cgimode/whoami.pl');
+ok t_cmp(field($r, 'fds'), '0 1 2', 'plain CGI: descriptors 0-2 only');
+my $env = field($r, 'env');
+ok t_cmp($env =~ /\bREQUEST_METHOD\b/ && $env =~ /\bPOOL\b/ && $env !~ /CGIPLUS/ ? 1 : 0, 1,
+         'plain CGI: CGI variables and configured ones');
+
+# The runner refuses users the configuration does not name, and root.
+my $script = "$vars->{documentroot}/pool/whoami.pl";
+my $s = wire_connect();
+wire_request($s, 1, [script => $script, uri => '/x', user => '0:0'], [CONTENT_LENGTH => 0]);
+my @f = wire_frames($s, 10, 3);
+ok t_cmp(@f ? $f[-1]{outcome} : -1, 7, 'user 0:0 is refused (bad-request)');
+wire_request($s, 2, [script => $script, uri => '/x', user => '2:2'], [CONTENT_LENGTH => 0]);
+@f = wire_frames($s, 10, 3);
+ok t_cmp(@f ? "$f[-1]{outcome} $f[-1]{detail}" : '', '5 1',
+         'a user no CGIplusUser names is refused (not-found, EPERM: 403)');
+close $s;
+
+# The socket: 0600, owned by httpd's user.
+my $sock = "$vars->{t_logs}/cgiplus-runner.sock";
+my @st = stat $sock;
+ok t_cmp(sprintf('%o %d', $st[2] & 07777, $st[4]), "600 $nobody", 'the socket is 0600, owned by nobody');
+ok t_cmp(-S $sock ? 1 : 0, 1, 'and is a socket');
+
+# Past the file mode, the peer's uid is checked (SO_PEERCRED).
+chmod 0666, $sock;
+pipe my $rd, my $wr or die;
+my $kid = fork // die;
+if (!$kid) {
+    close $rd;
+    $wr->autoflush(1);
+    my $msg = eval {
+        $) = "$daemon $daemon";
+        $( = $daemon;
+        $< = $> = $daemon;
+        my $c = IO::Socket::UNIX->new(Peer => $sock, Type => SOCK_STREAM)
+            or return "connect failed: $!\n";
+        local $SIG{PIPE} = 'IGNORE';
+        syswrite $c, pack('CCCCnnNN', 0x43, 0x50, 1, 1, 0, 0, 0, 8) . pack('nnN', 1, 0, $$);
+        my $n = sysread $c, my $buf, 64;
+        "uid $> read " . ($n // "error $!") . "\n";
+    } // "died: $@";
+    print $wr $msg;
+    POSIX::_exit(0);
+}
+close $wr;
+my $out = <$rd> // '';
+waitpid $kid, 0;
+chmod 0600, $sock;
+ok t_cmp($out, qr/^uid $daemon read (0|error Connection reset by peer)$/,
+         'a connection from another uid is closed without an answer');
+open my $fh, '<', "$vars->{t_logs}/error_log" or die;
+my $log = do { local $/; <$fh> };
+ok t_cmp($log =~ /CGIPLUS2036: refused a connection from uid $daemon/ ? 1 : 0, 1,
+         'and logged (2036)');
+ok t_cmp(sprintf('%o', (stat $sock)[2] & 07777), '600', 'the socket mode is restored');
+
+# The runner itself runs as root here (it must switch users), never its workers.
+my @ps = `ps -o uid= -p $pid`;
+ok t_cmp(($ps[0] // '') =~ /^\s*(\d+)/ ? $1 : -1, $nobody, 'the worker process is not root');

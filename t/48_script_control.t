@@ -1,0 +1,121 @@
+# The runner's side of the script protocol: Script-Control (taken out of
+# the header; X-stream-mode vs X-buffer-records), MAP-PATH and LOG callouts
+# forwarded to the module as CALLOUT frames when it says it answers them
+# (answered "503 no answer" if it does not, in CGIplusCalloutTimeout), and
+# client aborts: the worker is stopped, unless the script said no-abort.
+# Wire-protocol clients play the module where httpd's side is not there yet.
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use IO::Socket;
+use Time::HiRes qw(sleep time);
+use lib 't/htdocs/pool/lib';
+use PoolTest qw(hget hstart hfinish status pool_of wait_for wire_connect wire_request
+                wire_frames);
+
+plan tests => 23;
+
+my $vars = Apache::Test::config()->{vars};
+my $script = "$vars->{documentroot}/pool/app.pl";
+my $id = 0;
+sub req {
+    my ($s, $query, @extra) = @_;
+    wire_request($s, ++$id, [script => $script, uri => "/wire?$query", env => 'POOL=wire48',
+                             max_workers => 1, @extra],
+                 [QUERY_STRING => $query, REQUEST_METHOD => 'GET', CONTENT_LENGTH => 0]);
+    return $id;
+}
+sub out { join '', map { $_->{payload} } grep { $_->{type} == 6 } @_ }
+sub pid_of { ($_[0] =~ /pid=(\d+)/)[0] // 0 }
+sub frame { my ($s, $type, $reqid, $pl) = @_;
+    syswrite $s, pack('CCCCnnNN', 0x43, 0x50, 1, $type, 0, 0, $reqid, length $pl) . $pl }
+
+my $s = wire_connect();
+
+# --- X-stream-mode (the default): each write is passed on at once.
+req($s, 'ticks=6&gap=0.05');
+my @f = wire_frames($s, 100, 5);
+my @so = grep { $_->{type} == 6 } @f;
+ok t_cmp(scalar(@so) >= 6 ? 1 : 0, 1, scalar(@so) . ' STDOUT frames for 6 writes (stream mode)');
+ok t_cmp(out(@f), qr/tick 6\n\z/, 'all the output arrived');
+
+# --- X-buffer-records: the writes are coalesced; the header line is gone.
+req($s, 'sc=X-buffer-records&ticks=6&gap=0.05');
+@f = wire_frames($s, 100, 5);
+@so = grep { $_->{type} == 6 } @f;
+ok t_cmp(scalar(@so) <= 3 ? 1 : 0, 1, scalar(@so) . ' STDOUT frames with X-buffer-records');
+ok t_cmp(out(@f), qr/tick 1\ntick 2\ntick 3\ntick 4\ntick 5\ntick 6\n\z/, 'the same output');
+ok t_cmp(out(@f) =~ /Script-Control/i ? 1 : 0, 0, 'Script-Control is taken out of the header');
+ok t_cmp(out(@f), qr/^Content-Type: text\/plain\nX-Pid: \d+\n\n/, 'the other header lines stay');
+
+# --- MAP-PATH forwarded to the module and its answer relayed.
+my $t = req($s, 'callout=MAP-PATH:%20/x/y', callouts => 1);
+@f = wire_frames($s, 100, 3, until => sub { $_[0]{type} == 10 });
+ok t_cmp(@f ? "$f[-1]{type} $f[-1]{payload}" : '', '10 MAP-PATH: /x/y', 'MAP-PATH arrives as a CALLOUT frame');
+frame($s, 11, $t, '200 /srv/x/y');
+@f = wire_frames($s, 100, 3);
+ok t_cmp(out(@f), qr/^answer=200 \/srv\/x\/y$/m, 'the CALLOUT_ANSWER reaches the script');
+
+# --- LOG: logged by the runner and forwarded.
+$t = req($s, 'callout=LOG:%20wire-log-line-48', callouts => 1);
+@f = wire_frames($s, 100, 3, until => sub { $_[0]{type} == 10 });
+ok t_cmp(@f ? $f[-1]{payload} : '', 'LOG: wire-log-line-48', 'LOG arrives as a CALLOUT frame');
+frame($s, 11, $t, '200 logged by httpd');
+@f = wire_frames($s, 100, 3);
+ok t_cmp(out(@f), qr/^answer=200 logged by httpd$/m, 'and the answer is relayed');
+open my $lf, '<', "$vars->{t_logs}/error_log" or die;
+ok t_cmp((do { local $/; <$lf> }) =~ /CGIPLUS2032: \S+app\.pl \(pid \d+\) says: wire-log-line-48/
+         ? 1 : 0, 1, 'the runner logs it too (2032)');
+
+# --- no answer from the module: "503 no answer" after 1 s.
+my $t0 = time;
+req($s, 'callout=MAP-PATH:%20/nobody', callouts => 1);
+@f = wire_frames($s, 100, 5);
+ok t_cmp(out(@f), qr/^answer=503 no answer$/m, 'an unanswered callout gets 503 no answer');
+ok t_cmp(time - $t0 > 0.9 && time - $t0 < 2 ? 1 : 0, 1, sprintf('after %.2f s', time - $t0));
+
+# --- a module that does not answer callouts: not forwarded at all.
+req($s, 'callout=MAP-PATH:%20/x');
+@f = wire_frames($s, 100, 3);
+ok t_cmp((grep { $_->{type} == 10 } @f) ? 1 : 0, 0, 'without "callouts" no CALLOUT frame');
+ok t_cmp(out(@f), qr/^answer=501 MAP-PATH not available$/m, 'and MAP-PATH answers 501');
+
+# --- ABORT: the worker is stopped and replaced.
+req($s, 'x=1');
+my $before = pid_of(out(wire_frames($s, 100, 3)));
+$t = req($s, 'ticks=20&gap=0.1');
+sleep 0.3;
+frame($s, 9, $t, '');
+@f = wire_frames($s, 100, 3);
+ok t_cmp(@f ? $f[-1]{outcome} : -1, 8, 'ABORT is answered END aborted');
+req($s, 'x=2');
+my $after = pid_of(out(wire_frames($s, 100, 3)));
+ok t_cmp($after && $after != $before ? 1 : 0, 1, 'the aborted worker was replaced');
+my ($end) = grep { $_->{pid} == $before } @{ pool_of(status(), 'wire48')->{ended} };
+ok t_cmp($end ? $end->{reason} : '', 'aborted', 'its end is recorded as aborted');
+
+# --- ABORT with no-abort: it runs on (output discarded) and is used again.
+$t = req($s, 'sc=no-abort&ticks=8&gap=0.05');
+sleep 0.15;
+frame($s, 9, $t, '');
+@f = wire_frames($s, 100, 3);
+ok t_cmp(@f ? $f[-1]{outcome} : -1, 8, 'no-abort: END aborted all the same');
+ok t_cmp(out(@f) =~ /tick 8/ ? 1 : 0, 0, 'no output after the abort');
+req($s, 'x=3');
+ok t_cmp(pid_of(out(wire_frames($s, 100, 3))), $after, 'and the same worker serves the next request');
+close $s;
+
+# --- through httpd: a client that goes away mid-response stops the worker.
+my $h = hstart('/pool/abort/app.pl?ticks=40&gap=0.05');
+sleep 0.4;
+close $h->{sock};
+ok t_cmp(wait_for(sub { my $p = pool_of(status(), 'abort');
+                        $p && $p->{counters}{deaths}{aborted} == 1 }, 4) ? 1 : 0, 1,
+         'an HTTP client leaving mid-response: the worker is stopped (aborted)');
+$h = hstart('/pool/abort/app.pl?sc=no-abort&ticks=20&gap=0.05');
+sleep 0.3;
+close $h->{sock};
+sleep 1.2;
+ok t_cmp(pool_of(status(), 'abort')->{counters}{deaths}{aborted}, 1,
+         'with no-abort the worker runs on');

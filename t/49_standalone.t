@@ -1,0 +1,148 @@
+# The runner on its own, from its configuration file (docs/RUNNER.md): pools
+# declared there start warm, module requests without settings meet them,
+# the global worker cap is kept by stopping idle workers of other pools,
+# SIGHUP reads the file again (a bad file is refused and the old settings
+# stay), an unsafe file is refused at start, and a runner running as root
+# with no user to switch to refuses to run scripts.
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use File::Path qw(make_path remove_tree);
+use POSIX ();
+use Time::HiRes qw(sleep time);
+use lib 't/htdocs/pool/lib';
+use PoolTest qw(wire_connect wire_request wire_frames wire_status wait_for);
+
+plan tests => 17;
+
+my $vars = Apache::Test::config()->{vars};
+my $bin = "$vars->{top_dir}/runner/cgiplus-runner";
+my $dir = "$vars->{t_logs}/standalone";
+my $script = "$vars->{documentroot}/pool/app.pl";
+remove_tree($dir);
+make_path($dir);
+chmod 0755, $dir;
+
+sub write_conf {
+    my ($file, $text, $mode) = @_;
+    open my $fh, '>', $file or die "$file: $!";
+    print $fh $text;
+    close $fh;
+    chmod $mode // 0600, $file;
+}
+
+sub start {
+    my ($name, @args) = @_;
+    my $pid = fork // die;
+    if (!$pid) {
+        open STDERR, '>>', "$dir/$name.log" or die;
+        open STDOUT, '>', '/dev/null';
+        exec $bin, @args or POSIX::_exit(127);
+    }
+    return $pid;
+}
+
+sub log_of { open my $fh, '<', "$dir/$_[0].log" or return ''; local $/; return <$fh> }
+sub pool { my ($st, $tag) = @_;
+    my @p = grep { grep { $_ eq "POOL=$tag" } @{ $_->{settings}{env} } } @{ $st->{pools} };
+    return $p[-1] }
+sub req { my ($s, $id, $q, @begin) = @_;
+    wire_request($s, $id, [script => $script, uri => "/s?$q", @begin],
+                 [QUERY_STRING => $q, CONTENT_LENGTH => 0, REQUEST_METHOD => 'GET']) }
+sub out { join '', map { $_->{payload} } grep { $_->{type} == 6 } @_ }
+
+my $conf = <<"CONF";
+# the runner on its own
+socket $dir/r.sock
+user nobody
+max_workers_total 3
+kill_grace 500ms
+[defaults]
+max_workers 2
+[pool $script]
+min_idle 2
+env POOL=declared
+CONF
+write_conf("$dir/runner.conf", $conf);
+my $runner = start('runner', '--config', "$dir/runner.conf");
+ok t_cmp(wait_for(sub { -S "$dir/r.sock" }, 5) ? 1 : 0, 1, 'the runner listens on the socket its file names');
+
+my $s = wire_connect("$dir/r.sock");
+my $st = wait_for(sub { my $st = wire_status($s); my $p = pool($st, 'declared');
+                        $p && (grep { $_->{state} eq 'idle' } @{ $p->{workers} }) == 2 ? $st : undef }, 5);
+ok t_cmp($st ? 1 : 0, 1, 'the declared pool has two warm workers before any request');
+
+# A request naming no settings meets the declared pool.
+req($s, 1, 'x=1');
+my @f = wire_frames($s, 100, 5);
+ok t_cmp(out(@f), qr/pool=declared/, 'a request without settings is served by the declared pool');
+$st = wire_status($s);
+ok t_cmp(scalar(@{ $st->{pools} }), 1, 'no second pool was made');
+
+# The global cap (3): another pool's two requests push out a declared worker.
+my $s2 = wire_connect("$dir/r.sock");
+my @other = (env => 'POOL=other', max_workers => 2);
+req($s, 2, 'sleep=0.5', @other);
+req($s2, 3, 'sleep=0.5', @other);
+my $max = 0;
+my $t0 = time;
+while (time - $t0 < 0.4) {
+    my $n = wire_status(wire_connect("$dir/r.sock"))->{runner}{workers};
+    $max = $n if $n > $max;
+    sleep 0.05;
+}
+my @a = wire_frames($s, 100, 5);
+my @b = wire_frames($s2, 100, 5);
+ok t_cmp("$a[-1]{outcome} $b[-1]{outcome}", '0 0', 'both requests of the other pool are served');
+ok t_cmp($max <= 3 ? 1 : 0, 1, "never more than 3 workers ($max at most)");
+$st = wire_status($s);
+ok t_cmp(pool($st, 'declared')->{counters}{deaths}{evicted} >= 1 ? 1 : 0, 1,
+         'an idle declared worker made room (evicted)');
+
+# SIGHUP: new settings from the file.
+(my $conf2 = $conf) =~ s/max_workers_total 3/max_workers_total 5/;
+$conf2 =~ s/POOL=declared/POOL=declared2/;
+write_conf("$dir/runner.conf", $conf2);
+kill 'HUP', $runner;
+$st = wait_for(sub { my $st = wire_status($s); $st->{runner}{reloads} == 1 ? $st : undef }, 3);
+ok t_cmp($st ? $st->{runner}{max_workers_total} : 0, 5, 'SIGHUP: the new global cap applies');
+ok t_cmp(pool($st, 'declared2') && !pool($st, 'declared2')->{retired} ? 1 : 0, 1,
+         'the changed pool section makes a new pool');
+my $old = wait_for(sub { my $p = pool(wire_status($s), 'declared'); !$p || $p->{retired} }, 6, 0.2);
+ok t_cmp($old ? 1 : 0, 1, 'and the old one retires once unused');
+
+# A bad file on SIGHUP: refused, the settings in force stay.
+write_conf("$dir/runner.conf", "bogus_setting 1\n");
+kill 'HUP', $runner;
+ok t_cmp(wait_for(sub { log_of('runner') =~ /CGIPLUS2078: SIGHUP: \S+: line 1: bogus_setting: unknown global setting/ }, 3)
+         ? 1 : 0, 1, 'a bad file is refused with its line (2078)');
+ok t_cmp(wire_status($s)->{runner}{max_workers_total}, 5, 'the settings in force stay');
+close $s;
+close $s2;
+
+kill 'TERM', $runner;
+waitpid $runner, 0;
+ok t_cmp($?, 0, 'SIGTERM: the runner stops cleanly');
+ok t_cmp(log_of('runner'), qr/CGIPLUS2057: stopped/, 'and says so');
+
+# A configuration file others may write is refused at start.
+write_conf("$dir/open.conf", "socket $dir/o.sock\n", 0666);
+my $bad = start('open', '--config', "$dir/open.conf");
+waitpid $bad, 0;
+ok t_cmp(($? >> 8) . ' ' . (log_of('open') =~ /must belong to root or to the runner's user and not be writable/ ? 1 : 0),
+         '2 1', 'a group- or world-writable file is refused');
+
+# Root with no user to switch to: scripts are refused (never run as root).
+write_conf("$dir/root.conf", "socket $dir/root.sock\n");
+my $rootr = start('root', '--config', "$dir/root.conf");
+wait_for(sub { -S "$dir/root.sock" }, 5);
+$s = wire_connect("$dir/root.sock");
+req($s, 1, 'x=1');
+@f = wire_frames($s, 100, 5);
+ok t_cmp(@f ? "$f[-1]{outcome} $f[-1]{detail}" : '', '4 1',
+         'a root runner without --user answers spawn-failed (EPERM)');
+ok t_cmp(log_of('root'), qr/CGIPLUS2010: refusing to run \S+app\.pl as root/, 'and logs why (2010)');
+close $s;
+kill 'TERM', $rootr;
+waitpid $rootr, 0;
