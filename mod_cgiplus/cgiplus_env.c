@@ -79,7 +79,7 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *l
 {
     request_rec *r = q->r;
     cgiplus_dir_conf *dc = ap_get_module_config(r->per_dir_config, &cgiplus_module);
-    env_kv begin[3 + CGIPLUS_BEGIN_MAX], *params;
+    env_kv begin[4 + CGIPLUS_BEGIN_MAX], *params;
     const char *bn[CGIPLUS_BEGIN_MAX], *bv[CGIPLUS_BEGIN_MAX];
     char **env;
     int i, n, nb = 0;
@@ -101,6 +101,10 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *l
     nb++;
     begin[nb].name = "uri";
     begin[nb].val = r->unparsed_uri ? r->unparsed_uri : r->uri;
+    nb++;
+    /* This module answers MAP-PATH and LOG callouts (cgiplus_callout.c). */
+    begin[nb].name = "callouts";
+    begin[nb].val = "1";
     nb++;
     /* The pool settings this directory names; the runner has the rest. */
     n = cgiplus_conf_begin(r, dc, bn, bv, CGIPLUS_BEGIN_MAX);

@@ -7,7 +7,8 @@ use Apache::TestUtil;
 use Apache::TestRequest qw(GET);
 
 my @scripts = qw(callout_c callout.py callout.pl);
-plan tests => 9 * @scripts + 2;
+plan tests => 11 * @scripts + 2;
+my $top = Apache::Test::vars('top_dir');
 
 my $errlog = Apache::Test::vars('t_logs') . '/error_log';
 
@@ -19,6 +20,11 @@ for my $s (@scripts) {
 
     $r = GET "$u?log";
     ok t_cmp($r->content, qr/^answer=200/, "$s: LOG answered 200");
+
+    # MAP-PATH goes through httpd's own translation (the /c/ Alias here).
+    $r = GET "$u?map";
+    ok t_cmp($r->code, 200, "$s: MAP-PATH request");
+    ok t_cmp($r->content, "answer=200 $top/examples/c/hello\n", "$s: MAP-PATH mapped by httpd");
 
     # Record mode: a CR/LF inside a value arrives as a space.
     $r = GET "$u/a%0Ab";
@@ -44,5 +50,5 @@ ok t_cmp($r->content, "silent=[] answer=200 NOOP\n", 'a ! callout is not answere
 # The LOG callouts reached the httpd error log.
 open my $fh, '<', $errlog or die "$errlog: $!";
 my $log = do { local $/; <$fh> };
-ok t_cmp(join(' ', map { $log =~ /callout-log-line-from-$_/ ? $_ : "no-$_" } qw(c python perl)),
+ok t_cmp(join(' ', map { $log =~ /CGIPLUS1110: \S+ says: callout-log-line-from-$_/ ? $_ : "no-$_" } qw(c python perl)),
          'c python perl', 'LOG callout lines are in the error log');

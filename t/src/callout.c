@@ -2,6 +2,7 @@
  * from C. QUERY_STRING picks the action:
  *   noop    -> "answer=<the runner's answer to NOOP>"
  *   log     -> a LOG callout (the line reaches the httpd error log)
+ *   map     -> "answer=<MAP-PATH answer for /c/hello>" 
  *   silent  -> "!NOOP" (no answer expected), then "answer=<NOOP answer>"
  *   struct  -> switches this worker to struct mode: "struct=<rc>"
  *   record  -> switches back to record mode
@@ -34,6 +35,9 @@ int main(void)
             printf("answer=%s\n", a ? a : "(null)");
         } else if (q && strcmp(q, "log") == 0) {
             a = cgiplus_callout("LOG: callout-log-line-from-c");
+            printf("answer=%s\n", a ? a : "(null)");
+        } else if (q && strcmp(q, "map") == 0) {
+            a = cgiplus_callout("MAP-PATH: /c/hello");
             printf("answer=%s\n", a ? a : "(null)");
         } else if (q && strcmp(q, "silent") == 0) {
             a = cgiplus_callout("!NOOP: nobody answers");

@@ -14,6 +14,8 @@ for env in cgiplus.requests():
         out += "answer=%s\n" % cgiplus.callout("NOOP: hello")
     elif q == "log":
         out += "answer=%s\n" % cgiplus.callout("LOG: callout-log-line-from-python")
+    elif q == "map":
+        out += "answer=%s\n" % cgiplus.callout("MAP-PATH: /c/hello")
     elif q == "struct":
         cgiplus.struct_mode()
         out += "struct=0\n"
