@@ -774,11 +774,12 @@ void runner_worker_reaped(runner_worker *w, int status)
         int ok = w->is_cgi && w->had_output;
         log_exit(w, r, !ok && !r->ended);
         if (!r->ended) {
-            /* A fresh worker that died without a byte never started: the
-             * script is broken or missing something, not this request. */
-            int start = !w->is_cgi && w->served == 0 && !w->had_output;
-            runner_req_end(r, ok ? CGP_O_OK : start ? CGP_O_SPAWN_FAILED : CGP_O_CRASHED,
-                           start ? 1 : 0, (uint32_t)w->pid, ok ? 0 : (uint32_t)status);
+            /* The request was handed to this process: its death is this
+             * request's failure (502), even a fresh worker's that also
+             * counts toward the crash-loop backoff (runner_pool_reaped).
+             * 503 is only for requests that got no worker at all. */
+            runner_req_end(r, ok ? CGP_O_OK : CGP_O_CRASHED, 0, (uint32_t)w->pid,
+                           ok ? 0 : (uint32_t)status);
         } else {
             runner_req_free(r);
         }
