@@ -308,6 +308,7 @@ struct runner_req {
     char *uri;
     runner_buf params;        /* concatenated, validated PARAMS kv lists */
     int have_cl;
+    int cl_given;             /* PARAMS carried a CONTENT_LENGTH value */
     uint64_t cl;              /* exact body length given to the script */
     runner_spool body;
     int body_end;             /* STDIN END seen */

@@ -1,6 +1,7 @@
 /* runner_record.c: what a script receives for one request. For a worker, the
  * CGIPLUSIN record ("!" + NAME=value lines, or "!!N" + struct entries); for a
- * plain CGI run, its environment. CONTENT_LENGTH is always ours (exact). */
+ * plain CGI run, its environment. CONTENT_LENGTH is always ours (exact);
+ * plain CGI leaves it out when the request had none and no body. */
 #include "runner.h"
 
 #include <errno.h>
@@ -132,11 +133,15 @@ char **runner_record_env(const runner_req *r)
         env[i][nl + 1 + vl] = '\0';
         i++;
     }
-    if (asprintf(&env[i], "CONTENT_LENGTH=%" PRIu64, r->cl) < 0) {
-        env[i] = NULL;
-        goto fail;
+    /* As mod_cgi: a request that had no length and no body has no
+     * CONTENT_LENGTH (a worker's record always has one: CGIplus). */
+    if (r->cl_given || r->cl > 0) {
+        if (asprintf(&env[i], "CONTENT_LENGTH=%" PRIu64, r->cl) < 0) {
+            env[i] = NULL;
+            goto fail;
+        }
+        i++;
     }
-    i++;
     if (!have_path && !(env[i++] = strdup("PATH=" RUNNER_DEFAULT_PATH)))
         goto fail;
     if (!have_gi && !(env[i++] = strdup("GATEWAY_INTERFACE=CGI/1.1")))

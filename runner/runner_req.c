@@ -69,14 +69,14 @@ int runner_req_add_params(runner_req *r, const unsigned char *pl, size_t len, co
         if (nl != 14 || memcmp(n, "CONTENT_LENGTH", 14) != 0)
             continue;
         if (vl == 0) { /* empty: no length known, the body gets counted */
-            r->have_cl = 0;
+            r->have_cl = r->cl_given = 0;
             continue;
         }
         if (parse_u64(v, vl, &r->cl) < 0) {
             *why = "CONTENT_LENGTH is not a decimal number";
             return -1;
         }
-        r->have_cl = 1;
+        r->have_cl = r->cl_given = 1;
     }
     if (rc < 0) {
         *why = cgp_strerror(rc);

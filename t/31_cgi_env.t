@@ -12,8 +12,7 @@ use LWP::UserAgent;
 use MIME::Base64 qw(encode_base64);
 
 my @modes = ('/cgi-plain', '/cgi-plus');
-# The last test waits for the runner (CONTENT_LENGTH of a GET): TODO.
-plan tests => @modes * 17 + 3 + 6 + 3, todo => [@modes * 17 + 3 + 6 + 3];
+plan tests => @modes * 18 + 3 + 6 + 3;
 
 my $cfg = Apache::Test::config();
 my $vars = $cfg->{vars};
@@ -54,6 +53,9 @@ for my $m (@modes) {
     ok t_cmp($e->{CGIPLUSEOF} // 'absent', $m eq '/cgi-plus' ? '(set)' : 'absent',
              "$m CGIPLUSEOF only for persistent workers");
     ok t_cmp(exists $e->{HTTPS} ? 'set' : 'absent', 'absent', "$m no HTTPS in clear");
+    # a GET has no length: none for plain CGI (as mod_cgi), 0 for a worker (CGIplus)
+    ok t_cmp($e->{CONTENT_LENGTH} // '(unset)', $m eq '/cgi-plus' ? '0' : '(unset)',
+             "$m CONTENT_LENGTH of a GET");
 }
 
 # Basic authentication: REMOTE_USER and AUTH_TYPE.
@@ -101,7 +103,6 @@ for my $k (sort keys %{{ %$cgid, %$ours }}) {
 }
 ok t_cmp(scalar(keys %$cgid) > 20 ? 'many' : 'few', 'many', 'mod_cgid environment read');
 ok t_cmp(join("\n", @diff), '', 'the same environment as mod_cgid');
-# mod_cgi sets CONTENT_LENGTH only for a request with a body; the runner
-# currently gives every plain-CGI script CONTENT_LENGTH=0 (see the report).
+# mod_cgi sets CONTENT_LENGTH only for a request that has one: a GET gets none.
 ok t_cmp($ours->{CONTENT_LENGTH} // '(unset)', $cgid->{CONTENT_LENGTH} // '(unset)',
-         'CONTENT_LENGTH of a GET as mod_cgid (runner: see docs)');
+         'CONTENT_LENGTH of a GET as mod_cgid');
