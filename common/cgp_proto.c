@@ -48,7 +48,7 @@ const char *cgp_type_name(unsigned type)
     static const char *const names[] = {
         "?", "HELLO", "HELLO_ACK", "BEGIN", "PARAMS", "STDIN", "STDOUT",
         "STDERR", "END", "ABORT", "CALLOUT", "CALLOUT_ANSWER", "STATUS",
-        "STATUS_REPLY"
+        "STATUS_REPLY", "STARTED"
     };
     return type <= CGP_T_MAX_ ? names[type] : "?";
 }
@@ -136,6 +136,24 @@ int cgp_end_unpack(const unsigned char *in, size_t len, cgp_end *e)
     e->retry_after = cgp_get16(in + 2);
     e->pid = cgp_get32(in + 4);
     e->detail = cgp_get32(in + 8);
+    return CGP_OK;
+}
+
+int cgp_started_pack(unsigned char out[CGP_STARTED_LEN], const cgp_started *s)
+{
+    if (s->pid == 0)
+        return CGP_E_VALUE;
+    cgp_put32(out, s->pid);
+    return CGP_OK;
+}
+
+int cgp_started_unpack(const unsigned char *in, size_t len, cgp_started *s)
+{
+    if (len != CGP_STARTED_LEN)
+        return CGP_E_LEN;
+    s->pid = cgp_get32(in);
+    if (s->pid == 0)
+        return CGP_E_VALUE;
     return CGP_OK;
 }
 

@@ -32,7 +32,8 @@ enum cgp_type {
     CGP_T_CALLOUT_ANSWER = 11, /* M: the answer line to CALLOUT */
     CGP_T_STATUS = 12, /* M: asks for the runner's state (no request active) */
     CGP_T_STATUS_REPLY = 13, /* R: JSON text; CGP_F_END on the last frame */
-    CGP_T_MAX_   = 13
+    CGP_T_STARTED = 14, /* R: the request went to a worker; payload cgp_started */
+    CGP_T_MAX_   = 14
 };
 
 #define CGP_F_END 0x0001u /* last frame of its stream */
@@ -77,6 +78,12 @@ typedef struct cgp_end {
     uint32_t detail;
 } cgp_end;
 
+/* STARTED payload (4 bytes): u32 pid of the worker the request went to. */
+#define CGP_STARTED_LEN 4u
+typedef struct cgp_started {
+    uint32_t pid;
+} cgp_started;
+
 /* Codec results. */
 #define CGP_OK        0
 #define CGP_E_MAGIC   (-1)
@@ -105,6 +112,9 @@ int cgp_hello_pack(unsigned char out[CGP_HELLO_LEN], const cgp_hello *m);
 int cgp_hello_unpack(const unsigned char *in, size_t len, cgp_hello *m);
 int cgp_end_pack(unsigned char out[CGP_END_LEN], const cgp_end *e);
 int cgp_end_unpack(const unsigned char *in, size_t len, cgp_end *e);
+/* pid 0 names no process: pack and unpack refuse it (CGP_E_VALUE). */
+int cgp_started_pack(unsigned char out[CGP_STARTED_LEN], const cgp_started *s);
+int cgp_started_unpack(const unsigned char *in, size_t len, cgp_started *s);
 
 /* kv list (BEGIN and PARAMS payloads): entries of
  *   u16 name length (1..CGP_MAX_NAME), u32 value length, name, value.

@@ -126,6 +126,7 @@ typedef struct cgiplus_req {
     apr_off_t out_len;         /* bytes in out */
     apr_bucket_brigade *body;  /* scratch for request body chunks */
     char *errbuf;              /* one STDERR payload; allocated on first use */
+    apr_uint32_t worker_pid;   /* from STARTED: the process running it, 0: none yet */
     cgp_end end;               /* valid when got_end */
     int got_end;
     int got_stdout;            /* a STDOUT byte has arrived */

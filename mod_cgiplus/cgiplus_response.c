@@ -40,8 +40,13 @@ static void resp_log_stderr(cgiplus_req *q, apr_size_t len)
         if (n > 0 && p[n - 1] == '\r')
             n--;
         if (n > 0 || nl) {
-            ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, q->r, CGIPLUS_LOGNO(1050)
-                          "stderr from %s: %.*s", q->r->filename, (int)n, p);
+            if (q->worker_pid)
+                ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, q->r, CGIPLUS_LOGNO(1050)
+                              "stderr from %s (pid %lu): %.*s", q->r->filename,
+                              (unsigned long)q->worker_pid, (int)n, p);
+            else /* the runner did not say which process (it breaks the protocol) */
+                ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, q->r, CGIPLUS_LOGNO(1050)
+                              "stderr from %s: %.*s", q->r->filename, (int)n, p);
             if (q->slog)
                 cgiplus_scriptlog_stderr(q, p, n);
         }
@@ -62,6 +67,7 @@ apr_status_t cgiplus_resp_read_frame(cgiplus_req *q)
 {
     apr_bucket_alloc_t *ba = q->r->connection->bucket_alloc;
     unsigned char hb[CGP_HDR_LEN], eb[CGP_END_LEN];
+    cgp_started st;
     cgp_hdr h;
     apr_status_t rv;
     char *buf;
@@ -111,6 +117,16 @@ apr_status_t cgiplus_resp_read_frame(cgiplus_req *q)
             return resp_proto_error(q, apr_psprintf(q->r->pool, "END: %s",
                                                     cgp_strerror(crc)));
         q->got_end = 1;
+        return APR_SUCCESS;
+    case CGP_T_STARTED:
+        if (h.len != CGP_STARTED_LEN)
+            return resp_proto_error(q, "STARTED of the wrong length");
+        if ((rv = cgiplus_conn_read_exact(q->conn, eb, CGP_STARTED_LEN)) != APR_SUCCESS)
+            return rv;
+        if ((crc = cgp_started_unpack(eb, CGP_STARTED_LEN, &st)) != CGP_OK)
+            return resp_proto_error(q, apr_psprintf(q->r->pool, "STARTED: %s",
+                                                    cgp_strerror(crc)));
+        q->worker_pid = st.pid;
         return APR_SUCCESS;
     case CGP_T_CALLOUT:
         if ((rv = cgiplus_callout_read(q, h.len)) == APR_EINVAL)

@@ -319,6 +319,17 @@ void runner_worker_reply(runner_worker *w, const char *line)
     flush_in(w);
 }
 
+/* Tells the module which process has its request, before any of that
+ * request's output: it names the pid in the script's stderr lines. */
+static void send_started(runner_worker *w, runner_req *r)
+{
+    unsigned char pl[CGP_STARTED_LEN];
+    cgp_started st = { .pid = (uint32_t)w->pid };
+    if (!r->client || cgp_started_pack(pl, &st) != CGP_OK)
+        return;
+    runner_client_send(r->client, CGP_T_STARTED, 0, r->reqid, pl, sizeof(pl));
+}
+
 void runner_worker_assign(runner_worker *w, runner_req *r)
 {
     w->req = r;
@@ -350,6 +361,7 @@ void runner_worker_assign(runner_worker *w, runner_req *r)
         }
         flush_in(w);
     }
+    send_started(w, r);
     runner_worker_feed(w);
     runner_worker_update(w);
     runner_worker_rearm(w);

@@ -55,7 +55,7 @@ my %reason = (
 my @post_sizes = (10, 99, 250, 255, 256, 257, 258, 1024, 65535, 65536, 65537, 200_000);
 my @modes = ('/cgi-plain', '/cgi-plus');
 
-plan tests => @modes * (2 * @table + 1 + 4 + 5 + 3 + 2 * @post_sizes) + keys(%reason);
+plan tests => @modes * (2 * @table + 1 + 4 + 5 + 3 + 2 * @post_sizes + 2) + keys(%reason);
 
 my $ua = LWP::UserAgent->new(max_redirect => 0, keep_alive => 1, timeout => 20);
 my $base = 'http://' . Apache::TestRequest::hostport();
@@ -123,4 +123,18 @@ for my $m (@modes) {
 my $log = join '', t_finish_error_log_watch();
 for my $script (sort keys %reason) {
     ok t_cmp($log, $reason{$script}, "error log says why $script failed");
+}
+
+# Each stderr line names the process that wrote it: the pid the runner
+# announced (STARTED) is the one the script itself reports.
+for my $m (@modes) {
+    my $tok = 'tok' . int(rand 1e9);
+    t_start_error_log_watch();
+    my $r = $ua->get("$base$m/stderr-pid.pl?$tok");
+    sleep 0.1;
+    my $log = join '', t_finish_error_log_watch();
+    my ($own) = $r->content =~ /^pid=(\d+)$/m;
+    my ($logged) = $log =~ /CGIPLUS1050: stderr from \S+stderr-pid\.pl \(pid (\d+)\): stderr-pid says \Q$tok\E$/m;
+    ok t_cmp($logged // 'no pid', qr/^\d+$/, "$m stderr line tagged with a pid");
+    ok t_cmp($logged // 0, $own // -1, "$m the tagged pid is the script's own");
 }

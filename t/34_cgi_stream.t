@@ -86,7 +86,7 @@ ok t_cmp($r->content, "wrote 3 lines of q\n", 'vhost request served');
 sleep 0.2;
 my $vh = join '', t_finish_file_watch('vhlog_error_log');
 my $main = join '', t_finish_error_log_watch();
-my @vl = $vh =~ /CGIPLUS1050: stderr from \S+stderr-lines\.pl: (q{1000})$/mg;
+my @vl = $vh =~ /CGIPLUS1050: stderr from \S+stderr-lines\.pl \(pid \d+\): (q{1000})$/mg;
 ok t_cmp(scalar @vl, 3, "the virtual host's error log has the 3 lines, whole");
 ok t_cmp(scalar(() = $main =~ /q{1000}/g), 0, 'the main error log has none of them');
 
@@ -106,7 +106,7 @@ for my $c ('a' .. 'd') {
 waitpid $_, 0 for @kids;
 sleep 0.2;
 $log = join '', t_finish_error_log_watch();
-my @lines = $log =~ /CGIPLUS1050: stderr from \S+stderr-lines\.pl: (.*)$/mg;
+my @lines = $log =~ /CGIPLUS1050: stderr from \S+stderr-lines\.pl \(pid \d+\): (.*)$/mg;
 my %count;
 my $bad = 0;
 for (@lines) {

@@ -64,6 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
     cgp_hello m;
     cgp_end e;
+    cgp_started st;
     unsigned char out[CGP_END_LEN];
 
     fuzz_hdr(d, n);
@@ -76,6 +77,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
         CHECK(n == CGP_END_LEN && e.outcome <= CGP_O_MAX_);
         CHECK(cgp_end_pack(out, &e) == CGP_OK);
         CHECK(out[0] == d[0] && !memcmp(out + 2, d + 2, 10));
+    }
+    if (cgp_started_unpack(d, n, &st) == CGP_OK) {
+        CHECK(n == CGP_STARTED_LEN && st.pid != 0);
+        CHECK(cgp_started_pack(out, &st) == CGP_OK);
+        CHECK(!memcmp(out, d, CGP_STARTED_LEN));
     }
     fuzz_kv(d, n);
     fuzz_struct(d, n);

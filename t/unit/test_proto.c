@@ -173,6 +173,29 @@ static void t_end(void)
     is_int(cgp_end_unpack(b, sizeof b, &g), CGP_OK, "end reserved ignored");
 }
 
+static void t_started(void)
+{
+    unsigned char b[CGP_STARTED_LEN + 1];
+    cgp_started m = { .pid = 4000000001u }, g = { 0 };
+
+    ok(CGP_T_STARTED == 14 && strcmp(cgp_type_name(CGP_T_STARTED), "STARTED") == 0,
+       "STARTED is type 14");
+    memset(b, 0xaa, sizeof b);
+    is_int(cgp_started_pack(b, &m), CGP_OK, "started pack");
+    ok(b[0] == 0xee && b[1] == 0x6b && b[2] == 0x28 && b[3] == 0x01 && b[4] == 0xaa,
+       "started: u32 pid, big-endian, 4 bytes only");
+    is_int(cgp_started_unpack(b, CGP_STARTED_LEN, &g), CGP_OK, "started unpack");
+    ok(g.pid == 4000000001u, "started round trip");
+    is_int(cgp_started_unpack(b, CGP_STARTED_LEN - 1, &g), CGP_E_LEN, "started len 3");
+    is_int(cgp_started_unpack(b, CGP_STARTED_LEN + 1, &g), CGP_E_LEN, "started len 5");
+    is_int(cgp_started_unpack(b, 0, &g), CGP_E_LEN, "started len 0");
+    m.pid = 0;
+    is_int(cgp_started_pack(b, &m), CGP_E_VALUE, "started pack pid 0 rejected");
+    memset(b, 0, sizeof b);
+    is_int(cgp_started_unpack(b, CGP_STARTED_LEN, &g), CGP_E_VALUE,
+           "started unpack pid 0 rejected");
+}
+
 /* ------------------------------------------------------------ kv list */
 
 static void t_kv(void)
@@ -687,6 +710,7 @@ int main(void)
     t_hdr();
     t_hello();
     t_end();
+    t_started();
     t_kv();
     t_struct();
     t_sync();
