@@ -192,8 +192,8 @@ static int handler_exchange(cgiplus_req *q, unsigned char *frames, apr_size_t fl
             rv = cgiplus_body_stream(q, &status);
         if (rv == APR_SUCCESS)
             rv = cgiplus_resp_wait_first(q);
-        if (rv == APR_SUCCESS)
-            return OK;
+        if (rv == APR_SUCCESS || q->client_gone)
+            return OK; /* client_gone: ABORT sent and logged, no response */
         if (status) {
             /* the client's side failed (body too large, gone, bad chunk) */
             cgiplus_req_abandon(q);
@@ -281,5 +281,7 @@ int cgiplus_handler(request_rec *r)
             cgiplus_scriptlog_write(r, q, ret, "the exchange with the runner failed");
         return ret;
     }
+    if (q->client_gone)
+        return OK;
     return cgiplus_resp_handle(q);
 }

@@ -142,6 +142,7 @@ typedef struct cgiplus_req {
     apr_size_t hdr_raw_len;
     struct cgiplus_answer *answers; /* callout answers not yet sent */
     int mid_frame;             /* a body frame is half written: answers wait */
+    int client_gone;           /* the client left before the first frame: ABORT sent */
 } cgiplus_req;
 
 int cgiplus_handler(request_rec *r);
@@ -170,7 +171,9 @@ apr_status_t cgiplus_body_stream(cgiplus_req *q, int *http_status);
 /* Response (cgiplus_response.c). */
 /* Reads and dispatches one frame from the runner. */
 apr_status_t cgiplus_resp_read_frame(cgiplus_req *q);
-/* Reads frames until a STDOUT byte or END is there. */
+/* Reads frames until a STDOUT byte or END is there. Watches an HTTP/1.x
+ * client meanwhile: if it goes away, sends ABORT, sets q->client_gone and
+ * returns APR_ECONNABORTED (the request then gets no response). */
 apr_status_t cgiplus_resp_wait_first(cgiplus_req *q);
 /* Reads frames to END, dropping STDOUT (STDERR is still logged). */
 apr_status_t cgiplus_resp_drain(cgiplus_req *q);

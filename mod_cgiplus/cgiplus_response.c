@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 #include "httpd.h"
@@ -16,6 +17,7 @@
 #include "http_request.h"
 #include "util_filter.h"
 #include "util_script.h"
+#include "apr_portable.h"
 #include "apr_strings.h"
 
 
@@ -138,12 +140,100 @@ apr_status_t cgiplus_resp_read_frame(cgiplus_req *q)
     }
 }
 
+/* The client's socket, watched while the request waits for its first
+ * frame (queued, or its worker starting). HTTP/1.x only: an HTTP/2
+ * stream's connection is the shared one of all its streams. NULL: none. */
+static apr_socket_t *resp_client_socket(cgiplus_req *q)
+{
+    conn_rec *c = q->r->connection;
+
+    if (c->master || c->aborted)
+        return NULL;
+    return ap_get_conn_socket(c);
+}
+
+/* What a readable client socket holds: 1 the client is gone (EOF or an
+ * error), 0 it sent more (a pipelined request: it is still there), -1
+ * nothing after all. */
+static int resp_client_state(apr_socket_t *cs)
+{
+    apr_os_sock_t fd;
+    ssize_t n;
+    char b;
+
+    if (apr_os_sock_get(&fd, cs) != APR_SUCCESS)
+        return 0;
+    do
+        n = recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+    while (n < 0 && errno == EINTR);
+    if (n > 0)
+        return 0;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        return -1;
+    return 1;
+}
+
+/* Waits up to q->timeout until the runner or the client is readable. */
+static apr_status_t resp_wait_both(cgiplus_req *q, apr_socket_t *cs, int *runner_rd,
+                                   int *client_rd)
+{
+    apr_pollfd_t pfd[2];
+    apr_int32_t nready = 0;
+    apr_status_t rv;
+    int i;
+
+    memset(pfd, 0, sizeof(pfd));
+    for (i = 0; i < 2; i++) {
+        pfd[i].p = q->r->pool;
+        pfd[i].desc_type = APR_POLL_SOCKET;
+        pfd[i].reqevents = APR_POLLIN;
+    }
+    pfd[0].desc.s = q->conn->sock;
+    pfd[1].desc.s = cs;
+    do
+        rv = apr_poll(pfd, 2, &nready, q->timeout);
+    while (APR_STATUS_IS_EINTR(rv));
+    if (rv != APR_SUCCESS)
+        return rv; /* APR_TIMEUP: as a read on the runner would */
+    /* A hang-up or error counts as readable: the read or peek reports it. */
+    *runner_rd = (pfd[0].rtnevents & (APR_POLLIN | APR_POLLHUP | APR_POLLERR)) != 0;
+    *client_rd = (pfd[1].rtnevents & (APR_POLLIN | APR_POLLHUP | APR_POLLERR)) != 0;
+    return APR_SUCCESS;
+}
+
 apr_status_t cgiplus_resp_wait_first(cgiplus_req *q)
 {
+    apr_socket_t *cs = resp_client_socket(q);
     apr_status_t rv = APR_SUCCESS;
 
-    while (rv == APR_SUCCESS && q->out_len == 0 && !q->got_end)
-        rv = cgiplus_resp_read_frame(q);
+    while (rv == APR_SUCCESS && q->out_len == 0 && !q->got_end) {
+        int runner_rd = 1, client_rd = 0, st;
+
+        if (cs && (rv = resp_wait_both(q, cs, &runner_rd, &client_rd)) != APR_SUCCESS)
+            break;
+        if (runner_rd) {
+            rv = cgiplus_resp_read_frame(q);
+            continue;
+        }
+        if (!client_rd || (st = resp_client_state(cs)) < 0)
+            continue;
+        if (st == 0) {
+            cs = NULL; /* a pipelined request: the client is there */
+            continue;
+        }
+        /* Gone while queued or waiting for its worker: the runner drops
+         * the request (a queued one never runs); nobody gets a response. */
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, q->r, CGIPLUS_LOGNO(1077)
+                      "client went away before the response of %s began (%s); "
+                      "sending ABORT to the runner", q->r->filename,
+                      q->worker_pid ? apr_psprintf(q->r->pool, "worker pid %lu",
+                                                   (unsigned long)q->worker_pid)
+                                    : "no worker yet");
+        q->client_gone = 1;
+        q->r->connection->aborted = 1;
+        cgiplus_req_abort(q);
+        return APR_ECONNABORTED;
+    }
     return rv;
 }
 

@@ -10,8 +10,9 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(hget hstart hfinish hfinish_all status pool_of wait_for wire_connect wire_request
                 wire_frames);
+use IO::Socket::INET;
 
-plan tests => 16;
+plan tests => 24;
 
 # --- a full queue: 1 worker busy, 2 waiting; the 4th is refused at once.
 my @h;
@@ -76,3 +77,57 @@ my @f = wire_frames($c1, 100, 3);
 ok t_cmp(@f ? $f[-1]{outcome} // -1 : -1, 0, 'the running request still ends ok');
 $p = pool_of(status(), 'wireq');
 ok t_cmp($p->{counters}{errors}{aborted}, 1, 'the left request is counted as aborted');
+
+# --- the same over real HTTP: a client that leaves while its request waits
+# in the queue makes httpd send ABORT; the request leaves the queue at once
+# and never runs. The pool has 1 worker, busy with a slow request.
+my $errlog = Apache::Test::vars('t_logs') . '/error_log';
+sub log_text { open my $fh, '<', $errlog or return ''; local $/; return <$fh> }
+sub raw_get {
+    my ($path, $close) = @_;
+    return "GET $path HTTP/1.1\r\nHost: 127.0.0.1\r\n" . ($close ? "Connection: close\r\n" : '')
+        . "\r\n";
+}
+sub queued { my $p = pool_of(status(), 'fifo'); return $p ? $p->{queue}{depth} : -1 }
+($base) = hget('/pool/fifo/app.pl')->{body} =~ /n=(\d+)/;
+my $aborted0 = pool_of(status(), 'fifo')->{counters}{errors}{aborted} // 0;
+my $slow = hstart('/pool/fifo/app.pl?sleep=1.5');
+sleep 0.2;
+my $raw = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => Apache::Test::vars('port'),
+                                Proto => 'tcp') or die "connect: $!";
+$raw->autoflush(1);
+print $raw raw_get('/pool/fifo/app.pl?abandoned=1');
+ok t_cmp(wait_for(sub { queued() == 1 }, 1) ? 1 : 0, 1, 'the raw client\'s request is queued');
+close $raw;
+$t0 = time;
+$gone = wait_for(sub { queued() == 0 }, 1, 0.02);
+my $busy = pool_of(status(), 'fifo');
+my ($w1) = grep { $_->{state} eq 'busy' } @{ $busy->{workers} };
+ok t_cmp($gone && time - $t0 < 0.5 ? 1 : 0, 1,
+         sprintf('it leaves the queue when the client closes (%.2f s)', time - $t0));
+ok t_cmp($w1 ? $w1->{uri} : '', qr/sleep=1\.5/, 'while the slow request still runs');
+my $sr = hfinish($slow);
+ok t_cmp($sr->{body} =~ /n=(\d+)/ ? $1 : -1, $base + 1, 'the slow request is served');
+my $next = hget('/pool/fifo/app.pl');
+ok t_cmp($next->{body} =~ /n=(\d+)/ ? $1 : -1, $base + 2,
+         'the next request is the worker\'s next: the abandoned one never ran');
+ok t_cmp((pool_of(status(), 'fifo')->{counters}{errors}{aborted} // 0) - $aborted0, 1,
+         'counted as aborted');
+ok t_cmp(log_text() =~ /CGIPLUS1077: client went away before the response of \S+app\.pl began \(no worker yet\); sending ABORT/
+         ? 1 : 0, 1, 'httpd logs why it sent ABORT (1077)');
+
+# A client that sends more (a pipelined request) while its first waits is
+# still there: both are served, in order.
+$slow = hstart('/pool/fifo/app.pl?sleep=0.8');
+sleep 0.2;
+$raw = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => Apache::Test::vars('port'),
+                             Proto => 'tcp') or die "connect: $!";
+$raw->autoflush(1);
+print $raw raw_get('/pool/fifo/app.pl?pipe=1');
+wait_for(sub { queued() == 1 }, 1);
+print $raw raw_get('/pool/fifo/app.pl?pipe=2', 1);
+my $h = { sock => $raw, t0 => time, buf => '' };
+hfinish($h, 10);
+hfinish($slow);
+my @uris = $h->{buf} =~ m{uri=\S*(pipe=\d)}g;
+ok t_cmp("@uris", 'pipe=1 pipe=2', 'both pipelined requests are served');
