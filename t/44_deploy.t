@@ -11,7 +11,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(hget status pool_of);
 
-plan tests => 8;
+plan tests => 9;
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{t_logs}/deploy";
@@ -81,10 +81,19 @@ for my $c (1 .. 3) {
 }
 close $wr;
 
+# After each deploy the very next request of this process must already meet
+# the new version: new requests go to new workers at once. A file copied over
+# in place is taken once it has been still for 200 ms (it may be half
+# written before), so that check waits 250 ms.
 my $t0 = time;
+my @next;
 for my $v (1 .. 20) {
-    sleep 0.35;
-    deploy($v, $v == 7 || $v == 14);
+    sleep 0.3;
+    my $in_place = $v == 7 || $v == 14;
+    deploy($v, $in_place);
+    sleep 0.25 if $in_place;
+    my ($got) = hget('/deploy/app.pl', timeout => 10)->{body} =~ /version=(\d+)/;
+    push @next, $got // -1;
 }
 sleep 0.6;
 open my $sf, '>', $stop or die;
@@ -100,6 +109,7 @@ for (@lines) {
     $last{$c} = $v;
     $seen{$v}++;
 }
+ok t_cmp("@next", join(' ', 1 .. 20), 'the first request after each deploy meets the new version');
 ok t_cmp(scalar(@lines) > 100 ? 1 : 0, 1, scalar(@lines) . ' responses under load');
 ok t_cmp(scalar(@bad), 0, 'zero failed responses' . (@bad ? ": @bad[0 .. ($#bad > 4 ? 4 : $#bad)]" : ''));
 ok t_cmp(join(',', map { $last{$_} } sort keys %last), '20,20,20', 'every client ends on version 20');
