@@ -36,7 +36,7 @@
  * the runner discards the rest.
  *
  * Log lines the library writes on stderr carry CGIPLUS3xxx ids, listed in
- * docs/errors.d/lib.md.
+ * docs/errors.md.
  */
 #ifndef CGIPLUS_H
 #define CGIPLUS_H
