@@ -1,7 +1,7 @@
 /* cgiplus_static_conf.c: the directives of the static fast path
  * (CGIplusStatic, CGIplusOffloadRoot, CGIplusStaticCache*), their checks and
  * defaults. Every value is checked when it is read; a bad one stops httpd
- * with a sentence that says why. the README's directive table lists
+ * with a sentence that says why. The README's directive table lists
  * them. */
 #include "cgiplus_static.h"
 
