@@ -303,12 +303,21 @@ static void metric_head(request_rec *r, const char *name, const char *type, cons
 static void render_metrics(request_rec *r, const jv *root)
 {
     const jv *run = j_get(root, "runner"), *pools = j_get(root, "pools");
-    int i, k;
+    int i, k, m;
     static const char *const states[] = { "idle", "busy", "stopping" };
     static const struct { const char *key, *name, *type, *help; } pool_metrics[] = {
         { "requests", "cgiplus_pool_requests_total", "counter", "Requests submitted to the pool." },
         { "served", "cgiplus_pool_served_total", "counter", "Requests the workers completed." },
         { "spawns", "cgiplus_pool_spawns_total", "counter", "Worker processes started." },
+    };
+    /* counters broken down by one label, one sample per key the runner sent */
+    static const struct { const char *key, *name, *label, *help; } keyed[] = {
+        { "errors", "cgiplus_pool_errors_total", "cause", "Failed requests by cause." },
+        { "deaths", "cgiplus_pool_deaths_total", "reason", "Workers ended, by reason." },
+    };
+    static const struct { const char *key, *name, *help; int prec; double div; } per_worker[] = {
+        { "requests", "cgiplus_worker_requests", "Requests served by the worker.", 0, 1 },
+        { "age_ms", "cgiplus_worker_age_seconds", "Seconds since the worker started.", 3, 1000 },
     };
 
     ap_set_content_type(r, "text/plain; version=0.0.4; charset=utf-8");
@@ -353,19 +362,15 @@ static void render_metrics(request_rec *r, const jv *root)
                        j_num(j_get(p, "counters"), pool_metrics[k].key));
         }
     }
-    metric_head(r, "cgiplus_pool_errors_total", "counter", "Failed requests by cause.");
-    EACH_POOL
-        const jv *e = j_get(j_get(p, "counters"), "errors");
-        for (k = 0; k < j_len(e); k++)
-            ap_rprintf(r, "cgiplus_pool_errors_total{pool=\"%s\",script=\"%s\",mode=\"%s\","
-                       "cause=\"%s\"} %.0f\n", POOL_LABELS(p), j_key(e, k), j_at(e, k)->n);
-    }
-    metric_head(r, "cgiplus_pool_deaths_total", "counter", "Workers ended, by reason.");
-    EACH_POOL
-        const jv *e = j_get(j_get(p, "counters"), "deaths");
-        for (k = 0; k < j_len(e); k++)
-            ap_rprintf(r, "cgiplus_pool_deaths_total{pool=\"%s\",script=\"%s\",mode=\"%s\","
-                       "reason=\"%s\"} %.0f\n", POOL_LABELS(p), j_key(e, k), j_at(e, k)->n);
+    for (m = 0; m < (int)(sizeof(keyed) / sizeof(keyed[0])); m++) {
+        metric_head(r, keyed[m].name, "counter", keyed[m].help);
+        EACH_POOL
+            const jv *e = j_get(j_get(p, "counters"), keyed[m].key);
+            for (k = 0; k < j_len(e); k++)
+                ap_rprintf(r, "%s{pool=\"%s\",script=\"%s\",mode=\"%s\",%s=\"%s\"} %.0f\n",
+                           keyed[m].name, POOL_LABELS(p), keyed[m].label, j_key(e, k),
+                           j_at(e, k)->n);
+        }
     }
     metric_head(r, "cgiplus_pool_backoff_failures", "gauge",
                 "Workers in a row that ended before serving (crash loop).");
@@ -373,21 +378,16 @@ static void render_metrics(request_rec *r, const jv *root)
         ap_rprintf(r, "cgiplus_pool_backoff_failures{pool=\"%s\",script=\"%s\",mode=\"%s\"} "
                    "%.0f\n", POOL_LABELS(p), j_num(j_get(p, "backoff"), "failures"));
     }
-    metric_head(r, "cgiplus_worker_requests", "gauge", "Requests served by the worker.");
-    EACH_POOL
-        const jv *ws = j_get(p, "workers");
-        for (k = 0; k < j_len(ws); k++)
-            ap_rprintf(r, "cgiplus_worker_requests{pool=\"%s\",script=\"%s\",mode=\"%s\","
-                       "pid=\"%.0f\"} %.0f\n", POOL_LABELS(p), j_num(j_at(ws, k), "pid"),
-                       j_num(j_at(ws, k), "requests"));
-    }
-    metric_head(r, "cgiplus_worker_age_seconds", "gauge", "Seconds since the worker started.");
-    EACH_POOL
-        const jv *ws = j_get(p, "workers");
-        for (k = 0; k < j_len(ws); k++)
-            ap_rprintf(r, "cgiplus_worker_age_seconds{pool=\"%s\",script=\"%s\",mode=\"%s\","
-                       "pid=\"%.0f\"} %.3f\n", POOL_LABELS(p), j_num(j_at(ws, k), "pid"),
-                       j_num(j_at(ws, k), "age_ms") / 1000);
+    for (m = 0; m < (int)(sizeof(per_worker) / sizeof(per_worker[0])); m++) {
+        metric_head(r, per_worker[m].name, "gauge", per_worker[m].help);
+        EACH_POOL
+            const jv *ws = j_get(p, "workers");
+            for (k = 0; k < j_len(ws); k++)
+                ap_rprintf(r, "%s{pool=\"%s\",script=\"%s\",mode=\"%s\",pid=\"%.0f\"} %.*f\n",
+                           per_worker[m].name, POOL_LABELS(p), j_num(j_at(ws, k), "pid"),
+                           per_worker[m].prec,
+                           j_num(j_at(ws, k), per_worker[m].key) / per_worker[m].div);
+        }
     }
 #undef EACH_POOL
 #undef POOL_LABELS

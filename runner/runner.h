@@ -210,6 +210,8 @@ int runner_set_copy(runner_pool_set *dst, const runner_pool_set *src);
 const char *runner_set_name(unsigned i);
 int runner_set_is_time(unsigned i);
 int runner_user_allowed(uint64_t user);
+/* Strict decimal: 1-19 digits, no sign, no space (so no overflow). */
+int runner_parse_u64(const char *s, size_t len, uint64_t *out);
 /* "none" | N[.F][ms|s|m] (default unit: unit_ms) -> ms; 0 = none. */
 int runner_parse_duration(const char *s, size_t len, uint64_t unit_ms, uint64_t *ms);
 

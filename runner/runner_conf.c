@@ -56,7 +56,7 @@ int runner_set_is_time(unsigned i)
     return i < RUNNER_S_N_ && fields[i].kind == K_TIME;
 }
 
-static int digits(const char *s, size_t len, uint64_t *out)
+int runner_parse_u64(const char *s, size_t len, uint64_t *out)
 {
     uint64_t v = 0;
     if (len == 0 || len > 19)
@@ -123,7 +123,7 @@ static int parse_size(const char *s, size_t len, uint64_t *out)
         len--;
     }
     uint64_t v;
-    if (digits(s, len, &v) < 0 || v > UINT64_MAX / mul)
+    if (runner_parse_u64(s, len, &v) < 0 || v > UINT64_MAX / mul)
         return -1;
     *out = v * mul;
     return 0;
@@ -142,7 +142,7 @@ static int parse_user(const char *s, size_t len, uint64_t *out, const char **why
     buf[len] = '\0';
     if ((colon = strchr(buf, ':')))
         *colon++ = '\0';
-    if (digits(buf, strlen(buf), &u) == 0) {
+    if (runner_parse_u64(buf, strlen(buf), &u) == 0) {
         struct passwd *pw = colon ? NULL : getpwuid((uid_t)u);
         if (!colon && !pw) {
             *why = "a numeric user needs :GID";
@@ -159,7 +159,7 @@ static int parse_user(const char *s, size_t len, uint64_t *out, const char **why
         g = pw->pw_gid;
     }
     if (colon) {
-        if (digits(colon, strlen(colon), &g) < 0) {
+        if (runner_parse_u64(colon, strlen(colon), &g) < 0) {
             struct group *gr = getgrnam(colon);
             if (!gr) {
                 *why = "unknown group";
@@ -222,7 +222,7 @@ int runner_set_parse(runner_set_over *o, const char *name, size_t nlen, const ch
             continue;
         switch (f->kind) {
         case K_COUNT:
-            if (digits(val, vlen, &v) < 0 || v > f->max ||
+            if (runner_parse_u64(val, vlen, &v) < 0 || v > f->max ||
                 (i == RUNNER_S_MAX_WORKERS && v < 1)) {
                 *why = i == RUNNER_S_MAX_WORKERS ? "max_workers is not 1..4096"
                                                  : "a count out of range";
@@ -425,7 +425,7 @@ static int global_key(runner_conf *c, const char *k, const char *v, const char *
         return 0;
     }
     if (!strcmp(k, "max_workers_total")) {
-        if (digits(v, strlen(v), &n) < 0 || n < 1 || n > 65536) {
+        if (runner_parse_u64(v, strlen(v), &n) < 0 || n < 1 || n > 65536) {
             *why = "max_workers_total is not 1..65536";
             return -1;
         }

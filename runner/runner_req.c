@@ -40,21 +40,6 @@ void runner_req_free(runner_req *r)
     free(r);
 }
 
-/* Strict decimal: digits only, no sign, no overflow. */
-static int parse_u64(const char *s, size_t len, uint64_t *out)
-{
-    uint64_t v = 0;
-    if (len == 0 || len > 19)
-        return -1;
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        v = v * 10 + (uint64_t)(s[i] - '0');
-    }
-    *out = v;
-    return 0;
-}
-
 int runner_req_add_params(runner_req *r, const unsigned char *pl, size_t len, const char **why)
 {
     const char *n, *v;
@@ -72,7 +57,7 @@ int runner_req_add_params(runner_req *r, const unsigned char *pl, size_t len, co
             r->have_cl = r->cl_given = 0;
             continue;
         }
-        if (parse_u64(v, vl, &r->cl) < 0) {
+        if (runner_parse_u64(v, vl, &r->cl) < 0) {
             *why = "CONTENT_LENGTH is not a decimal number";
             return -1;
         }
@@ -105,6 +90,18 @@ int runner_req_body_short(const runner_req *r)
     return r->have_cl && r->body.total < r->cl;
 }
 
+/* An ended request: its worker (if any) frees it when done, else it goes now. */
+static void req_release(runner_req *r)
+{
+    if (r->worker) {
+        runner_worker_orphaned(r->worker);
+        return;
+    }
+    if (r->state == RUNNER_R_QUEUED)
+        runner_pool_dequeue(r);
+    runner_req_free(r);
+}
+
 void runner_req_end(runner_req *r, int outcome, unsigned retry, uint32_t pid, uint32_t detail)
 {
     if (r->ended)
@@ -121,13 +118,7 @@ void runner_req_end(runner_req *r, int outcome, unsigned retry, uint32_t pid, ui
         r->client = NULL;
         runner_loop_kick(c); /* frames behind this request may now be read */
     }
-    if (r->worker) {
-        runner_worker_orphaned(r->worker);
-        return;
-    }
-    if (r->state == RUNNER_R_QUEUED)
-        runner_pool_dequeue(r);
-    runner_req_free(r);
+    req_release(r);
 }
 
 void runner_req_client_gone(runner_req *r)
@@ -140,11 +131,5 @@ void runner_req_client_gone(runner_req *r)
         r->pool->outcomes[CGP_O_ABORTED]++;
     runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2005) "request %u (%s): the module went away",
                r->reqid, r->uri);
-    if (r->worker) {
-        runner_worker_orphaned(r->worker);
-        return;
-    }
-    if (r->state == RUNNER_R_QUEUED)
-        runner_pool_dequeue(r);
-    runner_req_free(r);
+    req_release(r);
 }
