@@ -37,6 +37,8 @@
 #define RUNNER_RECORDS_MAX      (64u * 1024u) /* X-buffer-records: coalesce up to this */
 #define RUNNER_ENDS_KEPT        16u     /* recent worker ends kept per pool for the status page */
 #define RUNNER_ENV_MAX          64u     /* configured environment entries per pool */
+#define RUNNER_CGI_ARGS_MAX     4094u   /* ISINDEX arguments of a plain CGI run (mod_cgi's cap) */
+#define RUNNER_CGI_ARG_BYTES    (64u * 1024u) /* ...and their bytes, escaped, with NULs */
 #define RUNNER_SETTLE_MS        200u    /* a script changed in place must be still this long */
 #define RUNNER_STALE_MS         3000u   /* a superseded pool retires after this long unused */
 
@@ -338,6 +340,9 @@ void runner_req_free(runner_req *r);
 int runner_record_build(const runner_req *r, int struct_mode, runner_buf *out);
 char **runner_record_env(const runner_req *r);
 void runner_env_free(char **env);
+/* argv of a plain CGI run: path, then the ISINDEX words of QUERY_STRING
+ * (runner_argv.c); freed with runner_env_free. */
+char **runner_cgi_argv(const runner_req *r, const char *path);
 
 /* Response header block: Script-Control (runner_hdr.c). Feeds output of the
  * request to the module, holding it until the header block is complete. */
@@ -434,6 +439,7 @@ void runner_callout_free(runner_worker *w);
 #define RUNNER_SPAWN_MAXFD 4
 typedef struct runner_spawn_spec {
     const char *path;         /* script; also argv[0] */
+    char **argv;              /* NULL-ended, or NULL for just { path } */
     const char *dir;          /* chdir target */
     char **envp;
     int fds[RUNNER_SPAWN_MAXFD]; /* become the child's 0..nfds-1 */

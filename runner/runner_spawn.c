@@ -108,8 +108,8 @@ static void child(const runner_spawn_spec *s)
     if (chdir(s->dir) < 0)
         child_fail(efd, RUNNER_STAGE_CHDIR, errno);
 
-    char *argv[] = { (char *)s->path, NULL };
-    execve(s->path, argv, s->envp);
+    char *argv0[] = { (char *)s->path, NULL };
+    execve(s->path, s->argv ? s->argv : argv0, s->envp);
     child_fail(efd, RUNNER_STAGE_EXEC, errno);
 }
 

@@ -182,12 +182,13 @@ int runner_worker_spawn_cgi(runner_pool *p, runner_req *r)
 {
     int pin[2] = { -1, -1 }, po[2] = { -1, -1 }, pe[2] = { -1, -1 }, px[2] = { -1, -1 };
     runner_worker *w = NULL;
-    char **env = NULL;
+    char **env = NULL, **argv = NULL;
     int err;
 
     if (refuse_root(p) < 0)
         return -1;
-    if (!(w = worker_new(p)) || !(env = runner_record_env(r))) {
+    if (!(w = worker_new(p)) || !(env = runner_record_env(r)) ||
+        !(argv = runner_cgi_argv(r, p->script))) {
         err = ENOMEM;
         goto fail;
     }
@@ -200,7 +201,7 @@ int runner_worker_spawn_cgi(runner_pool *p, runner_req *r)
                    p->script, strerror(err));
         goto fail;
     }
-    runner_spawn_spec spec = { .path = p->script, .dir = p->dir, .envp = env,
+    runner_spawn_spec spec = { .path = p->script, .argv = argv, .dir = p->dir, .envp = env,
                                .fds = { pin[0], po[1], pe[1] }, .nfds = 3, .exec_fd = px[1],
                                .set = &p->set };
     pid_t pid = runner_spawn(&spec);
@@ -211,6 +212,7 @@ int runner_worker_spawn_cgi(runner_pool *p, runner_req *r)
         goto fail;
     }
     runner_env_free(env);
+    runner_env_free(argv);
     close_fd(&pin[0]);
     close_fd(&po[1]);
     close_fd(&pe[1]);
@@ -227,6 +229,7 @@ int runner_worker_spawn_cgi(runner_pool *p, runner_req *r)
     return 0;
 fail:
     runner_env_free(env);
+    runner_env_free(argv);
     close_fd(&pin[0]), close_fd(&pin[1]), close_fd(&po[0]), close_fd(&po[1]);
     close_fd(&pe[0]), close_fd(&pe[1]), close_fd(&px[0]), close_fd(&px[1]);
     if (w) {
