@@ -1,0 +1,334 @@
+#!/usr/bin/env python3
+"""bench/bench.py: the driver behind bench/run (which installs and builds
+first; run that). Starts the private servers, checks every target, measures
+it with h2load, stops the servers and writes bench/results/<date>.{md,json,png}.
+docs/BENCH.md describes the targets and the method."""
+import argparse
+import atexit
+import json
+import os
+import platform
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from benchlib import chart, load, plan, procs, report, servers  # noqa: E402
+
+TOP = os.path.dirname(HERE)
+# A run during which other processes used more than this much of one core
+# (percent) is done again, within a budget of a tenth of the runs.
+BUSY_LIMIT = 50.0
+
+
+def log(msg):
+    sys.stderr.write("[bench %s] %s\n" % (time.strftime("%H:%M:%S"), msg))
+    sys.stderr.flush()
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(prog="bench/run", description=__doc__)
+    ap.add_argument("--quick", action="store_true",
+                    help="the development subset: 10 connections, 1 run each, "
+                         "short runs (under 2 minutes)")
+    ap.add_argument("--only", choices=["scripting", "static"],
+                    help="measure one section only")
+    ap.add_argument("--no-tls", action="store_true", help="clear HTTP only")
+    ap.add_argument("--duration", type=float, help="seconds per timed run "
+                    "(default 2, quick 1.5)")
+    ap.add_argument("--warmup", type=float, help="seconds of warm-up per "
+                    "configuration (default 1, quick 0.5)")
+    ap.add_argument("--rewarm", type=float, default=0.0, help="seconds of "
+                    "warm-up before each later run of a configuration (default 0)")
+    ap.add_argument("--runs", type=int, help="timed runs per configuration, "
+                    "the median is reported (default 3, quick 1)")
+    ap.add_argument("--targets", help="comma-separated target ids to keep "
+                    "(see docs/BENCH.md)")
+    ap.add_argument("--out", default=os.path.join(HERE, "results"),
+                    help="directory of the results (default bench/results)")
+    ap.add_argument("--name", help="base name of the result files "
+                    "(default the date, with -quick for --quick)")
+    a = ap.parse_args()
+    a.duration = a.duration or (1.5 if a.quick else 2.0)
+    a.warmup = a.warmup if a.warmup is not None else (0.5 if a.quick else 1.0)
+    a.runs = a.runs or (1 if a.quick else 3)
+    return a
+
+
+def machine():
+    def first(cmd):
+        try:
+            r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               universal_newlines=True, timeout=10)
+            return r.stdout.strip().splitlines()[0] if r.stdout.strip() else ""
+        except (OSError, subprocess.SubprocessError):
+            return ""
+    cpu = ""
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    with open("/proc/meminfo") as f:
+        mem_kib = int(f.readline().split()[1])
+    osname = ""
+    try:
+        with open("/etc/os-release") as f:
+            for line in f:
+                if line.startswith("PRETTY_NAME="):
+                    osname = line.split("=", 1)[1].strip().strip('"')
+    except OSError:
+        pass
+    httpd = os.path.join(servers.apxs("SBINDIR"), servers.apxs("TARGET"))
+    fpm = sorted(p for p in os.listdir("/usr/sbin") if p.startswith("php-fpm"))
+    return {
+        "cpu": cpu, "cores": os.cpu_count(), "memory_gib": round(mem_kib / 1048576, 1),
+        "kernel": platform.release(), "os": osname,
+        "httpd": first([httpd, "-v"]).replace("Server version: ", ""),
+        "nginx": first(["nginx", "-v"]).replace("nginx version: ", ""),
+        "php_fpm": first(["/usr/sbin/" + fpm[-1], "-v"]) if fpm else "",
+        "h2load": first(["h2load", "--version"]),
+        "openssl": first(["openssl", "version"]),
+        "python": platform.python_version(),
+        "perl": first(["perl", "-e", "print $^V"]),
+        "git": first(["git", "-C", TOP, "describe", "--always", "--dirty"]),
+    }
+
+
+def summarize(cell):
+    """The cell's median figures over its runs (failures are summed)."""
+    good = [r for r in cell.runs if "h2load_rps" in r and r.get("elapsed_s")]
+    if not good:
+        return {}
+    med = lambda xs: statistics.median(xs) if xs else None  # noqa: E731
+    m = {
+        "rps": med([r["h2load_rps"] for r in good]),
+        "mbps": med([r.get("traffic_bytes", 0) / r["elapsed_s"] / 1e6 for r in good]),
+        "mean_ms": med([r["mean_ms"] for r in good if r["mean_ms"] is not None]),
+        "p99_ms": med([r["p99_ms"] for r in good if r["p99_ms"] is not None]),
+        "requests": sum(r.get("done", 0) for r in good),
+        "failures": sum(r.get("failed", 0) + r.get("errored", 0) + r.get("timeout", 0)
+                        + r.get("s4xx", 0) + r.get("s5xx", 0) for r in cell.runs),
+        "client_cpu_pct": med([100.0 * r["client_cpu_s"] / r["elapsed_s"] for r in good]),
+        "background_cpu_pct": med([r["background_cpu_pct"] for r in good
+                                   if r.get("background_cpu_pct") is not None]),
+    }
+    for key in ("cpu_cgroup_s", "cpu_proc_s"):
+        vals = [r[key] / r["done"] * 1e6 for r in good if r.get(key) is not None and r.get("done")]
+        m[key.replace("_s", "_ms_per_1k")] = med(vals)
+    m["cpu_ms_per_1k"] = (m.get("cpu_cgroup_ms_per_1k")
+                          if m.get("cpu_cgroup_ms_per_1k") is not None
+                          else m.get("cpu_proc_ms_per_1k"))
+    # memory: the largest sample of each role over the runs
+    mem = {}
+    for r in good:
+        for role, v in (r.get("memory") or {}).items():
+            cur = mem.setdefault(role, {"rss": 0, "n": 0})
+            cur["rss"] = max(cur["rss"], v["rss"])
+            cur["n"] = max(cur["n"], v["n"])
+    m["memory"] = mem
+    return m
+
+
+class Bench:
+    """One bench run: owns the run directory, the cgroup and the servers."""
+
+    def __init__(self, args):
+        self.args = args
+        self.cells = []
+        self.srv = None
+        self.cgroup = None
+        self.run_dir = None
+        self.stopped = False
+
+    def cleanup(self):
+        if self.stopped:
+            return
+        self.stopped = True
+        if self.srv:
+            log("stopping the servers")
+            try:
+                self.srv.stop()
+            except Exception as e:  # keep going: the cgroup must go too
+                log("stop: %s" % e)
+        if self.cgroup:
+            self.cgroup.remove()
+        if self.run_dir and os.environ.get("BENCH_KEEP_RUN") != "1":
+            subprocess.run(["rm", "-rf", self.run_dir])
+
+    def url(self, cell):
+        if cell.server == "nginx":
+            port = self.srv.nginx_tls_port if cell.transport == "tls" else self.srv.nginx_port
+        else:
+            port = self.srv.tls_port if cell.transport == "tls" else self.srv.port
+        scheme = "https" if cell.transport == "tls" else "http"
+        return "%s://127.0.0.1:%d%s" % (scheme, port, cell.path)
+
+    def cpu_now(self):
+        snap = procs.snapshot()
+        return {"cpu_cgroup_s": self.cgroup.seconds(),
+                "cpu_proc_s": procs.cpu_seconds(snap, self.srv.server_pids(snap)),
+                "busy_s": procs.system_busy_seconds()}
+
+    def sample_memory(self):
+        snap = procs.snapshot()
+        return procs.memory(snap, self.srv.roots(), self.cgid_inode)
+
+    def main(self):
+        a = self.args
+        sections = (a.only,) if a.only else ("scripting", "static")
+        transports = ["clear"] if a.no_tls else plan.TRANSPORTS
+        self.cells = plan.build(a.quick, sections, transports)
+        if a.targets:
+            keep = set(a.targets.split(","))
+            self.cells = [c for c in self.cells if c.target in keep]
+        self.run_dir = tempfile.mkdtemp(prefix="cgiplus-bench.")
+        os.chmod(self.run_dir, 0o755)
+        self.cgroup = procs.Cgroup()
+        self.srv = servers.Servers(TOP, self.run_dir, self.cgroup, log)
+        log("run directory %s, ports %s, CPU accounting: %s" % (
+            self.run_dir, self.srv.ports,
+            "cgroup " + self.cgroup.kind if self.cgroup.path else "/proc only"))
+        self.srv.prepare()
+        log("static fast path (CGIplusStatic): %s" % (
+            "available" if self.srv.static_available else
+            "not available (%s)" % self.srv.static_reason))
+        self.srv.start()
+        self.cgid_inode = procs.unix_socket_inode(os.path.join(self.run_dir, "cgid.sock"))
+        meta = {
+            "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+            "command": "bench/run " + " ".join(sys.argv[1:]),
+            "quick": a.quick, "duration_s": a.duration, "warmup_s": a.warmup,
+            "runs": a.runs, "rewarm_s": a.rewarm, "busy_limit_pct": BUSY_LIMIT,
+            "machine": machine(),
+            "cpu_accounting": ("cgroup " + self.cgroup.kind) if self.cgroup.path else "proc",
+            "static_fast_path": {"available": self.srv.static_available,
+                                 "reason": self.srv.static_reason},
+            "h2load": "h2load --h1 -t 1 -c <conc> -D <duration> --log-file <file> <url>",
+            "loadavg_start": open("/proc/loadavg").read().split()[:3],
+        }
+        t_est = len(self.cells) * (a.runs * (a.duration + a.rewarm + 0.35) + a.warmup)
+        log("%d configurations, about %d s of load" % (len(self.cells), t_est))
+        self.measure()
+        meta["loadavg_end"] = open("/proc/loadavg").read().split()[:3]
+        meta["elapsed_s"] = round(time.time() - self.t_start)
+        self.cleanup()
+        self.write(meta)
+
+    def measure(self):
+        """Configurations that differ only by target form a group; a group's
+        runs go round-robin over its targets, so that a burst of load from
+        elsewhere on the machine does not fall on one target only. A run
+        during which other processes used more than BUSY_LIMIT % of a core
+        is done again, within a retry budget; the discarded runs are kept in
+        the JSON."""
+        a = self.args
+        self.t_start = time.time()
+        groups = {}
+        for cell in self.cells:
+            groups.setdefault((cell.section, cell.transport, cell.size, cell.conc),
+                              []).append(cell)
+        retries = max(3, len(self.cells) * a.runs // 10)
+        checked = {}
+        done = 0
+        for gkey, cells in groups.items():
+            live = []
+            for cell in cells:
+                url = self.url(cell)
+                cell.command = " ".join(load.h2load_cmd(url, cell.conc, a.duration, "<log>"))
+                if cell.target == "static-fast" and not self.srv.static_available:
+                    cell.status, cell.reason = "not available", self.srv.static_reason
+                    continue
+                ck = (cell.target, cell.size, cell.transport)
+                if ck not in checked:
+                    checked[ck] = load.check(url, cell.size)
+                    log("check %-20s %-5s %-8s %s" % (cell.target, cell.transport,
+                                                      plan.size_label(cell.size),
+                                                      checked[ck][1]))
+                ok, detail = checked[ck]
+                if not ok:
+                    cell.status, cell.reason = "check failed", detail
+                    continue
+                live.append(cell)
+            for n in range(a.runs):
+                for cell in live:
+                    url = self.url(cell)
+                    warm = a.warmup if n == 0 else a.rewarm
+                    if warm > 0:
+                        load.warm(url, cell.conc, warm)
+                    while True:
+                        r = self.one_run(url, cell)
+                        if r.get("background_cpu_pct", 0) <= BUSY_LIMIT or retries <= 0:
+                            break
+                        retries -= 1
+                        r["discarded"] = "other processes used %.0f%% of a core" % (
+                            r["background_cpu_pct"])
+                        cell.discarded.append(r)
+                        log("  %s: run done again: %s" % (cell.target, r["discarded"]))
+                    cell.runs.append(r)
+            for cell in live:
+                done += 1
+                cell.median = summarize(cell)
+                cell.status = "measured" if cell.median else "failed"
+                if not cell.median:
+                    cell.reason = "h2load gave no figures"
+                m = cell.median
+                log("[%d/%d] %-20s %-5s %-8s c=%-3d %10s req/s  p99 %s ms  fail %s" % (
+                    done, len(self.cells), cell.target, cell.transport,
+                    plan.size_label(cell.size), cell.conc,
+                    "%.0f" % m["rps"] if m else "-",
+                    "%.2f" % m["p99_ms"] if m and m.get("p99_ms") is not None else "-",
+                    m.get("failures", "-") if m else "-"))
+
+    def one_run(self, url, cell):
+        a = self.args
+        logfile = os.path.join(self.run_dir, "h2load.log")
+        r = load.run(url, cell.conc, a.duration, logfile, self.sample_memory, self.cpu_now)
+        busy = r.pop("busy_s", None)
+        if busy is not None and r.get("wall_s"):
+            server = r.get("cpu_cgroup_s", r.get("cpu_proc_s")) or 0
+            other = busy - server - r["client_cpu_s"]
+            r["background_cpu_pct"] = max(0.0, 100.0 * other / r["wall_s"])
+        if "error" in r:
+            log("  %s: h2load: %s" % (cell.target, " | ".join(r["error"])))
+        return r
+
+    def write(self, meta):
+        a = self.args
+        os.makedirs(a.out, exist_ok=True)
+        name = a.name or (time.strftime("%Y-%m-%d") + ("-quick" if a.quick else "")
+                          + ("-" + a.only if a.only else ""))
+        base = os.path.join(a.out, name)
+        goals = report.goals(self.cells)
+        doc = {"meta": meta, "goals": goals,
+               "cells": [report.cell_json(c) for c in self.cells]}
+        with open(base + ".json", "w") as f:
+            json.dump(doc, f, indent=1, sort_keys=True)
+        png = chart.draw(self.cells, base + ".png", meta)
+        with open(base + ".md", "w") as f:
+            f.write(report.markdown(self.cells, goals, meta,
+                                    os.path.basename(png) if png else None))
+        log("wrote %s.md, %s.json%s" % (base, base, ", " + png if png else
+                                        " (no chart: gnuplot failed)"))
+        print(report.goals_text(goals))
+
+
+def main():
+    args = parse_args()
+    bench = Bench(args)
+    atexit.register(bench.cleanup)
+
+    def on_signal(signum, frame):
+        raise SystemExit(128 + signum)
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, on_signal)
+    bench.main()
+
+
+if __name__ == "__main__":
+    main()
