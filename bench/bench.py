@@ -24,6 +24,10 @@ TOP = os.path.dirname(HERE)
 # A run during which other processes used more than this much of one core
 # (percent) is done again, within a budget of a tenth of the runs.
 BUSY_LIMIT = 50.0
+# h2load's warm-up before a run is at least twice the mean latency of the
+# configuration (so that a run starts in the steady state even where 100
+# plain-CGI requests take seconds), and at most this many seconds.
+WARMUP_CAP = 4.0
 
 
 def log(msg):
@@ -41,10 +45,10 @@ def parse_args():
     ap.add_argument("--no-tls", action="store_true", help="clear HTTP only")
     ap.add_argument("--duration", type=float, help="seconds per timed run "
                     "(default 2, quick 1.5)")
-    ap.add_argument("--warmup", type=float, help="seconds of warm-up per "
-                    "configuration (default 1, quick 0.5)")
-    ap.add_argument("--rewarm", type=float, default=0.0, help="seconds of "
-                    "warm-up before each later run of a configuration (default 0)")
+    ap.add_argument("--warmup", type=float, help="seconds of h2load warm-up "
+                    "before the first run of a configuration (default 0.5)")
+    ap.add_argument("--rewarm", type=float, default=0.25, help="seconds of "
+                    "warm-up before each later run of a configuration (default 0.25)")
     ap.add_argument("--runs", type=int, help="timed runs per configuration, "
                     "the median is reported (default 3, quick 1)")
     ap.add_argument("--targets", help="comma-separated target ids to keep "
@@ -55,7 +59,7 @@ def parse_args():
                     "(default the date, with -quick for --quick)")
     a = ap.parse_args()
     a.duration = a.duration or (1.5 if a.quick else 2.0)
-    a.warmup = a.warmup if a.warmup is not None else (0.5 if a.quick else 1.0)
+    a.warmup = a.warmup if a.warmup is not None else 0.5
     a.runs = a.runs or (1 if a.quick else 3)
     return a
 
@@ -102,19 +106,21 @@ def machine():
 
 def summarize(cell):
     """The cell's median figures over its runs (failures are summed)."""
-    good = [r for r in cell.runs if "h2load_rps" in r and r.get("elapsed_s")]
+    good = [r for r in cell.runs if "h2load_rps" in r and r.get("duration_s")]
     if not good:
         return {}
     med = lambda xs: statistics.median(xs) if xs else None  # noqa: E731
     m = {
         "rps": med([r["h2load_rps"] for r in good]),
-        "mbps": med([r.get("traffic_bytes", 0) / r["elapsed_s"] / 1e6 for r in good]),
+        "mbps": med([r.get("traffic_bytes", 0) / r["duration_s"] / 1e6 for r in good]),
         "mean_ms": med([r["mean_ms"] for r in good if r["mean_ms"] is not None]),
         "p99_ms": med([r["p99_ms"] for r in good if r["p99_ms"] is not None]),
         "requests": sum(r.get("done", 0) for r in good),
         "failures": sum(r.get("failed", 0) + r.get("errored", 0) + r.get("timeout", 0)
                         + r.get("s4xx", 0) + r.get("s5xx", 0) for r in cell.runs),
-        "client_cpu_pct": med([100.0 * r["client_cpu_s"] / r["elapsed_s"] for r in good]),
+        "client_cpu_pct": med([100.0 * r["client_cpu_s"] / r["measured_wall_s"]
+                               for r in good]),
+        "warmup_s": max(r["warmup_s"] for r in good),
         "background_cpu_pct": med([r["background_cpu_pct"] for r in good
                                    if r.get("background_cpu_pct") is not None]),
     }
@@ -205,14 +211,17 @@ class Bench:
             "command": "bench/run " + " ".join(sys.argv[1:]),
             "quick": a.quick, "duration_s": a.duration, "warmup_s": a.warmup,
             "runs": a.runs, "rewarm_s": a.rewarm, "busy_limit_pct": BUSY_LIMIT,
+            "warmup_cap_s": WARMUP_CAP,
             "machine": machine(),
             "cpu_accounting": ("cgroup " + self.cgroup.kind) if self.cgroup.path else "proc",
             "static_fast_path": {"available": self.srv.static_available,
                                  "reason": self.srv.static_reason},
-            "h2load": "h2load --h1 -t 1 -c <conc> -D <duration> --log-file <file> <url>",
+            "h2load": "h2load --h1 -t 1 -c <conc> --warm-up-time <warm-up> -D <duration> "
+                      "--log-file <file> <url>",
             "loadavg_start": open("/proc/loadavg").read().split()[:3],
         }
-        t_est = len(self.cells) * (a.runs * (a.duration + a.rewarm + 0.35) + a.warmup)
+        t_est = len(self.cells) * (a.runs * (a.duration + a.rewarm + 0.3)
+                                   + a.warmup - a.rewarm)
         log("%d configurations, about %d s of load" % (len(self.cells), t_est))
         self.measure()
         meta["loadavg_end"] = open("/proc/loadavg").read().split()[:3]
@@ -240,7 +249,8 @@ class Bench:
             live = []
             for cell in cells:
                 url = self.url(cell)
-                cell.command = " ".join(load.h2load_cmd(url, cell.conc, a.duration, "<log>"))
+                cell.command = " ".join(load.h2load_cmd(url, cell.conc, a.duration, "<log>",
+                                                        a.warmup))
                 if cell.target == "static-fast" and not self.srv.static_available:
                     cell.status, cell.reason = "not available", self.srv.static_reason
                     continue
@@ -258,18 +268,24 @@ class Bench:
             for n in range(a.runs):
                 for cell in live:
                     url = self.url(cell)
-                    warm = a.warmup if n == 0 else a.rewarm
-                    if warm > 0:
-                        load.warm(url, cell.conc, warm)
                     while True:
-                        r = self.one_run(url, cell)
-                        if r.get("background_cpu_pct", 0) <= BUSY_LIMIT or retries <= 0:
+                        warm = self.warmup_for(cell, n)
+                        r = self.one_run(url, cell, warm)
+                        if r.get("mean_ms"):
+                            cell.last_mean_s = r["mean_ms"] / 1000.0
+                        why = ""
+                        need = 2 * (r.get("mean_ms") or 0) / 1000.0
+                        if need > warm + 1e-3 and warm < WARMUP_CAP and not cell.slow:
+                            cell.slow = True   # once: next try warms up long enough
+                            why = "warm-up %.2g s is shorter than twice the mean latency" % warm
+                        elif r.get("background_cpu_pct", 0) > BUSY_LIMIT and retries > 0:
+                            retries -= 1
+                            why = "other processes used %.0f%% of a core" % r["background_cpu_pct"]
+                        if not why:
                             break
-                        retries -= 1
-                        r["discarded"] = "other processes used %.0f%% of a core" % (
-                            r["background_cpu_pct"])
+                        r["discarded"] = why
                         cell.discarded.append(r)
-                        log("  %s: run done again: %s" % (cell.target, r["discarded"]))
+                        log("  %s c=%d: run done again: %s" % (cell.target, cell.conc, why))
                     cell.runs.append(r)
             for cell in live:
                 done += 1
@@ -285,18 +301,35 @@ class Bench:
                     "%.2f" % m["p99_ms"] if m and m.get("p99_ms") is not None else "-",
                     m.get("failures", "-") if m else "-"))
 
-    def one_run(self, url, cell):
+    def warmup_for(self, cell, n):
+        """The first run of a configuration warms up --warmup seconds, later
+        ones --rewarm; both at least twice the mean latency seen so far
+        (capped at WARMUP_CAP)."""
+        a = self.args
+        base = a.warmup if n == 0 else a.rewarm
+        return round(max(base, min(WARMUP_CAP, 2 * cell.last_mean_s)), 2)
+
+    def one_run(self, url, cell, warm):
         a = self.args
         logfile = os.path.join(self.run_dir, "h2load.log")
-        r = load.run(url, cell.conc, a.duration, logfile, self.sample_memory, self.cpu_now)
+        r = load.run(url, cell.conc, a.duration, warm, logfile, self.sample_memory,
+                     self.cpu_now)
         busy = r.pop("busy_s", None)
-        if busy is not None and r.get("wall_s"):
+        if busy is not None and r.get("measured_wall_s"):
             server = r.get("cpu_cgroup_s", r.get("cpu_proc_s")) or 0
             other = busy - server - r["client_cpu_s"]
-            r["background_cpu_pct"] = max(0.0, 100.0 * other / r["wall_s"])
+            r["background_cpu_pct"] = max(0.0, 100.0 * other / r["measured_wall_s"])
         if "error" in r:
             log("  %s: h2load: %s" % (cell.target, " | ".join(r["error"])))
+        r["quiesce_s"] = round(load.quiesce(self.server_cpu), 2)
         return r
+
+    def server_cpu(self):
+        v = self.cgroup.seconds()
+        if v is None:
+            snap = procs.snapshot()
+            v = procs.cpu_seconds(snap, self.srv.server_pids(snap))
+        return v
 
     def write(self, meta):
         a = self.args

@@ -16,8 +16,11 @@ def dur(seconds):
     return "%d" % (ms // 1000) if ms % 1000 == 0 else "%dms" % ms
 
 
-def h2load_cmd(url, conc, duration, logfile=None):
-    cmd = [H2LOAD, "--h1", "-t", "1", "-c", str(conc), "-D", dur(duration)]
+def h2load_cmd(url, conc, duration, logfile=None, warmup=0):
+    cmd = [H2LOAD, "--h1", "-t", "1", "-c", str(conc)]
+    if warmup > 0:
+        cmd += ["--warm-up-time", dur(warmup)]
+    cmd += ["-D", dur(duration)]
     if logfile:
         cmd += ["--log-file", logfile]
     return cmd + [url]
@@ -50,11 +53,6 @@ def check(url, expect_len, timeout=20):
             detail = "request failed: %s" % e
         time.sleep(0.5)
     return False, detail
-
-
-def warm(url, conc, duration):
-    subprocess.run(h2load_cmd(url, conc, duration), stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL, timeout=duration + 60)
 
 
 _NUM = r"([0-9.]+)"
@@ -107,25 +105,31 @@ def latencies(logfile):
     return len(durs), sum(durs) / len(durs) / 1000.0, p99 / 1000.0, bad
 
 
-def run(url, conc, duration, logfile, sample_mid, cpu_now):
-    """One timed h2load run. sample_mid() is called halfway (memory);
-    cpu_now() returns the server-side CPU counters before and after.
-    Returns the run's figures."""
-    before = cpu_now()
+def run(url, conc, duration, warmup, logfile, sample_mid, cpu_now):
+    """One timed h2load run: h2load's own warm-up (its requests are not
+    counted), then `duration` seconds measured. The server CPU counters are
+    read when the warm-up ends and when h2load exits; sample_mid() (memory)
+    is called halfway through the measured part."""
     ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.time()
-    p = subprocess.Popen(h2load_cmd(url, conc, duration, logfile),
+    p = subprocess.Popen(h2load_cmd(url, conc, duration, logfile, warmup),
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          universal_newlines=True)
+    time.sleep(max(0.0, t0 + warmup - time.time()))
+    before = cpu_now()
+    t1 = time.time()
     time.sleep(duration / 2.0)
     mem = sample_mid()
-    out, _ = p.communicate(timeout=duration + 120)
-    wall = time.time() - t0
+    out, _ = p.communicate(timeout=warmup + duration + 120)
     after = cpu_now()
     ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     r = parse(out)
-    r["wall_s"] = wall
-    r["client_cpu_s"] = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
+    r["duration_s"], r["warmup_s"] = duration, warmup
+    r["measured_wall_s"] = time.time() - t1
+    # h2load's own CPU over the whole run, warm-up included, scaled to the
+    # measured part
+    total = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
+    r["client_cpu_s"] = total * r["measured_wall_s"] / max(1e-6, time.time() - t0)
     for k in before:
         if before[k] is not None and after[k] is not None:
             r[k] = after[k] - before[k]
@@ -137,3 +141,18 @@ def run(url, conc, duration, logfile, sample_mid, cpu_now):
     if p.returncode or "h2load_rps" not in r:
         r["error"] = out.strip().splitlines()[-3:] if out.strip() else ["no output"]
     return r
+
+
+def quiesce(cpu_seconds, limit=0.15, longest=5.0):
+    """Waits until the servers use less than `limit` of a core over 0.1 s
+    (a CGI process a finished run left behind is still running), at most
+    `longest` seconds. Returns the seconds waited."""
+    t0 = time.time()
+    last = cpu_seconds()
+    while time.time() - t0 < longest:
+        time.sleep(0.1)
+        now = cpu_seconds()
+        if now is None or last is None or now - last < limit * 0.1:
+            break
+        last = now
+    return time.time() - t0

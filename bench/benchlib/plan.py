@@ -56,6 +56,8 @@ class Cell:
         self.reason = ""
         self.runs = []
         self.discarded = []
+        self.last_mean_s = 0.0     # mean latency of the last run
+        self.slow = False          # a run was redone for a longer warm-up
         self.median = {}
         self.memory = {}
         self.command = ""
