@@ -4,12 +4,30 @@ from . import plan
 MIB = 1048576.0
 
 
+def rounded(v):
+    """v with every float cut to 4 significant digits (the JSON stays small)."""
+    if isinstance(v, float):
+        return float("%.4g" % v)
+    if isinstance(v, dict):
+        return {k: rounded(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [rounded(x) for x in v]
+    return v
+
+
+def slim(run):
+    """A run for the JSON: its memory sample is left out (the cell's median
+    keeps the largest of each role)."""
+    return rounded({k: v for k, v in run.items() if k != "memory"})
+
+
 def cell_json(c):
     return {"section": c.section, "target": c.target, "label": c.label,
             "size": c.size, "file": c.file, "concurrency": c.conc,
             "transport": c.transport, "status": c.status, "reason": c.reason,
-            "command": c.command, "median": c.median, "runs": c.runs,
-            "discarded_runs": c.discarded}
+            "command": c.command, "median": rounded(c.median),
+            "runs": [slim(r) for r in c.runs],
+            "discarded_runs": [slim(r) for r in c.discarded]}
 
 
 def index(cells):
@@ -38,7 +56,9 @@ def goals(cells):
                     c = idx.get((section, missing, size, plan.GOAL_CONC, tr))
                     if c is None:
                         continue  # not in this run's plan
-                    g["status"] = "not measured (%s: %s)" % (missing, c.reason or c.status)
+                    g["status"] = "not measured (%s: %s)" % (
+                        missing, c.status if c.status == "not available" else
+                        (c.reason or c.status))
                 else:
                     g["ratio"] = a / b
                     if g["ratio"] >= need:
@@ -63,6 +83,10 @@ def fmt(v, spec="%.0f"):
     return "-" if v is None else spec % v
 
 
+def plural(n, one, many=None):
+    return "%d %s" % (n, one if n == 1 else (many or one + "s"))
+
+
 def mem_text(m, role, target):
     """RSS in MiB: front end, then the helper and workers of the target."""
     mem = m.get("memory") or {}
@@ -82,15 +106,17 @@ def mem_text(m, role, target):
         if not script:     # plain-CGI mode: processes come and go
             return "%s + runner %.1f" % (front, r("runner"))
         k = "runner_workers:" + script
-        return "%s + runner %.1f + %d workers %.1f" % (front, r("runner"), n(k), r(k))
+        return "%s + runner %.1f + %s %.1f" % (front, r("runner"), plural(n(k), "worker"),
+                                               r(k))
     if role == "cgid":
         return "%s + daemon %.1f" % (front, r("cgid_daemon"))
     if role == "fcgid":
-        return "%s + PM %.1f + %d apps %.1f" % (front, r("fcgid_pm"), n("fcgid_apps"),
-                                               r("fcgid_apps"))
+        return "%s + PM %.1f + %s %.1f" % (front, r("fcgid_pm"),
+                                           plural(n("fcgid_apps"), "app"), r("fcgid_apps"))
     if role == "php":
-        return "%s + master %.1f + %d children %.1f" % (
-            front, r("fpm_master"), n("fpm_children"), r("fpm_children"))
+        return "%s + master %.1f + %s %.1f" % (
+            front, r("fpm_master"), plural(n("fpm_children"), "child", "children"),
+            r("fpm_children"))
     return front
 
 
@@ -124,12 +150,18 @@ def markdown(cells, gs, meta, png):
     mc = meta["machine"]
     bg = sorted(c.median["background_cpu_pct"] for c in cells
                 if c.median and c.median.get("background_cpu_pct") is not None)
+    redo = [r["discarded"] for c in cells for r in c.discarded]
+    redo_warm = sum(1 for w in redo if w.startswith("warm-up"))
+    redo_busy = len(redo) - redo_warm
     out = ["# mod_cgiplus benchmark, %s%s" % (meta["date"], " (quick mode)" if meta["quick"] else ""),
            "",
-           "Command: `%s` (git %s), %g s per timed run after a %g s warm-up per "
-           "configuration, median of %d run%s. Method and targets: docs/BENCH.md." % (
-               meta["command"], mc["git"], meta["duration_s"], meta["warmup_s"],
-               meta["runs"], "s" if meta["runs"] > 1 else ""),
+           "Command: `%s` (git %s). Each configuration: %d timed run%s of %g s, each "
+           "after h2load's warm-up (%g s before the first run, %g s before the others, "
+           "longer where twice the mean latency is longer, up to %g s); the median is "
+           "reported. Method and targets: docs/BENCH.md." % (
+               meta["command"].strip(), mc["git"], meta["runs"],
+               "s" if meta["runs"] > 1 else "", meta["duration_s"], meta["warmup_s"],
+               meta.get("rewarm_s", 0), meta.get("warmup_cap_s", 4)),
            "",
            "Machine: %s, %d cores, %s GiB, %s, Linux %s. Software: %s; nginx %s; %s; %s; %s." % (
                mc["cpu"], mc["cores"], mc["memory_gib"], mc["os"], mc["kernel"],
@@ -138,10 +170,13 @@ def markdown(cells, gs, meta, png):
            "",
            "The load generator (h2load, one thread) runs on the same machine as the "
            "servers and competes with them for the %d cores. Load average at the start %s, "
-           "at the end %s. CPU used by other processes during the timed runs: median %s%%, "
-           "largest %s%% (of one core)." % (
+           "at the end %s. CPU used by other processes during the timed runs (the median "
+           "over the configurations of their median run): median %s%%, "
+           "largest %s%% (of one core); %d run%s done again because of it, %d because "
+           "the warm-up was shorter than twice the latency." % (
                mc["cores"], " ".join(meta["loadavg_start"]), " ".join(meta["loadavg_end"]),
-               fmt(bg[len(bg) // 2] if bg else None), fmt(bg[-1] if bg else None)),
+               fmt(bg[len(bg) // 2] if bg else None), fmt(bg[-1] if bg else None),
+               redo_busy, "s were" if redo_busy != 1 else " was", redo_warm),
            "",
            "Server CPU is the CPU time of every server process (httpd and its children, "
            "the runner and its workers, the CGI processes, php-fpm, nginx) per 1000 "
@@ -164,8 +199,9 @@ def markdown(cells, gs, meta, png):
             g["text"], plan.size_label(g["size"]), g["transport"], meas, g["need"],
             "**met**" if g["status"] == "met" else g["status"]))
     if not meta["static_fast_path"]["available"]:
-        out += ["", "The static fast path is not available in this build "
-                "(`httpd -t` with `CGIplusStatic`: %s)." % meta["static_fast_path"]["reason"]]
+        out += ["", "The static fast path was not measured: %s (bench/run checks with "
+                "`httpd -t` on a configuration that uses `CGIplusStatic`)."
+                % meta["static_fast_path"]["reason"]]
     for section, refs, sizes, file_col in (
             ("scripting", plan.SCRIPT_REFS, plan.SCRIPT_BODIES, False),
             ("static", plan.STATIC_REFS, [None], True)):
