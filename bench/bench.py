@@ -125,6 +125,9 @@ def summarize(cell):
         "warmup_s": max(r["warmup_s"] for r in good),
         "background_cpu_pct": med([r["background_cpu_pct"] for r in good
                                    if r.get("background_cpu_pct") is not None]),
+        "steal_pct": med([r["steal_pct"] for r in good if r.get("steal_pct") is not None]),
+        "softirq_pct": med([r["softirq_pct"] for r in good
+                            if r.get("softirq_pct") is not None]),
     }
     for key in ("cpu_cgroup_s", "cpu_proc_s"):
         vals = [r[key] / r["done"] * 1e6 for r in good if r.get(key) is not None and r.get("done")]
@@ -179,9 +182,11 @@ class Bench:
 
     def cpu_now(self):
         snap = procs.snapshot()
+        softirq, steal = procs.system_times()
         return {"cpu_cgroup_s": self.cgroup.seconds(),
                 "cpu_proc_s": procs.cpu_seconds(snap, self.srv.server_pids(snap)),
-                "busy_s": procs.system_busy_seconds()}
+                "busy_s": procs.system_busy_seconds(),
+                "softirq_s": softirq, "steal_s": steal}
 
     def sample_memory(self):
         snap = procs.snapshot()
@@ -288,6 +293,12 @@ class Bench:
                             tries += 1
                             why = "other processes used %.0f%% of a core" % r["background_cpu_pct"]
                             self.wait_quiet()
+                        elif (r.get("steal_pct", 0) > BUSY_LIMIT and retries > 0
+                              and tries < 2):
+                            retries -= 1
+                            tries += 1
+                            why = "the hypervisor took %.0f%% of a core (steal)" % r["steal_pct"]
+                            self.wait_quiet()
                         if not why:
                             break
                         r["discarded"] = why
@@ -326,6 +337,10 @@ class Bench:
             server = r.get("cpu_cgroup_s", r.get("cpu_proc_s")) or 0
             other = busy - server - r["client_cpu_s"]
             r["background_cpu_pct"] = max(0.0, 100.0 * other / r["measured_wall_s"])
+        for k in ("softirq", "steal"):
+            v = r.pop(k + "_s", None)
+            if v is not None and r.get("measured_wall_s"):
+                r[k + "_pct"] = 100.0 * v / r["measured_wall_s"]
         if "error" in r:
             log("  %s: h2load: %s" % (cell.target, " | ".join(r["error"])))
         r["quiesce_s"] = round(load.quiesce(self.server_cpu), 2)

@@ -64,6 +64,15 @@ def cpu_seconds(procs, pids):
     return ticks / CLK_TCK
 
 
+def system_times():
+    """(softirq, steal) seconds of the whole machine from /proc/stat: time
+    spent on interrupts' deferred work (the loopback network, mostly) and
+    time the hypervisor gave the CPUs to someone else."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    return v[6] / CLK_TCK, (v[7] if len(v) > 7 else 0) / CLK_TCK
+
+
 def system_busy_seconds():
     """CPU time the whole machine spent running processes, from /proc/stat."""
     with open("/proc/stat") as f:

@@ -150,6 +150,8 @@ def markdown(cells, gs, meta, png):
     mc = meta["machine"]
     bg = sorted(c.median["background_cpu_pct"] for c in cells
                 if c.median and c.median.get("background_cpu_pct") is not None)
+    steal = sorted(c.median["steal_pct"] for c in cells
+                   if c.median and c.median.get("steal_pct") is not None)
     redo = [r["discarded"] for c in cells for r in c.discarded]
     redo_warm = sum(1 for w in redo if w.startswith("warm-up"))
     redo_busy = len(redo) - redo_warm
@@ -173,10 +175,13 @@ def markdown(cells, gs, meta, png):
            "at the end %s. CPU used by other processes during the timed runs (the median "
            "over the configurations of their median run): median %s%%, "
            "largest %s%% (of one core); %d run%s done again because of it, %d because "
-           "the warm-up was shorter than twice the latency." % (
+           "the warm-up was shorter than twice the latency. " % (
                mc["cores"], " ".join(meta["loadavg_start"]), " ".join(meta["loadavg_end"]),
                fmt(bg[len(bg) // 2] if bg else None), fmt(bg[-1] if bg else None),
                redo_busy, "s were" if redo_busy != 1 else " was", redo_warm),
+           ("CPU time the hypervisor gave to others (steal): median %s%%, largest %s%%." % (
+               fmt(steal[len(steal) // 2], "%.1f"), fmt(steal[-1], "%.1f")) if steal else
+            "(Hypervisor steal time was not recorded in this run.)"),
            "",
            "Server CPU is the CPU time of every server process (httpd and its children, "
            "the runner and its workers, the CGI processes, php-fpm, nginx) per 1000 "
