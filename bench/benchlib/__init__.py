@@ -1,0 +1,1 @@
+"""bench/run's driver library: plan, servers, load, process accounting, report."""

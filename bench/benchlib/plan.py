@@ -1,0 +1,129 @@
+"""What bench/run measures: the targets, the matrix of bodies, concurrencies
+and transports, and the figures to beat."""
+
+KIB = 1024
+
+# Scripting targets: id, label, server, path (the body size is the query
+# string), role in the memory report.
+# The script each persistent target's workers run, for the memory report.
+WORKER_SCRIPT = {"cgiplus-c": "hello", "cgiplus-python": "hello.py",
+                 "cgiplus-perl": "hello.pl", "cgiplus-sh": "hello.sh"}
+SCRIPTING = [
+    ("cgiplus-c", "mod_cgiplus persistent, C", "httpd", "/cgiplus/c", "runner"),
+    ("cgiplus-python", "mod_cgiplus persistent, Python", "httpd", "/cgiplus/py", "runner"),
+    ("cgiplus-perl", "mod_cgiplus persistent, Perl", "httpd", "/cgiplus/pl", "runner"),
+    ("cgiplus-sh", "mod_cgiplus persistent, sh", "httpd", "/cgiplus/sh", "runner"),
+    ("cgiplus-cgi-c", "mod_cgiplus plain-CGI mode, C", "httpd", "/cgiplus-cgi/c", "runner"),
+    ("cgiplus-cgi-python", "mod_cgiplus plain-CGI mode, Python", "httpd", "/cgiplus-cgi/py", "runner"),
+    ("cgid-c", "mod_cgid, C", "httpd", "/cgid/c", "cgid"),
+    ("cgid-python", "mod_cgid, Python", "httpd", "/cgid/py", "cgid"),
+    ("fcgid-c", "mod_fcgid, libfcgi C", "httpd", "/fcgid/c", "fcgid"),
+    ("php-fpm", "mod_proxy_fcgi + php-fpm", "httpd", "/php/hello.php", "php"),
+    ("inproc-c", "in-process httpd handler, C", "httpd", "/inproc", "none"),
+]
+SCRIPT_BODIES = [0, 64 * KIB]
+
+# Static targets: id, label, server, URL prefix; the files below are served
+# under each prefix.
+STATIC = [
+    ("static-fast", "mod_cgiplus static fast path", "httpd", "/fast/", "none"),
+    ("static-apache", "Apache default handler", "httpd", "/static/", "none"),
+    ("static-nginx", "nginx", "nginx", "/static/", "nginx"),
+]
+STATIC_FILES = [("empty.txt", 0), ("14b.txt", 14), ("64k.bin", 64 * KIB),
+                ("5.7m.bin", 5700000)]
+
+TRANSPORTS = ["clear", "tls"]
+
+
+def size_label(n):
+    if n >= 1000000:
+        return "%.1f MB" % (n / 1e6)
+    if n >= KIB and n % KIB == 0:
+        return "%d KiB" % (n // KIB)
+    return "%d B" % n
+
+
+class Cell:
+    """One measured configuration; owned by the run's plan, lives for the run."""
+
+    def __init__(self, section, target, label, server, path, role, size,
+                 conc, transport, file=None):
+        self.section, self.target, self.label = section, target, label
+        self.server, self.path, self.role = server, path, role
+        self.size, self.conc, self.transport, self.file = size, conc, transport, file
+        self.status = "planned"
+        self.reason = ""
+        self.runs = []
+        self.discarded = []
+        self.last_mean_s = 0.0     # mean latency of the last run
+        self.slow = False          # a run was redone for a longer warm-up
+        self.median = {}
+        self.memory = {}
+        self.command = ""
+
+    def key(self):
+        return (self.section, self.target, self.size, self.conc, self.transport)
+
+
+def build(quick=False, sections=("scripting", "static"), transports=None):
+    """The ordered list of cells: a target's cells are contiguous so that its
+    pool stays warm from one to the next."""
+    transports = transports or TRANSPORTS
+    cells = []
+    if quick:
+        s_targets = {"cgiplus-c", "cgiplus-python", "cgid-c", "cgid-python",
+                     "fcgid-c", "php-fpm", "inproc-c"}
+        s_conc, st_conc = [10], [10]
+        st_files = {"empty.txt", "14b.txt", "5.7m.bin"}
+        st_transports = ["clear"]
+    else:
+        s_targets = {t[0] for t in SCRIPTING}
+        s_conc, st_conc = [1, 10, 100], [1, 10]
+        st_files = {f for f, _ in STATIC_FILES}
+        st_transports = transports
+    if "scripting" in sections:
+        for tid, label, server, path, role in SCRIPTING:
+            if tid not in s_targets:
+                continue
+            for tr in transports:
+                for size in SCRIPT_BODIES:
+                    for c in s_conc:
+                        cells.append(Cell("scripting", tid, label, server,
+                                          "%s?%d" % (path, size), role, size, c, tr))
+    if "static" in sections:
+        for tid, label, server, prefix, role in STATIC:
+            for tr in [t for t in st_transports if t in transports]:
+                for fname, size in STATIC_FILES:
+                    if fname not in st_files:
+                        continue
+                    for c in st_conc:
+                        cells.append(Cell("static", tid, label, server,
+                                          prefix + fname, role, size, c, tr, fname))
+    return cells
+
+
+# The figures to beat, all at 10 connections: (id, text, numerator target,
+# denominator target, section, sizes, needed ratio).
+GOALS = [
+    ("c-vs-fcgid", "persistent C hello >= 1.5x mod_fcgid",
+     "cgiplus-c", "fcgid-c", "scripting", [0, 64 * KIB], 1.5),
+    ("c-vs-inproc", "persistent C hello >= 0.6x the in-process handler",
+     "cgiplus-c", "inproc-c", "scripting", [0, 64 * KIB], 0.6),
+    ("py-vs-cgi", "persistent Python >= 100x plain-CGI Python (mod_cgid)",
+     "cgiplus-python", "cgid-python", "scripting", [0, 64 * KIB], 100.0),
+    ("py-vs-php", "persistent Python >= php-fpm",
+     "cgiplus-python", "php-fpm", "scripting", [0, 64 * KIB], 1.0),
+    ("static-0", "static fast path >= 1.2x Apache's default handler, 0 B file",
+     "static-fast", "static-apache", "static", [0], 1.2),
+    ("static-14", "static fast path >= 2x Apache's default handler, 14 B file",
+     "static-fast", "static-apache", "static", [14], 2.0),
+    ("static-big", "static fast path level with nginx (>= 0.95x), 5.7 MB file",
+     "static-fast", "static-nginx", "static", [5700000], 0.95),
+]
+GOAL_CONC = 10
+
+# Ratio columns of the tables: (column title, reference target).
+SCRIPT_REFS = [("x mod_cgid C", "cgid-c"), ("x mod_fcgid", "fcgid-c"),
+               ("x in-process", "inproc-c")]
+STATIC_REFS = [("x Apache", "static-apache"), ("x nginx", "static-nginx")]
