@@ -17,7 +17,7 @@ plan tests => 4 * @mpms;
 my $vars = Apache::Test::config()->{vars};
 my $top = $vars->{top_dir};
 my $port = $vars->{port} + 10;          # past the test server's vhost ports
-my $libexec = '/usr/lib/apache2/modules';
+chomp(my $libexec = `$vars->{apxs} -q LIBEXECDIR`);
 my $requests = 1000;
 
 for my $mpm (@mpms) {
