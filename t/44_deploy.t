@@ -116,6 +116,10 @@ ok t_cmp(join(',', map { $last{$_} } sort keys %last), '20,20,20', 'every client
 ok t_cmp(scalar(keys %seen) >= 10 ? 1 : 0, 1, scalar(keys %seen) . ' versions were served along the way');
 ok t_cmp($took < 20 ? 1 : 0, 1, sprintf('20 deploys in %.1f s', $took));
 my $p = pool_of(status(), 'deploy');
-ok t_cmp($p->{generation}, 20, 'the pool rolled over 20 times');
+# Every deploy rolled the pool over (the first request after it met the new
+# version, above). A copy over the file seen half written while no old
+# worker was free rolls over once more when the write completes.
+ok t_cmp($p->{generation} >= 20 && $p->{generation} <= 22 ? 1 : 0, 1,
+         "the pool rolled over for each of the 20 deploys (generation $p->{generation})");
 ok t_cmp($p->{counters}{deaths}{deploy} >= 20 ? 1 : 0, 1,
          "old workers left for \"deploy\" ($p->{counters}{deaths}{deploy})");
