@@ -21,8 +21,9 @@ sys.path.insert(0, HERE)
 from benchlib import chart, load, plan, procs, report, servers  # noqa: E402
 
 TOP = os.path.dirname(HERE)
-# A run during which other processes used more than this much of one core
-# (percent) is done again, within a budget of a tenth of the runs.
+# A run during which other processes (or the hypervisor) took more than this
+# much of one core (percent) is done again, within a budget of a twentieth of
+# the runs.
 BUSY_LIMIT = 50.0
 # h2load's warm-up before a run is at least twice the mean latency of the
 # configuration (so that a run starts in the steady state even where 100
@@ -242,15 +243,15 @@ class Bench:
         elsewhere on the machine does not fall on one target only. A run
         during which other processes used more than BUSY_LIMIT % of a core
         is done again once the machine is quiet (at most twice a run, and
-        within a budget of a tenth of the runs); the discarded runs are kept
-        in the JSON."""
+        within a budget of a twentieth of the runs); the discarded runs are
+        kept in the JSON."""
         a = self.args
         self.t_start = time.time()
         groups = {}
         for cell in self.cells:
             groups.setdefault((cell.section, cell.transport, cell.size, cell.conc),
                               []).append(cell)
-        retries = max(3, len(self.cells) * a.runs // 10)
+        retries = max(3, len(self.cells) * a.runs // 20)
         checked = {}
         done = 0
         for gkey, cells in groups.items():
@@ -346,7 +347,7 @@ class Bench:
         r["quiesce_s"] = round(load.quiesce(self.server_cpu), 2)
         return r
 
-    def wait_quiet(self, longest=10.0):
+    def wait_quiet(self, longest=5.0):
         """Waits (at most `longest` seconds) until processes other than the
         servers use less than BUSY_LIMIT % of a core over half a second."""
         t0 = time.time()

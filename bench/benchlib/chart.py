@@ -1,6 +1,7 @@
 """The PNG chart of requests per second per target, drawn with gnuplot."""
 import os
 import subprocess
+import sys
 import tempfile
 
 from . import plan
@@ -58,6 +59,8 @@ def draw(cells, png, meta):
         if files:
             have = [t for t in plan.STATIC
                     if any(c.target == t[0] and c.status == "measured" for c in cells)]
+            if not have:
+                continue
             missing = [t[1] for t in plan.STATIC if t not in have]
             rows = [(plan.size_label(s), [rps("static", t[0], s, conc, tr) for t in have])
                     for f, s in files]
@@ -95,7 +98,8 @@ def draw(cells, png, meta):
         r = subprocess.run(["gnuplot", gp], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, universal_newlines=True)
         if r.returncode or not os.path.exists(png):
-            import sys
             sys.stderr.write("gnuplot: %s\n" % r.stdout)
+            if os.path.exists(png):
+                os.unlink(png)
             return None
     return png
