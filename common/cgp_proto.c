@@ -97,7 +97,7 @@ int cgp_hdr_unpack(const unsigned char in[CGP_HDR_LEN], cgp_hdr *h)
     return CGP_OK;
 }
 
-int cgp_hello_pack(unsigned char out[CGP_HELLO_LEN], const cgp_hello *m)
+int cgp_hello_ack_pack(unsigned char out[CGP_HELLO_ACK_LEN], const cgp_hello *m)
 {
     cgp_put16(out, m->version);
     cgp_put16(out + 2, 0);
@@ -105,12 +105,68 @@ int cgp_hello_pack(unsigned char out[CGP_HELLO_LEN], const cgp_hello *m)
     return CGP_OK;
 }
 
+int cgp_hello_ack_unpack(const unsigned char *in, size_t len, cgp_hello *m)
+{
+    if (len != CGP_HELLO_ACK_LEN)
+        return CGP_E_LEN;
+    m->version = cgp_get16(in);
+    m->pid = cgp_get32(in + 4);
+    memset(m->key, 0, CGP_KEY_LEN);
+    return CGP_OK;
+}
+
+int cgp_hello_pack(unsigned char out[CGP_HELLO_LEN], const cgp_hello *m)
+{
+    cgp_hello_ack_pack(out, m);
+    memcpy(out + CGP_HELLO_ACK_LEN, m->key, CGP_KEY_LEN);
+    return CGP_OK;
+}
+
 int cgp_hello_unpack(const unsigned char *in, size_t len, cgp_hello *m)
 {
     if (len != CGP_HELLO_LEN)
         return CGP_E_LEN;
-    m->version = cgp_get16(in);
-    m->pid = cgp_get32(in + 4);
+    cgp_hello_ack_unpack(in, CGP_HELLO_ACK_LEN, m);
+    memcpy(m->key, in + CGP_HELLO_ACK_LEN, CGP_KEY_LEN);
+    return CGP_OK;
+}
+
+int cgp_key_equal(const unsigned char a[CGP_KEY_LEN], const unsigned char b[CGP_KEY_LEN])
+{
+    /* volatile: the compiler may not turn the loop into an early exit. */
+    volatile unsigned char diff = 0;
+
+    for (size_t i = 0; i < CGP_KEY_LEN; i++)
+        diff |= (unsigned char)(a[i] ^ b[i]);
+    return diff == 0;
+}
+
+static int hex_val(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+int cgp_key_parse(const char *text, size_t len, unsigned char key[CGP_KEY_LEN])
+{
+    if (len > 2 * CGP_KEY_LEN && text[len - 1] == '\n')
+        len--;
+    if (len > 2 * CGP_KEY_LEN && text[len - 1] == '\r')
+        len--;
+    if (len != 2 * CGP_KEY_LEN)
+        return CGP_E_VALUE;
+    for (size_t i = 0; i < CGP_KEY_LEN; i++) {
+        int hi = hex_val(text[2 * i]), lo = hex_val(text[2 * i + 1]);
+
+        if (hi < 0 || lo < 0)
+            return CGP_E_VALUE;
+        key[i] = (unsigned char)(hi << 4 | lo);
+    }
     return CGP_OK;
 }
 

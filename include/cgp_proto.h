@@ -61,11 +61,20 @@ typedef struct cgp_hdr {
     uint32_t len;
 } cgp_hdr;
 
-/* HELLO / HELLO_ACK payload (8 bytes): u16 version, u16 reserved, u32 pid. */
-#define CGP_HELLO_LEN 8u
+/* The connection key: a secret only httpd's processes and the runner hold
+ * (docs/RUNNER.md, "Who may drive the runner"). HELLO proves it. */
+#define CGP_KEY_LEN 32u
+/* A key file: the key as 64 hex digits, an optional line end, nothing else. */
+#define CGP_KEY_HEX_MAX (2u * CGP_KEY_LEN + 2u)
+
+/* HELLO payload (40 bytes): u16 version, u16 reserved, u32 pid, the key.
+ * HELLO_ACK payload (8 bytes): the same without the key. */
+#define CGP_HELLO_LEN (8u + CGP_KEY_LEN)
+#define CGP_HELLO_ACK_LEN 8u
 typedef struct cgp_hello {
     uint16_t version;
     uint32_t pid;
+    unsigned char key[CGP_KEY_LEN]; /* HELLO only; zero in a HELLO_ACK */
 } cgp_hello;
 
 /* END payload (12 bytes): u8 outcome, u8 reserved, u16 retry_after (s),
@@ -110,6 +119,13 @@ int cgp_hdr_unpack(const unsigned char in[CGP_HDR_LEN], cgp_hdr *h);
 
 int cgp_hello_pack(unsigned char out[CGP_HELLO_LEN], const cgp_hello *m);
 int cgp_hello_unpack(const unsigned char *in, size_t len, cgp_hello *m);
+int cgp_hello_ack_pack(unsigned char out[CGP_HELLO_ACK_LEN], const cgp_hello *m);
+int cgp_hello_ack_unpack(const unsigned char *in, size_t len, cgp_hello *m);
+/* 1 if the keys are equal; time independent of where they differ. */
+int cgp_key_equal(const unsigned char a[CGP_KEY_LEN], const unsigned char b[CGP_KEY_LEN]);
+/* A key file's text: exactly 64 hex digits, then at most "\n" or "\r\n".
+ * CGP_E_VALUE for anything else; key is then left undefined. */
+int cgp_key_parse(const char *text, size_t len, unsigned char key[CGP_KEY_LEN]);
 int cgp_end_pack(unsigned char out[CGP_END_LEN], const cgp_end *e);
 int cgp_end_unpack(const unsigned char *in, size_t len, cgp_end *e);
 /* pid 0 names no process: pack and unpack refuse it (CGP_E_VALUE). */

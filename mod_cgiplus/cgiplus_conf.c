@@ -102,6 +102,8 @@ void *cgiplus_merge_server_conf(apr_pool_t *p, void *basev, void *addv)
 
     c->runner_socket = add->runner_socket ? add->runner_socket : base->runner_socket;
     c->runner_path = add->runner_path ? add->runner_path : base->runner_path;
+    c->runner_key_file = add->runner_key_file ? add->runner_key_file
+                                              : base->runner_key_file;
     c->global = base->global; /* runner-wide: the main server's */
     c->static_sc = cgiplus_static_merge_sconf(p, base->static_sc, add->static_sc);
     return c;
@@ -204,7 +206,9 @@ static const char *set_runner_socket(cmd_parms *cmd, void *dummy, const char *ar
     return NULL;
 }
 
-static const char *set_runner_path(cmd_parms *cmd, void *dummy, const char *arg)
+/* CGIplusRunnerPath, CGIplusRunnerKeyFile: a path into the server conf
+ * field at cmd->info, checked once all is read (check_config, post_config). */
+static const char *set_server_path(cmd_parms *cmd, void *dummy, const char *arg)
 {
     cgiplus_server_conf *sc =
         ap_get_module_config(cmd->server->module_config, &cgiplus_module);
@@ -215,7 +219,7 @@ static const char *set_runner_path(cmd_parms *cmd, void *dummy, const char *arg)
         return err;
     if (!(path = conf_path(cmd, arg, &err)))
         return err;
-    sc->runner_path = path; /* checked in check_config, once all is read */
+    *(const char **)((char *)sc + (apr_size_t)cmd->info) = path;
     return NULL;
 }
 
@@ -566,8 +570,14 @@ const command_rec cgiplus_cmds[] = {
     AP_INIT_TAKE1("CGIplusRunnerSocket", set_runner_socket, NULL, RSRC_CONF,
                   "path of the socket of a separately started cgiplus-runner; "
                   "without it the module starts its own runner"),
-    AP_INIT_TAKE1("CGIplusRunnerPath", set_runner_path, NULL, RSRC_CONF,
+    AP_INIT_TAKE1("CGIplusRunnerPath", set_server_path,
+                  (void *)APR_OFFSETOF(cgiplus_server_conf, runner_path), RSRC_CONF,
                   "the cgiplus-runner binary the module starts"),
+    AP_INIT_TAKE1("CGIplusRunnerKeyFile", set_server_path,
+                  (void *)APR_OFFSETOF(cgiplus_server_conf, runner_key_file), RSRC_CONF,
+                  "a file (mode 0600, read as root at startup) holding the key "
+                  "that lets httpd talk to the runner: 64 hex digits; required "
+                  "with CGIplusRunnerSocket, else a random key is made"),
     AP_INIT_TAKE1("CGIplusMaxWorkers", set_max_workers, NULL,
                   RSRC_CONF | ACCESS_CONF,
                   "the most persistent workers of one script (1-4096)"),
@@ -638,6 +648,13 @@ int cgiplus_check_config(apr_pool_t *pconf, apr_pool_t *plog,
     apr_finfo_t fi;
     apr_status_t rv;
 
+    if (sc->runner_socket && !sc->runner_key_file) {
+        ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0, s,
+                     CGIPLUS_LOGNO(1203) "mod_cgiplus: CGIplusRunnerSocket needs "
+                     "CGIplusRunnerKeyFile: the runner accepts only connections "
+                     "that prove the key its key_file holds (docs/RUNNER.md)");
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
     if (sc->runner_socket)
         return OK; /* a runner started by someone else: nothing to start */
 

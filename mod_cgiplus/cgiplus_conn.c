@@ -190,25 +190,30 @@ apr_status_t cgiplus_conn_wait(cgiplus_conn *c, apr_int16_t events,
 /* HELLO out, HELLO_ACK back, versions compared. */
 static apr_status_t conn_hello(request_rec *r, cgiplus_conn *c)
 {
-    unsigned char out[CGP_HDR_LEN + CGP_HELLO_LEN], in[CGP_HDR_LEN + CGP_HELLO_LEN];
+    unsigned char out[CGP_HDR_LEN + CGP_HELLO_LEN], in[CGP_HDR_LEN + CGP_HELLO_ACK_LEN];
     struct iovec iov;
     cgp_hdr h = { 0 };
-    cgp_hello hello = { CGP_VERSION, (uint32_t)getpid() };
+    cgp_hello hello = { CGP_VERSION, (uint32_t)getpid(), { 0 } };
     apr_status_t rv;
     int crc;
 
+    if (!cgiplus_key())
+        return APR_EINIT;
+    memcpy(hello.key, cgiplus_key(), CGP_KEY_LEN); /* proves we are httpd */
     h.type = CGP_T_HELLO;
     h.len = CGP_HELLO_LEN;
     cgp_hdr_pack(out, &h);
     cgp_hello_pack(out + CGP_HDR_LEN, &hello);
     iov.iov_base = out;
     iov.iov_len = sizeof(out);
-    if ((rv = cgiplus_conn_sendv(c, &iov, 1)) != APR_SUCCESS)
+    rv = cgiplus_conn_sendv(c, &iov, 1);
+    memset(out, 0, sizeof(out));
+    if (rv != APR_SUCCESS)
         return rv;
     if ((rv = cgiplus_conn_read_exact(c, in, CGP_HDR_LEN)) != APR_SUCCESS)
         return rv;
     if ((crc = cgp_hdr_unpack(in, &h)) != CGP_OK || h.type != CGP_T_HELLO_ACK ||
-        h.len != CGP_HELLO_LEN) {
+        h.len != CGP_HELLO_ACK_LEN) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1021)
                       "the runner answered HELLO with %s (%s); is the socket "
                       "%s really a cgiplus-runner of protocol version %u?",
@@ -216,9 +221,9 @@ static apr_status_t conn_hello(request_rec *r, cgiplus_conn *c)
                       cgp_strerror(crc), cgiplus_runner_socket_path(), CGP_VERSION);
         return APR_EGENERAL;
     }
-    if ((rv = cgiplus_conn_read_exact(c, in + CGP_HDR_LEN, CGP_HELLO_LEN)) != APR_SUCCESS)
+    if ((rv = cgiplus_conn_read_exact(c, in + CGP_HDR_LEN, CGP_HELLO_ACK_LEN)) != APR_SUCCESS)
         return rv;
-    cgp_hello_unpack(in + CGP_HDR_LEN, CGP_HELLO_LEN, &hello);
+    cgp_hello_ack_unpack(in + CGP_HDR_LEN, CGP_HELLO_ACK_LEN, &hello);
     if (hello.version != CGP_VERSION) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1022)
                       "the runner (pid %lu) speaks protocol version %u, this "
@@ -319,7 +324,7 @@ apr_status_t cgiplus_conn_acquire(request_rec *r, int fresh, cgiplus_conn **out)
     }
     ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, CGIPLUS_LOGNO(1025)
                   "cannot reach cgiplus-runner at %s (%d attempts over %" APR_TIME_T_FMT
-                  " ms); is it running?", path, tries,
+                  " ms); is it running, and does it hold the key httpd holds?", path, tries,
                   apr_time_as_msec(apr_time_now() - deadline + CGIPLUS_CONNECT_WAIT));
     return rv;
 }

@@ -45,6 +45,7 @@ typedef enum {
 typedef struct cgiplus_server_conf {
     const char *runner_socket; /* CGIplusRunnerSocket, NULL: start our own runner */
     const char *runner_path;   /* CGIplusRunnerPath, NULL: the default */
+    const char *runner_key_file; /* CGIplusRunnerKeyFile, NULL: a random key */
     struct cgiplus_global_conf *global; /* runner-wide settings (cgiplus_conf.c) */
     struct cgiplus_static_sconf *static_sc; /* CGIplusStatic & co., NULL: none */
 } cgiplus_server_conf;
@@ -80,6 +81,17 @@ int cgiplus_runner_post_config(apr_pool_t *pconf, apr_pool_t *plog,
 int cgiplus_runner_monitor(apr_pool_t *p, server_rec *s);
 /* The socket path the children connect to (set by post_config). */
 const char *cgiplus_runner_socket_path(void);
+
+/* ---- the runner's connection key (cgiplus_key.c) ---- */
+
+/* Makes (or reads from file, if not NULL) this generation's key. */
+apr_status_t cgiplus_key_post_config(apr_pool_t *ptemp, server_rec *s, const char *file);
+void cgiplus_key_child_init(apr_pool_t *pchild, server_rec *s);
+/* CGP_KEY_LEN bytes, NULL before post_config made it. */
+const unsigned char *cgiplus_key(void);
+/* A pipe holding the key for the runner to inherit: its read end, not
+ * close-on-exec (the caller closes it), or -1 with errno set. */
+int cgiplus_key_pipe(void);
 
 /* ---- connections to the runner (cgiplus_conn.c) ---- */
 

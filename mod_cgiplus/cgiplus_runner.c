@@ -36,6 +36,7 @@ typedef struct runner_keep {
     int alive;              /* started, not known to have ended */
     char bin[PATH_MAX], sock[PATH_MAX]; /* what it was started with */
     long uid, gid;
+    unsigned char key[CGP_KEY_LEN]; /* the connection key it was given */
     unsigned restarts;      /* numbered restarts since httpd started */
 } runner_keep;
 
@@ -88,12 +89,19 @@ static apr_status_t runner_start(void)
     apr_pool_t *p = rs.pconf;
     runner_keep *k = rs.keep;
     apr_procattr_t *attr;
-    const char *argv[14];
+    const char *argv[16];
     apr_status_t rv;
     uid_t uid;
     gid_t gid;
+    int kfd;
 
     runner_ids(&uid, &gid);
+    /* The key goes by an inherited pipe the runner reads once: never in
+     * argv or the environment, where a script could read it. */
+    if ((kfd = cgiplus_key_pipe()) < 0) {
+        rv = APR_FROM_OS_ERROR(errno);
+        goto fail;
+    }
     argv[0] = rs.bin;
     argv[1] = "--socket";
     argv[2] = rs.sock;
@@ -106,7 +114,9 @@ static apr_status_t runner_start(void)
     argv[9] = "--die-with-parent";
     argv[10] = "--config";
     argv[11] = rs.conf;
-    argv[12] = NULL;
+    argv[12] = "--key-fd";
+    argv[13] = apr_itoa(p, kfd);
+    argv[14] = NULL;
 
     if ((rv = apr_procattr_create(&attr, p)) != APR_SUCCESS ||
         (rv = apr_procattr_cmdtype_set(attr, APR_PROGRAM_ENV)) != APR_SUCCESS ||
@@ -117,6 +127,8 @@ static apr_status_t runner_start(void)
     rs.last_start = apr_time_now();
     /* stdin, stdout and stderr are inherited: stderr is the error log. */
     rv = apr_proc_create(&k->proc, rs.bin, argv, NULL, attr, p);
+    close(kfd);
+    kfd = -1;
     if (rv != APR_SUCCESS)
         goto fail;
     k->alive = 1;
@@ -124,6 +136,7 @@ static apr_status_t runner_start(void)
     apr_cpystrn(k->sock, rs.sock, sizeof(k->sock));
     k->uid = (long)uid;
     k->gid = (long)gid;
+    memcpy(k->key, cgiplus_key(), CGP_KEY_LEN);
     /* Registered with pconf: the registration (and its callback, which
      * lives in this copy of the module) goes with the generation. */
     apr_proc_other_child_register(&k->proc, runner_maint, k, NULL, rs.pconf);
@@ -133,6 +146,8 @@ static apr_status_t runner_start(void)
     return APR_SUCCESS;
 
 fail:
+    if (kfd >= 0)
+        close(kfd);
     ap_log_error(APLOG_MARK, APLOG_ERR, rv, rs.s, CGIPLUS_LOGNO(1007)
                  "cannot start cgiplus-runner %s; requests answer 503 until "
                  "it runs (retried about every 10 seconds)", rs.bin);
@@ -261,8 +276,9 @@ static int runner_reuse(void)
         return 0;
     runner_ids(&uid, &gid);
     if (strcmp(k->bin, rs.bin) || strcmp(k->sock, rs.sock) ||
-        k->uid != (long)uid || k->gid != (long)gid) {
-        keep_stop(k, "the runner's path, socket or user changed");
+        k->uid != (long)uid || k->gid != (long)gid ||
+        !cgp_key_equal(k->key, cgiplus_key())) {
+        keep_stop(k, "the runner's path, socket, user or key changed");
         return 0;
     }
     apr_proc_other_child_register(&k->proc, runner_maint, k, NULL, rs.pconf);
@@ -284,6 +300,8 @@ int cgiplus_runner_post_config(apr_pool_t *pconf, apr_pool_t *plog,
      * runner if httpd stops). */
     apr_pool_cleanup_register(pconf, NULL, runner_retire, apr_pool_cleanup_null);
     rs.parent = getpid();
+    if (cgiplus_key_post_config(ptemp, s, sc->runner_key_file) != APR_SUCCESS)
+        return HTTP_INTERNAL_SERVER_ERROR; /* logged */
     if (sc->runner_socket) {
         runner_keep *k = keep_get(s);
         rs.sock = sc->runner_socket;

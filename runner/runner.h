@@ -192,7 +192,7 @@ typedef struct runner_conf {
     runner_conf_pool *pools;
     unsigned npools;
     /* process settings: read at start only */
-    char *socket, *user, *group, *pidfile, *log_level;
+    char *socket, *user, *group, *pidfile, *log_level, *key_file;
     int die_with_parent;
 } runner_conf;
 
@@ -490,6 +490,12 @@ size_t runner_client_backlog(const runner_client *c);
 void runner_client_close(runner_client *c);
 void runner_client_close_all(void);
 
+/* ---- the connection key (runner_key.c) ---- */
+/* Reads the key from --key-fd (fd_arg) or else the key file; 0 or -1 with err. */
+int runner_key_load(const char *fd_arg, const char *file, char *err, size_t errlen);
+/* 1 if key is ours (constant time). */
+int runner_key_check(const unsigned char key[CGP_KEY_LEN]);
+
 /* ---- status (runner_status.c) ---- */
 int runner_status_json(runner_buf *out);
 
@@ -499,6 +505,7 @@ typedef struct runner_opts {
     const char *socket_path;
     const char *pidfile;
     const char *config;       /* --config FILE, NULL: none */
+    const char *key_fd;       /* --key-fd N: httpd's pipe holding the key */
     const char *user_name;
     int have_user;
     uid_t uid;                /* httpd's user: may connect; scripts' default */

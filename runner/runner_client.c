@@ -176,12 +176,18 @@ static void end_now(runner_client *c, uint32_t reqid, int outcome, const char *w
 static void on_hello(runner_client *c, const cgp_hdr *h, const unsigned char *pl)
 {
     cgp_hello in, out = { .version = CGP_VERSION, .pid = (uint32_t)getpid() };
-    unsigned char b[CGP_HELLO_LEN];
-    if (h->type != CGP_T_HELLO || cgp_hello_unpack(pl, h->len, &in) != CGP_OK) {
-        protocol_error(c, "the first frame is not a HELLO");
+    unsigned char b[CGP_HELLO_ACK_LEN];
+    /* Only httpd's processes hold the key; anyone else of its uid (a
+     * script, say) is dropped before it can send anything else. */
+    if (h->type != CGP_T_HELLO || cgp_hello_unpack(pl, h->len, &in) != CGP_OK ||
+        !runner_key_check(in.key)) {
+        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2200) "refused a connection from pid %ld "
+                   "uid %ld: its first frame (%s, %u bytes) is not a HELLO with httpd's key",
+                   (long)c->pid, (long)c->uid, cgp_type_name(h->type), (unsigned)h->len);
+        c->broken = 1;
         return;
     }
-    cgp_hello_pack(b, &out);
+    cgp_hello_ack_pack(b, &out);
     runner_client_send(c, CGP_T_HELLO_ACK, 0, h->reqid, b, sizeof(b));
     if (in.version != CGP_VERSION) {
         runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2043) "pid %ld speaks protocol version %u, we "
@@ -396,8 +402,8 @@ void runner_client_run(runner_client *c)
             if (c->state == RUNNER_C_HELLO && rc == CGP_E_VERSION && f[3] == CGP_T_HELLO) {
                 /* Another protocol version: tell it ours, then part. */
                 cgp_hello out = { .version = CGP_VERSION, .pid = (uint32_t)getpid() };
-                unsigned char b[CGP_HELLO_LEN];
-                cgp_hello_pack(b, &out);
+                unsigned char b[CGP_HELLO_ACK_LEN];
+                cgp_hello_ack_pack(b, &out);
                 runner_client_send(c, CGP_T_HELLO_ACK, 0, cgp_get32(f + 8), b, sizeof(b));
                 runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2043) "pid %ld speaks protocol version "
                            "%u, we speak %u; closing", (long)c->pid, f[2], CGP_VERSION);

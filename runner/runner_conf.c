@@ -393,6 +393,7 @@ void runner_conf_free(runner_conf *c)
     free(c->group);
     free(c->pidfile);
     free(c->log_level);
+    free(c->key_file);
     runner_conf_init(c);
 }
 
@@ -447,9 +448,10 @@ static int global_key(runner_conf *c, const char *k, const char *v, const char *
         c->die_with_parent = !strcmp(v, "yes");
         return 0;
     }
-    char **strs[] = { &c->socket, &c->user, &c->group, &c->pidfile, &c->log_level };
-    const char *names[] = { "socket", "user", "group", "pidfile", "log_level" };
-    for (size_t i = 0; i < 5; i++)
+    char **strs[] = { &c->socket, &c->user, &c->group, &c->pidfile, &c->log_level,
+                      &c->key_file };
+    const char *names[] = { "socket", "user", "group", "pidfile", "log_level", "key_file" };
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         if (!strcmp(k, names[i])) {
             if (set_str(strs[i], v) < 0) {
                 *why = "out of memory";

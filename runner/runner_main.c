@@ -25,8 +25,11 @@ static void usage(FILE *f)
             "usage: cgiplus-runner [--config FILE] --socket PATH [--user NAME|UID]\n"
             "                      [--group NAME|GID] [--pidfile PATH] [--die-with-parent]\n"
             "                      [--max-workers N] [--log-level error|warn|info|debug]\n"
+            "                      [--key-fd N]\n"
             "The socket, user, group, pidfile and log level may come from FILE instead;\n"
-            "the command line wins. SIGHUP reads FILE again (docs/RUNNER.md).\n");
+            "the command line wins. SIGHUP reads FILE again (docs/RUNNER.md).\n"
+            "Connections must prove a key: read once from descriptor N (httpd hands it\n"
+            "over so), else from the file FILE's key_file names.\n");
 }
 
 static int all_digits(const char *s)
@@ -207,6 +210,7 @@ static int parse_args(int argc, char **argv)
         { "max-workers", required_argument, NULL, 'm' },
         { "log-level", required_argument, NULL, 'l' },
         { "config", required_argument, NULL, 'c' },
+        { "key-fd", required_argument, NULL, 'k' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
@@ -236,6 +240,7 @@ static int parse_args(int argc, char **argv)
         }
         case 'l': level = optarg; break;
         case 'c': runner_g.o.config = optarg; break;
+        case 'k': runner_g.o.key_fd = optarg; break;
         case 'h':
             usage(stdout);
             exit(0);
@@ -267,6 +272,13 @@ static int parse_args(int argc, char **argv)
         if (!level)
             level = f->log_level;
         runner_g.o.die_with_parent |= f->die_with_parent;
+    }
+    {
+        char err[512];
+        if (runner_key_load(runner_g.o.key_fd, runner_g.conf.key_file, err, sizeof(err)) < 0) {
+            fprintf(stderr, "cgiplus-runner: %s\n", err);
+            return -1;
+        }
     }
     if (level && (runner_log_level = runner_log_parse_level(level)) < 0) {
         fprintf(stderr, "cgiplus-runner: the log level is error, warn, info or debug\n");

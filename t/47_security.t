@@ -1,4 +1,5 @@
-# Security: workers never run as root (httpd's User by default, CGIplusUser
+# Security: only httpd's own processes may drive the runner (they prove its
+# key; a script or another process of httpd's user cannot). Workers never run as root (httpd's User by default, CGIplusUser
 # per pool, only users httpd's configuration names), get a clean environment
 # (the protocol's variables and configured ones), no inherited descriptors,
 # their own session and process group, and the configured rlimits. The
@@ -14,7 +15,7 @@ use Time::HiRes qw(sleep);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(hget wire_connect wire_request wire_frames);
 
-plan tests => 19;
+plan tests => 39;
 
 my $vars = Apache::Test::config()->{vars};
 my $nobody = getpwnam('nobody');
@@ -97,6 +98,53 @@ my $log = do { local $/; <$fh> };
 ok t_cmp($log =~ /CGIPLUS2036: refused a connection from uid $daemon/ ? 1 : 0, 1,
          'and logged (2036)');
 ok t_cmp(sprintf('%o', (stat $sock)[2] & 07777), '600', 'the socket mode is restored');
+
+# Who may drive the runner (docs/RUNNER.md): a script runs as httpd's user,
+# so it passes the socket's mode and SO_PEERCRED; it must still be dropped
+# at its first frame, since only httpd's processes hold the key. Each try
+# would run /usr/bin/touch as daemon with a forged REMOTE_USER, then ask
+# for STATUS (every pool's settings, CGIplusSetEnv values included).
+my $marker = "/tmp/cgiplus-attack-$$";
+sub attack_checks {
+    my ($who, $body) = @_;
+    my $f = sub { ($body =~ /^\Q$_[0]\E=(.*)$/m)[0] // '' };
+    ok t_cmp($f->('uid'), $nobody, "$who runs as httpd's user (nobody)");
+    ok t_cmp($f->('nohello'), '0 bytes, eof', "$who: frames without HELLO: closed, no answer");
+    ok t_cmp($f->('oldhello'), '0 bytes, eof', "$who: a HELLO without the key: closed, no answer");
+    ok t_cmp($f->('badkey'), '0 bytes, eof', "$who: a HELLO with a wrong key: closed, no answer");
+    ok t_cmp($f->('memory'), qr/^0 of [1-9]\d*$/,
+             "$who cannot open the memory or environment of httpd's or the runner's processes");
+}
+my $before = -s "$vars->{t_logs}/error_log";
+for my $url ('/pool/sec/attack.pl', '/pool/cgimode/attack.pl') {
+    $r = hget("$url?sock=$sock&marker=$marker");
+    ok t_cmp($r->{code}, 200, "$url answers");
+    attack_checks($url eq '/pool/sec/attack.pl' ? 'a CGIplus script' : 'a plain CGI script',
+                  $r->{body});
+}
+# The same from a process of httpd's user that httpd did not start.
+my $attack = "$vars->{documentroot}/pool/attack.pl";
+my $cli = open(my $ph, '-|') // die "fork: $!";
+if (!$cli) {
+    my $gid = (getpwnam('nobody'))[3];
+    $) = "$gid $gid";
+    $( = $gid;
+    $< = $> = $nobody;
+    $ENV{QUERY_STRING} = "sock=$sock&marker=$marker";
+    exec $^X, $attack or POSIX::_exit(127);
+}
+my $cli_out = do { local $/; <$ph> } // '';
+close $ph;
+attack_checks('a local process of httpd\'s user', $cli_out);
+my @made = glob("$marker-*");
+ok t_cmp(scalar(@made), 0, 'no attempt ran its executable (no marker file)');
+unlink @made;
+open $fh, '<', "$vars->{t_logs}/error_log" or die;
+seek $fh, $before, 0;
+$log = do { local $/; <$fh> };
+my $refused = () = $log =~ /CGIPLUS2200: refused a connection from pid \d+ uid $nobody: its first frame \((?:BEGIN|HELLO), \d+ bytes\) is not a HELLO with httpd's key/g;
+ok t_cmp($refused, 9, 'each of the nine tries is logged (2200)');
+ok t_cmp(hget('/pool/sec/whoami.pl')->{code}, 200, "httpd's own connections still work");
 
 # The runner itself runs as root here (it must switch users), never its workers.
 my @ps = `ps -o uid= -p $pid`;

@@ -12,9 +12,9 @@ use File::Path qw(make_path remove_tree);
 use POSIX ();
 use Time::HiRes qw(sleep time);
 use lib 't/htdocs/pool/lib';
-use PoolTest qw(wire_connect wire_request wire_frames wire_status wait_for);
+use PoolTest qw(wire_connect wire_request wire_frames wire_status wait_for wire_key_file);
 
-plan tests => 17;
+plan tests => 20;
 
 my $vars = Apache::Test::config()->{vars};
 my $bin = "$vars->{top_dir}/runner/cgiplus-runner";
@@ -52,9 +52,11 @@ sub req { my ($s, $id, $q, @begin) = @_;
                  [QUERY_STRING => $q, CONTENT_LENGTH => 0, REQUEST_METHOD => 'GET']) }
 sub out { join '', map { $_->{payload} } grep { $_->{type} == 6 } @_ }
 
+my $key = wire_key_file();
 my $conf = <<"CONF";
 # the runner on its own
 socket $dir/r.sock
+key_file $key
 user nobody
 max_workers_total 3
 kill_grace 500ms
@@ -79,6 +81,7 @@ my @f = wire_frames($s, 100, 5);
 ok t_cmp(out(@f), qr/pool=declared/, 'a request without settings is served by the declared pool');
 $st = wire_status($s);
 ok t_cmp(scalar(@{ $st->{pools} }), 1, 'no second pool was made');
+my $bad;
 
 # The global cap (3): another pool's two requests push out a declared worker.
 my $s2 = wire_connect("$dir/r.sock");
@@ -126,15 +129,35 @@ waitpid $runner, 0;
 ok t_cmp($?, 0, 'SIGTERM: the runner stops cleanly');
 ok t_cmp(log_of('runner'), qr/CGIPLUS2057: stopped/, 'and says so');
 
+# No key, or a key others may read: refused at start (docs/RUNNER.md).
+write_conf("$dir/nokey.conf", "socket $dir/n.sock\n");
+$bad = start('nokey', '--config', "$dir/nokey.conf");
+waitpid $bad, 0;
+ok t_cmp(($? >> 8) . ' ' . (log_of('nokey') =~ /no connection key: .*key_file/ ? 1 : 0),
+         '2 1', 'a runner with no key (no --key-fd, no key_file) refuses to start');
+open my $kin, '<', $key or die;
+write_conf("$dir/open.key", scalar(<$kin>), 0640);
+write_conf("$dir/openkey.conf", "socket $dir/n.sock\nkey_file $dir/open.key\n");
+$bad = start('openkey', '--config', "$dir/openkey.conf");
+waitpid $bad, 0;
+ok t_cmp(($? >> 8) . ' ' . (log_of('openkey') =~ /key_file \S+ must be a regular file .* nobody else may read/ ? 1 : 0),
+         '2 1', 'a key file its group may read is refused');
+write_conf("$dir/short.key", "abcd\n");
+write_conf("$dir/shortkey.conf", "socket $dir/n.sock\nkey_file $dir/short.key\n");
+$bad = start('shortkey', '--config', "$dir/shortkey.conf");
+waitpid $bad, 0;
+ok t_cmp(($? >> 8) . ' ' . (log_of('shortkey') =~ /must hold exactly 64 hex digits/ ? 1 : 0),
+         '2 1', 'a key file that is not 64 hex digits is refused');
+
 # A configuration file others may write is refused at start.
 write_conf("$dir/open.conf", "socket $dir/o.sock\n", 0666);
-my $bad = start('open', '--config', "$dir/open.conf");
+$bad = start('open', '--config', "$dir/open.conf");
 waitpid $bad, 0;
 ok t_cmp(($? >> 8) . ' ' . (log_of('open') =~ /must belong to root or to the runner's user and not be writable/ ? 1 : 0),
          '2 1', 'a group- or world-writable file is refused');
 
 # Root with no user to switch to: scripts are refused (never run as root).
-write_conf("$dir/root.conf", "socket $dir/root.sock\n");
+write_conf("$dir/root.conf", "socket $dir/root.sock\nkey_file $key\n");
 my $rootr = start('root', '--config', "$dir/root.conf");
 wait_for(sub { -S "$dir/root.sock" }, 5);
 $s = wire_connect("$dir/root.sock");

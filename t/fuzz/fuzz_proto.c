@@ -65,14 +65,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     cgp_hello m;
     cgp_end e;
     cgp_started st;
-    unsigned char out[CGP_END_LEN];
+    unsigned char out[CGP_HELLO_LEN], key[CGP_KEY_LEN];
 
     fuzz_hdr(d, n);
     if (cgp_hello_unpack(d, n, &m) == CGP_OK) {
         CHECK(n == CGP_HELLO_LEN);
         cgp_hello_pack(out, &m);
+        CHECK(!memcmp(out, d, 2) && !memcmp(out + 4, d + 4, CGP_HELLO_LEN - 4));
+        CHECK(cgp_key_equal(m.key, d + CGP_HELLO_ACK_LEN));
+    }
+    if (cgp_hello_ack_unpack(d, n, &m) == CGP_OK) {
+        CHECK(n == CGP_HELLO_ACK_LEN);
+        cgp_hello_ack_pack(out, &m);
         CHECK(!memcmp(out, d, 2) && !memcmp(out + 4, d + 4, 4));
     }
+    if (cgp_key_parse((const char *)d, n, key) == CGP_OK)
+        CHECK(n >= 2 * CGP_KEY_LEN && n <= CGP_KEY_HEX_MAX);
     if (cgp_end_unpack(d, n, &e) == CGP_OK) {
         CHECK(n == CGP_END_LEN && e.outcome <= CGP_O_MAX_);
         CHECK(cgp_end_pack(out, &e) == CGP_OK);

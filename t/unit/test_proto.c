@@ -128,18 +128,69 @@ static void t_hdr(void)
 static void t_hello(void)
 {
     unsigned char b[CGP_HELLO_LEN + 1];
-    cgp_hello m = { .version = 1, .pid = 4000000000u }, g = { 0, 0 };
+    cgp_hello m = { .version = 1, .pid = 4000000000u }, g;
 
+    for (unsigned i = 0; i < CGP_KEY_LEN; i++)
+        m.key[i] = (unsigned char)(0xc0 + i);
     memset(b, 0xaa, sizeof b);
+    is_int(CGP_HELLO_LEN, 40, "HELLO is 40 bytes: version, reserved, pid, key");
     is_int(cgp_hello_pack(b, &m), CGP_OK, "hello pack");
-    ok(b[2] == 0 && b[3] == 0 && b[8] == 0xaa, "hello reserved 0, 8 bytes only");
+    ok(b[2] == 0 && b[3] == 0 && b[8] == 0xc0 && b[39] == 0xdf && b[40] == 0xaa,
+       "hello reserved 0, the key at 8..39, 40 bytes only");
+    memset(&g, 0, sizeof g);
     is_int(cgp_hello_unpack(b, CGP_HELLO_LEN, &g), CGP_OK, "hello unpack");
-    ok(g.version == 1 && g.pid == 4000000000u, "hello round trip");
-    is_int(cgp_hello_unpack(b, CGP_HELLO_LEN - 1, &g), CGP_E_LEN, "hello len 7");
-    is_int(cgp_hello_unpack(b, CGP_HELLO_LEN + 1, &g), CGP_E_LEN, "hello len 9");
+    ok(g.version == 1 && g.pid == 4000000000u && !memcmp(g.key, m.key, CGP_KEY_LEN),
+       "hello round trip, key included");
+    is_int(cgp_hello_unpack(b, CGP_HELLO_ACK_LEN, &g), CGP_E_LEN,
+           "a HELLO of 8 bytes (no key) is refused");
+    is_int(cgp_hello_unpack(b, CGP_HELLO_LEN - 1, &g), CGP_E_LEN, "hello len 39");
+    is_int(cgp_hello_unpack(b, CGP_HELLO_LEN + 1, &g), CGP_E_LEN, "hello len 41");
     is_int(cgp_hello_unpack(b, 0, &g), CGP_E_LEN, "hello len 0");
     b[2] = 0x55;
     is_int(cgp_hello_unpack(b, CGP_HELLO_LEN, &g), CGP_OK, "hello reserved ignored");
+
+    /* HELLO_ACK: 8 bytes, no key. */
+    memset(b, 0xaa, sizeof b);
+    is_int(cgp_hello_ack_pack(b, &m), CGP_OK, "hello_ack pack");
+    ok(b[2] == 0 && b[3] == 0 && b[8] == 0xaa, "hello_ack: 8 bytes, the key never sent back");
+    memset(&g, 0x77, sizeof g);
+    is_int(cgp_hello_ack_unpack(b, CGP_HELLO_ACK_LEN, &g), CGP_OK, "hello_ack unpack");
+    ok(g.version == 1 && g.pid == 4000000000u && g.key[0] == 0 && g.key[31] == 0,
+       "hello_ack round trip, key zeroed");
+    is_int(cgp_hello_ack_unpack(b, CGP_HELLO_LEN, &g), CGP_E_LEN, "hello_ack len 40");
+}
+
+static void t_key(void)
+{
+    static const char hex[] =
+        "00112233445566778899aabbccddeeffFFEEDDCCBBAA99887766554433221100";
+    unsigned char k[CGP_KEY_LEN], k2[CGP_KEY_LEN];
+    char buf[80];
+
+    is_int(cgp_key_parse(hex, 64, k), CGP_OK, "key: 64 hex digits");
+    ok(k[0] == 0x00 && k[1] == 0x11 && k[15] == 0xff && k[16] == 0xff && k[31] == 0x00,
+       "key: digits decoded in order, either case");
+    snprintf(buf, sizeof buf, "%s\n", hex);
+    is_int(cgp_key_parse(buf, 65, k2), CGP_OK, "key: a final newline");
+    snprintf(buf, sizeof buf, "%s\r\n", hex);
+    is_int(cgp_key_parse(buf, 66, k2), CGP_OK, "key: a final CRLF");
+    ok(cgp_key_equal(k, k2), "key_equal: same key");
+    k2[31] ^= 1;
+    ok(!cgp_key_equal(k, k2), "key_equal: the last bit differs");
+    k2[31] ^= 1;
+    k2[0] ^= 0x80;
+    ok(!cgp_key_equal(k, k2), "key_equal: the first bit differs");
+    is_int(cgp_key_parse(hex, 63, k), CGP_E_VALUE, "key: 63 digits refused");
+    snprintf(buf, sizeof buf, "%s0", hex);
+    is_int(cgp_key_parse(buf, 65, k), CGP_E_VALUE, "key: 65 digits refused");
+    snprintf(buf, sizeof buf, "%s\n\n", hex);
+    is_int(cgp_key_parse(buf, 66, k), CGP_E_VALUE, "key: two newlines refused");
+    memcpy(buf, hex, 64);
+    buf[10] = 'g';
+    is_int(cgp_key_parse(buf, 64, k), CGP_E_VALUE, "key: a non-hex digit refused");
+    buf[10] = ' ';
+    is_int(cgp_key_parse(buf, 64, k), CGP_E_VALUE, "key: a space refused");
+    is_int(cgp_key_parse("", 0, k), CGP_E_VALUE, "key: empty refused");
 }
 
 static void t_end(void)
@@ -709,6 +760,7 @@ int main(void)
     t_names();
     t_hdr();
     t_hello();
+    t_key();
     t_end();
     t_started();
     t_kv();

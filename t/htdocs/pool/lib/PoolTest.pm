@@ -12,7 +12,7 @@ use JSON::PP ();
 use Time::HiRes qw(time sleep);
 use Apache::Test ();
 
-our @EXPORT_OK = qw(hstart hfinish hfinish_all hget hmany status pool_of wait_for wire_connect
+our @EXPORT_OK = qw(hstart hfinish hfinish_all hget hmany status pool_of wait_for wire_connect wire_key wire_key_file wire_hello
                     wire_request wire_frames wire_status wire_send runner_pid);
 
 my $vars = Apache::Test::config()->{vars};
@@ -152,13 +152,27 @@ sub _kv {
     return $out;
 }
 
+# The runner's connection key as httpd holds it (CGIplusRunnerKeyFile of the
+# test configuration; root reads it, as httpd's parent does).
+sub wire_key_file { return "$vars->{t_conf}/generated/runner.key" }
+
+sub wire_key {
+    open my $fh, '<', wire_key_file() or die wire_key_file() . ": $!";
+    my $hex = <$fh> // '';
+    $hex =~ /^([0-9a-f]{64})$/ or die "bad key file\n";
+    return pack('H*', $1);
+}
+
+# The HELLO frame: version, reserved, pid, then the 32-byte key.
+sub wire_hello { my ($key) = @_; return _frame(1, 0, 0, pack('nnN', 1, 0, $$) . $key) }
+
 sub wire_connect {
     my ($path) = @_;
     $path //= "$vars->{t_logs}/cgiplus-runner.sock";
     my $s = IO::Socket::UNIX->new(Peer => $path, Type => SOCK_STREAM)
         or die "runner socket $path: $!";
     $s->autoflush(1);
-    print $s _frame(1, 0, 0, pack('nnN', 1, 0, $$));
+    print $s wire_hello(wire_key());
     my @f = wire_frames($s, 1, 5);
     die "no HELLO_ACK\n" unless @f && $f[0]{type} == 2;
     return $s;
