@@ -95,7 +95,17 @@ apr_status_t cgiplus_body_send_first(cgiplus_req *q, unsigned char *frames,
         return rv;
     iov[0].iov_base = frames;
     iov[0].iov_len = flen;
-    rv = cgiplus_conn_sendv(q->conn, iov, n + 1);
+    /* A first write the socket took nothing of proves the runner never saw
+     * this request: only then may it be sent again (cgiplus_handler.c). */
+    {
+        struct iovec *v = iov;
+        int nv = n + 1;
+
+        rv = cgiplus_conn_send_part(q->conn, &v, &nv);
+        q->unsent = rv != APR_SUCCESS;
+        if (rv == APR_SUCCESS)
+            rv = cgiplus_conn_sendv(q->conn, v, nv);
+    }
     if (rv == APR_SUCCESS && q->body_eos)
         q->stdin_done = 1;
     return rv;

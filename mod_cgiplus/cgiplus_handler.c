@@ -167,7 +167,7 @@ static apr_status_t handler_cleanup(void *data)
     return APR_SUCCESS;
 }
 
-/* Connects (retrying a dead reused connection once) and sends the request;
+/* Connects (retrying once if the runner took none of the request) and sends it;
  * returns OK with the first response frame read, or an HTTP status. */
 static int handler_exchange(cgiplus_req *q, unsigned char *frames, apr_size_t flen)
 {
@@ -199,20 +199,25 @@ static int handler_exchange(cgiplus_req *q, unsigned char *frames, apr_size_t fl
             cgiplus_req_abandon(q);
             return status;
         }
-        if (attempt == 0 && q->conn->reused && cgiplus_conn_is_dead(rv) &&
-            !q->body_streamed && !q->got_stdout && !q->got_end) {
-            /* The runner closed this idle connection as we took it (it
-             * restarted, say); nothing is lost by trying a fresh one. */
+        if (attempt == 0 && q->unsent && cgiplus_conn_is_dead(rv)) {
+            /* The runner closed the connection before it took a byte of
+             * the request (it restarted, say): it never ran, so a fresh
+             * connection may carry it. Anything more and it may have run:
+             * a request never runs twice. */
             ap_log_rerror(APLOG_MARK, APLOG_DEBUG, rv, r, CGIPLUS_LOGNO(1080)
-                          "reused runner connection was closed; retrying %s "
-                          "on a fresh one", r->filename);
+                          "runner connection was closed before it took any of "
+                          "the request; sending %s on a fresh one", r->filename);
             cgiplus_conn_close(q->conn);
             q->conn = NULL;
             continue;
         }
         ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, CGIPLUS_LOGNO(1081)
-                      "lost the runner (pid %lu) before the response of %s began",
-                      (unsigned long)q->conn->runner_pid, r->filename);
+                      "lost the runner (pid %lu) before the response of %s began "
+                      "(%s); not sent again, as it may have run",
+                      (unsigned long)q->conn->runner_pid, r->filename,
+                      q->worker_pid ? apr_psprintf(r->pool, "worker pid %lu had it",
+                                                   (unsigned long)q->worker_pid)
+                                    : "no worker had it yet");
         cgiplus_req_abandon(q);
         return APR_STATUS_IS_TIMEUP(rv) ? HTTP_GATEWAY_TIME_OUT : HTTP_BAD_GATEWAY;
     }

@@ -147,6 +147,7 @@ typedef struct cgiplus_req {
     apr_status_t io_status;    /* last runner I/O error seen by getsfunc */
     int body_eos;              /* the client body is read to its end */
     int body_streamed;         /* body bytes beyond the first sendv were read */
+    int unsent;                /* the runner's socket took no byte of the request */
     int nph;
     const char *mode_name;     /* "cgi" or "cgiplus": the mode sent in BEGIN */
     struct cgiplus_slog *slog; /* script log capture, NULL: no log here */
