@@ -385,8 +385,12 @@ int cgiplus_static_handler(request_rec *r)
 
     if (!cgiplus_static_note_get(r, &m, &rel))
         return DECLINED;
-    /* Other methods: the default handler answers them (405, OPTIONS). */
-    if (r->method_number != M_GET || !cgiplus_static_cache_ready())
+    /* GET and POST read the file (httpd's default handler answers POST to
+     * a file with its contents): opened here under the mount's policy.
+     * The default handler answers the others without opening the file
+     * (OPTIONS, 405 with Allow, 501), as it would for an Alias. */
+    if ((r->method_number != M_GET && r->method_number != M_POST) ||
+        !cgiplus_static_cache_ready())
         return DECLINED;
     return cgiplus_static_respond(r, m, rel, CGIPLUS_SERVE_HANDLER);
 }
