@@ -177,6 +177,11 @@ int cgiplus_static_path_has_dotfile(const char *rel);
  * an open descriptor (O_RDONLY, close-on-exec) in *fd and its stat. */
 apr_status_t cgiplus_static_path_open(request_rec *r, cgiplus_static_mount *m,
                                       const char *rel, int *fd, struct stat *st);
+/* Whether the mount's symlink policy lets rel (a file, a directory or a
+ * missing name) be reached: APR_SUCCESS, CGIPLUS_STATIC_EREFUSED, or an
+ * errno that httpd will answer itself. For requests httpd handles. */
+apr_status_t cgiplus_static_path_check(request_rec *r, cgiplus_static_mount *m,
+                                       const char *rel);
 /* stat of rel below the mount, without opening it (revalidation). */
 apr_status_t cgiplus_static_path_stat(cgiplus_static_mount *m, const char *rel,
                                       struct stat *st);

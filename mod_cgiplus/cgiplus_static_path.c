@@ -180,9 +180,8 @@ static char *path_real_inside(cgiplus_static_mount *m, const char *full)
 /* The open of rel under the mount's symlink policy; -1 with errno, EXDEV
  * or ELOOP meaning the policy refused it. */
 static int path_open_policy(request_rec *r, cgiplus_static_mount *m,
-                            const char *rel)
+                            const char *rel, int flags)
 {
-    const int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
     const char *p = *rel ? rel : ".";
     unsigned long long resolve = 0;
     char *full, *rp;
@@ -230,6 +229,48 @@ static int path_open_policy(request_rec *r, cgiplus_static_mount *m,
     return fd;
 }
 
+/* The result for errno after a failed open under the policy. */
+static apr_status_t path_policy_errno(const cgiplus_static_mount *m)
+{
+    if (errno == EXDEV || (errno == ELOOP && m->symlinks == CGIPLUS_SYMLINKS_NONE))
+        return CGIPLUS_STATIC_EREFUSED;
+    return errno;
+}
+
+apr_status_t cgiplus_static_path_check(request_rec *r, cgiplus_static_mount *m,
+                                       const char *rel)
+{
+    apr_status_t rv;
+    char *up, *slash;
+    int fd;
+
+    if (m->symlinks == CGIPLUS_SYMLINKS_ANY)
+        return APR_SUCCESS;
+    if ((rv = cgiplus_static_path_root(m)) != APR_SUCCESS)
+        return rv;
+    /* O_PATH: the walk alone, for a directory or a file we may not read.
+     * A missing name: its deepest existing parent is what httpd's core
+     * would walk (path info), so that part must pass too. The openat2
+     * walk already failed at a link out before reaching it, but the
+     * realpath fallback needs the existing part. */
+    up = apr_pstrdup(r->pool, rel);
+    for (;;) {
+        fd = path_open_policy(r, m, up, O_PATH | O_CLOEXEC);
+        if (fd >= 0) {
+            close(fd);
+            return APR_SUCCESS;
+        }
+        rv = path_policy_errno(m);
+        if ((rv != ENOENT && rv != ENOTDIR) || !*up)
+            return rv == ENOENT || rv == ENOTDIR ? APR_SUCCESS : rv;
+        slash = strrchr(up, '/');
+        if (slash)
+            *slash = '\0';
+        else
+            *up = '\0';
+    }
+}
+
 apr_status_t cgiplus_static_path_open(request_rec *r, cgiplus_static_mount *m,
                                       const char *rel, int *fdp, struct stat *st)
 {
@@ -239,11 +280,14 @@ apr_status_t cgiplus_static_path_open(request_rec *r, cgiplus_static_mount *m,
     *fdp = -1;
     if ((rv = cgiplus_static_path_root(m)) != APR_SUCCESS)
         return rv;
-    fd = path_open_policy(r, m, rel);
+    fd = path_open_policy(r, m, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     if (fd < 0) {
-        if (errno == EXDEV || (errno == ELOOP && m->symlinks == CGIPLUS_SYMLINKS_NONE))
-            return CGIPLUS_STATIC_EREFUSED;
-        return errno;
+        rv = path_policy_errno(m);
+        /* Missing below a link out (path info): refused, as for httpd. */
+        if ((rv == ENOENT || rv == ENOTDIR) &&
+            cgiplus_static_path_check(r, m, rel) == CGIPLUS_STATIC_EREFUSED)
+            rv = CGIPLUS_STATIC_EREFUSED;
+        return rv;
     }
     if (fstat(fd, st) != 0) {
         rv = errno;
@@ -352,6 +396,11 @@ int cgiplus_static_translate(request_rec *r)
                       "refused %s: a name starting with '.' (dotfiles=deny)", r->uri);
         return HTTP_FORBIDDEN;
     }
+    /* httpd's core follows symlinks as its Options say; the mount's policy
+     * holds for every request under the prefix, whatever its method or
+     * handler (a directory listing, a POST, an AddHandler script). */
+    if (cgiplus_static_path_check(r, m, rel) == CGIPLUS_STATIC_EREFUSED)
+        return cgiplus_static_path_status(r, CGIPLUS_STATIC_EREFUSED, r->uri);
     if (r->uri[strlen(r->uri) - 1] == '/') {
         /* A directory: its first existing index file, as the quick path.
          * "/prefix" alone is left to mod_dir, which redirects. */

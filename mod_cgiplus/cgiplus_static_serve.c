@@ -128,6 +128,7 @@ static apr_status_t body_file(request_rec *r, cgiplus_static_entry *e,
                               core_dir_config *d, apr_file_t **out)
 {
     int *fd = apr_palloc(r->pool, sizeof(*fd));
+    struct stat now;
 
     if (d->enable_mmap != ENABLE_MMAP_OFF) {
         *fd = fcntl(e->fd, F_DUPFD_CLOEXEC, 0);
@@ -151,6 +152,15 @@ static apr_status_t body_file(request_rec *r, cgiplus_static_entry *e,
     }
     if (*fd < 0)
         return errno;
+    /* Written in place since it was cached (within the revalidation
+     * interval): the cached length would send a cut or stale body, or
+     * nothing at all. One fstat per request of a large file. */
+    if (fstat(*fd, &now) != 0 || now.st_size != (off_t)e->finfo.size ||
+        now.st_mtim.tv_sec != e->mtim.tv_sec || now.st_mtim.tv_nsec != e->mtim.tv_nsec ||
+        now.st_ctim.tv_sec != e->ctim.tv_sec || now.st_ctim.tv_nsec != e->ctim.tv_nsec) {
+        close(*fd);
+        return CGIPLUS_STATIC_ESTALE;
+    }
     apr_pool_cleanup_register(r->pool, fd, fd_close_cleanup, apr_pool_cleanup_null);
     return apr_os_file_put(out, fd, APR_FOPEN_READ | APR_FOPEN_BINARY
 #if APR_HAS_SENDFILE
@@ -338,9 +348,15 @@ int cgiplus_static_respond(request_rec *r, cgiplus_static_mount *m,
         rv = body_file(r, body, ap_get_core_module_config(r->per_dir_config), &f);
         if (rv == APR_SUCCESS)
             break;
-        if (rv != CGIPLUS_STATIC_ESTALE || attempt > 0)
+        if (rv != CGIPLUS_STATIC_ESTALE)
             return cgiplus_static_path_status(r, rv, body->path);
-        cgiplus_static_cache_drop(body); /* replaced: load it again */
+        if (attempt == 2) {
+            ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1524)
+                          "%s kept changing while it was being served; "
+                          "answering 503", body->path);
+            return HTTP_SERVICE_UNAVAILABLE;
+        }
+        cgiplus_static_cache_drop(body); /* changed or replaced: load it again */
     }
     return send_entry(r, body, type, enc, vary, f, mode);
 }
@@ -385,8 +401,12 @@ int cgiplus_static_handler(request_rec *r)
 
     if (!cgiplus_static_note_get(r, &m, &rel))
         return DECLINED;
-    /* Other methods: the default handler answers them (405, OPTIONS). */
-    if (r->method_number != M_GET || !cgiplus_static_cache_ready())
+    /* GET and POST read the file (httpd's default handler answers POST to
+     * a file with its contents): opened here under the mount's policy.
+     * The default handler answers the others without opening the file
+     * (OPTIONS, 405 with Allow, 501), as it would for an Alias. */
+    if ((r->method_number != M_GET && r->method_number != M_POST) ||
+        !cgiplus_static_cache_ready())
         return DECLINED;
     return cgiplus_static_respond(r, m, rel, CGIPLUS_SERVE_HANDLER);
 }

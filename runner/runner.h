@@ -9,6 +9,7 @@
 #endif
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/queue.h>
 #include <sys/types.h>
 
@@ -197,6 +198,8 @@ typedef struct runner_conf {
 } runner_conf;
 
 int runner_conf_load(const char *path, runner_conf *out, char *err, size_t errlen);
+/* The parser alone, on an open file (runner_conf_load checks its owner). */
+int runner_conf_read(FILE *f, runner_conf *out, char *err, size_t errlen);
 void runner_conf_init(runner_conf *c);
 void runner_conf_free(runner_conf *c);
 /* Parses one setting into o; -1 with *why on a bad name or value. */

@@ -491,6 +491,20 @@ static char *trim(char *s)
 int runner_conf_load(const char *path, runner_conf *c, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "re");
+    int rc;
+
+    runner_conf_init(c);
+    if (!f) {
+        snprintf(err, errlen, "cannot open: %s", strerror(errno));
+        return -1;
+    }
+    rc = check_owner(f, err, errlen) < 0 ? -1 : runner_conf_read(f, c, err, errlen);
+    fclose(f);
+    return rc;
+}
+
+int runner_conf_read(FILE *f, runner_conf *c, char *err, size_t errlen)
+{
     char line[8192];
     unsigned lineno = 0;
     runner_set_over *sect = NULL; /* NULL: the global part */
@@ -498,12 +512,6 @@ int runner_conf_load(const char *path, runner_conf *c, char *err, size_t errlen)
     const char *why = NULL;
 
     runner_conf_init(c);
-    if (!f) {
-        snprintf(err, errlen, "cannot open: %s", strerror(errno));
-        return -1;
-    }
-    if (check_owner(f, err, errlen) < 0)
-        goto fail_quiet;
     while (fgets(line, sizeof(line), f)) {
         lineno++;
         if (!strchr(line, '\n') && !feof(f)) {
@@ -595,12 +603,10 @@ int runner_conf_load(const char *path, runner_conf *c, char *err, size_t errlen)
     }
     if (c->backoff_max < c->backoff_base)
         c->backoff_max = c->backoff_base;
-    fclose(f);
     return 0;
 fail:
     snprintf(err, errlen, "line %u: %s", lineno, why);
 fail_quiet:
-    fclose(f);
     runner_conf_free(c);
     return -1;
 }

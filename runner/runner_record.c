@@ -87,7 +87,10 @@ static int build_struct(const runner_req *r, runner_buf *out)
         }
         memcpy(entry, n, nl);
         entry[nl] = '=';
-        memcpy(entry + nl + 1, v, vl);
+        /* Line ends are kept, but a NUL would make the script's library
+         * refuse the whole record: a space, as in record mode. */
+        for (size_t i = 0; i < vl; i++)
+            entry[nl + 1 + i] = v[i] == '\0' ? ' ' : v[i];
         if (cgp_struct_pack(base, total, &pos, entry, nl + 1 + vl) != CGP_OK)
             goto fail;
     }

@@ -1,8 +1,11 @@
 # Only files inside the configured directory are served: '..', '//' and
 # percent-encoding are resolved first, symlinks leading out are refused
 # (unless symlinks=any), dotfiles are refused (unless dotfiles=allow), an
-# encoded NUL or a bad encoding is a 400. Requests go over a raw socket so
-# the path reaches httpd exactly as written.
+# encoded NUL or a bad encoding is a 400. The same policy holds for every
+# method and for what the fast path leaves to httpd (directories, POST,
+# OPTIONS, PUT...), in both phases; methods a file does not take get httpd's
+# own 405 and Allow. Requests go over a raw socket so the path reaches
+# httpd exactly as written.
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -17,6 +20,14 @@ link_once('/etc', 'linkdir-out');
 link_once('hello.txt', 'link-in.txt');
 link_once("$dir/hello.txt", 'link-abs-in.txt');
 link_once('../hello.txt', 'sub/up.txt');
+# a listable directory outside the tree (see t/conf/extra.conf.in)
+my $outside = Apache::Test::vars('documentroot') . '/outside';
+mkdir $outside unless -d $outside;
+open my $os, '>', "$outside/outside-secret.txt" or die $!;
+print $os "outside secret\n";
+close $os;
+link_once('../outside', 'linkdir-idx');
+link_once('../outside/outside-secret.txt', 'link-secret.txt');
 mkfifo("$dir/fifo", 0644) unless -p "$dir/fifo";
 # readable by root only: httpd's children (User nobody) cannot open it
 open my $np, '>', "$dir/fresh-noperm.txt" or die $!;
@@ -29,7 +40,9 @@ sub raw {
     my ($method, $path, $vhost) = @_;
     my $sock = Apache::TestRequest::vhost_socket($vhost || 'cgiplus_static')
         or die "connect: $!";
-    print $sock "$method $path HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+    my $body = $method eq 'GET' ? '' : 'a=1&b=2';
+    print $sock "$method $path HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n",
+                ($body ne '' ? "Content-Length: 7\r\n" : ''), "\r\n$body";
     local $/;
     my $resp = <$sock> // '';
     close $sock;
@@ -75,7 +88,29 @@ my @served = (
     ['/nstatic/page.txt',             "a page below sub\n", 'symlinks=none serves plain files'],
 );
 
-plan tests => 2 * @refused + 2 * @served + 2;
+# Every method, both phases, and what httpd does itself (directories).
+my @methods = qw(GET POST PUT DELETE OPTIONS PATCH PROPFIND);
+my @policy = (
+    ['/static/link-out',              'symlink to /etc/passwd'],
+    ['/hstatic/link-out',             'symlink to /etc/passwd, handler phase'],
+    ['/static/linkdir-out/passwd',    'through a symlinked directory'],
+    ['/static/linkdir-out/',          'a symlinked directory (index or listing)'],
+    ['/static/linkdir-idx/',          'a symlinked listable directory'],
+    ['/hstatic/linkdir-idx/',         'a symlinked listable directory, handler phase'],
+    ['/static/linkdir-idx',           'a symlinked directory without its slash'],
+    ['/static/linkdir-idx/outside-secret.txt', 'a file through a symlinked directory'],
+    ['/static/link-secret.txt',       'a relative symlink out of the tree'],
+    ['/static/link-secret.txt/extra', 'a symlink out, with path info'],
+    ['/sstatic/up.txt',               'relative symlink out of the mount'],
+    ['/nstatic/up.txt',               'symlinks=none'],
+    ['/static/.hidden',               'dotfile'],
+    ['/hstatic/.hidden',              'dotfile, handler phase'],
+);
+# [method, path]: what the default handler answers for the same file
+my @same = map { my $m = $_; map { [$m, $_] } '/hello.txt', '/big.txt', '/sub/' }
+           qw(POST PUT DELETE OPTIONS PATCH);
+
+plan tests => 2 * @refused + 2 * @served + 2 + 2 * @methods * @policy + 3 * 2 * @same + 2;
 
 for my $t (@refused) {
     my ($path, $want, $what) = @$t;
@@ -89,6 +124,42 @@ for my $t (@served) {
     ok t_cmp($status, 200, "$what: $path");
     my ($body) = $resp =~ /\r\n\r\n(.*)\z/s;
     ok t_cmp($body, $want, "$what: body");
+}
+
+for my $t (@policy) {
+    my ($path, $what) = @$t;
+    for my $m (@methods) {
+        my ($status, $resp) = raw($m => $path);
+        ok t_cmp($status, 403, "$m $path: $what");
+        ok $resp !~ /root:.*:0:0:|outside secret|outside-secret|Index of/;
+    }
+}
+# A file inside: every method as httpd's default handler answers it for an
+# Alias of the same tree (POST: the file; others: 405 with its Allow).
+sub parse {
+    my ($resp) = @_;
+    my ($head, $body) = split /\r\n\r\n/, $resp, 2;
+    my ($allow) = $head =~ /^Allow: *(.*?)\r?$/mi;
+    return ($allow // '(none)', $body // '');
+}
+for my $t (@same) {
+    my ($m, $file) = @$t;
+    my ($want, $wresp) = raw($m => "/plain$file");
+    my ($wallow, $wbody) = parse($wresp);
+    for my $prefix ('/static', '/hstatic') {
+        my ($status, $resp) = raw($m => "$prefix$file");
+        my ($allow, $body) = parse($resp);
+        ok t_cmp($status, $want, "$m $prefix$file: status as the default handler's");
+        ok t_cmp($allow, $wallow, "$m $prefix$file: Allow as the default handler's");
+        ok $status != 200 || $body eq $wbody;
+    }
+}
+{
+    # the policy check does not refuse a link that stays inside, for POST
+    my ($status, $resp) = raw(POST => '/static/link-in.txt');
+    ok t_cmp($status, 200, 'POST to a symlink inside: served');
+    ($status) = raw(POST => '/static/linkdir-idx-missing/x');
+    ok t_cmp($status, 404, 'a missing name: 404');
 }
 
 # dotfiles=allow serves them

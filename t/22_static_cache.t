@@ -41,7 +41,7 @@ sub put_file {
 
 sub slurp { open my $fh, '<', shift or die $!; local $/; return scalar <$fh> }
 
-plan tests => 42;
+plan tests => 54;
 
 # -- replaced (new inode), changed in place, forced, deleted; small file
 put_file('fresh.txt', "one\n");
@@ -83,6 +83,32 @@ for my $v ('', 'nommap:') {
     ok t_cmp($r->code, 206, "${v}large file: multiple ranges");
     ok index($r->content, substr($b, 10, 10)) > 0 && index($r->content, substr($b, 100, 10)) > 0;
     unlink "$dir/fresh-big.txt";
+}
+# -- a large cached file written in place within the revalidation window
+# (300 ms): each send checks its descriptor, so the file is served as it
+# is now (cut, grown, emptied), never with the cached length.
+for my $v ('', 'nommap:') {
+    my $a = join '', map { sprintf "C line %05d of the in-place file\n", $_ } 1 .. 400;
+    put_file('fresh-cut.txt', $a);
+    $r = req("${v}/static/fresh-cut.txt");
+    ok t_cmp(length $r->content, length $a, "${v}in place: first version, cached");
+    truncate "$dir/fresh-cut.txt", 6000 or die $!;
+    $r = req("${v}/static/fresh-cut.txt");
+    ok t_cmp($r->header('Content-Length'), 6000, "${v}truncated within the window: its new length");
+    ok t_cmp($r->content, substr($a, 0, 6000), "${v}and its bytes");
+    open my $fh, '>>', "$dir/fresh-cut.txt" or die $!;
+    print $fh 'D' x 9000;
+    close $fh;
+    $r = req("${v}/static/fresh-cut.txt");
+    ok t_cmp($r->content, substr($a, 0, 6000) . ('D' x 9000), "${v}grown within the window: whole");
+    put_file('fresh-cut.txt', 'E' x 5000);   # rewritten in place, other size
+    $r = req("${v}/static/fresh-cut.txt");
+    ok t_cmp($r->content, 'E' x 5000, "${v}rewritten within the window: the new bytes");
+    truncate "$dir/fresh-cut.txt", 0 or die $!;
+    $r = req("${v}/static/fresh-cut.txt");
+    ok t_cmp($r->code . ' ' . ($r->header('Content-Length') // 'none') . ' ' . length($r->content),
+             '200 0 0', "${v}emptied within the window: an empty file");
+    unlink "$dir/fresh-cut.txt";
 }
 my $big = slurp("$dir/big.txt");
 $r = req('nommap:/static/big.txt');

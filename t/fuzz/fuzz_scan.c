@@ -1,0 +1,130 @@
+/* fuzz_scan.c: libFuzzer target for the runner's sentinel scanner
+ * (runner/runner_scan.c): a worker's stdout, i.e. bytes a script controls.
+ * The input is fed in chunks (size from the first byte) the way
+ * runner_worker.c feeds it, with a fixed buffer; the events must be the
+ * same as when the whole input is scanned at once (reads may split
+ * anywhere), and what is held back between reads stays small. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../runner/runner.h"
+
+#define CHECK(c) do { if (!(c)) abort(); } while (0)
+
+/* Short markers of equal length, as the runner's (prefix + 32 hex). */
+static const char M_EOF[] = "CGIPLUS-EOF-7f3a";
+static const char M_ESC[] = "CGIPLUS-ESC-7f3a";
+static const char M_EOT[] = "CGIPLUS-EOT-7f3a";
+
+/* The event stream, normalized: output bytes merged, a callout line
+ * longer than RUNNER_LINE_MAX reported as "long" whichever way it came. */
+struct trace {
+    unsigned char *p;
+    size_t len, cap;
+    int in_output;  /* the last record is output, open for merging */
+};
+
+static void put(struct trace *t, const void *d, size_t n)
+{
+    if (t->len + n > t->cap) {
+        size_t cap = (t->len + n) * 2 + 64;
+        unsigned char *p = realloc(t->p, cap);
+        CHECK(p);
+        t->p = p;
+        t->cap = cap;
+    }
+    memcpy(t->p + t->len, d, n);
+    t->len += n;
+}
+
+static void event(struct trace *t, int ev, const unsigned char *out, size_t outlen)
+{
+    if (ev == RUNNER_SCAN_OUTPUT) {
+        if (!t->in_output)
+            put(t, "\0O", 2);
+        put(t, out, outlen);
+        t->in_output = 1;
+        return;
+    }
+    t->in_output = 0;
+    if (ev == RUNNER_SCAN_SENTINEL)
+        put(t, "\0S", 2);
+    else if (ev == RUNNER_SCAN_CALLOUT_LONG || (ev == RUNNER_SCAN_CALLOUT && outlen > RUNNER_LINE_MAX))
+        put(t, "\0L", 2);
+    else {
+        uint32_t n = (uint32_t)outlen;
+        put(t, "\0C", 2);
+        put(t, &n, sizeof n);
+        put(t, out, outlen);
+    }
+}
+
+/* Scans buf[0..len) as runner_worker.c does; returns the new held length. */
+static size_t feed(runner_scan *sc, unsigned char *buf, size_t len, int final, struct trace *t)
+{
+    size_t pos = 0;
+    const unsigned char *out;
+    size_t outlen;
+
+    while (pos < len) {
+        size_t before = pos;
+        int ev = runner_scan_step(sc, buf, len, &pos, &out, &outlen, final);
+        CHECK(pos <= len);
+        if (ev == RUNNER_SCAN_MORE)
+            break;
+        CHECK(pos > before || ev == RUNNER_SCAN_CALLOUT_LONG || ev == RUNNER_SCAN_SENTINEL ||
+              ev == RUNNER_SCAN_CALLOUT);
+        if (ev == RUNNER_SCAN_OUTPUT || ev == RUNNER_SCAN_CALLOUT)
+            CHECK(out >= buf && out + outlen <= buf + len && (outlen > 0 || ev == RUNNER_SCAN_CALLOUT));
+        event(t, ev, out, outlen);
+        if (ev == RUNNER_SCAN_SENTINEL)
+            runner_scan_reset(sc); /* the worker's next request */
+    }
+    if (pos < len)
+        memmove(buf, buf + pos, len - pos);
+    return len - pos;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
+{
+    static unsigned char buf[RUNNER_OBUF_CAP];
+    struct trace whole = { 0 }, chunked = { 0 };
+    runner_scan sc;
+    size_t chunk, held = 0, off;
+    unsigned char *copy;
+
+    if (n < 1)
+        return 0;
+    chunk = (size_t)d[0] % 64 + 1;
+    if (d[0] >= 192)
+        chunk = (size_t)(d[0] - 191) * 97; /* a few large reads too */
+    d++;
+    n--;
+    if (n > RUNNER_READ_CHUNK)
+        n = RUNNER_READ_CHUNK;
+
+    runner_scan_init(&sc, M_EOF, M_ESC, M_EOT);
+    copy = malloc(n ? n : 1);
+    CHECK(copy);
+    memcpy(copy, d, n);
+    (void)feed(&sc, copy, n, 1, &whole);
+    free(copy);
+
+    runner_scan_init(&sc, M_EOF, M_ESC, M_EOT);
+    for (off = 0; off < n;) {
+        size_t take = n - off < chunk ? n - off : chunk;
+        CHECK(held + take <= sizeof buf);
+        memcpy(buf + held, d + off, take);
+        off += take;
+        held = feed(&sc, buf, held + take, 0, &chunked);
+        /* held back: a partial marker and its "\r", or one callout line */
+        CHECK(held <= (sc.in_callout ? RUNNER_LINE_MAX : sc.mlen + 1));
+    }
+    (void)feed(&sc, buf, held, 1, &chunked);
+
+    CHECK(whole.len == chunked.len && memcmp(whole.p, chunked.p, whole.len) == 0);
+    free(whole.p);
+    free(chunked.p);
+    return 0;
+}
