@@ -4,13 +4,14 @@ docs/PROTOCOL.md part 2 describes it, with no library; t/15_protocol.t
 drives it. Runs as plain CGI too (no CGIPLUSEOF). The query string says
 what to do:
 
-    show=NAME       NAME's value: its length and its bytes in hex
+    show=NAME[&...] NAME's value: its length and its bytes in hex
     callout=LINES   one callout block with LINES (%0A between lines); prints
                     each answer line as "answer=..."
     crlf            ends the response with the sentinel and CR LF
     inline          writes the sentinel value followed by "x" inside the body
     readall         reads stdin to its end (plain CGI: EOF after the body;
                     persistent: never, the request times out)
+    (anything else) reads exactly CONTENT_LENGTH bytes, shows them as body=
     crash           writes a whole response, then exits without its sentinel
 """
 import os
@@ -41,6 +42,16 @@ def read_body(n):
         parts.append(data)
         n -= len(data)
     return b"".join(parts)
+
+
+def read_all():
+    """fd 0 to its end: plain CGI only (a worker's fd 0 never ends)."""
+    parts = []
+    while True:
+        data = os.read(0, 65536)
+        if not data:
+            return b"".join(parts)
+        parts.append(data)
 
 
 def accept():
@@ -77,26 +88,23 @@ while True:
     q = env.get(b"QUERY_STRING", b"")
     act, _, arg = q.partition(b"=")
     arg = unquote_to_bytes(arg)
+    if act == b"readall":
+        body = read_all()
+    elif EOF:
+        body = read_body(int(env.get(b"CONTENT_LENGTH") or b"0"))
+    else:
+        body = read_all()   # plain CGI: stdin ends after the body
     resp = b"Content-Type: application/octet-stream\n\n"
     resp += b"pid=%d\n" % os.getpid()
     if act == b"show":
-        v = env.get(arg)
+        v = env.get(arg.partition(b"&")[0])
         resp += b"(unset)\n" if v is None else b"len=%d hex=%s\n" % (len(v), v.hex().encode())
     elif act == b"callout":
         out(resp)
         resp = b"".join(b"answer=" + a + b"\n" for a in callout(arg.split(b"\n")))
     elif act == b"inline":
         resp += b"before " + EOF + b"x after\n"
-    elif act == b"readall":
-        parts = []
-        while True:
-            data = os.read(0, 65536)
-            if not data:
-                break
-            parts.append(data)
-        resp += b"body=" + b"".join(parts) + b"\n"
     else:
-        body = read_body(int(env.get(b"CONTENT_LENGTH") or b"0"))
         resp += b"body=" + body + b"\n"
     out(resp)
     if act == b"crash":
