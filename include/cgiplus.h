@@ -28,12 +28,13 @@
  * its own `environ` array instead of calling setenv(), whose strings glibc
  * never frees and would leak a little on every request.)
  *
- * Request body: in persistent mode, standard input carries every request's
- * body back to back. cgiplus_accept() makes the stdio stream `stdin`
- * unbuffered and purges it per request, so fread()/getchar() never read
- * ahead into the next request; scripts may also read(0, ...) directly. Read
- * at most CONTENT_LENGTH bytes: reading past it blocks. Reading less is fine:
- * the runner discards the rest.
+ * Request body: in persistent mode, descriptor 0 carries every request's
+ * body back to back and never reaches end of file. cgiplus_accept() points
+ * the stdio stream `stdin` at a stream that ends after CONTENT_LENGTH bytes
+ * (purged per request), so fread()/getchar() to EOF is safe and never reads
+ * into the next request. A script that uses read(0, ...) instead must read
+ * at most CONTENT_LENGTH bytes (past it blocks) and must not mix it with
+ * stdio reads. Reading less is fine: the runner discards the rest.
  *
  * Log lines the library writes on stderr carry CGIPLUS3xxx ids, listed in
  * docs/errors.md.

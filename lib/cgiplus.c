@@ -33,7 +33,44 @@ static struct {
     int cur;
     cgp_buf answer;        /* last callout answer, NUL-ended */
     cgp_rd rd;             /* buffered reader over fd */
+    FILE *body;            /* persistent: the stream stdin points to */
+    unsigned long long body_left; /* bytes of this request's body not yet read */
 } st = { .fd = -1 };
+
+/* The body stream's read function: at most the bytes left of this
+ * request's body, then end of file, never into the next request's. */
+static ssize_t body_read(void *cookie, char *buf, size_t n)
+{
+    ssize_t r;
+
+    (void)cookie;
+    if (n > st.body_left)
+        n = (size_t)st.body_left;
+    if (n == 0)
+        return 0;
+    do
+        r = read(STDIN_FILENO, buf, n);
+    while (r < 0 && errno == EINTR);
+    if (r > 0)
+        st.body_left -= (unsigned long long)r;
+    else if (r == 0)
+        st.body_left = 0;
+    return r;
+}
+
+/* CONTENT_LENGTH of the current request; 0 when absent or malformed. */
+static unsigned long long body_length(void)
+{
+    const char *s = getenv("CONTENT_LENGTH");
+    char *end;
+    unsigned long long n;
+
+    if (!s || *s < '0' || *s > '9')
+        return 0;
+    errno = 0;
+    n = strtoull(s, &end, 10);
+    return (errno || *end) ? 0 : n;
+}
 
 static ssize_t fd_read(void *ctx, void *buf, size_t n)
 {
@@ -154,8 +191,15 @@ int cgiplus_accept(void)
         st.init = 1;
         if (!st.persistent)
             return 1;           /* plain CGI: this process is the request */
-        /* No read-ahead: stdin carries every request's body back to back. */
-        setvbuf(stdin, NULL, _IONBF, 0);
+        /* fd 0 carries every request's body back to back and never ends:
+         * stdin becomes a stream that ends after CONTENT_LENGTH bytes. */
+        st.body = fopencookie(NULL, "r", (cookie_io_functions_t){ .read = body_read });
+        if (!st.body) {
+            log_request_error(CGP_RQ_NOMEM, ENOMEM);
+            errno = ENOMEM;
+            return -1;
+        }
+        stdin = st.body;
     } else if (!st.persistent) {
         fflush(stdout);
         return 0;
@@ -165,8 +209,10 @@ int cgiplus_accept(void)
     if (st.in_request)
         cgiplus_finish();
     fflush(stdout);
-    __fpurge(stdin);
-    clearerr(stdin);
+    /* What the last request left of its body is not the next one's. */
+    st.body_left = 0;
+    __fpurge(st.body);
+    clearerr(st.body);
 
     next = !st.cur;
     rc = cgp_req_read(&st.rd, &st.vars[next], &why);
@@ -187,6 +233,7 @@ int cgiplus_accept(void)
     environ = st.vars[next].vec;
     st.cur = next;
     st.in_request = 1;
+    st.body_left = body_length();
     return 1;
 }
 

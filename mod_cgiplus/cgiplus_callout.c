@@ -45,10 +45,11 @@ static const char *callout_answer(cgiplus_req *q, const char *line)
     const char *arg;
     apr_size_t klen;
 
-    if (!colon)
-        return "400 a callout is KEYWORD: params";
-    klen = (apr_size_t)(colon - line);
-    for (arg = colon + 1; *arg == ' ' || *arg == '\t'; arg++)
+    /* A bare keyword has empty params, as the runner reads it. */
+    klen = colon ? (apr_size_t)(colon - line) : strlen(line);
+    while (klen && (line[klen - 1] == ' ' || line[klen - 1] == '\t'))
+        klen--;
+    for (arg = colon ? colon + 1 : ""; *arg == ' ' || *arg == '\t'; arg++)
         ;
     if (klen == 8 && strncasecmp(line, "MAP-PATH", 8) == 0)
         return callout_map_path(r, arg);

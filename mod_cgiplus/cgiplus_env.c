@@ -89,9 +89,14 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *l
     ap_add_cgi_vars(r);
     /* httpoxy: a client's Proxy header must never become HTTP_PROXY. */
     apr_table_unset(r->subprocess_env, "HTTP_PROXY");
-    /* A chunked body has no length yet: the runner spools and counts it. */
-    if (apr_table_get(r->headers_in, "Transfer-Encoding"))
+    /* A chunked body has no length yet: the runner spools and counts it
+     * and the script gets an exact CONTENT_LENGTH and a de-chunked body,
+     * so the client's Transfer-Encoding no longer describes what the
+     * script reads (WSGI servers would wait for chunks): not passed. */
+    if (apr_table_get(r->headers_in, "Transfer-Encoding")) {
         apr_table_unset(r->subprocess_env, "CONTENT_LENGTH");
+        apr_table_unset(r->subprocess_env, "HTTP_TRANSFER_ENCODING");
+    }
 
     begin[nb].name = "script";
     begin[nb].val = r->filename;

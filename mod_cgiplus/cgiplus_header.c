@@ -241,3 +241,36 @@ int cgiplus_header_scan(cgiplus_req *q, const char **why)
     }
     return ret;
 }
+
+/* "HTTP/1.1 200": the shortest status line start. */
+#define NPH_PEEK 12
+
+int cgiplus_header_nph(cgiplus_req *q, const char **why)
+{
+    char *p = apr_palloc(q->r->pool, NPH_PEEK + 1);
+    apr_size_t len = NPH_PEEK;
+    apr_status_t rv = APR_SUCCESS;
+
+    *why = NULL;
+    while (q->out_len < NPH_PEEK && !q->got_end && rv == APR_SUCCESS)
+        rv = cgiplus_resp_read_frame(q);
+    if (rv != APR_SUCCESS) {
+        q->io_status = rv;
+        *why = "lost the runner while reading the status line";
+        return APR_STATUS_IS_TIMEUP(rv) ? HTTP_GATEWAY_TIME_OUT : HTTP_BAD_GATEWAY;
+    }
+    /* Copies the first bytes; the brigade keeps them for the client. */
+    apr_brigade_flatten(q->out, p, &len);
+    p[len] = '\0';
+    q->hdr_raw = p;
+    q->hdr_raw_len = len;
+    if (len == NPH_PEEK && !memcmp(p, "HTTP/", 5) && apr_isdigit(p[5]) && p[6] == '.' &&
+        apr_isdigit(p[7]) && p[8] == ' ' && apr_isdigit(p[9]) && apr_isdigit(p[10]) &&
+        apr_isdigit(p[11]))
+        return OK;
+    /* Sent raw (as mod_cgi would), it would reach the client as an
+     * HTTP/0.9 response: refused as any malformed output. */
+    *why = apr_psprintf(q->r->pool, "an nph- script must start its output with an "
+                        "HTTP status line, not '%s'", ap_escape_logitem(q->r->pool, p));
+    return HTTP_BAD_GATEWAY;
+}

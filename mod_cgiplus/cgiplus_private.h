@@ -231,6 +231,10 @@ const char *cgiplus_set_scriptlog_buf(cmd_parms *cmd, void *dcv, const char *arg
  * Returns OK, an HTTP status from the scanner (304, 412...), or 502 with
  * *why set (malformed, folded, oversized, premature end). */
 int cgiplus_header_scan(cgiplus_req *q, const char **why);
+/* An nph- script's output must start with an HTTP status line
+ * ("HTTP/d.d ddd"): reads frames until its first bytes are there (they stay
+ * in q->out). OK, or 502 with *why set (or an I/O error in q->io_status). */
+int cgiplus_header_nph(cgiplus_req *q, const char **why);
 /* The header bytes collected so far (for the script log); may be NULL. */
 const char *cgiplus_header_raw(cgiplus_req *q, apr_size_t *len);
 

@@ -460,6 +460,50 @@ static int resp_fail(cgiplus_req *q, int status, const char *why)
     return status;
 }
 
+/* How long the header of a HEAD response waits for the script's end. */
+#define RESP_HEAD_HOLD apr_time_from_sec(1)
+
+/* HEAD: the body is counted and dropped, and the header waits for the end
+ * of the response (at most RESP_HEAD_HOLD), so that Content-Length does not
+ * depend on timing: the length of the body the script wrote, none for an
+ * empty one (httpd drops a 0 on HEAD). A script that fails meanwhile gets
+ * its failure's status; one still writing after the hold gets its header
+ * sent at once, without a length. */
+static int resp_head(cgiplus_req *q)
+{
+    request_rec *r = q->r;
+    apr_time_t until = apr_time_now() + RESP_HEAD_HOLD;
+    apr_off_t body = 0;
+    apr_status_t rv;
+    int ret;
+
+    for (;;) {
+        apr_interval_time_t left = until - apr_time_now();
+
+        body += q->out_len;
+        apr_brigade_cleanup(q->out);
+        q->out_len = 0;
+        if (q->got_end)
+            break;
+        if (left <= 0 || !cgiplus_conn_readable(q->conn, left))
+            return resp_stream(q);
+        if ((rv = cgiplus_resp_read_frame(q)) != APR_SUCCESS) {
+            ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, CGIPLUS_LOGNO(1075)
+                          "lost the runner while reading the header of %s",
+                          r->filename);
+            cgiplus_req_abandon(q);
+            return resp_fail(q, HTTP_BAD_GATEWAY, "lost the runner during a HEAD response");
+        }
+    }
+    if (q->end.outcome != CGP_O_OK) {
+        ret = cgiplus_resp_end_status(q);
+        cgiplus_req_finish(q);
+        return resp_fail(q, ret, NULL);
+    }
+    ap_set_content_length(r, body);
+    return resp_stream(q); /* only EOS is left to pass */
+}
+
 int cgiplus_resp_handle(cgiplus_req *q)
 {
     request_rec *r = q->r;
@@ -472,11 +516,11 @@ int cgiplus_resp_handle(cgiplus_req *q)
         cgiplus_req_finish(q);
         return resp_fail(q, ret, NULL);
     }
-    if (q->nph)
-        return resp_nph(q);
-
     q->io_status = APR_SUCCESS;
-    ret = cgiplus_header_scan(q, &why);
+    if (q->nph && (ret = cgiplus_header_nph(q, &why)) == OK)
+        return resp_nph(q);
+    if (!q->nph)
+        ret = cgiplus_header_scan(q, &why);
     /* CGI has its own framing: let the core choose C-L or chunked from
      * what is really sent, as mod_cgi does. */
     if (!apr_table_get(r->subprocess_env, AP_TRUST_CGILIKE_CL_ENVVAR))
@@ -551,5 +595,5 @@ int cgiplus_resp_handle(cgiplus_req *q)
         }
         return HTTP_MOVED_TEMPORARILY;
     }
-    return resp_stream(q);
+    return r->header_only ? resp_head(q) : resp_stream(q);
 }

@@ -29,10 +29,12 @@ replaced by a stream that ends after CONTENT_LENGTH bytes (text, and binary
 as sys.stdin.buffer), so reading it to the end is safe and never reads into
 the next request. Write the response on sys.stdout (or sys.stdout.buffer).
 
-Log lines on stderr carry CGIPLUS3xxx ids (docs/errors.d/lib.md). Not
+Log lines on stderr carry CGIPLUS3xxx ids (docs/errors.md, "Script
+libraries"). Not
 thread-safe: use it from the main thread only.
 """
 import io
+import operator
 import os
 import sys
 
@@ -68,16 +70,48 @@ def _log(logno, msg):
 
 
 class _Channel:
-    """Buffered reader over CGIPLUSIN. One per process, lives for its life."""
+    """Buffered reader over CGIPLUSIN. One per process, lives for its life.
+    Reads are large: the runner writes nothing past a request until the
+    sentinel, nor past a callout answer until the next callout."""
 
     def __init__(self, fd):
         self.fd = fd
         self.buf = b""
 
     def _fill(self):
-        data = os.read(self.fd, 4096)
+        data = os.read(self.fd, 65536)
         self.buf = data
         return bool(data)
+
+    def records(self):
+        """The lines of a record-mode request after its "!" line, up to the
+        empty line (which is consumed), as one list; usually from a single
+        read. _Truncated at EOF, _TooLong over the caps."""
+        start = 0
+        while True:
+            buf = self.buf
+            if buf[:1] == b"\n":            # no variables at all
+                self.buf = buf[1:]
+                return []
+            end = buf.find(b"\n\n", start)
+            if end >= 0:
+                break
+            if len(buf) > _MAX_BLOCK:
+                raise _TooLong()
+            start = max(len(buf) - 1, 0)
+            data = os.read(self.fd, 65536)
+            if not data:
+                raise _Truncated()
+            self.buf = buf + data
+        self.buf = buf[end + 2:]
+        if end + 2 > _MAX_BLOCK:
+            raise _TooLong()
+        lines = buf[:end].split(b"\n")
+        if max(map(len, lines)) > _MAX_LINE:
+            raise _TooLong()
+        if b"\0" in buf[:end]:
+            _fail(3002, "malformed variable record")
+        return lines
 
     def readline(self, maximum):
         """Returns a line without its newline, or None at EOF before any byte.
@@ -157,6 +191,7 @@ class _State:
         self.in_request = False
         self.chan = None
         self.eofline = b""
+        self.eofstr = ""      # the same, as text for sys.stdout
         self.esc = b""
         self.eot = b""
         self.base = {}        # the worker's own environment
@@ -164,6 +199,8 @@ class _State:
         self.names = set()    # variables the current request set
         self.stdin_encoding = None
         self.stdin_errors = None
+        self.empty_stdin = None
+        self.stdout = None    # sys.stdout as it was at setup
 
 
 _st = _State()
@@ -181,13 +218,24 @@ def _content_length():
     return int(v) if v.isdigit() else 0
 
 
-def _new_stdin():
+def _body_stdin(length):
+    raw = _Body(length)
+    return io.TextIOWrapper(io.BufferedReader(raw), encoding=_st.stdin_encoding,
+                            errors=_st.stdin_errors)
+
+
+def _new_stdin(n):
     """A fresh sys.stdin for this request: no bytes of an earlier request
-    can linger in a buffer, and it ends after CONTENT_LENGTH bytes."""
-    raw = _Body(_content_length())
-    buffered = io.BufferedReader(raw)
-    sys.stdin = io.TextIOWrapper(buffered, encoding=_st.stdin_encoding,
-                                 errors=_st.stdin_errors)
+    can linger in a buffer, and it ends after n (CONTENT_LENGTH) bytes. A
+    request without a body (most) gets the one empty stream, made once:
+    it can hold nothing, so it is safe to share."""
+    if n:
+        sys.stdin = _body_stdin(n)
+        return
+    empty = _st.empty_stdin
+    if empty is None or empty.closed:
+        empty = _st.empty_stdin = _body_stdin(0)
+    sys.stdin = empty
 
 
 def _setup():
@@ -195,10 +243,18 @@ def _setup():
         return
     env = os.environ
     _st.eofline = os.fsencode(env["CGIPLUSEOF"]) + b"\n"
+    _st.eofstr = env["CGIPLUSEOF"] + "\n"
     _st.esc = os.fsencode(env.get("CGIPLUSESC", ""))
     _st.eot = os.fsencode(env.get("CGIPLUSEOT", ""))
     _st.base = dict(env)
     _st.base_b = dict(os.environb)
+    # The sentinel may go through sys.stdout (see finish) if its encoding
+    # writes it as the bytes it is.
+    try:
+        if _st.eofstr.encode(sys.stdout.encoding) == _st.eofline:
+            _st.stdout = sys.stdout
+    except (AttributeError, LookupError, TypeError, UnicodeError):
+        pass
     path = env.get("CGIPLUSIN", "")
     if path and path != "/dev/fd/3":
         try:
@@ -222,15 +278,23 @@ def _fail(logno, what, err=None):
     raise CGIplusError(err if err is not None else E.EPROTO, what)
 
 
-def _check(entry):
-    i = entry.find(b"=")
-    if i <= 0 or b"\0" in entry:
+_split_eq = operator.methodcaller("split", b"=", 1)
+
+
+def _variables(entries):
+    """The request's variables, bytes to bytes, from its "NAME=value"
+    entries (split in C, not one variable at a time in Python)."""
+    try:
+        req = dict(map(_split_eq, entries))
+    except ValueError:          # an entry without "="
         _fail(3002, "malformed variable record")
-    return entry[:i], entry[i + 1:]
+    if b"" in req:
+        _fail(3002, "malformed variable record")
+    return req
 
 
 def _read_request():
-    """Reads one request: a dict of bytes names to bytes values, or None at EOF."""
+    """Reads one request: its "NAME=value" entries (bytes), or None at EOF."""
     import errno as E
     ch = _st.chan
     sync = None
@@ -238,20 +302,10 @@ def _read_request():
         sync = ch.readline(_MAX_SYNC)
         if sync is None:
             return None
-        pairs = []
         if sync == b"!":
-            total = 0
-            while True:
-                line = ch.readline(_MAX_LINE)
-                if line is None:
-                    raise _Truncated()
-                if not line:
-                    break
-                total += len(line) + 1
-                if total > _MAX_BLOCK:
-                    _fail(3004, "request over the size caps", E.EMSGSIZE)
-                pairs.append(_check(line))
-        elif sync.startswith(b"!!") and sync[2:].isdigit():
+            return ch.records()
+        entries = []
+        if sync.startswith(b"!!") and sync[2:].isdigit():
             n = int(sync[2:])
             if n < 2 or n > _MAX_BLOCK:
                 _fail(3001, "bad sync record (neither \"!\" nor \"!!N\")")
@@ -266,13 +320,16 @@ def _read_request():
                     break
                 if ln > n - off:
                     _fail(3002, "malformed variable record")
-                pairs.append(_check(block[off:off + ln]))
+                entry = block[off:off + ln]
+                if b"\0" in entry:
+                    _fail(3002, "malformed variable record")
+                entries.append(entry)
                 off += ln
             if off != n:
                 _fail(3002, "malformed variable record")
         else:
             _fail(3001, "bad sync record (neither \"!\" nor \"!!N\")")
-        return pairs
+        return entries
     except _Truncated:
         _fail(3003, "request channel ended inside a request")
     except _TooLong:
@@ -294,6 +351,7 @@ class _CEnviron:
     def __init__(self):
         self.var = None
         self.keep = None
+        self.base = None      # the worker's own entries: (name, b"NAME=value")
         try:
             import ctypes
             self.ctypes = ctypes
@@ -301,41 +359,46 @@ class _CEnviron:
         except (ImportError, OSError, ValueError, AttributeError):
             self.var = None
 
-    def install(self, merged):
-        """merged: bytes name -> bytes value. False if unavailable."""
+    def install(self, entries, req, merged):
+        """entries: the request's "NAME=value" lines; req: the same as a
+        dict; merged: the whole environment. False if unavailable."""
         data = getattr(os.environ, "_data", None)
         if self.var is None or not isinstance(data, dict):
             return False
+        if self.base is None:
+            self.base = [(k, k + b"=" + v) for k, v in _st.base_b.items()]
+        if len(req) != len(entries):    # a name twice: one entry each
+            entries = [k + b"=" + v for k, v in req.items()]
+        entries = entries + [e for k, e in self.base if k not in req]
         ct = self.ctypes
-        entries = [k + b"=" + v for k, v in merged.items()]
         arr = (ct.c_char_p * (len(entries) + 1))(*entries)
         self.var.value = ct.addressof(arr)
         self.keep = (arr, entries)   # the old array may go now
         # os.environ without putenv(): the C side is already done.
-        data.clear()
-        data.update(merged)
+        os.environ._data = merged
         return True
 
 
 _cenv = None
 
 
-def _install(pairs):
+def _install(entries):
     """Makes os.environ (and the C environment) the base environment plus
-    this request's variables."""
+    this request's variables; returns its CONTENT_LENGTH (bytes)."""
     global _cenv
     if _cenv is None:
         _cenv = _CEnviron()
-    merged = dict(_st.base_b)
-    for k, v in pairs:
-        merged[k] = v
-    if _cenv.install(merged):
+    req = _variables(entries)
+    merged = _st.base_b.copy()
+    merged.update(req)
+    cl = req.get(b"CONTENT_LENGTH", b"")
+    if _cenv.install(entries, req, merged):
         _st.names = set()
-        return
+        return cl
     # Fallback: through os.environ (putenv), leaking a little per request.
     env = os.environ
     new = {}
-    for k, v in pairs:
+    for k, v in req.items():
         new[os.fsdecode(k)] = os.fsdecode(v)
     for k in _st.names:
         if k in new:
@@ -348,6 +411,7 @@ def _install(pairs):
         if env.get(k) != v:
             env[k] = v
     _st.names = set(new)
+    return cl
 
 
 def accept():
@@ -364,7 +428,7 @@ def accept():
             # Plain CGI: limit stdin only when the length is known (a
             # chunked upload through mod_cgi arrives without one, to EOF).
             if os.environ.get("CONTENT_LENGTH", "").isdigit():
-                _new_stdin()
+                _new_stdin(_content_length())
             return True
     elif not _st.persistent:
         _flush()
@@ -373,11 +437,11 @@ def accept():
     if _st.in_request:
         finish()
     _flush()
-    pairs = _read_request()
-    if pairs is None:
+    entries = _read_request()
+    if entries is None:
         return False
-    _install(pairs)
-    _new_stdin()
+    cl = _install(entries)
+    _new_stdin(int(cl) if cl.isdigit() else 0)
     _st.in_request = True
     return True
 
@@ -399,13 +463,21 @@ def finish():
     """Ends the current response: flushes sys.stdout and writes the
     CGIPLUSEOF sentinel line directly after the last byte. Plain CGI: only
     flushes. Calling it twice for one request writes the sentinel once."""
-    _flush()
     if not _st.in_request:
+        _flush()
         return
     _st.in_request = False
+    out = sys.stdout
     try:
-        _write_all(_st.eofline)
-    except OSError:
+        if out is _st.stdout and out is not None:
+            # The sentinel goes through stdout's own buffer, straight after
+            # the response: one write() for both, usually.
+            out.write(_st.eofstr)
+            out.flush()
+        else:       # the script replaced sys.stdout: flush it, then fd 1
+            _flush()
+            _write_all(_st.eofline)
+    except (OSError, ValueError):
         pass        # the runner is gone; accept() will see EOF
 
 

@@ -1,7 +1,7 @@
 /* probe.c: a test script for t/unit/script_harness.py. What it does per
  * request is chosen by the request's PROBE variable, so one process can be
- * driven through callouts, struct mode, partial body reads and a missing
- * cgiplus_finish(). */
+ * driven through callouts, struct mode, partial body reads, reading stdin
+ * to its end and a missing cgiplus_finish(). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +46,15 @@ int main(void)
                     break;
                 putchar(c);
             }
+            putchar('\n');
+        } else if (!strcmp(act, "readall")) {
+            /* stdin to its end: must end after CONTENT_LENGTH bytes */
+            char buf[4096];
+            size_t n;
+
+            fputs("body=", stdout);
+            while ((n = fread(buf, 1, sizeof buf, stdin)) > 0)
+                fwrite(buf, 1, n, stdout);
             putchar('\n');
         }
         printf("V=%s\n", env("V"));

@@ -26,6 +26,9 @@ while ($rc = CGIplus::accept()) {
         my $s = '';
         for (1 .. $n) { my $c = getc STDIN; last unless defined $c; $s .= $c }
         print "body=$s\n";
+    } elsif ($act eq 'readall') {
+        my $s = do { local $/; <STDIN> } // '';
+        print "body=$s\n";
     }
     print 'V=', $ENV{V} // '(unset)', "\n";
     CGIplus::finish() unless $act eq 'nofinish';

@@ -32,6 +32,8 @@ try:
         elif act == "partial":
             n = int(env.get("PROBE_ARG", "0"))
             out.write("body=%s\n" % sys.stdin.read(n))
+        elif act == "readall":
+            out.write("body=%s\n" % sys.stdin.read())
         out.write("V=%s\n" % env.get("V", "(unset)"))
         if act != "nofinish":
             cgiplus.finish()

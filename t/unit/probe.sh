@@ -20,6 +20,8 @@ while :; do
         /bin/sh -c 'printf "sub=%s\n" "${V-(unset)}"' ;;
     partial)
         printf 'body=%s\n' "$(head -c "$PROBE_ARG")" ;;
+    readall)
+        printf 'body=%s\n' "$(cgiplus_body)" ;;
     esac
     printf 'V=%s\n' "${V-(unset)}"
     [ "${PROBE-}" = nofinish ] || cgiplus_finish

@@ -418,6 +418,32 @@ def test_probe(lang, path):
        "%s truncated request: logged, non-zero exit" % lang, (st, w.stderr()))
 
 
+def test_body_and_bytes(lang, path):
+    """docs/PROTOCOL.md part 2, "Writing a library": stdin ends after
+    CONTENT_LENGTH bytes though fd 0 never ends; values are raw bytes."""
+    print("# %s stdin and bytes" % lang)
+    w = Worker([path], cwd=os.path.dirname(path))
+    try:
+        # 5 bytes of body, 95 more already waiting on fd 0 (the runner never
+        # sends EOF): reading stdin to its end must stop at 5.
+        _, b = split_response(w.request(cgi_env(PROBE="readall", REQUEST_METHOD="POST"),
+                                        b"hello" + b"#" * 95, 5))
+        ok(b"body=hello\n" in b, "%s stdin read to its end stops at CONTENT_LENGTH" % lang, b)
+        _, b = split_response(w.request(cgi_env(PROBE="readall"), b""))
+        ok(b"body=\n" in b, "%s stdin of a request without a body is empty" % lang, b)
+        _, b = split_response(w.request(cgi_env(PROBE="readall", REQUEST_METHOD="POST"),
+                                        b"next"))
+        ok(b"body=next\n" in b, "%s next body read to its end, in step" % lang, b)
+        _, b = split_response(w.request(cgi_env(V=b"a\xffb\x80")))
+        ok(b"V=a\xffb\x80\n" in b, "%s a value with bytes >= 0x80 arrives as is" % lang, b)
+        _, b = split_response(w.request(cgi_env(V=b"v" * 60000)))
+        ok(b"V=" + b"v" * 60000 + b"\n" in b, "%s a 60000-byte value arrives whole" % lang,
+           len(b))
+    except Exception as e:
+        ok(False, "%s stdin and bytes: exception" % lang, repr(e) + "\n" + w.stderr())
+    ok(w.close() == 0, "%s stdin and bytes: exit 0 at EOF" % lang, w.stderr())
+
+
 PROBES = {
     "c": "t/unit/probe",
     "python": "t/unit/probe.py",
@@ -464,6 +490,7 @@ def main():
         p = os.path.join(TOP, PROBES[lang])
         if os.access(p, os.X_OK):
             test_probe(lang, p)
+            test_body_and_bytes(lang, p)
         if lang == "python":
             test_wsgi()
     print("1..%d" % _n)
