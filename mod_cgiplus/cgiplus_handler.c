@@ -69,6 +69,11 @@ static int handler_wanted(request_rec *r, const cgiplus_dir_conf *dc, int *compa
     return 0;
 }
 
+int cgiplus_fail_status(const cgiplus_req *q, int status)
+{
+    return q->compat && status == HTTP_BAD_GATEWAY ? HTTP_INTERNAL_SERVER_ERROR : status;
+}
+
 const char *cgiplus_status_text(request_rec *r, int status)
 {
     if (status == AP_FILTER_ERROR)
@@ -253,6 +258,7 @@ int cgiplus_handler(request_rec *r)
     q = apr_pcalloc(r->pool, sizeof(*q));
     q->r = r;
     q->nph = nph;
+    q->compat = compat;
     /* Drop-in: plain CGI unless this scope asks for persistent workers. */
     q->mode_name = compat && dc->mode == CGIPLUS_MODE_UNSET ? "cgi"
                                                             : cgiplus_conf_mode_name(dc);
@@ -279,9 +285,9 @@ int cgiplus_handler(request_rec *r)
     if ((ret = handler_exchange(q, frames, flen)) != OK) {
         if (ret >= HTTP_INTERNAL_SERVER_ERROR && q->slog)
             cgiplus_scriptlog_write(r, q, ret, "the exchange with the runner failed");
-        return ret;
+        return cgiplus_fail_status(q, ret);
     }
     if (q->client_gone)
         return OK;
-    return cgiplus_resp_handle(q);
+    return cgiplus_fail_status(q, cgiplus_resp_handle(q));
 }

@@ -143,9 +143,13 @@ typedef struct cgiplus_req {
     struct cgiplus_answer *answers; /* callout answers not yet sent */
     int mid_frame;             /* a body frame is half written: answers wait */
     int client_gone;           /* the client left before the first frame: ABORT sent */
+    int compat;                /* served as mod_cgi would (CGIplusCompat, SSI) */
 } cgiplus_req;
 
 int cgiplus_handler(request_rec *r);
+/* The status a failure is answered with: 502 (the gateway's upstream
+ * failed) becomes mod_cgi's 500 where q is served as mod_cgi would. */
+int cgiplus_fail_status(const cgiplus_req *q, int status);
 
 /* Callouts forwarded by the runner (cgiplus_callout.c): reads a CALLOUT
  * payload of len bytes and answers it (now, or once the frame being sent is

@@ -222,6 +222,8 @@ void cgiplus_scriptlog_write(request_rec *r, cgiplus_req *q, int status,
 
     if (!f || (q && !s))
         return;
+    if (q)
+        status = cgiplus_fail_status(q, status);
     /* As mod_cgi: nothing more once the file has grown past its length. */
     if (apr_file_info_get(&fi, APR_FINFO_SIZE, f) != APR_SUCCESS || fi.size > length)
         return;
