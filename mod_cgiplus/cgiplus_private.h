@@ -215,6 +215,10 @@ const char *cgiplus_set_max_header(cmd_parms *cmd, void *dcv, const char *arg);
 const char *cgiplus_set_scriptlog(cmd_parms *cmd, void *dcv, const char *arg);
 const char *cgiplus_set_scriptlog_len(cmd_parms *cmd, void *dcv, const char *arg);
 const char *cgiplus_set_scriptlog_buf(cmd_parms *cmd, void *dcv, const char *arg);
+/* mod_cgi's ScriptLog (cmd->info 0), ScriptLogLength (1), ScriptLogBuffer (2). */
+const char *cgiplus_set_cgi_scriptlog(cmd_parms *cmd, void *dcv, const char *arg);
+/* Nonzero if mod_cgi or mod_cgid is loaded (valid once LoadModule ran). */
+int cgiplus_cgi_module_loaded(void);
 
 /* The script's CGI header (cgiplus_header.c): collects the header block
  * from q->out (reading frames as needed; the body stays in q->out,
