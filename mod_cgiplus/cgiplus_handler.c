@@ -53,7 +53,8 @@ const char *cgiplus_set_compat(cmd_parms *cmd, void *dcv, int on)
 }
 
 /* Which requests are ours: the cgiplus-script handler always; mod_cgi's
- * handler names where CGIplusCompat is on. Sets *compat for the latter. */
+ * handler names where CGIplusCompat is on, or in an #exec cgi of our own
+ * exec element. Sets *compat for the latter. */
 static int handler_wanted(request_rec *r, const cgiplus_dir_conf *dc, int *compat)
 {
     *compat = 0;
@@ -62,7 +63,8 @@ static int handler_wanted(request_rec *r, const cgiplus_dir_conf *dc, int *compa
     if (!strcmp(r->handler, CGIPLUS_HANDLER))
         return 1;
     if ((!strcmp(r->handler, "cgi-script") ||
-         !strcmp(r->handler, "application/x-httpd-cgi")) && cgiplus_conf_compat(dc)) {
+         !strcmp(r->handler, "application/x-httpd-cgi")) &&
+        (cgiplus_conf_compat(dc) || apr_table_get(r->notes, CGIPLUS_INCLUDE_NOTE))) {
         *compat = 1;
         return 1;
     }

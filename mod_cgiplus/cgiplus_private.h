@@ -245,6 +245,15 @@ void cgiplus_scriptlog_write(request_rec *r, cgiplus_req *q, int status,
 /* Client went away: ABORT, then wait briefly for the runner's END so the
  * connection can be reused; closes it if END does not come. */
 void cgiplus_req_abort(cgiplus_req *q);
+/* ---- mod_include's exec element (cgiplus_include.c) ---- */
+
+/* Set on the sub-request of an #exec cgi: served here (as mod_cgi would)
+ * even outside a CGIplusCompat scope. */
+#define CGIPLUS_INCLUDE_NOTE "cgiplus-include"
+/* optional_fn_retrieve hook: registers the exec element with mod_include
+ * unless mod_cgi or mod_cgid is loaded. */
+void cgiplus_include_retrieve(void);
+
 /* ---- the static fast path (cgiplus_static_*.c, docs/STATIC.md) ---- */
 
 struct cgiplus_static_sconf;
