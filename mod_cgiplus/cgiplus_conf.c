@@ -344,10 +344,11 @@ int cgiplus_cgi_module_loaded(void)
     return ap_find_linked_module("mod_cgi.c") || ap_find_linked_module("mod_cgid.c");
 }
 
-/* mod_cgid's CGIDScriptTimeout: how long the script may write nothing, so
- * the no-progress timeout (in mod_cgid's syntax: seconds, or ms/mi/h).
- * httpd hands it to every module that declares it: mod_cgid, if loaded,
- * keeps it for what it serves; here it applies to what mod_cgiplus serves. */
+/* mod_cgi's CGIScriptTimeout and mod_cgid's CGIDScriptTimeout: how long
+ * the script may write nothing, so the no-progress timeout (their syntax:
+ * seconds, or ms/mi/h). httpd hands it to every module that declares it:
+ * mod_cgi(d), if loaded, keeps it for what it serves; here it applies to
+ * what mod_cgiplus serves. */
 static const char *set_cgid_timeout(cmd_parms *cmd, void *dcv, const char *arg)
 {
     cgiplus_dir_conf *dc = dcv;
@@ -360,12 +361,22 @@ static const char *set_cgid_timeout(cmd_parms *cmd, void *dcv, const char *arg)
     if (u == arg || u - arg > 12 || (*u && strcmp(u, "s") && strcmp(u, "ms") &&
                                      strcmp(u, "mi") && strcmp(u, "h")) ||
         ap_timeout_parameter_parse(arg, &t, "s") != APR_SUCCESS || t < 0)
-        return apr_psprintf(cmd->pool, "CGIDScriptTimeout takes a time in seconds "
-                            "(or with a unit: 500ms, 2mi, 1h), not '%s'", arg);
+        return apr_psprintf(cmd->pool, "%s takes a time in seconds (or with a "
+                            "unit: 500ms, 2mi, 1h), not '%s'", cmd->cmd->name, arg);
     dc->pool->v[POOL_NOPROGRESS] = t ? (apr_int64_t)apr_time_as_msec(t) : -1;
     if (t && dc->pool->v[POOL_NOPROGRESS] == 0)
         dc->pool->v[POOL_NOPROGRESS] = 1;
     dc->pool->have |= 1u << POOL_NOPROGRESS;
+    return NULL;
+}
+
+/* mod_cgid's ScriptSock names its daemon's socket: there is no such daemon
+ * here (the runner's socket is DefaultRuntimeDir's, or CGIplusRunnerSocket),
+ * so it is accepted for an unedited configuration and means nothing. */
+static const char *set_script_sock(cmd_parms *cmd, void *dummy, const char *arg)
+{
+    if (!*arg)
+        return "ScriptSock needs a path";
     return NULL;
 }
 
@@ -665,6 +676,10 @@ const command_rec cgiplus_cmds[] = {
                   "mod_cgi's ScriptLogBuffer (CGIplusScriptLogBuffer)"),
     AP_INIT_TAKE1("CGIDScriptTimeout", set_cgid_timeout, NULL, RSRC_CONF | ACCESS_CONF,
                   "mod_cgid's script timeout: CGIplusTimeoutNoProgress"),
+    AP_INIT_TAKE1("CGIScriptTimeout", set_cgid_timeout, NULL, RSRC_CONF | ACCESS_CONF,
+                  "mod_cgi's script timeout: CGIplusTimeoutNoProgress"),
+    AP_INIT_TAKE1("ScriptSock", set_script_sock, NULL, RSRC_CONF,
+                  "mod_cgid's daemon socket: accepted, no meaning here"),
     CGIPLUS_STATIC_CMDS,
     { NULL }
 };

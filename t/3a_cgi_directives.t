@@ -16,7 +16,7 @@ use lib 't/lib';
 use RawHTTP qw(raw_request);
 use PrivateHttpd qw(private_conf private_start private_stop private_check fresh_dir);
 
-plan tests => 21;
+plan tests => 23;
 
 my $cfg = Apache::Test::config();
 my $vars = $cfg->{vars};
@@ -63,9 +63,14 @@ ScriptAlias /cgi-bin/ $cgi/
 <Directory $cgi>
     Require all granted
 </Directory>
+ScriptSock logs/cgisock
 <Location /cgi-bin/>
     CGIplusCompat on
     CGIDScriptTimeout 1
+</Location>
+<Location /cgi-bin/slow.pl>
+    # mod_cgi's name, the same meaning (the later section wins)
+    CGIScriptTimeout 2
 </Location>
 CONF
 mkdir "$dir/logs";
@@ -92,13 +97,16 @@ my ($theirs) = $cgid_entry =~ /(%request\n.*?)%response\n/s;
 s/^Host: .*$/Host: X/m for $mine, $theirs;
 ok t_cmp($mine, $theirs, 'headers and the body cut at ScriptLogBuffer (16) as mod_cgid writes them');
 ok t_cmp($entry, qr{%response\n.*%stdout\nNot a header\n}s, 'what the script wrote');
-($r, $t) = timed($hp2, GET => '/cgi-bin/slow.pl?4');
-ok t_cmp($r->{code}, 504, 'CGIDScriptTimeout 1 alone: 504');
-ok t_cmp($t < 3 ? 1 : $t, 1, 'after about a second');
+($r, $t) = timed($hp2, GET => '/cgi-bin/slow.pl?5');
+ok t_cmp($r->{code}, 504, 'CGIScriptTimeout 2 alone: 504');
+ok t_cmp($t > 1.5 && $t < 4 ? 1 : $t, 1, 'after about two seconds');
+$r = raw_request($hp2, GET => '/cgi-bin/slow.pl?1');
+ok t_cmp($r->{code}, 200, 'silent for 1 s under CGIScriptTimeout 2: 200');
 private_stop("$dir/httpd.pid");
 
 # Bad values: httpd refuses to start and says why.
 for my $bad (['CGIDScriptTimeout soon', qr/CGIDScriptTimeout takes a time in seconds/],
+             ['CGIScriptTimeout 5x', qr/CGIScriptTimeout takes a time in seconds/],
              ['ScriptLogLength lots', qr/ScriptLogLength takes a number of bytes/]) {
     open $fh, '>', "$dir/bad.conf" or die;
     print $fh private_conf($dir, $port, ['alias'], $bad->[0]);
