@@ -62,6 +62,7 @@ static const struct pool_key {
 };
 #define POOL_N (int)(sizeof(pool_keys) / sizeof(pool_keys[0]))
 #define POOL_RLIMIT 9 /* index of the first CGIplusRLimit key */
+#define POOL_NOPROGRESS 8 /* index of CGIplusTimeoutNoProgress */
 
 /* Pool settings of one directory; from pconf, lives one generation. */
 struct cgiplus_pool_conf {
@@ -340,6 +341,47 @@ static const char *set_pool(cmd_parms *cmd, void *dcv, const char *arg)
     cgiplus_dir_conf *dc = dcv;
 
     return pool_value(cmd, dc->pool, (int)((const struct pool_key *)cmd->info - pool_keys), arg);
+}
+
+int cgiplus_cgi_module_loaded(void)
+{
+    return ap_find_linked_module("mod_cgi.c") || ap_find_linked_module("mod_cgid.c");
+}
+
+/* mod_cgi's CGIScriptTimeout and mod_cgid's CGIDScriptTimeout: how long
+ * the script may write nothing, so the no-progress timeout (their syntax:
+ * seconds, or ms/mi/h). httpd hands it to every module that declares it:
+ * mod_cgi(d), if loaded, keeps it for what it serves; here it applies to
+ * what mod_cgiplus serves. */
+static const char *set_cgid_timeout(cmd_parms *cmd, void *dcv, const char *arg)
+{
+    cgiplus_dir_conf *dc = dcv;
+    const char *u = arg;
+    apr_interval_time_t t;
+
+    while (apr_isdigit(*u))
+        u++;
+    /* httpd's parser takes "soon" as 0 s: only digits and a unit it knows */
+    if (u == arg || u - arg > 12 || (*u && strcmp(u, "s") && strcmp(u, "ms") &&
+                                     strcmp(u, "mi") && strcmp(u, "h")) ||
+        ap_timeout_parameter_parse(arg, &t, "s") != APR_SUCCESS || t < 0)
+        return apr_psprintf(cmd->pool, "%s takes a time in seconds (or with a "
+                            "unit: 500ms, 2mi, 1h), not '%s'", cmd->cmd->name, arg);
+    dc->pool->v[POOL_NOPROGRESS] = t ? (apr_int64_t)apr_time_as_msec(t) : -1;
+    if (t && dc->pool->v[POOL_NOPROGRESS] == 0)
+        dc->pool->v[POOL_NOPROGRESS] = 1;
+    dc->pool->have |= 1u << POOL_NOPROGRESS;
+    return NULL;
+}
+
+/* mod_cgid's ScriptSock names its daemon's socket: there is no such daemon
+ * here (the runner's socket is DefaultRuntimeDir's, or CGIplusRunnerSocket),
+ * so it is accepted for an unedited configuration and means nothing. */
+static const char *set_script_sock(cmd_parms *cmd, void *dummy, const char *arg)
+{
+    if (!*arg)
+        return "ScriptSock needs a path";
+    return NULL;
 }
 
 static const char *set_rlimit(cmd_parms *cmd, void *dcv, const char *what, const char *arg)
@@ -632,6 +674,22 @@ const command_rec cgiplus_cmds[] = {
     AP_INIT_TAKE1("CGIplusScriptLogBuffer", cgiplus_set_scriptlog_buf, NULL,
                   RSRC_CONF | ACCESS_CONF,
                   "the most request body bytes written to the script log"),
+    /* mod_cgi's and mod_cgid's names: a configuration written for them
+     * starts unedited. Where they are loaded too, httpd hands these to
+     * them as well: ScriptLog* are theirs then (docs/cgi-compat.md). */
+    AP_INIT_TAKE1("ScriptLog", cgiplus_set_cgi_scriptlog, NULL, RSRC_CONF,
+                  "mod_cgi's script log (without mod_cgi/mod_cgid: "
+                  "CGIplusScriptLog for this server)"),
+    AP_INIT_TAKE1("ScriptLogLength", cgiplus_set_cgi_scriptlog, (void *)1, RSRC_CONF,
+                  "mod_cgi's ScriptLogLength (CGIplusScriptLogLength)"),
+    AP_INIT_TAKE1("ScriptLogBuffer", cgiplus_set_cgi_scriptlog, (void *)2, RSRC_CONF,
+                  "mod_cgi's ScriptLogBuffer (CGIplusScriptLogBuffer)"),
+    AP_INIT_TAKE1("CGIDScriptTimeout", set_cgid_timeout, NULL, RSRC_CONF | ACCESS_CONF,
+                  "mod_cgid's script timeout: CGIplusTimeoutNoProgress"),
+    AP_INIT_TAKE1("CGIScriptTimeout", set_cgid_timeout, NULL, RSRC_CONF | ACCESS_CONF,
+                  "mod_cgi's script timeout: CGIplusTimeoutNoProgress"),
+    AP_INIT_TAKE1("ScriptSock", set_script_sock, NULL, RSRC_CONF,
+                  "mod_cgid's daemon socket: accepted, no meaning here"),
     CGIPLUS_STATIC_CMDS,
     { NULL }
 };

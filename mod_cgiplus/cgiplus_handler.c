@@ -53,7 +53,8 @@ const char *cgiplus_set_compat(cmd_parms *cmd, void *dcv, int on)
 }
 
 /* Which requests are ours: the cgiplus-script handler always; mod_cgi's
- * handler names where CGIplusCompat is on. Sets *compat for the latter. */
+ * handler names where CGIplusCompat is on, or in an #exec cgi of our own
+ * exec element. Sets *compat for the latter. */
 static int handler_wanted(request_rec *r, const cgiplus_dir_conf *dc, int *compat)
 {
     *compat = 0;
@@ -62,11 +63,17 @@ static int handler_wanted(request_rec *r, const cgiplus_dir_conf *dc, int *compa
     if (!strcmp(r->handler, CGIPLUS_HANDLER))
         return 1;
     if ((!strcmp(r->handler, "cgi-script") ||
-         !strcmp(r->handler, "application/x-httpd-cgi")) && cgiplus_conf_compat(dc)) {
+         !strcmp(r->handler, "application/x-httpd-cgi")) &&
+        (cgiplus_conf_compat(dc) || apr_table_get(r->notes, CGIPLUS_INCLUDE_NOTE))) {
         *compat = 1;
         return 1;
     }
     return 0;
+}
+
+int cgiplus_fail_status(const cgiplus_req *q, int status)
+{
+    return q->compat && status == HTTP_BAD_GATEWAY ? HTTP_INTERNAL_SERVER_ERROR : status;
 }
 
 const char *cgiplus_status_text(request_rec *r, int status)
@@ -258,6 +265,7 @@ int cgiplus_handler(request_rec *r)
     q = apr_pcalloc(r->pool, sizeof(*q));
     q->r = r;
     q->nph = nph;
+    q->compat = compat;
     /* Drop-in: plain CGI unless this scope asks for persistent workers. */
     q->mode_name = compat && dc->mode == CGIPLUS_MODE_UNSET ? "cgi"
                                                             : cgiplus_conf_mode_name(dc);
@@ -284,9 +292,9 @@ int cgiplus_handler(request_rec *r)
     if ((ret = handler_exchange(q, frames, flen)) != OK) {
         if (ret >= HTTP_INTERNAL_SERVER_ERROR && q->slog)
             cgiplus_scriptlog_write(r, q, ret, "the exchange with the runner failed");
-        return ret;
+        return cgiplus_fail_status(q, ret);
     }
     if (q->client_gone)
         return OK;
-    return cgiplus_resp_handle(q);
+    return cgiplus_fail_status(q, cgiplus_resp_handle(q));
 }

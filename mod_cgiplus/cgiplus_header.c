@@ -146,6 +146,26 @@ static const char *header_check(apr_pool_t *p, const char *s, apr_size_t len)
     return NULL;
 }
 
+/* Checks the value of a Status line (after the colon): httpd's scanner
+ * only logs an invalid one and sends it on ("HTTP/1.1 099", or 500 with the
+ * script's body for "abc"), as mod_cgi does. Outside a drop-in scope the
+ * script failed: a three-digit code from 100 to 599, then the end or a
+ * space and a reason. NULL if it is good. */
+static const char *header_check_status(apr_pool_t *p, const char *v, apr_size_t len)
+{
+    apr_size_t i = 0;
+
+    while (i < len && (v[i] == ' ' || v[i] == '\t'))
+        i++;
+    if (len - i < 3 || !apr_isdigit(v[i]) || !apr_isdigit(v[i + 1]) ||
+        !apr_isdigit(v[i + 2]) || v[i] < '1' || v[i] > '5' ||
+        (len - i > 3 && v[i + 3] != ' '))
+        return apr_psprintf(p, "invalid Status '%.*s' (a code from 100 to 599, "
+                            "then an optional reason)",
+                            len - i > 40 ? 40 : (int)(len - i), v + i);
+    return NULL;
+}
+
 /* The lines handed to httpd's scanner, one per call. */
 typedef struct header_lines {
     char *next, *end;
@@ -221,6 +241,9 @@ int cgiplus_header_scan(cgiplus_req *q, const char **why)
             l--;
         if (l > 0) {
             if ((*why = header_check(r->pool, buf + start, l)) != NULL)
+                return HTTP_BAD_GATEWAY;
+            if (!q->compat && l >= 7 && !strncasecmp(buf + start, "Status:", 7) &&
+                (*why = header_check_status(r->pool, buf + start + 7, l - 7)) != NULL)
                 return HTTP_BAD_GATEWAY;
             memcpy(out, buf + start, l);
             out += l;

@@ -156,9 +156,13 @@ typedef struct cgiplus_req {
     struct cgiplus_answer *answers; /* callout answers not yet sent */
     int mid_frame;             /* a body frame is half written: answers wait */
     int client_gone;           /* the client left before the first frame: ABORT sent */
+    int compat;                /* served as mod_cgi would (CGIplusCompat, SSI) */
 } cgiplus_req;
 
 int cgiplus_handler(request_rec *r);
+/* The status a failure is answered with: 502 (the gateway's upstream
+ * failed) becomes mod_cgi's 500 where q is served as mod_cgi would. */
+int cgiplus_fail_status(const cgiplus_req *q, int status);
 
 /* Callouts forwarded by the runner (cgiplus_callout.c): reads a CALLOUT
  * payload of len bytes and answers it (now, or once the frame being sent is
@@ -224,6 +228,10 @@ const char *cgiplus_set_max_header(cmd_parms *cmd, void *dcv, const char *arg);
 const char *cgiplus_set_scriptlog(cmd_parms *cmd, void *dcv, const char *arg);
 const char *cgiplus_set_scriptlog_len(cmd_parms *cmd, void *dcv, const char *arg);
 const char *cgiplus_set_scriptlog_buf(cmd_parms *cmd, void *dcv, const char *arg);
+/* mod_cgi's ScriptLog (cmd->info 0), ScriptLogLength (1), ScriptLogBuffer (2). */
+const char *cgiplus_set_cgi_scriptlog(cmd_parms *cmd, void *dcv, const char *arg);
+/* Nonzero if mod_cgi or mod_cgid is loaded (valid once LoadModule ran). */
+int cgiplus_cgi_module_loaded(void);
 
 /* The script's CGI header (cgiplus_header.c): collects the header block
  * from q->out (reading frames as needed; the body stays in q->out,
@@ -254,6 +262,15 @@ void cgiplus_scriptlog_write(request_rec *r, cgiplus_req *q, int status,
 /* Client went away: ABORT, then wait briefly for the runner's END so the
  * connection can be reused; closes it if END does not come. */
 void cgiplus_req_abort(cgiplus_req *q);
+/* ---- mod_include's exec element (cgiplus_include.c) ---- */
+
+/* Set on the sub-request of an #exec cgi: served here (as mod_cgi would)
+ * even outside a CGIplusCompat scope. */
+#define CGIPLUS_INCLUDE_NOTE "cgiplus-include"
+/* optional_fn_retrieve hook: registers the exec element with mod_include
+ * unless mod_cgi or mod_cgid is loaded. */
+void cgiplus_include_retrieve(void);
+
 /* ---- the static fast path (cgiplus_static_*.c, docs/STATIC.md) ---- */
 
 struct cgiplus_static_sconf;

@@ -551,8 +551,8 @@ int cgiplus_resp_handle(cgiplus_req *q)
         }
         if (why) {
             ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1076)
-                          "bad header from script %s: %s; answering 502",
-                          r->filename, why);
+                          "bad header from script %s: %s; answering %d",
+                          r->filename, why, cgiplus_fail_status(q, HTTP_BAD_GATEWAY));
             /* the rest of the output is of no use; keep the connection
              * only if the runner can end the request cleanly */
             if (q->got_end)

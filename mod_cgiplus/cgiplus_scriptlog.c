@@ -100,6 +100,19 @@ const char *cgiplus_set_scriptlog_buf(cmd_parms *cmd, void *dcv, const char *arg
     return slog_number(cmd, arg, SLOG_MAX_BUFFER, &dc->scriptlog_buf);
 }
 
+const char *cgiplus_set_cgi_scriptlog(cmd_parms *cmd, void *dcv, const char *arg)
+{
+    static const char *(*const set[])(cmd_parms *, void *, const char *) = {
+        cgiplus_set_scriptlog, cgiplus_set_scriptlog_len, cgiplus_set_scriptlog_buf
+    };
+
+    /* mod_cgi/mod_cgid get the directive too and open the file themselves,
+     * as User: the parent must not create it first (as root). */
+    if (cgiplus_cgi_module_loaded())
+        return NULL;
+    return set[(apr_uintptr_t)cmd->info](cmd, dcv, arg);
+}
+
 int cgiplus_scriptlog_open_logs(apr_pool_t *pconf, apr_pool_t *plog,
                                 apr_pool_t *ptemp, server_rec *s)
 {
@@ -222,6 +235,8 @@ void cgiplus_scriptlog_write(request_rec *r, cgiplus_req *q, int status,
 
     if (!f || (q && !s))
         return;
+    if (q)
+        status = cgiplus_fail_status(q, status);
     /* As mod_cgi: nothing more once the file has grown past its length. */
     if (apr_file_info_get(&fi, APR_FINFO_SIZE, f) != APR_SUCCESS || fi.size > length)
         return;

@@ -23,6 +23,7 @@ static void cgiplus_register_hooks(apr_pool_t *p)
     ap_hook_handler(cgiplus_handler, NULL, cgi_modules, APR_HOOK_MIDDLE);
     ap_hook_handler(cgiplus_status_handler, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_open_logs(cgiplus_scriptlog_open_logs, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_optional_fn_retrieve(cgiplus_include_retrieve, NULL, NULL, APR_HOOK_MIDDLE);
     /* the static fast path: cgiplus_static_*.c */
     ap_hook_check_config(cgiplus_static_check_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_child_init(cgiplus_static_child_init, NULL, NULL, APR_HOOK_MIDDLE);

@@ -41,6 +41,11 @@ my @table = (
     [ 'redirect-local.pl',            200, 'perl cgi' ],
     [ 'redirect-abs.pl',              302, undef ],
     [ 'no-such-script.pl',            404, undef ],
+    [ 'noheader.pl',                  502, undef ],
+    [ 'badstatus.pl?099',             502, undef ],
+    [ 'badstatus.pl?600',             502, undef ],
+    [ 'badstatus.pl?abc',             502, undef ],
+    [ 'badstatus.pl?404%20Gone',      404, 'status body' ],
 );
 # Why each 502 is answered: the reason the module logs (CGIPLUS1076 etc.).
 my %reason = (
@@ -50,6 +55,7 @@ my %reason = (
     'longline.pl'    => qr/CGIPLUS1076: bad header from script \S+longline\.pl: a header line of 9008 bytes is longer than/,
     'bogus-sh.sh'    => qr/CGIPLUS1076: bad header from script \S+bogus-sh\.sh: (?:Premature end of script headers|malformed header line)/,
     'no-output.pl'   => qr/CGIPLUS10(?:60|64): /,
+    'badstatus.pl'   => qr/CGIPLUS1076: bad header from script \S+badstatus\.pl: invalid Status 'abc'/,
     'bogus-perl.pl'  => qr/CGIPLUS1064: script \S+bogus-perl\.pl \(worker pid \d+\) exited with status 255 before its response/,
 );
 my @post_sizes = (10, 99, 250, 255, 256, 257, 258, 1024, 65535, 65536, 65537, 200_000);

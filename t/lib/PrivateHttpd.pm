@@ -1,0 +1,88 @@
+package PrivateHttpd;
+# A private httpd for tests that need a configuration of their own (only
+# mod_cgiplus loaded, a copied Debian layout): started with -k start on a
+# 127.0.0.1 port, stopped by its own pid file. Only what it starts is
+# stopped.
+use strict;
+use warnings;
+use Apache::Test ();
+use File::Path qw(make_path remove_tree);
+use IO::Socket::INET;
+use Time::HiRes qw(sleep);
+use Exporter 'import';
+our @EXPORT_OK = qw(private_conf private_start private_stop private_check libexec);
+
+my $vars = Apache::Test::config()->{vars};
+
+sub libexec { chomp(my $d = `$vars->{apxs} -q LIBEXECDIR`); return $d }
+
+# A minimal httpd.conf in $dir: ServerRoot, logs, runtime dir, the event
+# MPM, the listed modules (names as in mod_NAME.so), mod_cgiplus and its
+# runner from the build tree, then $extra.
+sub private_conf {
+    my ($dir, $port, $mods, $extra) = @_;
+    my $lib = libexec();
+    my $top = $vars->{top_dir};
+    my $load = join '', map { "LoadModule ${_}_module $lib/mod_$_.so\n" } @$mods;
+    return <<"CONF";
+ServerRoot $dir
+PidFile $dir/httpd.pid
+ErrorLog $dir/error_log
+LogLevel info
+Listen 127.0.0.1:$port
+ServerName 127.0.0.1
+DefaultRuntimeDir $dir
+LoadModule mpm_event_module $lib/mod_mpm_event.so
+LoadModule authz_core_module $lib/mod_authz_core.so
+$load
+LoadModule cgiplus_module $top/mod_cgiplus/.libs/mod_cgiplus.so
+CGIplusRunnerPath $top/runner/cgiplus-runner
+User $vars->{user}
+Group $vars->{group}
+$extra
+CONF
+}
+
+sub fresh_dir {
+    my ($dir) = @_;
+    remove_tree($dir);
+    make_path($dir);
+    chmod 0755, $dir;
+}
+
+# httpd -t: (exit code, output).
+sub private_check {
+    my ($conf_file, @args) = @_;
+    my $out = `'$vars->{httpd}' @args -t -f '$conf_file' 2>&1`;
+    return ($? >> 8, $out);
+}
+
+# Starts httpd on $conf_file; returns 1 once $port answers.
+sub private_start {
+    my ($conf_file, $port, @args) = @_;
+    system($vars->{httpd}, @args, '-f', $conf_file, '-k', 'start');
+    for (1 .. 100) {
+        return 1 if IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port", Timeout => 1);
+        sleep 0.1;
+    }
+    return 0;
+}
+
+# Stops the httpd whose pid file is given (SIGTERM to that pid only) and
+# waits for it to go.
+sub private_stop {
+    my ($pidfile) = @_;
+    open my $fh, '<', $pidfile or return;
+    my $pid = <$fh>;
+    close $fh;
+    return unless $pid && $pid =~ /^(\d+)/;
+    $pid = $1;
+    kill 'TERM', $pid;
+    for (1 .. 100) {
+        last unless kill 0, $pid;
+        sleep 0.1;
+    }
+}
+
+push @EXPORT_OK, 'fresh_dir';
+1;
