@@ -73,9 +73,6 @@ Plack::Handler::CGIplus - run any PSGI application persistently under mod_cgiplu
     use Plack::Handler::CGIplus;
     Plack::Handler::CGIplus->new->run($app);
 
-    # or with plackup
-    plackup -s CGIplus app.psgi
-
 =head1 DESCRIPTION
 
 The worker loads the application once and serves request after request
