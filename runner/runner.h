@@ -206,7 +206,8 @@ void runner_conf_free(runner_conf *c);
 int runner_set_parse(runner_set_over *o, const char *name, size_t nlen, const char *val,
                      size_t vlen, const char **why);
 void runner_set_over_free(runner_set_over *o);
-/* Built-ins < [defaults] < the script's [pool] section < begin. */
+/* Built-ins < [defaults] < the script's [pool] section < begin; a section
+ * of the same mode sets begin aside (then 1 if begin named any). */
 int runner_set_resolve(const char *script, runner_mode mode, const runner_set_over *begin,
                        runner_pool_set *out);
 int runner_set_equal(const runner_pool_set *a, const runner_pool_set *b);
@@ -256,6 +257,7 @@ struct runner_pool {
     struct runner_req_list queue; /* FIFO of requests waiting for a worker */
     unsigned qlen, qmax;
     int retired;              /* superseded or unused: drains, keeps nobody warm */
+    int begin_noted;          /* logged that its [pool] section sets requests' settings aside */
     int waits_slot;           /* in runner_g.slot_waiters */
     unsigned gen;             /* script generation: bumped when the file changes */
     uint64_t stamp;           /* newest (httpd generation, reload) that used it */

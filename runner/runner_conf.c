@@ -325,7 +325,7 @@ int runner_set_resolve(const char *script, runner_mode mode, const runner_set_ov
 {
     const runner_conf *c = &runner_g.conf;
     uint32_t have = 0;
-    (void)mode;
+    int own = 0, set_aside;
 
     env_level = NULL;
     for (unsigned i = 0; i < RUNNER_S_N_; i++)
@@ -336,9 +336,16 @@ int runner_set_resolve(const char *script, runner_mode mode, const runner_set_ov
         have |= 1u << RUNNER_S_MAX_WORKERS;
     }
     for (unsigned i = 0; i < c->npools; i++)
-        if (strcmp(c->pools[i].script, script) == 0)
+        if (strcmp(c->pools[i].script, script) == 0) {
             overlay(out, &have, &c->pools[i].over);
-    overlay(out, &have, begin);
+            own |= c->pools[i].mode == mode;
+        }
+    /* A script with its own section in this mode has one pool, the
+     * section's: the request's settings would make a twin pool beside the
+     * declared one (docs/RUNNER.md, "One pool per script"). */
+    set_aside = own && begin && (begin->have || begin->have_env);
+    if (!own)
+        overlay(out, &have, begin);
 
     /* Our timeouts fire before httpd's Timeout ends the wait for us. */
     uint64_t below = c->http_timeout > 1500 ? c->http_timeout - 1000 : 500;
@@ -363,7 +370,7 @@ int runner_set_resolve(const char *script, runner_mode mode, const runner_set_ov
         errno = EPERM;
         return -1;
     }
-    return 0;
+    return set_aside;
 }
 
 /* ---- the configuration file ---- */

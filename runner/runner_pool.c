@@ -74,6 +74,18 @@ static uint64_t stale_due(const runner_pool *p)
     return from + RUNNER_STALE_MS;
 }
 
+/* Once per pool: httpd's settings for a script the file declares are not
+ * used, so an administrator who set both learns which one holds. */
+static void note_aside(runner_pool *p, int aside)
+{
+    if (!aside || p->begin_noted)
+        return;
+    p->begin_noted = 1;
+    runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2450) "pool #%llu of %s: the runner's [pool] "
+               "section decides its settings; those httpd sends with its requests are not used",
+               (unsigned long long)p->id, p->script);
+}
+
 runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
                              const runner_set_over *begin, uint32_t httpd_gen, int *err)
 {
@@ -88,7 +100,8 @@ runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
     }
     memcpy(path, script, slen);
     path[slen] = '\0';
-    if (runner_set_resolve(path, mode, begin, &set) < 0) {
+    int aside = runner_set_resolve(path, mode, begin, &set);
+    if (aside < 0) {
         *err = errno;
         return NULL;
     }
@@ -97,6 +110,7 @@ runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
             runner_set_free(&set);
             p->retired = 0; /* in use again */
             p->last_used = runner_g.now;
+            note_aside(p, aside);
             return stamp_pool(p, stamp);
         }
 
@@ -122,6 +136,7 @@ runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
                "%llu, min_idle %llu, queue %llu)", (unsigned long long)p->id, p->script,
                runner_mode_name(mode), (unsigned long long)SET(p, MAX_WORKERS),
                (unsigned long long)SET(p, MIN_IDLE), (unsigned long long)SET(p, QUEUE_DEPTH));
+    note_aside(p, aside);
     return stamp_pool(p, stamp);
 }
 

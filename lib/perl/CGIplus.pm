@@ -19,7 +19,7 @@ my %MARKER = map { $_ => 1 } qw(CGIPLUSEOF CGIPLUSESC CGIPLUSEOT);
 # The library's state: one per process, lives for the process.
 my %st = (init => 0, persistent => 0, in_request => 0, chan => undef,
           buf => '', eofline => '', esc => '', eot => '', base => {},
-          names => [], body_fh => undef);
+          names => [], body_fh => undef, idle => undef, idle_every => 1);
 
 sub _log {
     my ($id, $msg) = @_;
@@ -203,6 +203,7 @@ sub accept {
     _setup() or return undef;
     finish() if $st{in_request};
     STDOUT->flush;
+    _wait_request() if $st{idle};
     my $pairs = eval { _read_request() };
     if ($@) {
         my $why = $@;
@@ -223,6 +224,43 @@ sub accept {
     CGI->_reset_globals if defined &CGI::_reset_globals;
     $st{in_request} = 1;
     return 1;
+}
+
+# Calls the idle hook until a request's first byte is there: once now,
+# then every idle_every seconds. Nothing of a request is buffered yet, so the
+# hook may even exec a new program (reexec).
+sub _wait_request {
+    while ($st{buf} eq '') {
+        $st{idle}->();
+        my $bits = '';
+        vec($bits, fileno($st{chan}), 1) = 1;
+        my $n = select(my $ready = $bits, undef, undef, $st{idle_every});
+        return if $n && $n > 0;
+    }
+}
+
+# Sets a hook called between requests, and every $every seconds while the
+# worker waits for one (persistent only); undef removes it.
+sub set_idle {
+    my ($hook, $every) = @_;
+    $st{idle} = $hook;
+    $st{idle_every} = $every // 1;
+    return;
+}
+
+# Starts this program again in the same process, between requests (from an
+# idle hook only): the runner's channels (descriptors 0, 1, 3) stay open,
+# so a request the runner has already written waits for the new program.
+sub reexec {
+    my (@argv) = @_;
+    require Fcntl;
+    STDOUT->flush;
+    STDERR->flush;
+    my $fl = fcntl($st{chan}, Fcntl::F_GETFD(), 0);
+    fcntl($st{chan}, Fcntl::F_SETFD(), $fl & ~Fcntl::FD_CLOEXEC()) if $fl;
+    %ENV = %{ $st{base} };
+    exec { $^X } $^X, @argv or _log(3150, "cannot exec $^X: $!");
+    return;
 }
 
 sub _write_all {
@@ -454,6 +492,17 @@ with C<!> or C<#>; undef with C<$!> on error or when not persistent.
 
 Asks for later requests in struct mode (values verbatim). True on success or
 in plain CGI.
+
+=item CGIplus::set_idle($hook, $seconds)
+
+Calls C<$hook> between requests and every C<$seconds> (default 1) while the
+worker waits for one; persistent only. Used by C<cgiplus-psgi --reload>.
+
+=item CGIplus::reexec(@argv)
+
+From an idle hook: runs C<perl @argv> in the same process; the runner's
+descriptors stay open, so no waiting request is lost. Returns only on
+failure (logged, 3150).
 
 =item CGIplus::is_persistent()
 

@@ -39,7 +39,7 @@ import os
 import sys
 
 __all__ = ["accept", "finish", "requests", "is_persistent", "callout",
-           "struct_mode", "run_wsgi", "CGIplusError"]
+           "struct_mode", "run_wsgi", "reexec", "CGIplusError"]
 
 # Caps, as in the C library (lib/cgp_records.h).
 _MAX_SYNC = 32
@@ -201,6 +201,8 @@ class _State:
         self.stdin_errors = None
         self.empty_stdin = None
         self.stdout = None    # sys.stdout as it was at setup
+        self.idle = None      # called between requests (run_wsgi's idle)
+        self.idle_every = 1.0
 
 
 _st = _State()
@@ -437,6 +439,8 @@ def accept():
     if _st.in_request:
         finish()
     _flush()
+    if _st.idle is not None:
+        _wait_request()
     entries = _read_request()
     if entries is None:
         return False
@@ -444,6 +448,37 @@ def accept():
     _new_stdin(int(cl) if cl.isdigit() else 0)
     _st.in_request = True
     return True
+
+
+def _wait_request():
+    """Calls the idle hook until a request's first byte is there: once now,
+    then every idle_every seconds. No byte of a request is buffered yet, so
+    the hook may even exec a new program (reexec)."""
+    import select
+    ch = _st.chan
+    while not ch.buf:
+        _st.idle()
+        try:
+            ready, _, _ = select.select([ch.fd], [], [], _st.idle_every)
+        except InterruptedError:
+            continue
+        if ready:
+            return
+
+
+def reexec():
+    """Starts this program again in the same process, between requests:
+    the runner's channels (descriptors 0, 1, 3) stay open, so a request the
+    runner has already written waits for the new program. Only from an idle
+    hook of run_wsgi (nothing of a request read yet)."""
+    _flush()
+    try:
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    if _st.chan is not None and _st.chan.fd == 3:
+        os.set_inheritable(3, True)
+    os.execve(sys.executable, [sys.executable] + sys.argv, _st.base_b)
 
 
 def _flush():
@@ -532,19 +567,37 @@ def struct_mode():
         raise CGIplusError(E.EPROTO, "struct mode refused: " + ans)
 
 
-def run_wsgi(app):
+def run_wsgi(app, idle=None, idle_every=1.0):
     """Serves a WSGI (PEP 3333) application: persistently under the runner,
     once as plain CGI (like wsgiref.handlers.CGIHandler). wsgi.input ends
     after CONTENT_LENGTH bytes; errors become a 500 response and a traceback
-    on stderr, as wsgiref does."""
+    on stderr, as wsgiref does.
+
+    idle: called between requests, and every idle_every seconds while the
+    worker waits for one (persistent only); it may call reexec()."""
     from wsgiref.handlers import BaseCGIHandler
 
+    class Handler(BaseCGIHandler):
+        def setup_environ(self):
+            super().setup_environ()
+            # wsgi.input ends with the body (Werkzeug's extension).
+            self.environ["wsgi.input_terminated"] = True
+
+    if is_persistent():
+        _st.idle = idle
+        _st.idle_every = idle_every
     while accept():
         try:
             environ = {k: v for k, v in os.environ.items() if k not in _MARKERS}
-            handler = BaseCGIHandler(sys.stdin.buffer, sys.stdout.buffer,
-                                     sys.stderr, environ,
-                                     multithread=False, multiprocess=True)
+            # The runner (and mod_cgi for a chunked upload, to EOF) ends
+            # stdin with the body; a de-chunked body has an exact
+            # CONTENT_LENGTH, so the client's Transfer-Encoding no longer
+            # describes it (Werkzeug reads nothing of a "chunked" body
+            # unless the stream is marked terminated).
+            if environ.get("CONTENT_LENGTH", "").isdigit():
+                environ.pop("HTTP_TRANSFER_ENCODING", None)
+            handler = Handler(sys.stdin.buffer, sys.stdout.buffer, sys.stderr,
+                              environ, multithread=False, multiprocess=True)
             # wsgiref snapshots os.environ when imported: not per request.
             handler.os_environ = {}
             handler.wsgi_run_once = not _st.persistent

@@ -1,0 +1,89 @@
+package Plack::Handler::CGIplus;
+# Plack::Handler::CGIplus: runs a PSGI application as a persistent CGIplus
+# worker of mod_cgiplus (docs/APPS.md); as plain CGI it serves one request,
+# as Plack::Handler::CGI does. POD at the end.
+use strict;
+use warnings;
+use parent 'Plack::Handler::CGI';
+use CGIplus ();
+
+our $VERSION = '0.1.0';
+
+# The runner's markers are the worker's, not the application's.
+my @HIDDEN = qw(CGIPLUSEOF CGIPLUSESC CGIPLUSEOT CGIPLUSIN);
+
+sub new {
+    my ($class, %args) = @_;
+    return bless {%args}, $class;
+}
+
+sub run {
+    my ($self, $app) = @_;
+    CGIplus::set_idle($self->{idle}, $self->{idle_every}) if $self->{idle};
+    while (CGIplus::accept()) {
+        # An application that dies answers 500 (if nothing was sent yet)
+        # and the worker goes on, as a PSGI server does.
+        unless (eval { $self->SUPER::run($app); 1 }) {
+            my $err = $@;
+            print STDERR "CGIPLUS3151: Plack::Handler::CGIplus: the application died: $err";
+            print STDOUT "Status: 500\r\nContent-Type: text/plain\r\n\r\nInternal Server Error\n"
+                unless $self->{sent};
+        }
+        $self->{sent} = 0;
+        CGIplus::finish();
+    }
+    return;
+}
+
+sub setup_env {
+    my ($self, $override) = @_;
+    my $env = $self->SUPER::setup_env({
+        'psgi.run_once' => CGIplus::is_persistent() ? 0 : 1,
+        'psgix.harakiri' => 0,
+        %{ $override || {} },
+    });
+    delete @{$env}{@HIDDEN};
+    # The runner hands the body de-chunked with an exact CONTENT_LENGTH:
+    # the client's Transfer-Encoding no longer describes it.
+    delete $env->{HTTP_TRANSFER_ENCODING} if ($env->{CONTENT_LENGTH} // '') =~ /\A[0-9]+\z/;
+    return $env;
+}
+
+sub _handle_response {
+    my ($self, $res) = @_;
+    $self->{sent} = 1;
+    return $self->SUPER::_handle_response($res);
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Plack::Handler::CGIplus - run any PSGI application persistently under mod_cgiplus
+
+=head1 SYNOPSIS
+
+    # app.psgi, served by httpd with AddHandler cgiplus-script .psgi
+    #!/usr/bin/env cgiplus-psgi
+    my $app = sub { [200, ['Content-Type' => 'text/plain'], ["hello\n"]] };
+
+    # or by hand, in a script of your own
+    use Plack::Handler::CGIplus;
+    Plack::Handler::CGIplus->new->run($app);
+
+=head1 DESCRIPTION
+
+The worker loads the application once and serves request after request
+(C<psgi.run_once> false, C<psgi.multiprocess> true, C<psgi.streaming>
+true). C<psgi.input> ends after C<CONTENT_LENGTH> bytes; a chunked upload
+arrives de-chunked with its exact length. An application that dies gets a
+500 response (if it had sent nothing yet) and a line on stderr (3151); the
+worker serves the next request. Run as plain CGI (no C<CGIPLUSEOF>), it
+serves one request.
+
+Options of C<new>: C<idle> (a code reference called between requests and
+every C<idle_every> seconds while waiting; C<cgiplus-psgi --reload> uses it).
+
+=cut

@@ -1,0 +1,94 @@
+# cgiplus-psgi runs a PSGI application (Debian's Plack: Plack::Builder,
+# Plack::Request, Plack::App::File) persistently through
+# Plack::Handler::CGIplus, from a .cgp file and from an app.psgi that names
+# the launcher on its first line: uploads, chunked uploads, cookies,
+# redirects, streaming, a dying application; --reload in place.
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use Digest::SHA qw(sha256_hex);
+use File::Path qw(make_path remove_tree);
+use Time::HiRes qw(sleep time);
+use lib 't/htdocs/apps';
+use AppTest qw(write_file curl url);
+
+plan tests => 20;
+
+my $vars = Apache::Test::config()->{vars};
+my $apps = "$vars->{documentroot}/apps";
+my $launcher = "$vars->{top_dir}/lib/perl/cgiplus-psgi";
+write_file("$apps/plack.cgp", "#!$launcher\n# the Plack test application\napp plackapp.psgi\n");
+my $u = '/apps/plack.cgp';
+
+my ($code, $h, $body) = curl(url("$u/"));
+ok t_cmp($code, 200, 'GET through Plack');
+my ($hits, $pid) = $body =~ /^psgi hits=(\d+) pid=(\d+)$/m;
+(undef, undef, $body) = curl(url("$u/"));
+ok t_cmp($body, "psgi hits=" . (($hits // 0) + 1) . " pid=" . ($pid // 0) . "\n", 'the application persists');
+
+my $dir = "$vars->{t_logs}/psgi";
+remove_tree($dir);
+make_path($dir);
+my $data = join '', map { chr(($_ * 13) % 256) } 1 .. 300_000;
+write_file("$dir/blob.bin", $data, 0644);
+my $sha = sha256_hex($data);
+($code, $h, $body) = curl('-F', "file=\@$dir/blob.bin", '-F', 'note=hello', url("$u/upload"));
+ok t_cmp($code, 200, 'multipart upload');
+ok t_cmp($body, "name=blob.bin size=300000 sha256=$sha note=hello\n", 'the file and the field');
+($code, $h, $body) = curl('-H', 'Transfer-Encoding: chunked', '-H', 'Content-Type: application/octet-stream',
+                          '--data-binary', "\@$dir/blob.bin", url("$u/body"));
+ok t_cmp($body, "size=300000 sha256=$sha\n", 'a chunked upload, byte for byte');
+($code, $h, $body) = curl('-H', 'Transfer-Encoding: chunked', '-F', "file=\@$dir/blob.bin", '-F', 'note=chunked',
+                          url("$u/upload"));
+ok t_cmp($body, "name=blob.bin size=300000 sha256=$sha note=chunked\n", 'a chunked multipart upload');
+
+($code, $h, $body) = curl(url("$u/login?user=ann"));
+ok t_cmp($code, 302, 'redirect status');
+ok t_cmp($h->{location}, qr{^http://127\.0\.0\.1:\d+/apps/plack\.cgp/whoami$}, 'redirect target under the script');
+ok t_cmp($h->{'set-cookie'}, qr/^user=ann; HttpOnly/, 'the cookie set');
+($code, $h, $body) = curl('-L', '-b', "$dir/jar", '-c', "$dir/jar", url("$u/login?user=bob"));
+ok t_cmp($body, "user=bob\n", 'following the redirect, the cookie is read back');
+
+($code, $h, $body) = curl(url("$u/stream"));
+ok t_cmp($body, "part 1\npart 2\npart 3\n", 'a streamed (delayed) response');
+($code, $h, $body) = curl(url("$u/files/hello.txt"));
+ok t_cmp("$code $body", "200 a static file\n", 'Plack::App::File mounted in the application');
+
+($code, $h, $body) = curl(url("$u/die"));
+ok t_cmp($code, 500, 'a dying application answers 500');
+(undef, undef, $body) = curl(url("$u/"));
+ok t_cmp($body, qr/^psgi hits=\d+ pid=$pid$/, 'and the same worker serves on');
+my $log = sub { do { local (@ARGV, $/) = ("$vars->{t_logs}/error_log"); <> } // '' };
+ok t_cmp($log->(), qr/CGIPLUS3151: Plack::Handler::CGIplus: the application died: asked to die/,
+         'the error is logged (3151)');
+
+# An app.psgi naming the launcher on its first line (AddHandler .psgi), reloading.
+make_path("$dir/lib");
+chmod 0755, $dir, "$dir/lib";
+my $mod = sub { write_file("$dir/lib/RelApp.pm", "package RelApp;\nour \$VERSION = $_[0];\n1;\n", 0644) };
+$mod->(1);
+write_file("$apps/reload.t.psgi", <<"PSGI");
+#!$launcher --reload -I $dir/lib
+use RelApp;
+sub { [200, ['Content-Type' => 'text/plain'], ["v\$RelApp::VERSION pid=\$\$\\n"]] };
+PSGI
+($code, $h, $body) = curl(url('/apps/reload.t.psgi'));
+my ($rpid) = $body =~ /^v1 pid=(\d+)$/;
+ok t_cmp($rpid ? 1 : 0, 1, 'an app.psgi with the launcher on its first line serves v1');
+$mod->(2);
+utime time + 2, time + 2, "$dir/lib/RelApp.pm";
+my ($seen, $bad, $n) = ('', 0, 0);
+my $t0 = time;
+while (time - $t0 < 8) {
+    ($code, $h, $body) = curl(url('/apps/reload.t.psgi'));
+    $n++;
+    $bad++ if $code != 200;
+    $seen = $body;
+    last if $body =~ /^v2/;
+    sleep 0.05;
+}
+ok t_cmp($seen, "v2 pid=" . ($rpid // 0) . "\n", 'after the module changed the same worker serves v2');
+ok t_cmp($bad, 0, "no request failed during the reload ($n requests)");
+ok t_cmp($log->(), qr/CGIPLUS3153: cgiplus-psgi: \S+RelApp\.pm changed: reloading/, 'the reload is logged (3153)');
+ok t_cmp(-d "/usr/share/perl5/Plack" ? 1 : 0, 1, "Plack is Debian's (libplack-perl)");

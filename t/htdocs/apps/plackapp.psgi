@@ -1,0 +1,59 @@
+# A PSGI application built from Debian's Plack (Plack::Builder,
+# Plack::Request, Plack::App::File), served persistently by cgiplus-psgi
+# (t/16_psgi.t): uploads, chunked bodies, cookies, redirects, static files.
+use strict;
+use warnings;
+use Digest::SHA qw(sha256_hex);
+use File::Basename qw(dirname);
+use Plack::Builder;
+use Plack::Request;
+use Plack::App::File;
+
+my $hits = 0;
+my $here = dirname(__FILE__);
+
+my $main = sub {
+    my $req = Plack::Request->new(shift);
+    my $path = $req->path_info;
+    my $text = sub { [200, ['Content-Type' => 'text/plain'], [@_]] };
+    if ($path eq '/' || $path eq '') {
+        $hits++;
+        return $text->("psgi hits=$hits pid=$$\n");
+    }
+    if ($path eq '/upload') {
+        my $u = $req->uploads->{file};
+        my $data = '';
+        if ($u) { open my $fh, '<:raw', $u->path or die; local $/; $data = <$fh> // '' }
+        return $text->(sprintf "name=%s size=%d sha256=%s note=%s\n", $u ? $u->filename : '',
+                       length $data, sha256_hex($data), $req->body_parameters->{note} // '');
+    }
+    if ($path eq '/body') {
+        my $data = $req->content;
+        return $text->(sprintf "size=%d sha256=%s\n", length $data, sha256_hex($data));
+    }
+    if ($path eq '/login') {
+        my $res = $req->new_response(302);
+        $res->redirect($req->base . '/whoami');
+        $res->cookies->{user} = { value => $req->query_parameters->{user} // 'anon', httponly => 1 };
+        return $res->finalize;
+    }
+    if ($path eq '/whoami') {
+        return $text->('user=' . ($req->cookies->{user} // 'none') . "\n");
+    }
+    if ($path eq '/die') {
+        die "asked to die\n";
+    }
+    if ($path eq '/stream') {
+        return sub {
+            my $w = shift->([200, ['Content-Type' => 'text/plain']]);
+            $w->write("part $_\n") for 1 .. 3;
+            $w->close;
+        };
+    }
+    return [404, ['Content-Type' => 'text/plain'], ["not found\n"]];
+};
+
+builder {
+    mount '/files' => Plack::App::File->new(root => "$here/files")->to_app;
+    mount '/' => $main;
+};

@@ -1,0 +1,66 @@
+package PrivHttpd;
+# Private httpd instances for tests that need their own server configuration
+# (a standalone runner, several nodes behind a balancer): each in its own
+# directory under t/logs, on 127.0.0.1, with the module of the build tree.
+# Only the processes started here are stopped, by their pid files.
+use strict;
+use warnings;
+use Exporter qw(import);
+use File::Path qw(make_path remove_tree);
+use IO::Socket::INET;
+use Time::HiRes qw(sleep);
+use Apache::Test ();
+
+our @EXPORT_OK = qw(httpd_start httpd_stop httpd_graceful httpd_log);
+
+my $vars = Apache::Test::config()->{vars};
+chomp(my $libexec = `$vars->{apxs} -q LIBEXECDIR`);
+
+# httpd_start(NAME, PORT, CONF, [MODULES]): writes DIR/httpd.conf (the
+# common part, then CONF) and starts httpd. Returns DIR; dies if it does
+# not listen within 10 s.
+sub httpd_start {
+    my ($name, $port, $conf, @mods) = @_;
+    my $dir = "$vars->{t_logs}/$name";
+    remove_tree($dir);
+    make_path($dir);
+    chmod 0755, $dir;
+    my $load = join '', map { "LoadModule ${_}_module $libexec/mod_$_.so\n" }
+        'mpm_event', 'authz_core', 'alias', @mods;
+    open my $fh, '>', "$dir/httpd.conf" or die "$dir/httpd.conf: $!";
+    print $fh <<"CONF", $conf;
+ServerRoot $dir
+PidFile $dir/httpd.pid
+ErrorLog $dir/error_log
+LogLevel warn cgiplus:info
+Listen 127.0.0.1:$port
+ServerName 127.0.0.1
+${load}LoadModule cgiplus_module $vars->{top_dir}/mod_cgiplus/.libs/mod_cgiplus.so
+DefaultRuntimeDir $dir
+User $vars->{user}
+Group $vars->{group}
+CONF
+    close $fh;
+    system($vars->{httpd}, '-f', "$dir/httpd.conf", '-k', 'start') == 0 or die "$name: httpd failed";
+    for (1 .. 100) {
+        return $dir if IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port", Timeout => 1);
+        sleep 0.1;
+    }
+    die "$name: httpd does not listen on $port\n";
+}
+
+sub _pid { my $d = shift; my $p = do { local (@ARGV, $/) = ("$d/httpd.pid"); <> } // ''; chomp $p; $p }
+
+sub httpd_graceful { system($vars->{httpd}, '-f', "$_[0]/httpd.conf", '-k', 'graceful') == 0 }
+
+sub httpd_stop {
+    my ($dir) = @_;
+    my $pid = _pid($dir);
+    return unless $pid =~ /^\d+$/ && $pid > 1;
+    kill 'TERM', $pid;
+    for (1 .. 100) { last unless kill 0, $pid; sleep 0.1 }
+}
+
+sub httpd_log { my $d = shift; do { local (@ARGV, $/) = ("$d/error_log"); <> } // '' }
+
+1;
