@@ -523,6 +523,17 @@ int cgiplus_conf_begin(request_rec *r, const cgiplus_dir_conf *dc,
     return n;
 }
 
+/* The runner's level for httpd's LogLevel of this module (cgiplus:LEVEL or
+ * the server's): notice keeps the runner's info chatter out, as httpd's
+ * default warn does. */
+static const char *runner_log_level(server_rec *s)
+{
+    int l = ap_get_server_module_loglevel(s, APLOG_MODULE_INDEX);
+
+    return l <= APLOG_ERR ? "error" : l <= APLOG_NOTICE ? "warn"
+           : l == APLOG_INFO ? "info" : "debug";
+}
+
 apr_status_t cgiplus_conf_write_runner(apr_pool_t *p, server_rec *s, const char *path)
 {
     cgiplus_server_conf *sc = ap_get_module_config(s->module_config, &cgiplus_module);
@@ -544,13 +555,15 @@ apr_status_t cgiplus_conf_write_runner(apr_pool_t *p, server_rec *s, const char 
                     "max_workers_total %d\nkill_grace %" APR_INT64_T_FMT "ms\n"
                     "backoff_base %" APR_INT64_T_FMT "ms\nbackoff_max %" APR_INT64_T_FMT "ms\n"
                     "http_timeout %" APR_INT64_T_FMT "ms\n"
-                    "callout_timeout %" APR_INT64_T_FMT "ms\n",
+                    "callout_timeout %" APR_INT64_T_FMT "ms\n"
+                    "log_level %s\n",
                     g->max_workers_total ? g->max_workers_total
                                          : cgiplus_defaults.max_workers_total,
                     g->kill_grace > 0 ? g->kill_grace : cgiplus_defaults.kill_grace,
                     base, max, (apr_int64_t)apr_time_as_msec(s->timeout),
                     g->callout_timeout > 0 ? g->callout_timeout
-                                           : cgiplus_defaults.callout_timeout);
+                                           : cgiplus_defaults.callout_timeout,
+                    runner_log_level(s));
     for (i = 0; cgiplus_users && i < cgiplus_users->nelts; i++)
         apr_file_printf(f, "allow_user %s\n", APR_ARRAY_IDX(cgiplus_users, i, const char *));
     rv = apr_file_close(f);

@@ -106,7 +106,9 @@ static apr_status_t runner_start(void)
     argv[9] = "--die-with-parent";
     argv[10] = "--config";
     argv[11] = rs.conf;
-    argv[12] = NULL;
+    /* at each restart it takes httpd's reopened error log (rotation) */
+    argv[12] = "--stderr-from-parent";
+    argv[13] = NULL;
 
     if ((rv = apr_procattr_create(&attr, p)) != APR_SUCCESS ||
         (rv = apr_procattr_cmdtype_set(attr, APR_PROGRAM_ENV)) != APR_SUCCESS ||

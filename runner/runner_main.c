@@ -25,6 +25,8 @@ static void usage(FILE *f)
             "usage: cgiplus-runner [--config FILE] --socket PATH [--user NAME|UID]\n"
             "                      [--group NAME|GID] [--pidfile PATH] [--die-with-parent]\n"
             "                      [--max-workers N] [--log-level error|warn|info|debug]\n"
+            "                      [--stderr-from-parent]\n"
+            "       cgiplus-runner --version | --help\n"
             "The socket, user, group, pidfile and log level may come from FILE instead;\n"
             "the command line wins. SIGHUP reads FILE again (docs/RUNNER.md).\n");
 }
@@ -204,10 +206,12 @@ static int parse_args(int argc, char **argv)
         { "group", required_argument, NULL, 'g' },
         { "pidfile", required_argument, NULL, 'p' },
         { "die-with-parent", no_argument, NULL, 'd' },
+        { "stderr-from-parent", no_argument, NULL, 'e' },
         { "max-workers", required_argument, NULL, 'm' },
         { "log-level", required_argument, NULL, 'l' },
         { "config", required_argument, NULL, 'c' },
         { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 }
     };
     const char *group = NULL, *level = NULL;
@@ -222,6 +226,7 @@ static int parse_args(int argc, char **argv)
         case 'g': group = optarg; break;
         case 'p': runner_g.o.pidfile = optarg; break;
         case 'd': runner_g.o.die_with_parent = 1; break;
+        case 'e': runner_g.o.stderr_from_parent = 1; break;
         case 'm': {
             char *end;
             unsigned long v = strtoul(optarg, &end, 10);
@@ -234,10 +239,14 @@ static int parse_args(int argc, char **argv)
             runner_g.o.have_max_workers = 1;
             break;
         }
-        case 'l': level = optarg; break;
+        case 'l': level = optarg; runner_g.o.have_log_level = 1; break;
         case 'c': runner_g.o.config = optarg; break;
         case 'h':
             usage(stdout);
+            exit(0);
+        case 'V':
+            printf("cgiplus-runner %s (mod_cgiplus, protocol %u)\n", CGIPLUS_VERSION,
+                   CGP_VERSION);
             exit(0);
         default:
             usage(stderr);
@@ -312,6 +321,7 @@ int main(int argc, char **argv)
     runner_ev_init(&runner_g.ev_listen, RUNNER_EV_LISTEN, -1, NULL);
     runner_ev_init(&runner_g.ev_sig, RUNNER_EV_SIGNAL, -1, NULL);
     runner_g.is_root = geteuid() == 0;
+    runner_g.o.parent = getppid();
     if (parse_args(argc, argv) < 0)
         return 2;
     if (runner_g.o.die_with_parent) {
@@ -329,8 +339,9 @@ int main(int argc, char **argv)
     lfd = -1; /* the loop owns it now, even on failure */
     if (init < 0 || (runner_g.o.pidfile && write_pidfile() < 0))
         goto out;
-    runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2056) "listening on %s (protocol %u, scripts run "
-               "as %s%s, at most %llu workers%s%s)", runner_g.o.socket_path, CGP_VERSION,
+    runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2056) "cgiplus-runner/%s listening on %s (protocol "
+               "%u, scripts run as %s%s, at most %llu workers%s%s)", CGIPLUS_VERSION,
+               runner_g.o.socket_path, CGP_VERSION,
                runner_g.o.have_user ? runner_g.o.user_name
                : runner_g.is_root ? "nobody: root without --user refuses to run scripts"
                : "the runner's own user",
@@ -353,10 +364,20 @@ out:
     return rc;
 }
 
+/* At SIGHUP from httpd: its error log may have been rotated and reopened. */
+static void reload_log(void)
+{
+    if (runner_g.o.stderr_from_parent && runner_log_take_parent_stderr(runner_g.o.parent) < 0)
+        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2400) "SIGHUP: cannot take the parent's "
+                   "error log (/proc/%ld/fd/2): %s; still writing to the old one",
+                   (long)runner_g.o.parent, strerror(errno));
+}
+
 int runner_reload(void)
 {
     runner_conf nc;
     char err[512];
+    reload_log();
     if (!runner_g.o.config) {
         runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2051) "SIGHUP: no configuration file to read "
                    "again (start with --config)");
@@ -366,6 +387,17 @@ int runner_reload(void)
         runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2078) "SIGHUP: %s: %s; keeping the settings "
                    "in force", runner_g.o.config, err);
         return -1;
+    }
+    /* The log level follows the file (httpd's LogLevel cgiplus:...) unless
+     * the command line fixed it. */
+    if (!runner_g.o.have_log_level && nc.log_level) {
+        int l = runner_log_parse_level(nc.log_level);
+        if (l < 0)
+            runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2401) "SIGHUP: log_level %s is not "
+                       "error, warn, info or debug; keeping %s", nc.log_level,
+                       runner_log_level_name(runner_log_level));
+        else
+            runner_log_level = l;
     }
     /* Process settings (socket, user...) apply at start only: the running
      * values keep pointing at the strings they came from. */
