@@ -502,6 +502,13 @@ void runner_client_close_all(void);
 /* ---- status (runner_status.c) ---- */
 int runner_status_json(runner_buf *out);
 
+/* ---- the service manager: sd_notify and socket activation (runner_notify.c) ---- */
+void runner_notify_init(void);          /* reads and removes $NOTIFY_SOCKET */
+void runner_notify(const char *msg);    /* "READY=1" etc.; nothing without one */
+/* The socket-activated listener (descriptor 3), -1 none, -2 unusable. */
+int runner_listen_fd(void);
+int runner_listen_fd_path(int fd, char *path, size_t len);
+
 /* ---- the loop and the process (runner_loop.c, runner_main.c) ---- */
 /* Command line settings; filled by main, read-only afterwards. */
 typedef struct runner_opts {
@@ -536,6 +543,7 @@ typedef struct runner_ctx {
     dev_t sock_dev;
     ino_t sock_ino;
     int sock_bound;
+    int activated;            /* the socket-activated listener, -1: none */
     uint64_t now;             /* monotonic ms, updated each loop turn */
     uint64_t started;
     uint64_t listen_resume;   /* re-arm the listener at this time, 0: armed */

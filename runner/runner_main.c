@@ -281,7 +281,7 @@ static int parse_args(int argc, char **argv)
         fprintf(stderr, "cgiplus-runner: the log level is error, warn, info or debug\n");
         return -1;
     }
-    if (!runner_g.o.socket_path) {
+    if (!runner_g.o.socket_path && runner_g.activated < 0) {
         usage(stderr);
         return -1;
     }
@@ -322,6 +322,9 @@ int main(int argc, char **argv)
     runner_ev_init(&runner_g.ev_sig, RUNNER_EV_SIGNAL, -1, NULL);
     runner_g.is_root = geteuid() == 0;
     runner_g.o.parent = getppid();
+    runner_notify_init();
+    if ((runner_g.activated = runner_listen_fd()) == -2)
+        return 1;
     if (parse_args(argc, argv) < 0)
         return 2;
     if (runner_g.o.die_with_parent) {
@@ -333,7 +336,15 @@ int main(int argc, char **argv)
         }
     }
     raise_nofile();
-    if ((lfd = setup_socket()) < 0)
+    if (runner_g.activated >= 0) {
+        /* The service manager's socket: its path, mode and owner are the
+         * .socket unit's; it is not ours to remove. */
+        static char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+        lfd = runner_g.activated;
+        if (!runner_g.o.socket_path)
+            runner_g.o.socket_path = runner_listen_fd_path(lfd, path, sizeof(path)) == 0
+                                     ? path : "(socket activation)";
+    } else if ((lfd = setup_socket()) < 0)
         goto out;
     int init = runner_loop_init(lfd);
     lfd = -1; /* the loop owns it now, even on failure */
@@ -350,6 +361,7 @@ int main(int argc, char **argv)
                runner_g.o.config ? ", configuration " : "",
                runner_g.o.config ? runner_g.o.config : "");
     runner_pool_declared();
+    runner_notify("READY=1"); /* the socket accepts connections */
     if (runner_loop_run() == 0) {
         rc = 0;
         runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2057) "stopped");
@@ -377,16 +389,19 @@ int runner_reload(void)
 {
     runner_conf nc;
     char err[512];
+    int rc = 0;
+    runner_notify("RELOADING=1");
     reload_log();
     if (!runner_g.o.config) {
         runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2051) "SIGHUP: no configuration file to read "
                    "again (start with --config)");
-        return 0;
+        goto done;
     }
     if (runner_conf_load(runner_g.o.config, &nc, err, sizeof(err)) < 0) {
         runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2078) "SIGHUP: %s: %s; keeping the settings "
                    "in force", runner_g.o.config, err);
-        return -1;
+        rc = -1;
+        goto done;
     }
     /* The log level follows the file (httpd's LogLevel cgiplus:...) unless
      * the command line fixed it. */
@@ -419,5 +434,7 @@ int runner_reload(void)
                "pool sections, at most %llu workers", runner_g.o.config, runner_g.reloads,
                nc.npools, (unsigned long long)nc.max_workers_total);
     runner_pool_reload();
-    return 0;
+done:
+    runner_notify("READY=1");
+    return rc;
 }
