@@ -10,7 +10,9 @@
 
 #include "httpd.h"
 #include "http_config.h"
+#include "http_core.h"
 #include "http_log.h"
+#include "apr_hash.h"
 #include "apr_strings.h"
 #include "apr_file_info.h"
 #include "apr_file_io.h"
@@ -68,6 +70,8 @@ static const struct pool_key {
 struct cgiplus_pool_conf {
     apr_int64_t v[POOL_N];     /* counts, bytes, or ms (-1: none) */
     unsigned have;             /* bit i: v[i] was named here */
+    const char *at[POOL_N];    /* "file:line" that set v[i], for warnings */
+    const char *mw_at;         /* "file:line" of the CGIplusMaxWorkers in force */
     apr_array_header_t *env;   /* CGIplusSetEnv "NAME=value", NULL: not here */
     const char *user;          /* CGIplusUser as "uid:gid", NULL: not here */
 };
@@ -126,8 +130,10 @@ static struct cgiplus_pool_conf *pool_merge(apr_pool_t *p,
     struct cgiplus_pool_conf *c = apr_pcalloc(p, sizeof(*c));
     int i;
 
-    for (i = 0; i < POOL_N; i++)
+    for (i = 0; i < POOL_N; i++) {
         c->v[i] = (add->have & (1u << i)) ? add->v[i] : base->v[i];
+        c->at[i] = (add->have & (1u << i)) ? add->at[i] : base->at[i];
+    }
     c->have = base->have | add->have;
     c->env = add->env ? add->env : base->env;
     c->user = add->user ? add->user : base->user;
@@ -142,6 +148,7 @@ void *cgiplus_merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
     c->max_workers = add->max_workers ? add->max_workers : base->max_workers;
     c->mode = add->mode != CGIPLUS_MODE_UNSET ? add->mode : base->mode;
     c->pool = pool_merge(p, base->pool, add->pool);
+    c->pool->mw_at = add->max_workers ? add->pool->mw_at : base->pool->mw_at;
     c->compat = add->compat ? add->compat : base->compat;
     c->max_header = add->max_header ? add->max_header : base->max_header;
     c->scriptlog = add->scriptlog ? add->scriptlog : base->scriptlog;
@@ -165,6 +172,14 @@ const char *cgiplus_conf_mode_name(const cgiplus_dir_conf *dc)
     cgiplus_mode_e m = dc->mode != CGIPLUS_MODE_UNSET ? dc->mode
                                                       : cgiplus_defaults.mode;
     return m == CGIPLUS_MODE_CGI ? "cgi" : "cgiplus";
+}
+
+/* Where the directive being read is: "file:line", for warnings later. */
+static const char *conf_at(cmd_parms *cmd)
+{
+    return cmd->directive ? apr_psprintf(cmd->pool, "%s:%d", cmd->directive->filename,
+                                         cmd->directive->line_num)
+                          : "(command line)";
 }
 
 /* Resolves a path against ServerRoot; NULL with *err set if it is unusable. */
@@ -236,6 +251,7 @@ static const char *set_max_workers(cmd_parms *cmd, void *dcv, const char *arg)
         return apr_psprintf(cmd->pool, "CGIplusMaxWorkers takes a whole number "
                             "from 1 to %d, not '%s'", CGIPLUS_MAX_WORKERS, arg);
     dc->max_workers = (int)n;
+    dc->pool->mw_at = conf_at(cmd);
     return NULL;
 }
 
@@ -333,6 +349,7 @@ static const char *pool_value(cmd_parms *cmd, struct cgiplus_pool_conf *pc, int 
         return err;
     pc->v[i] = v;
     pc->have |= 1u << i;
+    pc->at[i] = conf_at(cmd);
     return NULL;
 }
 
@@ -569,6 +586,17 @@ int cgiplus_conf_begin(request_rec *r, const cgiplus_dir_conf *dc,
     return n;
 }
 
+/* The runner's level for httpd's LogLevel of this module (cgiplus:LEVEL or
+ * the server's): notice keeps the runner's info chatter out, as httpd's
+ * default warn does. */
+static const char *runner_log_level(server_rec *s)
+{
+    int l = ap_get_server_module_loglevel(s, APLOG_MODULE_INDEX);
+
+    return l <= APLOG_ERR ? "error" : l <= APLOG_NOTICE ? "warn"
+           : l == APLOG_INFO ? "info" : "debug";
+}
+
 apr_status_t cgiplus_conf_write_runner(apr_pool_t *p, server_rec *s, const char *path)
 {
     cgiplus_server_conf *sc = ap_get_module_config(s->module_config, &cgiplus_module);
@@ -590,13 +618,15 @@ apr_status_t cgiplus_conf_write_runner(apr_pool_t *p, server_rec *s, const char 
                     "max_workers_total %d\nkill_grace %" APR_INT64_T_FMT "ms\n"
                     "backoff_base %" APR_INT64_T_FMT "ms\nbackoff_max %" APR_INT64_T_FMT "ms\n"
                     "http_timeout %" APR_INT64_T_FMT "ms\n"
-                    "callout_timeout %" APR_INT64_T_FMT "ms\n",
+                    "callout_timeout %" APR_INT64_T_FMT "ms\n"
+                    "log_level %s\n",
                     g->max_workers_total ? g->max_workers_total
                                          : cgiplus_defaults.max_workers_total,
                     g->kill_grace > 0 ? g->kill_grace : cgiplus_defaults.kill_grace,
                     base, max, (apr_int64_t)apr_time_as_msec(s->timeout),
                     g->callout_timeout > 0 ? g->callout_timeout
-                                           : cgiplus_defaults.callout_timeout);
+                                           : cgiplus_defaults.callout_timeout,
+                    runner_log_level(s));
     for (i = 0; cgiplus_users && i < cgiplus_users->nelts; i++)
         apr_file_printf(f, "allow_user %s\n", APR_ARRAY_IDX(cgiplus_users, i, const char *));
     rv = apr_file_close(f);
@@ -694,6 +724,101 @@ const command_rec cgiplus_cmds[] = {
     { NULL }
 };
 
+/* ---- contradictions: warnings at configtest and at every (re)start ---- */
+
+/* One warning per directive line, however many sections inherit it. */
+static void warn_once(apr_hash_t *seen, server_rec *s, const char *at, const char *msg)
+{
+    if (apr_hash_get(seen, at, APR_HASH_KEY_STRING))
+        return;
+    apr_hash_set(seen, at, APR_HASH_KEY_STRING, msg);
+    ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, CGIPLUS_LOGNO(1611) "%s", msg);
+}
+
+/* The settings in force in one section (dc merged with its server's). */
+static void warn_section(apr_pool_t *p, apr_hash_t *seen, server_rec *s,
+                         const cgiplus_dir_conf *dc, int total)
+{
+    const struct cgiplus_pool_conf *pc = dc->pool;
+    int mw = cgiplus_conf_max_workers(dc);
+    const char *mw_from = dc->max_workers ? apr_psprintf(p, "CGIplusMaxWorkers %d (%s)", mw,
+                                                         pc->mw_at)
+                                          : apr_psprintf(p, "the default CGIplusMaxWorkers %d", mw);
+    apr_int64_t timeout_ms = apr_time_as_msec(s->timeout);
+    static const int below_timeout[] = { 6, 8 }; /* CGIplusQueueWait, ...NoProgress */
+    int i;
+
+    if ((pc->have & 1u) && pc->v[0] > mw)
+        warn_once(seen, s, pc->at[0], apr_psprintf(p, "%s: CGIplusMinIdle %" APR_INT64_T_FMT
+                  " is more than %s: at most %d workers are kept warm",
+                  pc->at[0], pc->v[0], mw_from, mw));
+    if ((pc->have & 1u) && pc->v[0] > total)
+        warn_once(seen, s, apr_pstrcat(p, pc->at[0], "/total", NULL), apr_psprintf(p,
+                  "%s: CGIplusMinIdle %" APR_INT64_T_FMT " is more than CGIplusMaxWorkersTotal "
+                  "%d: the runner never runs that many workers", pc->at[0], pc->v[0], total));
+    if (dc->max_workers > total)
+        warn_once(seen, s, pc->mw_at, apr_psprintf(p, "%s: CGIplusMaxWorkers %d is more than "
+                  "CGIplusMaxWorkersTotal %d: the pool never reaches it", pc->mw_at, mw, total));
+    for (i = 0; i < 2; i++) {
+        int k = below_timeout[i];
+
+        if ((pc->have & (1u << k)) && pc->v[k] >= timeout_ms)
+            warn_once(seen, s, pc->at[k], apr_psprintf(p, "%s: %s %s is "
+                      "not below httpd's Timeout (%" APR_INT64_T_FMT " s in %s): httpd gives up "
+                      "on the runner first and the client gets httpd's 504 instead of the "
+                      "runner's answer; set it below Timeout",
+                      pc->at[k], pool_keys[k].directive,
+                      pc->v[k] % 1000 ? ms_text(p, pc->v[k])
+                                      : apr_psprintf(p, "%" APR_INT64_T_FMT "s", pc->v[k] / 1000),
+                      timeout_ms / 1000,
+                      s->is_virtual ? "this virtual host" : "the main server"));
+    }
+}
+
+/* A section's settings merged onto base; a section that names none of
+ * this module's directives has no configuration of ours. */
+static cgiplus_dir_conf *section_conf(apr_pool_t *p, cgiplus_dir_conf *base,
+                                      ap_conf_vector_t *v)
+{
+    cgiplus_dir_conf *add = ap_get_module_config(v, &cgiplus_module);
+
+    return add ? cgiplus_merge_dir_conf(p, base, add) : base;
+}
+
+/* Walks every server's defaults and its <Directory>/<Location> sections
+ * (with their <Files>), each merged with the server's own settings. */
+static void warn_contradictions(apr_pool_t *p, server_rec *main_s)
+{
+    cgiplus_server_conf *msc = ap_get_module_config(main_s->module_config, &cgiplus_module);
+    int total = msc->global->max_workers_total ? msc->global->max_workers_total
+                                               : cgiplus_defaults.max_workers_total;
+    apr_hash_t *seen = apr_hash_make(p);
+    server_rec *s;
+    int i, j, k;
+
+    for (s = main_s; s; s = s->next) {
+        core_server_config *csc = ap_get_core_module_config(s->module_config);
+        cgiplus_dir_conf *base = ap_get_module_config(s->lookup_defaults, &cgiplus_module);
+        apr_array_header_t *secs[2] = { csc->sec_dir, csc->sec_url };
+
+        if (!base)
+            continue;
+        warn_section(p, seen, s, base, total);
+        for (k = 0; k < 2; k++) {
+            for (i = 0; secs[k] && i < secs[k]->nelts; i++) {
+                ap_conf_vector_t *v = APR_ARRAY_IDX(secs[k], i, ap_conf_vector_t *);
+                cgiplus_dir_conf *dc = section_conf(p, base, v);
+                core_dir_config *cdc = ap_get_core_module_config(v);
+
+                warn_section(p, seen, s, dc, total);
+                for (j = 0; cdc && cdc->sec_file && j < cdc->sec_file->nelts; j++)
+                    warn_section(p, seen, s, section_conf(p, dc, APR_ARRAY_IDX(cdc->sec_file, j,
+                                 ap_conf_vector_t *)), total);
+            }
+        }
+    }
+}
+
 /* Checks what can only be checked once the whole configuration is read. */
 int cgiplus_check_config(apr_pool_t *pconf, apr_pool_t *plog,
                          apr_pool_t *ptemp, server_rec *s)
@@ -713,6 +838,7 @@ int cgiplus_check_config(apr_pool_t *pconf, apr_pool_t *plog,
                      "that prove the key its key_file holds (docs/RUNNER.md)");
         return HTTP_INTERNAL_SERVER_ERROR;
     }
+    warn_contradictions(ptemp, s);
     if (sc->runner_socket)
         return OK; /* a runner started by someone else: nothing to start */
 

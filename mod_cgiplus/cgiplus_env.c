@@ -87,6 +87,9 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *l
 
     ap_add_common_vars(r);
     ap_add_cgi_vars(r);
+    /* Scripts get the runner's fixed PATH (or CGIplusSetEnv PATH), never
+     * the PATH of whoever started httpd, which ap_add_common_vars copies. */
+    apr_table_unset(r->subprocess_env, "PATH");
     /* httpoxy: a client's Proxy header must never become HTTP_PROXY. */
     apr_table_unset(r->subprocess_env, "HTTP_PROXY");
     /* A chunked body has no length yet: the runner spools and counts it

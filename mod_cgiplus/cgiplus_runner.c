@@ -116,7 +116,8 @@ static apr_status_t runner_start(void)
     argv[11] = rs.conf;
     argv[12] = "--key-fd";
     argv[13] = apr_itoa(p, kfd);
-    argv[14] = NULL;
+    argv[14] = "--stderr-from-parent"; /* at each restart it takes httpd's reopened error log (rotation) */
+    argv[15] = NULL;
 
     if ((rv = apr_procattr_create(&attr, p)) != APR_SUCCESS ||
         (rv = apr_procattr_cmdtype_set(attr, APR_PROGRAM_ENV)) != APR_SUCCESS ||

@@ -28,7 +28,11 @@
 #define RUNNER_CIN_CAP          (2u * (CGP_HDR_LEN + CGP_MAX_PAYLOAD))
 #define RUNNER_MARK_PREFIX_LEN  12u     /* "CGIPLUS-EOF-" */
 #define RUNNER_MARK_LEN         (RUNNER_MARK_PREFIX_LEN + 32u)
-#define RUNNER_DEFAULT_PATH     "/usr/local/bin:/usr/bin:/bin"
+#define RUNNER_DEFAULT_PATH     "/usr/local/bin:/usr/bin:/bin" /* every script's, unless env PATH */
+/* Workers above min_idle stop after 5 min idle (mod_fcgid's FcgidIdleTimeout
+ * default): a pool stays warm across ordinary gaps in traffic, and the
+ * extra workers of a burst give their memory back within minutes. */
+#define RUNNER_DEFAULT_IDLE_MS  300000u
 #define RUNNER_STOP_GRACE_MS    5000u   /* busy workers finish their request */
 #define RUNNER_KILL_WAIT_MS     1000u   /* SIGKILL, then exit anyway */
 #define RUNNER_ORPHAN_GRACE_MS  5000u   /* orphan waiting for a body that never comes */
@@ -52,8 +56,11 @@ typedef struct runner_worker runner_worker;
 enum runner_level { RUNNER_LOG_ERROR, RUNNER_LOG_WARN, RUNNER_LOG_INFO, RUNNER_LOG_DEBUG };
 extern int runner_log_level;
 int runner_log_parse_level(const char *s);
+const char *runner_log_level_name(int level);
 void runner_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #define RUNNER_LOG_ON(l) ((l) <= runner_log_level)
+/* stderr becomes the parent's current stderr (httpd's error log); -1/errno */
+int runner_log_take_parent_stderr(pid_t parent);
 
 /* ---- epoll registration (runner_loop.c) ---- */
 typedef enum runner_evkind {
@@ -460,6 +467,8 @@ const char *runner_spawn_stage(unsigned stage);
 int runner_random_hex(char *out, size_t nhex);
 /* Appends the pool's configured environment to envp (NULL-ended, cap slots). */
 size_t runner_spawn_env(const runner_pool_set *set, char **envp, size_t n, size_t cap);
+/* Whether the pool's env sets NAME (given as "NAME" or "NAME=..."). */
+int runner_spawn_env_has(const runner_pool_set *set, const char *name);
 
 /* ---- client connections (runner_client.c) ---- */
 typedef enum runner_cstate {
@@ -504,6 +513,13 @@ int runner_key_check(const unsigned char key[CGP_KEY_LEN]);
 /* ---- status (runner_status.c) ---- */
 int runner_status_json(runner_buf *out);
 
+/* ---- the service manager: sd_notify and socket activation (runner_notify.c) ---- */
+void runner_notify_init(void);          /* reads and removes $NOTIFY_SOCKET */
+void runner_notify(const char *msg);    /* "READY=1" etc.; nothing without one */
+/* The socket-activated listener (descriptor 3), -1 none, -2 unusable. */
+int runner_listen_fd(void);
+int runner_listen_fd_path(int fd, char *path, size_t len);
+
 /* ---- the loop and the process (runner_loop.c, runner_main.c) ---- */
 /* Command line settings; filled by main, read-only afterwards. */
 typedef struct runner_opts {
@@ -516,6 +532,9 @@ typedef struct runner_opts {
     uid_t uid;                /* httpd's user: may connect; scripts' default */
     gid_t gid;
     int die_with_parent;
+    int stderr_from_parent;   /* --stderr-from-parent: at SIGHUP, take httpd's log */
+    pid_t parent;             /* the parent at start */
+    int have_log_level;       /* --log-level given: the file's is ignored */
     unsigned max_workers;     /* --max-workers: overrides [defaults] */
     int have_max_workers;
 } runner_opts;
@@ -536,6 +555,7 @@ typedef struct runner_ctx {
     dev_t sock_dev;
     ino_t sock_ino;
     int sock_bound;
+    int activated;            /* the socket-activated listener, -1: none */
     uint64_t now;             /* monotonic ms, updated each loop turn */
     uint64_t started;
     uint64_t listen_resume;   /* re-arm the listener at this time, 0: armed */

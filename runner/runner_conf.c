@@ -31,7 +31,7 @@ static const struct field {
     [RUNNER_S_MIN_IDLE] = { "min_idle", K_COUNT, RUNNER_MAX_WORKERS_CAP, 0, 0 },
     [RUNNER_S_MAX_REQUESTS] = { "max_requests", K_COUNT, UINT32_MAX, 0, 0 },
     [RUNNER_S_MAX_AGE] = { "max_age", K_TIME, 0, 0, 0 },
-    [RUNNER_S_IDLE_TIMEOUT] = { "idle_timeout", K_TIME, 0, 0, 0 },
+    [RUNNER_S_IDLE_TIMEOUT] = { "idle_timeout", K_TIME, 0, RUNNER_DEFAULT_IDLE_MS, 0 },
     [RUNNER_S_SPAWN_RATE] = { "spawn_rate", K_COUNT, 10000, 20, 0 },
     [RUNNER_S_QUEUE_DEPTH] = { "queue_depth", K_COUNT, 100000, 100, 0 },
     [RUNNER_S_QUEUE_WAIT] = { "queue_wait", K_TIME, 0, 0, 1 },

@@ -165,6 +165,7 @@ static void stop_begin(void)
             runner_g.stop_deadline = runner_g.now;
         return;
     }
+    runner_notify("STOPPING=1");
     runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2048) "stopping: %d busy workers get %u s to "
                "finish", busy_workers(), RUNNER_STOP_GRACE_MS / 1000);
     runner_g.stop = RUNNER_STOP_DRAIN;

@@ -26,6 +26,8 @@ static void usage(FILE *f)
             "                      [--group NAME|GID] [--pidfile PATH] [--die-with-parent]\n"
             "                      [--max-workers N] [--log-level error|warn|info|debug]\n"
             "                      [--key-fd N]\n"
+            "                      [--stderr-from-parent]\n"
+            "       cgiplus-runner --version | --help\n"
             "The socket, user, group, pidfile and log level may come from FILE instead;\n"
             "the command line wins. SIGHUP reads FILE again (docs/RUNNER.md).\n"
             "Connections must prove a key: read once from descriptor N (httpd hands it\n"
@@ -207,11 +209,13 @@ static int parse_args(int argc, char **argv)
         { "group", required_argument, NULL, 'g' },
         { "pidfile", required_argument, NULL, 'p' },
         { "die-with-parent", no_argument, NULL, 'd' },
+        { "stderr-from-parent", no_argument, NULL, 'e' },
         { "max-workers", required_argument, NULL, 'm' },
         { "log-level", required_argument, NULL, 'l' },
         { "config", required_argument, NULL, 'c' },
         { "key-fd", required_argument, NULL, 'k' },
         { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 }
     };
     const char *group = NULL, *level = NULL;
@@ -226,6 +230,7 @@ static int parse_args(int argc, char **argv)
         case 'g': group = optarg; break;
         case 'p': runner_g.o.pidfile = optarg; break;
         case 'd': runner_g.o.die_with_parent = 1; break;
+        case 'e': runner_g.o.stderr_from_parent = 1; break;
         case 'm': {
             char *end;
             unsigned long v = strtoul(optarg, &end, 10);
@@ -238,11 +243,15 @@ static int parse_args(int argc, char **argv)
             runner_g.o.have_max_workers = 1;
             break;
         }
-        case 'l': level = optarg; break;
+        case 'l': level = optarg; runner_g.o.have_log_level = 1; break;
         case 'c': runner_g.o.config = optarg; break;
         case 'k': runner_g.o.key_fd = optarg; break;
         case 'h':
             usage(stdout);
+            exit(0);
+        case 'V':
+            printf("cgiplus-runner %s (mod_cgiplus, protocol %u)\n", CGIPLUS_VERSION,
+                   CGP_VERSION);
             exit(0);
         default:
             usage(stderr);
@@ -284,7 +293,7 @@ static int parse_args(int argc, char **argv)
         fprintf(stderr, "cgiplus-runner: the log level is error, warn, info or debug\n");
         return -1;
     }
-    if (!runner_g.o.socket_path) {
+    if (!runner_g.o.socket_path && runner_g.activated < 0) {
         usage(stderr);
         return -1;
     }
@@ -324,6 +333,10 @@ int main(int argc, char **argv)
     runner_ev_init(&runner_g.ev_listen, RUNNER_EV_LISTEN, -1, NULL);
     runner_ev_init(&runner_g.ev_sig, RUNNER_EV_SIGNAL, -1, NULL);
     runner_g.is_root = geteuid() == 0;
+    runner_g.o.parent = getppid();
+    runner_notify_init();
+    if ((runner_g.activated = runner_listen_fd()) == -2)
+        return 1;
     if (parse_args(argc, argv) < 0)
         return 2;
     if (runner_g.o.die_with_parent) {
@@ -335,14 +348,23 @@ int main(int argc, char **argv)
         }
     }
     raise_nofile();
-    if ((lfd = setup_socket()) < 0)
+    if (runner_g.activated >= 0) {
+        /* The service manager's socket: its path, mode and owner are the
+         * .socket unit's; it is not ours to remove. */
+        static char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+        lfd = runner_g.activated;
+        if (!runner_g.o.socket_path)
+            runner_g.o.socket_path = runner_listen_fd_path(lfd, path, sizeof(path)) == 0
+                                     ? path : "(socket activation)";
+    } else if ((lfd = setup_socket()) < 0)
         goto out;
     int init = runner_loop_init(lfd);
     lfd = -1; /* the loop owns it now, even on failure */
     if (init < 0 || (runner_g.o.pidfile && write_pidfile() < 0))
         goto out;
-    runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2056) "listening on %s (protocol %u, scripts run "
-               "as %s%s, at most %llu workers%s%s)", runner_g.o.socket_path, CGP_VERSION,
+    runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2056) "cgiplus-runner/%s listening on %s (protocol "
+               "%u, scripts run as %s%s, at most %llu workers%s%s)", CGIPLUS_VERSION,
+               runner_g.o.socket_path, CGP_VERSION,
                runner_g.o.have_user ? runner_g.o.user_name
                : runner_g.is_root ? "nobody: root without --user refuses to run scripts"
                : "the runner's own user",
@@ -351,6 +373,7 @@ int main(int argc, char **argv)
                runner_g.o.config ? ", configuration " : "",
                runner_g.o.config ? runner_g.o.config : "");
     runner_pool_declared();
+    runner_notify("READY=1"); /* the socket accepts connections */
     if (runner_loop_run() == 0) {
         rc = 0;
         runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2057) "stopped");
@@ -365,19 +388,43 @@ out:
     return rc;
 }
 
+/* At SIGHUP from httpd: its error log may have been rotated and reopened. */
+static void reload_log(void)
+{
+    if (runner_g.o.stderr_from_parent && runner_log_take_parent_stderr(runner_g.o.parent) < 0)
+        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2400) "SIGHUP: cannot take the parent's "
+                   "error log (/proc/%ld/fd/2): %s; still writing to the old one",
+                   (long)runner_g.o.parent, strerror(errno));
+}
+
 int runner_reload(void)
 {
     runner_conf nc;
     char err[512];
+    int rc = 0;
+    runner_notify("RELOADING=1");
+    reload_log();
     if (!runner_g.o.config) {
         runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2051) "SIGHUP: no configuration file to read "
                    "again (start with --config)");
-        return 0;
+        goto done;
     }
     if (runner_conf_load(runner_g.o.config, &nc, err, sizeof(err)) < 0) {
         runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2078) "SIGHUP: %s: %s; keeping the settings "
                    "in force", runner_g.o.config, err);
-        return -1;
+        rc = -1;
+        goto done;
+    }
+    /* The log level follows the file (httpd's LogLevel cgiplus:...) unless
+     * the command line fixed it. */
+    if (!runner_g.o.have_log_level && nc.log_level) {
+        int l = runner_log_parse_level(nc.log_level);
+        if (l < 0)
+            runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2401) "SIGHUP: log_level %s is not "
+                       "error, warn, info or debug; keeping %s", nc.log_level,
+                       runner_log_level_name(runner_log_level));
+        else
+            runner_log_level = l;
     }
     /* Process settings (socket, user...) apply at start only: the running
      * values keep pointing at the strings they came from. */
@@ -399,5 +446,7 @@ int runner_reload(void)
                "pool sections, at most %llu workers", runner_g.o.config, runner_g.reloads,
                nc.npools, (unsigned long long)nc.max_workers_total);
     runner_pool_reload();
-    return 0;
+done:
+    runner_notify("READY=1");
+    return rc;
 }

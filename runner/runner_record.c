@@ -145,7 +145,9 @@ char **runner_record_env(const runner_req *r)
         }
         i++;
     }
-    if (!have_path && !(env[i++] = strdup("PATH=" RUNNER_DEFAULT_PATH)))
+    /* The fixed PATH, unless the pool's env names its own. */
+    if (!have_path && !runner_spawn_env_has(&r->pool->set, "PATH") &&
+        !(env[i++] = strdup("PATH=" RUNNER_DEFAULT_PATH)))
         goto fail;
     if (!have_gi && !(env[i++] = strdup("GATEWAY_INTERFACE=CGI/1.1")))
         goto fail;

@@ -154,11 +154,35 @@ int runner_random_hex(char *out, size_t nhex)
     return 0;
 }
 
+/* Whether two "NAME=value" strings name the same variable. */
+static int same_name(const char *a, const char *b)
+{
+    size_t la = strcspn(a, "="), lb = strcspn(b, "=");
+    return la == lb && memcmp(a, b, la) == 0;
+}
+
 size_t runner_spawn_env(const runner_pool_set *set, char **envp, size_t n, size_t cap)
 {
-    /* Pointers into set->env: the pool outlives the fork + exec. */
-    for (size_t o = 0; o < set->env_len && n + 1 < cap; o += strlen(set->env + o) + 1)
-        envp[n++] = set->env + o;
+    /* Pointers into set->env: the pool outlives the fork + exec. A
+     * configured variable replaces a built-in one of the same name (PATH):
+     * with both, getenv() would see the first. */
+    for (size_t o = 0; o < set->env_len; o += strlen(set->env + o) + 1) {
+        size_t i = 0;
+        while (i < n && !same_name(envp[i], set->env + o))
+            i++;
+        if (i == n && n + 1 >= cap)
+            break;
+        envp[i] = set->env + o;
+        n += i == n;
+    }
     envp[n] = NULL;
     return n;
+}
+
+int runner_spawn_env_has(const runner_pool_set *set, const char *name)
+{
+    for (size_t o = 0; o < set->env_len; o += strlen(set->env + o) + 1)
+        if (same_name(set->env + o, name))
+            return 1;
+    return 0;
 }

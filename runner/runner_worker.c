@@ -752,7 +752,7 @@ static void log_exit(runner_worker *w, const runner_req *r, int crashed)
         return;
     }
     if (crashed)
-        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2027) "%s pid %ld of %s %s during request %u "
+        runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2027) "%s pid %ld of %s %s during request %u "
                    "(%s) before ending its response", w->is_cgi ? "cgi" : "worker",
                    (long)w->pid, w->pool->script, how, r->reqid, r->uri);
     if (w->is_cgi) {
@@ -760,9 +760,11 @@ static void log_exit(runner_worker *w, const runner_req *r, int crashed)
                    w->pool->script, how);
         return;
     }
+    /* A crash during a request is logged by the module in the request's
+     * virtual host (one record); the runner's own lines are debug then. */
     int bad = w->why == RUNNER_END_CRASHED || w->why == RUNNER_END_BROKEN ||
               (w->why == RUNNER_END_EXITED && w->served == 0);
-    runner_log(bad ? RUNNER_LOG_WARN : RUNNER_LOG_INFO, CGIPLUS_LOGNO(2028) "worker pid %ld of "
+    runner_log(crashed ? RUNNER_LOG_DEBUG : bad ? RUNNER_LOG_WARN : RUNNER_LOG_INFO, CGIPLUS_LOGNO(2028) "worker pid %ld of "
                "%s ended: %s (%s) after %lu requests in %llu.%01llu s", (long)w->pid,
                w->pool->script, runner_wend_name(w->why), how, w->served,
                (unsigned long long)((runner_g.now - w->started) / 1000),

@@ -12,7 +12,7 @@ use LWP::UserAgent;
 use MIME::Base64 qw(encode_base64);
 
 my @modes = ('/cgi-plain', '/cgi-plus');
-plan tests => @modes * 18 + 3 + 6 + 3;
+plan tests => @modes * 18 + 3 + 6 + 4;
 
 my $cfg = Apache::Test::config();
 my $vars = $cfg->{vars};
@@ -97,12 +97,15 @@ my $ours = env_list("$base/compat-on/env.cgi");
 my @diff;
 for my $k (sort keys %{{ %$cgid, %$ours }}) {
     next if $k eq 'CONTENT_LENGTH';    # checked below
+    next if $k eq 'PATH';              # ours is fixed (docs/cgi-compat.md): t/50_ship.t
     my ($a, $b) = ($cgid->{$k}, $ours->{$k});
     push @diff, "$k: mod_cgid " . ($a // '(unset)') . ", mod_cgiplus " . ($b // '(unset)')
         unless defined $a && defined $b && $a eq $b;
 }
 ok t_cmp(scalar(keys %$cgid) > 20 ? 'many' : 'few', 'many', 'mod_cgid environment read');
 ok t_cmp(join("\n", @diff), '', 'the same environment as mod_cgid');
+ok t_cmp($ours->{PATH} // '', '/usr/local/bin:/usr/bin:/bin',
+         "PATH: the fixed one, where mod_cgid passes httpd's own ($cgid->{PATH})");
 # mod_cgi sets CONTENT_LENGTH only for a request that has one: a GET gets none.
 ok t_cmp($ours->{CONTENT_LENGTH} // '(unset)', $cgid->{CONTENT_LENGTH} // '(unset)',
          'CONTENT_LENGTH of a GET as mod_cgid');

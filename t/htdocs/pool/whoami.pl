@@ -36,6 +36,9 @@ while (CGIplus::accept()) {
     print "fds=@fds\n";
     print "env=", join(',', sort keys %base), "\n";
     print "conf=", ($base{SECRET_CONF} // ''), "\n";
+    # PATH: the worker's own, and the one the request's variables leave
+    print "path=", ($base{PATH} // ''), "\n";
+    print "reqpath=", ($ENV{PATH} // ''), "\n";
     print "limits=", join(',', map { "$_:" . ($limits{$_} // '?') } qw(cpu as nofile nproc)), "\n";
     CGIplus::finish();
 }

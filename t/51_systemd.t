@@ -1,0 +1,93 @@
+# The runner under a service manager, without one (contrib/systemd/): it
+# says READY=1 over $NOTIFY_SOCKET once its socket accepts connections,
+# RELOADING=1 then READY=1 around a SIGHUP, STOPPING=1 at SIGTERM; and it
+# serves on a socket handed over as descriptor 3 ($LISTEN_FDS, socket
+# activation), which it leaves in place at exit.
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use File::Path qw(make_path remove_tree);
+use IO::Select;
+use IO::Socket::UNIX;
+use POSIX ();
+use Socket;
+use lib 't/htdocs/pool/lib';
+use PoolTest qw(wire_connect wire_request wire_frames wait_for);
+
+plan tests => 13;
+
+my $vars = Apache::Test::config()->{vars};
+my $bin = "$vars->{top_dir}/runner/cgiplus-runner";
+my $dir = "$vars->{t_logs}/systemd";
+remove_tree($dir);
+make_path($dir);
+chmod 0755, $dir;
+
+my $notify = IO::Socket::UNIX->new(Type => SOCK_DGRAM, Local => "$dir/notify")
+    or die "notify socket: $!";
+sub notice {
+    my $m = '';
+    return '' unless IO::Select->new($notify)->can_read($_[0] // 5);
+    return defined(recv($notify, $m, 4096, 0)) ? $m : '';
+}
+sub log_of { open my $fh, '<', "$dir/$_[0].log" or return ''; local $/; return <$fh> }
+
+# Starts the runner with NOTIFY_SOCKET; listen: a socket to hand over as fd 3.
+sub start {
+    my ($name, $listen, @args) = @_;
+    my $pid = fork // die;
+    if (!$pid) {
+        open STDERR, '>>', "$dir/$name.log" or die;
+        open STDOUT, '>', '/dev/null';
+        $ENV{NOTIFY_SOCKET} = "$dir/notify";
+        if ($listen) {
+            POSIX::dup2(fileno($listen), 3) // POSIX::_exit(126);
+            $ENV{LISTEN_PID} = $$;
+            $ENV{LISTEN_FDS} = 1;
+        }
+        exec $bin, @args or POSIX::_exit(127);
+    }
+    return $pid;
+}
+
+# Readiness: READY=1 arrives, and at that moment the socket already takes
+# connections (no retry).
+my $runner = start('notify', undef, '--socket', "$dir/n.sock", '--user', 'nobody');
+my $first = notice();
+my $c = IO::Socket::UNIX->new(Peer => "$dir/n.sock", Type => SOCK_STREAM);
+ok t_cmp($first, 'READY=1', 'READY=1 over NOTIFY_SOCKET');
+ok t_cmp($c ? 1 : 0, 1, 'when it arrives, the socket accepts a connection at the first try');
+ok t_cmp(log_of('notify') =~ /CGIPLUS2056: .*listening on \Q$dir\E\/n\.sock/ ? 1 : 0, 1,
+         'the listening line came before');
+close $c if $c;
+kill 'HUP', $runner;
+ok t_cmp(notice() . ' ' . notice(), 'RELOADING=1 READY=1', 'SIGHUP: RELOADING=1, then READY=1');
+kill 'TERM', $runner;
+ok t_cmp(notice(), 'STOPPING=1', 'SIGTERM: STOPPING=1');
+waitpid $runner, 0;
+ok t_cmp($?, 0, 'and it stops cleanly');
+
+# Socket activation: the runner takes descriptor 3 and names it in its log.
+unlink "$dir/act.sock";
+my $listen = IO::Socket::UNIX->new(Type => SOCK_STREAM, Local => "$dir/act.sock", Listen => 16)
+    or die "listen: $!";
+$runner = start('act', $listen, '--user', 'nobody');
+close $listen;
+ok t_cmp(notice(), 'READY=1', 'socket activation: READY=1');
+ok t_cmp(log_of('act'), qr/CGIPLUS2056: .*listening on \Q$dir\E\/act\.sock/,
+         'it listens on the handed-over socket (no --socket needed)');
+my $s = wire_connect("$dir/act.sock");
+my $script = "$vars->{documentroot}/pool/app.pl";
+wire_request($s, 1, [script => $script, uri => '/a'],
+             [CONTENT_LENGTH => 0, REQUEST_METHOD => 'GET', QUERY_STRING => '']);
+my @f = wire_frames($s, 100, 10);
+ok t_cmp(@f ? $f[-1]{outcome} : -1, 0, 'and serves a request on it');
+ok t_cmp(join('', map { $_->{payload} } grep { $_->{type} == 6 } @f), qr/pid=\d+ n=1/,
+         'with the script\'s output');
+close $s;
+kill 'TERM', $runner;
+ok t_cmp(notice(), 'STOPPING=1', 'SIGTERM: STOPPING=1');
+waitpid $runner, 0;
+ok t_cmp($?, 0, 'it stops cleanly');
+ok t_cmp(-S "$dir/act.sock" ? 1 : 0, 1, 'and leaves the service manager\'s socket in place');

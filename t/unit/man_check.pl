@@ -1,0 +1,91 @@
+#!/usr/bin/perl
+# The man pages say what the docs say: mod_cgiplus(5) lists README's
+# directive table row by row (directive, context, default, meaning), and
+# cgiplus-runner(8) docs/RUNNER.md's option and key tables, in order. The
+# pages are generated at build time (scripts/gen-man); this checks the
+# built pages, so an edit to a table without a rebuild, or a generator that
+# drops rows, fails. TAP output.
+use strict;
+use warnings;
+use File::Basename qw(dirname);
+
+my $top = $ENV{srcdir} // dirname(dirname(dirname(__FILE__)));
+my $build = '.';
+
+sub slurp { my $f = shift; open my $fh, '<', $f or die "$f: $!\n"; local $/; <$fh> }
+
+# First cells of the table under a heading, and the last cell of each row.
+sub md_rows {
+    my ($text, $heading) = @_;
+    $text =~ /^#+\s+\Q$heading\E\s*\n(.*?)(?=^#|\z)/ms or return;
+    my @rows;
+    for (split /\n/, $1) {
+        next unless /^\|(.*)\|\s*$/;
+        my @c = map { s/^\s+|\s+$//gr } split /(?<!\\)\|/, $1;
+        push @rows, \@c unless $c[0] =~ /^-+$/;
+    }
+    shift @rows;
+    return @rows;
+}
+
+# Markdown and roff reduced to the same plain words.
+sub plain {
+    my $s = shift;
+    $s =~ s/\\f[BIR]//g;
+    $s =~ s/\\-/-/g;
+    $s =~ s/\\e/\\/g;
+    $s =~ s/\\&//g;
+    $s =~ s/\\\|/|/g;
+    $s =~ s/\[([^\]]*)\]\([^)]*\)/$1/g;
+    $s =~ s/[`*]//g;
+    $s =~ s/\s+/ /g;
+    return $s =~ s/^ | $//gr;
+}
+
+# .TP entries of a roff section: [tag, body].
+sub man_entries {
+    my ($page, $section) = @_;
+    $page =~ /^\.S[HS] \Q$section\E\n(.*?)(?=^\.S[HS] |\z)/ms or return;
+    my @e;
+    for my $tp (split /^\.TP\n/m, $1) {
+        my ($tag, @body) = split /\n/, $tp;
+        next unless defined $tag && @body;
+        push @e, [ plain($tag), plain(join ' ', grep { !/^\.br$/ } @body) ];
+    }
+    return @e;
+}
+
+my @checks;
+sub check_table {
+    my ($md, $heading, $page, $section, $what) = @_;
+    my @rows = md_rows($md, $heading);
+    my @ents = man_entries($page, $section);
+    push @checks, [ "$what: the docs have the table", @rows > 0 ];
+    push @checks, [ "$what: the man page lists the same entries in the same order",
+                    join("\n", map { plain($_->[0]) } @rows) eq join("\n", map { $_->[0] } @ents) ];
+    my @missing = grep {
+        my $r = $_;
+        my ($e) = grep { $_->[0] eq plain($r->[0]) } @ents;
+        !$e || grep { index($e->[1], plain($_)) < 0 } @$r[1 .. $#$r];
+    } @rows;
+    push @checks, [ "$what: every cell of every row is in its entry"
+                    . (@missing ? ' (differs: ' . join(', ', map { $_->[0] } @missing) . ')' : ''),
+                    !@missing ];
+}
+
+my $readme = slurp("$top/README.md");
+my $runner = slurp("$top/docs/RUNNER.md");
+my $m5 = slurp("$build/man/mod_cgiplus.5");
+my $m8 = slurp("$build/man/cgiplus-runner.8");
+check_table($readme, 'Directives', $m5, 'DIRECTIVES', 'mod_cgiplus(5) directives');
+check_table($runner, 'Command line', $m8, 'OPTIONS', 'cgiplus-runner(8) options');
+check_table($runner, 'Runner-wide keys', $m8, 'Runner\-wide keys', 'cgiplus-runner(8) runner keys');
+check_table($runner, 'Pool settings', $m8, 'Pool settings', 'cgiplus-runner(8) pool keys');
+
+print '1..', scalar(@checks), "\n";
+my ($n, $fail) = (0, 0);
+for my $c (@checks) {
+    $n++;
+    print(($c->[1] ? 'ok' : do { $fail++; 'not ok' }), " $n - $c->[0]\n");
+}
+exit($fail ? 1 : 0);
