@@ -302,14 +302,16 @@ static const char *parse_count(apr_pool_t *p, const char *name, const char *arg,
     const char *s;
     apr_int64_t v = 0, mul = 1;
 
-    for (s = arg; *s >= '0' && *s <= '9' && v <= max && v < (APR_INT64_C(1) << 50); s++)
+    /* max 0 means no maximum: the digits still all count (only the bound
+     * below stops an overflow). */
+    for (s = arg; *s >= '0' && *s <= '9' && v < (APR_INT64_C(1) << 40); s++)
         v = v * 10 + (*s - '0');
     if (size && *s && !s[1] && strchr("kKmMgG", *s)) {
         mul = (*s == 'k' || *s == 'K') ? 1024 : (*s == 'm' || *s == 'M') ? 1048576
                                                                        : 1073741824;
         s++;
     }
-    if (s == arg || *s || (max && v > max))
+    if (s == arg || *s || (max && v > max) || v > (APR_INT64_C(1) << 62) / mul)
         return apr_psprintf(p, "%s takes a whole number%s%s, not '%s'", name,
                             max ? apr_psprintf(p, " from 0 to %" APR_INT64_T_FMT, max) : "",
                             size ? " of bytes (K, M or G allowed)" : "", arg);
