@@ -15,6 +15,9 @@
 
 #include "cgp_proto.h"
 
+/* The longest answer line the runner relays (docs/PROTOCOL.md, Callouts). */
+#define CGIPLUS_ANSWER_MAX 4096
+
 /* One queued answer; lives in r->pool until the request ends. */
 struct cgiplus_answer {
     struct cgiplus_answer *next;
@@ -35,6 +38,14 @@ static const char *callout_map_path(request_rec *r, const char *path)
     else
         ans = apr_pstrcat(r->pool, "200 ", rr->filename, rr->path_info, NULL);
     ap_destroy_sub_req(rr);
+    /* The script reads one answer line: a name it cannot carry whole is
+     * refused, never cut (a cut one names another file). */
+    if (strpbrk(ans, "\r\n"))
+        return "500 the mapped file name holds a line break, which an answer line "
+               "cannot carry";
+    if (strlen(ans) > CGIPLUS_ANSWER_MAX)
+        return apr_psprintf(r->pool, "500 the mapped file name is longer than an "
+                            "answer line may be (%d bytes)", CGIPLUS_ANSWER_MAX);
     return ans;
 }
 

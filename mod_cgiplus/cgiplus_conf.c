@@ -80,6 +80,8 @@ struct cgiplus_pool_conf {
 struct cgiplus_global_conf {
     int max_workers_total;
     apr_int64_t backoff_base, backoff_max, kill_grace, callout_timeout;
+    const char *spool_dir;    /* CGIplusSpoolDir, NULL: the runner's default */
+    apr_int64_t spool_max;    /* CGIplusSpoolMax, bytes */
 };
 
 /* Users named by CGIplusUser anywhere in this generation: the runner may
@@ -319,14 +321,16 @@ static const char *parse_count(apr_pool_t *p, const char *name, const char *arg,
     const char *s;
     apr_int64_t v = 0, mul = 1;
 
-    for (s = arg; *s >= '0' && *s <= '9' && v <= max && v < (APR_INT64_C(1) << 50); s++)
+    /* max 0 means no maximum: the digits still all count (only the bound
+     * below stops an overflow). */
+    for (s = arg; *s >= '0' && *s <= '9' && v < (APR_INT64_C(1) << 40); s++)
         v = v * 10 + (*s - '0');
     if (size && *s && !s[1] && strchr("kKmMgG", *s)) {
         mul = (*s == 'k' || *s == 'K') ? 1024 : (*s == 'm' || *s == 'M') ? 1048576
                                                                        : 1073741824;
         s++;
     }
-    if (s == arg || *s || (max && v > max))
+    if (s == arg || *s || (max && v > max) || v > (APR_INT64_C(1) << 62) / mul)
         return apr_psprintf(p, "%s takes a whole number%s%s, not '%s'", name,
                             max ? apr_psprintf(p, " from 0 to %" APR_INT64_T_FMT, max) : "",
                             size ? " of bytes (K, M or G allowed)" : "", arg);
@@ -547,6 +551,28 @@ static const char *set_callout_timeout(cmd_parms *cmd, void *dummy, const char *
     return NULL;
 }
 
+static const char *set_spool_dir(cmd_parms *cmd, void *dummy, const char *arg)
+{
+    const char *err;
+    struct cgiplus_global_conf *g = global_conf(cmd, &err);
+
+    if (err || !(g->spool_dir = conf_path(cmd, arg, &err)))
+        return err;
+    return NULL;
+}
+
+static const char *set_spool_max(cmd_parms *cmd, void *dummy, const char *arg)
+{
+    const char *err;
+    struct cgiplus_global_conf *g = global_conf(cmd, &err);
+
+    if (err || (err = parse_count(cmd->pool, "CGIplusSpoolMax", arg, 0, 1, &g->spool_max)))
+        return err;
+    if (g->spool_max < 1)
+        return "CGIplusSpoolMax takes a number of bytes of at least 1 (K, M or G allowed)";
+    return NULL;
+}
+
 static const char *ms_text(apr_pool_t *p, apr_int64_t ms)
 {
     return ms < 0 ? "none" : apr_psprintf(p, "%" APR_INT64_T_FMT "ms", ms);
@@ -629,6 +655,10 @@ apr_status_t cgiplus_conf_write_runner(apr_pool_t *p, server_rec *s, const char 
                     runner_log_level(s));
     for (i = 0; cgiplus_users && i < cgiplus_users->nelts; i++)
         apr_file_printf(f, "allow_user %s\n", APR_ARRAY_IDX(cgiplus_users, i, const char *));
+    if (g->spool_dir)
+        apr_file_printf(f, "spool_dir %s\n", g->spool_dir);
+    if (g->spool_max)
+        apr_file_printf(f, "spool_max %" APR_INT64_T_FMT "\n", g->spool_max);
     rv = apr_file_close(f);
     if (rv == APR_SUCCESS)
         rv = apr_file_rename(tmp, path, p);
@@ -686,6 +716,12 @@ const command_rec cgiplus_cmds[] = {
                    "crash-loop backoff: first delay and longest delay"),
     AP_INIT_TAKE1("CGIplusKillGrace", set_kill_grace, NULL, RSRC_CONF,
                   "time between SIGTERM and SIGKILL when a worker is stopped"),
+    AP_INIT_TAKE1("CGIplusSpoolDir", set_spool_dir, NULL, RSRC_CONF,
+                  "the directory (made 0700 by the runner) where the runner spools "
+                  "request bodies; default DefaultRuntimeDir/cgiplus-spool"),
+    AP_INIT_TAKE1("CGIplusSpoolMax", set_spool_max, NULL, RSRC_CONF,
+                  "the most bytes of one request body the runner spools to disk; a "
+                  "chunked body needing more is answered 413 (K, M or G allowed)"),
     AP_INIT_TAKE1("CGIplusCalloutTimeout", set_callout_timeout, NULL, RSRC_CONF,
                   "how long a script's MAP-PATH or LOG callout waits for httpd's answer"),
     AP_INIT_FLAG("CGIplusCompat", cgiplus_set_compat, NULL, RSRC_CONF | ACCESS_CONF,

@@ -99,7 +99,7 @@ int runner_buf_flush(runner_buf *b, int fd); /* 0 empty, 1 EAGAIN, -1 errno */
 
 /* ---- request body spool (runner_spool.c) ---- */
 /* Body bytes not yet written to the script: memory first, then an unlinked
- * temp file. Owned by its request. */
+ * file in the spool directory. Owned by its request. */
 typedef struct runner_spool {
     runner_buf mem;      /* the oldest pending bytes */
     int fd;              /* temp file, -1: none yet */
@@ -108,8 +108,13 @@ typedef struct runner_spool {
     uint64_t total;      /* bytes ever appended */
 } runner_spool;
 
+/* Makes (0700) or checks the spool directory; 0, or -1 with err. */
+int runner_spool_setup(const char *dir, char *err, size_t errlen);
 void runner_spool_init(runner_spool *s);
-int runner_spool_append(runner_spool *s, const void *d, size_t n, size_t mem_cap);
+/* Past mem_cap bytes in memory the rest goes to the file, which may hold at
+ * most file_cap bytes (else -1, errno EFBIG). */
+int runner_spool_append(runner_spool *s, const void *d, size_t n, size_t mem_cap,
+                        uint64_t file_cap);
 uint64_t runner_spool_pending(const runner_spool *s);
 int runner_spool_flush(runner_spool *s, int fd); /* 0 empty, 1 EAGAIN, -1 errno */
 void runner_spool_discard(runner_spool *s);
@@ -200,7 +205,8 @@ typedef struct runner_conf {
     runner_conf_pool *pools;
     unsigned npools;
     /* process settings: read at start only */
-    char *socket, *user, *group, *pidfile, *log_level, *key_file;
+    uint64_t spool_max;       /* bytes one request body may hold in the spool file */
+    char *socket, *user, *group, *pidfile, *log_level, *key_file, *spool_dir;
     int die_with_parent;
 } runner_conf;
 

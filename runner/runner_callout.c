@@ -81,10 +81,19 @@ void runner_callout_answer(runner_worker *w, const char *text, size_t len)
                    "that waits for none; dropped", (long)w->pid);
         return;
     }
-    /* One line of at most RUNNER_LINE_MAX: the script reads lines. */
+    /* One line of at most RUNNER_LINE_MAX: the script reads lines. An answer
+     * that is not is refused whole, never cut (a cut path names another file). */
+    static const char bad[] = "502 httpd's answer was not one line of at most 4096 bytes";
     size_t n = 0;
     while (n < len && n < RUNNER_LINE_MAX && text[n] != '\n' && text[n] != '\r' && text[n])
         n++;
+    if (n < len) {
+        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2202) "a CALLOUT_ANSWER for worker pid %ld "
+                   "is not one line of at most %u bytes; the script gets 502", (long)w->pid,
+                   RUNNER_LINE_MAX);
+        text = bad;
+        n = sizeof(bad) - 1;
+    }
     /* A new slot in the old one's place: the list links live in it. */
     runner_ans *b = malloc(sizeof(*b) + n + 1);
     if (b) {

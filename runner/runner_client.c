@@ -318,6 +318,10 @@ static void on_stdin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
         { bad_request(r, "STDIN before the last PARAMS"); return; }
     if (runner_req_add_body(r, pl, h->len) < 0) {
         int e = errno;
+        if (e == EFBIG)
+            runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2201) "request %u (%s): its body needs "
+                       "more than spool_max (%llu bytes) in the spool file; answering 413",
+                       r->reqid, r->uri, (unsigned long long)runner_g.conf.spool_max);
         runner_req_end(r, e == ENOSPC || e == EFBIG ? CGP_O_TOO_LARGE : CGP_O_OVERLOADED,
                        e == ENOSPC || e == EFBIG ? 0 : 1, 0, (uint32_t)e);
         return;

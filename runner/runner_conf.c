@@ -385,6 +385,7 @@ void runner_conf_init(runner_conf *c)
     c->http_timeout = 60000;
     c->callout_timeout = 5000;
     c->pool_idle = 600000;
+    c->spool_max = 1024u * 1024u * 1024u;
 }
 
 void runner_conf_free(runner_conf *c)
@@ -401,6 +402,7 @@ void runner_conf_free(runner_conf *c)
     free(c->pidfile);
     free(c->log_level);
     free(c->key_file);
+    free(c->spool_dir);
     runner_conf_init(c);
 }
 
@@ -455,9 +457,18 @@ static int global_key(runner_conf *c, const char *k, const char *v, const char *
         c->die_with_parent = !strcmp(v, "yes");
         return 0;
     }
+    if (!strcmp(k, "spool_max")) {
+        if (parse_size(v, strlen(v), &n) < 0 || n < 1) {
+            *why = "spool_max wants a number of bytes (K, M or G allowed), at least 1";
+            return -1;
+        }
+        c->spool_max = n;
+        return 0;
+    }
     char **strs[] = { &c->socket, &c->user, &c->group, &c->pidfile, &c->log_level,
-                      &c->key_file };
-    const char *names[] = { "socket", "user", "group", "pidfile", "log_level", "key_file" };
+                      &c->key_file, &c->spool_dir };
+    const char *names[] = { "socket", "user", "group", "pidfile", "log_level", "key_file",
+                            "spool_dir" };
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         if (!strcmp(k, names[i])) {
             if (set_str(strs[i], v) < 0) {

@@ -282,13 +282,6 @@ static int parse_args(int argc, char **argv)
             level = f->log_level;
         runner_g.o.die_with_parent |= f->die_with_parent;
     }
-    {
-        char err[512];
-        if (runner_key_load(runner_g.o.key_fd, runner_g.conf.key_file, err, sizeof(err)) < 0) {
-            fprintf(stderr, "cgiplus-runner: %s\n", err);
-            return -1;
-        }
-    }
     if (level && (runner_log_level = runner_log_parse_level(level)) < 0) {
         fprintf(stderr, "cgiplus-runner: the log level is error, warn, info or debug\n");
         return -1;
@@ -296,6 +289,26 @@ static int parse_args(int argc, char **argv)
     if (!runner_g.o.socket_path && runner_g.activated < 0) {
         usage(stderr);
         return -1;
+    }
+    {
+        char err[512], dflt[4096];
+        const char *spool = runner_g.conf.spool_dir;
+        if (runner_key_load(runner_g.o.key_fd, runner_g.conf.key_file, err, sizeof(err)) < 0) {
+            fprintf(stderr, "cgiplus-runner: %s\n", err);
+            return -1;
+        }
+        if (!spool) {
+            /* Beside the socket: a directory the operator already chose. */
+            const char *slash = strrchr(runner_g.o.socket_path, '/');
+            int dl = slash ? (int)(slash - runner_g.o.socket_path) : 0;
+            snprintf(dflt, sizeof(dflt), "%.*s%scgiplus-spool", dl, runner_g.o.socket_path,
+                     slash ? "/" : ""); /* relative: refused below, spool_dir wanted */
+            spool = dflt;
+        }
+        if (runner_spool_setup(spool, err, sizeof(err)) < 0) {
+            fprintf(stderr, "cgiplus-runner: %s\n", err);
+            return -1;
+        }
     }
     if (runner_g.o.user_name) {
         if (resolve_user(runner_g.o.user_name, &runner_g.o.uid, &runner_g.o.gid, &have_gid) < 0) {

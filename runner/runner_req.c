@@ -82,7 +82,7 @@ int runner_req_add_body(runner_req *r, const unsigned char *d, size_t n)
         if (n > room)
             n = (size_t)room;
     }
-    return runner_spool_append(&r->body, d, n, RUNNER_SPOOL_MEM);
+    return runner_spool_append(&r->body, d, n, RUNNER_SPOOL_MEM, runner_g.conf.spool_max);
 }
 
 int runner_req_body_short(const runner_req *r)

@@ -1,6 +1,7 @@
 /* runner_spool.c: a request body on its way to the script. Memory up to a
- * cap, then an unlinked temp file in $TMPDIR or /tmp; the bytes leave in
- * the order they came (memory always holds the oldest ones). */
+ * cap, then an unlinked temp file in the spool directory (spool_dir, made
+ * 0700 at start), itself capped (spool_max); the bytes leave in the order
+ * they came (memory always holds the oldest ones). */
 #include "runner.h"
 
 #include <errno.h>
@@ -8,9 +9,36 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define SPOOL_READ (64u * 1024u)
+
+/* The spool directory, set once at start. */
+static char spool_dir[4096];
+
+int runner_spool_setup(const char *dir, char *err, size_t errlen)
+{
+    struct stat st;
+    if (strlen(dir) >= sizeof(spool_dir) || dir[0] != '/') {
+        snprintf(err, errlen, "spool_dir %s: an absolute path, shorter than %zu bytes", dir,
+                 sizeof(spool_dir));
+        return -1;
+    }
+    if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+        snprintf(err, errlen, "spool_dir %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    /* Ours alone: bodies of every pool pass through it. */
+    if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+        (st.st_mode & 077)) {
+        snprintf(err, errlen, "spool_dir %s must be a directory of the runner's user that "
+                 "nobody else may use (mode 0700); it is made so when it does not exist", dir);
+        return -1;
+    }
+    memcpy(spool_dir, dir, strlen(dir) + 1);
+    return 0;
+}
 
 void runner_spool_init(runner_spool *s)
 {
@@ -20,10 +48,8 @@ void runner_spool_init(runner_spool *s)
 
 static int spool_open(void)
 {
-    const char *dir = getenv("TMPDIR");
-    char path[4096];
-    if (!dir || !*dir)
-        dir = "/tmp";
+    const char *dir = spool_dir;
+    char path[4096 + 32];
     int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
     if (fd >= 0)
         return fd;
@@ -39,7 +65,8 @@ static int spool_open(void)
     return fd;
 }
 
-int runner_spool_append(runner_spool *s, const void *d, size_t n, size_t mem_cap)
+int runner_spool_append(runner_spool *s, const void *d, size_t n, size_t mem_cap,
+                        uint64_t file_cap)
 {
     if (n == 0)
         return 0;
@@ -57,6 +84,10 @@ int runner_spool_append(runner_spool *s, const void *d, size_t n, size_t mem_cap
     }
     if (!file_busy)
         s->file_rd = s->file_wr = 0;
+    if (s->file_wr + n > file_cap) {
+        errno = EFBIG;
+        return -1;
+    }
     const unsigned char *p = d;
     size_t left = n;
     while (left) {

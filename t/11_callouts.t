@@ -7,7 +7,7 @@ use Apache::TestUtil;
 use Apache::TestRequest qw(GET);
 
 my @scripts = qw(callout_c callout.py callout.pl);
-plan tests => 11 * @scripts + 2;
+plan tests => 11 * @scripts + 4;
 my $top = Apache::Test::vars('top_dir');
 
 my $errlog = Apache::Test::vars('t_logs') . '/error_log';
@@ -52,3 +52,12 @@ open my $fh, '<', $errlog or die "$errlog: $!";
 my $log = do { local $/; <$fh> };
 ok t_cmp(join(' ', map { $log =~ /CGIPLUS1110: \S+ says: callout-log-line-from-$_/ ? $_ : "no-$_" } qw(c python perl)),
          'c python perl', 'LOG callout lines are in the error log');
+
+# MAP-PATH of a name an answer line cannot carry whole (issue 10, hole 10):
+# refused, never cut at the line break (the cut name, examples/c/hello,
+# would name another file).
+$r = GET '/scripts/callout.pl?map=/c/hello%0A.sh';
+ok t_cmp($r->content, "answer=500 the mapped file name holds a line break, which an answer "
+         . "line cannot carry\n", 'MAP-PATH: a mapped name with a line break is refused (500)');
+$r = GET '/scripts/callout.pl?map=/c/hello';
+ok t_cmp($r->content, "answer=200 $top/examples/c/hello\n", 'and a plain one still maps');

@@ -50,7 +50,8 @@ Alias /c/ $top/examples/c/
 </Directory>
 CONF
     close $fh;
-    system('/usr/sbin/apache2', '-f', "$dir/httpd.conf", '-k', 'start');
+    # $vars->{httpd}: under a sanitizer build, the wrapper that preloads ASan.
+    system($vars->{httpd}, '-f', "$dir/httpd.conf", '-k', 'start');
     my $up = 0;
     for (1 .. 50) {
         if (IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port", Timeout => 1)) { $up = 1; last }

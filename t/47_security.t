@@ -33,8 +33,8 @@ ok t_cmp(field($r, 'fds'), '0 1 2 3', 'only descriptors 0-3 (stdin, stdout, stde
 ok t_cmp(field($r, 'env'), 'CGIPLUSEOF,CGIPLUSEOT,CGIPLUSESC,CGIPLUSIN,GATEWAY_INTERFACE,PATH,POOL,SECRET_CONF',
          'a clean environment: the protocol variables and the configured ones');
 ok t_cmp(field($r, 'conf'), 'from-httpd', 'CGIplusSetEnv reaches the worker');
-ok t_cmp(field($r, 'limits'), 'cpu:30,as:2147483648,nofile:64,nproc:4096',
-         'CGIplusRLimit cpu, as, nofile, nproc');
+ok t_cmp(field($r, 'limits'), 'cpu:30,as:1610612736,nofile:64,nproc:4096',
+         'CGIplusRLimit cpu, as (1536M: several digits before the suffix), nofile, nproc');
 
 # CGIplusUser: another pool, another user.
 $r = hget('/pool/asuser/whoami.pl');

@@ -15,6 +15,8 @@ while (CGIplus::accept()) {
         print 'answer=', CGIplus::callout('LOG: callout-log-line-from-perl'), "\n";
     } elsif ($q eq 'map') {
         print 'answer=', CGIplus::callout('MAP-PATH: /c/hello'), "\n";
+    } elsif ($q =~ /^map=(.*)$/) {
+        print 'answer=', CGIplus::callout("MAP-PATH: $1"), "\n";
     } elsif ($q eq 'struct') {
         CGIplus::struct_mode();
         print "struct=0\n";

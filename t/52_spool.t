@@ -1,0 +1,124 @@
+# The runner's body spool (issue 10, hole 9): a chunked body is counted
+# before its script gets it, past 1 MiB in a file. The file is in the spool
+# directory (CGIplusSpoolDir / spool_dir; default DefaultRuntimeDir/
+# cgiplus-spool, made 0700), never /tmp, and has its own cap (spool_max):
+# a body that needs more ends too-large (413), logged 2201.
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use File::Path qw(make_path remove_tree);
+use IO::Socket::INET;
+use POSIX ();
+use Time::HiRes qw(sleep);
+use lib 't/htdocs/pool/lib';
+use PoolTest qw(runner_pid wait_for wire_connect wire_frames wire_send wire_key_file);
+
+plan tests => 13;
+
+my $vars = Apache::Test::config()->{vars};
+my $spool = "$vars->{t_logs}/cgiplus-spool";
+
+# ---- the runner httpd starts: DefaultRuntimeDir/cgiplus-spool, 0700 ----
+my @st = stat $spool;
+ok t_cmp(@st && -d _ ? sprintf('%o %d', $st[2] & 07777, $st[4]) : 'missing', '700 0',
+         "the spool directory is DefaultRuntimeDir/cgiplus-spool, 0700, the runner's (root)");
+open my $rc, '<', "$vars->{t_logs}/cgiplus-runner.conf" or die;
+my $rconf = do { local $/; <$rc> };
+ok t_cmp($rconf =~ /^spool_max 62914560$/m ? 1 : 0, 1, 'CGIplusSpoolMax 60M reaches the runner');
+
+# A chunked upload held open after 3 MiB: the runner is counting it, and
+# its spool file is an unlinked file in the spool directory.
+my $sock = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $vars->{port}) or die;
+$sock->autoflush(1);
+my $chunk = 'x' x (3 * 1024 * 1024);
+print $sock "POST /cgi-plus/count.pl HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+    . "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+    . sprintf("%x\r\n", length $chunk) . $chunk . "\r\n";
+my $rp = runner_pid();
+sub spool_files {
+    my @in = grep { m{\Q$spool\E/} } map { readlink($_) // '' } glob("/proc/$rp/fd/*");
+    my @tmp = grep { m{^/tmp/} } map { readlink($_) // '' } glob("/proc/$rp/fd/*");
+    return (\@in, \@tmp);
+}
+my $files = wait_for(sub { my ($in) = spool_files(); @$in ? $in : undef }, 10);
+ok t_cmp($files && @$files ? $files->[0] : '', qr{^\Q$spool\E/.* \(deleted\)$},
+         'the body spills to an unlinked file in the spool directory');
+my (undef, $tmp) = spool_files();
+ok t_cmp(scalar(@$tmp), 0, 'and nothing under /tmp');
+print $sock "0\r\n\r\n";
+my $resp = do { local $/; <$sock> } // '';
+ok t_cmp($resp =~ m{^HTTP/1\.1 200} && $resp =~ /len=(\d+)/ ? $1 : $resp, length $chunk,
+         'the script gets the whole body');
+
+# ---- the cap, on a runner of its own: spool_max 1M ----
+my $dir = "$vars->{t_logs}/spooltest";
+remove_tree($dir);
+make_path($dir);
+my $bin = "$vars->{top_dir}/runner/cgiplus-runner";
+sub start {
+    my ($name, $conf) = @_;
+    open my $fh, '>', "$dir/$name.conf" or die;
+    print $fh $conf;
+    close $fh;
+    chmod 0600, "$dir/$name.conf";
+    my $pid = fork // die;
+    if (!$pid) {
+        open STDERR, '>>', "$dir/$name.log" or die;
+        open STDOUT, '>', '/dev/null';
+        exec $bin, '--config', "$dir/$name.conf" or POSIX::_exit(127);
+    }
+    return $pid;
+}
+sub log_of { open my $fh, '<', "$dir/$_[0].log" or return ''; local $/; return <$fh> }
+my $key = wire_key_file();
+my $script = "$vars->{documentroot}/cgi/count.pl";
+my $runner = start('cap', "socket $dir/r.sock\nkey_file $key\nuser nobody\nspool_max 1M\n");
+ok t_cmp(wait_for(sub { -S "$dir/r.sock" }, 5) ? 1 : 0, 1, 'a runner with spool_max 1M');
+my @sd = stat "$dir/cgiplus-spool";
+ok t_cmp(@sd ? sprintf('%o', $sd[2] & 07777) : 'missing', '700',
+         'its spool directory defaults to cgiplus-spool beside its socket, made 0700');
+
+sub chunked_request {
+    my ($s, $id, $bytes) = @_;
+    my $kv = '';
+    my @kv = (script => $script, uri => '/spool', mode => 'cgiplus');
+    while (my ($k, $v) = splice @kv, 0, 2) { $kv .= pack('nN', length $k, length $v) . $k . $v }
+    my $pv = '';
+    my @pv = (REQUEST_METHOD => 'POST', SCRIPT_NAME => '/spool');
+    while (my ($k, $v) = splice @pv, 0, 2) { $pv .= pack('nN', length $k, length $v) . $k . $v }
+    wire_send($s, 3, 0, $id, $kv);
+    wire_send($s, 4, 1, $id, $pv); # no CONTENT_LENGTH: the runner counts the body
+    local $SIG{PIPE} = 'IGNORE';
+    my $frame = 'b' x 65536;
+    for (my $left = $bytes; $left > 0; $left -= 65536) {
+        my $n = $left < 65536 ? $left : 65536;
+        wire_send($s, 5, $left <= 65536 ? 1 : 0, $id, substr($frame, 0, $n));
+    }
+}
+my $s = wire_connect("$dir/r.sock");
+chunked_request($s, 1, 1800 * 1024);
+my @f = wire_frames($s, 100, 10);
+ok t_cmp(@f ? $f[-1]{outcome} : -1, 0, 'a chunked body of 1.8 MiB (0.8 MiB in the file) is served');
+ok t_cmp(join('', map { $_->{payload} } grep { $_->{type} == 6 } @f), qr/len=1843200/,
+         'byte count intact (len=1843200)');
+chunked_request($s, 2, 3 * 1024 * 1024);
+@f = wire_frames($s, 100, 10);
+ok t_cmp(@f ? $f[-1]{outcome} : -1, 6, 'a chunked body of 3 MiB (2 MiB in the file) ends too-large (413)');
+ok t_cmp(log_of('cap'), qr/CGIPLUS2201: request 2 \(\/spool\): its body needs more than spool_max \(1048576 bytes\)/,
+         'logged (2201)');
+close $s;
+kill 'TERM', $runner;
+waitpid $runner, 0;
+
+# A spool directory others may use is refused at start.
+make_path("$dir/open");
+chmod 0777, "$dir/open";
+my $bad = start('open', "socket $dir/o.sock\nkey_file $key\nspool_dir $dir/open\n");
+waitpid $bad, 0;
+ok t_cmp(($? >> 8) . ' ' . (log_of('open') =~ /spool_dir \S+ must be a directory of the runner's user that nobody else may use/ ? 1 : 0),
+         '2 1', 'a spool directory others may write is refused at start');
+$bad = start('bigmax', "socket $dir/o.sock\nkey_file $key\nspool_max lots\n");
+waitpid $bad, 0;
+ok t_cmp(($? >> 8) . ' ' . (log_of('bigmax') =~ /spool_max wants a number of bytes/ ? 1 : 0),
+         '2 1', 'a bad spool_max is refused');
