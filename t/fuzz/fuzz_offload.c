@@ -22,14 +22,6 @@ int cgiplus_static_respond(request_rec *r, cgiplus_static_mount *m, const char *
     abort();
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    fz_setup();
-    return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
     cgiplus_static_mount *m;

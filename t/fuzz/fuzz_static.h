@@ -139,6 +139,14 @@ static void fz_setup(void)
     apr_pool_create(&fz_r.pool, fz_pool); /* per input: cleared after each */
 }
 
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    fz_setup();
+    return 0;
+}
+
 /* Whether the open descriptor's file lies in the served tree. */
 static int fz_fd_inside(int fd)
 {

@@ -12,14 +12,6 @@
 
 #include <stdint.h>
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    fz_setup();
-    return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
     char *path, *rel_copy;
