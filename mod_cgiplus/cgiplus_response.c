@@ -488,9 +488,9 @@ static int resp_head(cgiplus_req *q)
         if (left <= 0 || !cgiplus_conn_readable(q->conn, left))
             return resp_stream(q);
         if ((rv = cgiplus_resp_read_frame(q)) != APR_SUCCESS) {
-            ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, CGIPLUS_LOGNO(1075)
-                          "lost the runner while reading the header of %s",
-                          r->filename);
+            ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, CGIPLUS_LOGNO(1400)
+                          "lost the runner while holding the header of HEAD %s "
+                          "for its end; answering 502", r->filename);
             cgiplus_req_abandon(q);
             return resp_fail(q, HTTP_BAD_GATEWAY, "lost the runner during a HEAD response");
         }

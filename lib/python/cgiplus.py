@@ -30,8 +30,7 @@ as sys.stdin.buffer), so reading it to the end is safe and never reads into
 the next request. Write the response on sys.stdout (or sys.stdout.buffer).
 
 Log lines on stderr carry CGIPLUS3xxx ids (docs/errors.md, "Script
-libraries"). Not
-thread-safe: use it from the main thread only.
+libraries"). Not thread-safe: use it from the main thread only.
 """
 import io
 import operator
