@@ -44,7 +44,7 @@ sub edit {
 }
 
 # The private port; no other Listen.
-edit("$etc/ports.conf", sub { s/^\s*Listen\s+\S+\s*$//mg; $_ = "Listen 127.0.0.1:$port\n$_" });
+edit("$etc/ports.conf", sub { s/^\s*Listen\s+\S+\s*$//mg; $_ = "Listen 127.0.0.1:$port\nServerName 127.0.0.1\n$_" });
 for my $site (glob "$etc/sites-enabled/*.conf") {
     edit($site, sub { s/<VirtualHost \*:80>/<VirtualHost *:$port>/g });
 }
