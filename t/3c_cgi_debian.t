@@ -23,7 +23,7 @@ my $vars = Apache::Test::config()->{vars};
 my $top = $vars->{top_dir};
 my $tmp = "$vars->{t_logs}/debian";
 my $etc = "$tmp/apache2";
-my $port = $vars->{port} + 14;
+my $port = $vars->{port} + 17;
 my $hp = "127.0.0.1:$port";
 
 fresh_dir($tmp);
