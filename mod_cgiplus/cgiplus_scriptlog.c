@@ -58,8 +58,8 @@ const char *cgiplus_set_scriptlog(cmd_parms *cmd, void *dcv, const char *arg)
         return NULL;
     }
     if (!*arg || !(path = ap_server_root_relative(cmd->pool, arg)))
-        return apr_psprintf(cmd->pool, "CGIplusScriptLog: '%s' is not a valid "
-                            "path (or 'none')", arg);
+        return apr_psprintf(cmd->pool, "%s: '%s' is not a valid path (or 'none')",
+                            cmd->cmd->name, arg);
     if (!slog_files) {
         slog_files = apr_hash_make(cmd->pool);
         apr_pool_cleanup_register(cmd->pool, NULL, slog_forget,

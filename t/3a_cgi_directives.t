@@ -53,7 +53,7 @@ ok t_cmp($rp->{code}, 200, 'compat: a script that answers in time: 200');
 # ---- only mod_cgiplus: a private httpd
 my $dir = "$vars->{t_logs}/only-cgiplus";
 fresh_dir($dir);
-my $port = $vars->{port} + 12;
+my $port = $vars->{port} + 15;
 my $cgi = "$vars->{documentroot}/cgi";
 my $extra = <<"CONF";
 ScriptLog logs/cgi.log

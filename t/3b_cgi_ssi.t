@@ -52,7 +52,7 @@ ok t_cmp($r->{body}, qr/parent=cgiplus-runner/, 'the compat scope\'s included sc
 # ---- only mod_cgiplus
 my $dir = "$vars->{t_logs}/ssi-only";
 fresh_dir($dir);
-my $port = $vars->{port} + 13;
+my $port = $vars->{port} + 16;
 my $ssi = "$vars->{documentroot}/ssi";
 my $extra = <<"CONF";
 TypesConfig /dev/null

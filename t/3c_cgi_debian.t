@@ -23,7 +23,7 @@ my $vars = Apache::Test::config()->{vars};
 my $top = $vars->{top_dir};
 my $tmp = "$vars->{t_logs}/debian";
 my $etc = "$tmp/apache2";
-my $port = $vars->{port} + 14;
+my $port = $vars->{port} + 17;
 my $hp = "127.0.0.1:$port";
 
 fresh_dir($tmp);
@@ -44,7 +44,7 @@ sub edit {
 }
 
 # The private port; no other Listen.
-edit("$etc/ports.conf", sub { s/^\s*Listen\s+\S+\s*$//mg; $_ = "Listen 127.0.0.1:$port\n$_" });
+edit("$etc/ports.conf", sub { s/^\s*Listen\s+\S+\s*$//mg; $_ = "Listen 127.0.0.1:$port\nServerName 127.0.0.1\n$_" });
 for my $site (glob "$etc/sites-enabled/*.conf") {
     edit($site, sub { s/<VirtualHost \*:80>/<VirtualHost *:$port>/g });
 }
