@@ -186,6 +186,7 @@ typedef struct runner_conf {
     uint64_t http_timeout;    /* ms: httpd's Timeout; our timeouts stay below */
     uint64_t callout_timeout; /* ms a forwarded callout waits for its answer */
     uint64_t pool_idle;       /* ms without requests before a pool retires */
+    uint64_t slow_request;    /* ms on a worker after which a request counts as slow */
     uint64_t allow[64];       /* uid << 32 | gid scripts may run as */
     unsigned nallow;
     runner_set_over defaults;
@@ -269,6 +270,10 @@ struct runner_pool {
     uint64_t last_used, created;
     uint64_t deadline;        /* nearest pool timer, 0: none */
     unsigned long spawned, served, requests;
+    unsigned long slow;       /* requests longer than slow_request on their worker */
+    unsigned long max_active; /* the most workers busy at once */
+    unsigned long max_reached;/* times every worker was busy at max_workers */
+    int at_max;               /* requests wait at max_workers (counted once until the queue empties) */
     unsigned long outcomes[CGP_O_MAX_ + 1];
     unsigned long deaths[RUNNER_END_N_];
     runner_ended ended[RUNNER_ENDS_KEPT];
@@ -492,8 +497,7 @@ size_t runner_client_backlog(const runner_client *c);
 void runner_client_close(runner_client *c);
 void runner_client_close_all(void);
 
-/* ---- status (runner_status.c) ---- */
-int runner_status_json(runner_buf *out);
+/* ---- status: runner_status.h ---- */
 
 /* ---- the loop and the process (runner_loop.c, runner_main.c) ---- */
 /* Command line settings; filled by main, read-only afterwards. */
