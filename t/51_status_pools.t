@@ -41,6 +41,7 @@ if (!$runner) {
     open STDOUT, '>', '/dev/null';
     exec "$top/runner/cgiplus-runner", '--config', "$dir/runner.conf" or POSIX::_exit(127);
 }
+END { local $?; if ($runner) { kill 'TERM', $runner; waitpid $runner, 0 } }
 wait_for(sub { -S "$dir/r.sock" }, 5);
 my $st = wire_status(wire_connect("$dir/r.sock"));
 ok t_cmp(scalar @{ $st->{pools} }, $n, "the runner holds $n pools");
@@ -86,5 +87,3 @@ ok t_cmp($m =~ /\b(pool|pid)="/ ? 1 : 0, 0, 'no pool id or pid labels');
 ok t_cmp($m, qr/^cgiplus_runner_info\{version="\Q$version\E"\} 1$/m, 'metrics: the version');
 
 httpd_stop($h);
-kill 'TERM', $runner;
-waitpid $runner, 0;
