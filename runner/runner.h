@@ -199,6 +199,7 @@ typedef struct runner_conf {
     uint64_t http_timeout;    /* ms: httpd's Timeout; our timeouts stay below */
     uint64_t callout_timeout; /* ms a forwarded callout waits for its answer */
     uint64_t pool_idle;       /* ms without requests before a pool retires */
+    uint64_t slow_request;    /* ms on a worker after which a request counts as slow */
     uint64_t allow[64];       /* uid << 32 | gid scripts may run as */
     unsigned nallow;
     runner_set_over defaults;
@@ -285,6 +286,10 @@ struct runner_pool {
     uint64_t last_used, created;
     uint64_t deadline;        /* nearest pool timer, 0: none */
     unsigned long spawned, served, requests;
+    unsigned long slow;       /* requests longer than slow_request on their worker */
+    unsigned long max_active; /* the most workers busy at once */
+    unsigned long max_reached;/* times every worker was busy at max_workers */
+    int at_max;               /* requests wait at max_workers (counted once until the queue empties) */
     unsigned long outcomes[CGP_O_MAX_ + 1];
     unsigned long deaths[RUNNER_END_N_];
     runner_ended ended[RUNNER_ENDS_KEPT];
@@ -516,8 +521,7 @@ int runner_key_load(const char *fd_arg, const char *file, char *err, size_t errl
 /* 1 if key is ours (constant time). */
 int runner_key_check(const unsigned char key[CGP_KEY_LEN]);
 
-/* ---- status (runner_status.c) ---- */
-int runner_status_json(runner_buf *out);
+/* ---- status: runner_status.h ---- */
 
 /* ---- the service manager: sd_notify and socket activation (runner_notify.c) ---- */
 void runner_notify_init(void);          /* reads and removes $NOTIFY_SOCKET */

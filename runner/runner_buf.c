@@ -56,11 +56,20 @@ int runner_buf_printf(runner_buf *b, const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
     va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof(tmp)) {
+    if (n < 0) {
         errno = EINVAL;
         return -1;
     }
-    return runner_buf_append(b, tmp, (size_t)n);
+    if ((size_t)n < sizeof(tmp))
+        return runner_buf_append(b, tmp, (size_t)n);
+    /* longer (status pages): format again straight into the buffer */
+    if (runner_buf_reserve(b, (size_t)n + 1) < 0)
+        return -1;
+    va_start(ap, fmt);
+    vsnprintf((char *)b->p + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+    return 0;
 }
 
 void runner_buf_consume(runner_buf *b, size_t n)

@@ -1,6 +1,7 @@
 /* runner_client.c: one module connection: HELLO, then requests one after
  * another (BEGIN, PARAMS..., STDIN...), answers framed with the codec. */
 #include "runner.h"
+#include "runner_status.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -270,14 +271,19 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
     c->req = r;
 }
 
-static void on_status(runner_client *c, const cgp_hdr *h)
+static void on_status(runner_client *c, const cgp_hdr *h, const unsigned char *pl)
 {
     runner_buf b = { 0 };
+    runner_st_query q;
     if (c->req) {
         protocol_error(c, "STATUS while a request is active");
         return;
     }
-    if (runner_status_json(&b) < 0) {
+    if (runner_status_parse(pl, h->len, &q) < 0) {
+        protocol_error(c, "STATUS is not a valid kv list (format=json|html|metrics, pool=ID)");
+        return;
+    }
+    if (runner_status_render(&q, &b) < 0) {
         runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2037) "out of memory for a connection");
         runner_buf_free(&b);
         c->broken = 1;
@@ -352,7 +358,7 @@ static void on_frame(runner_client *c, const cgp_hdr *h, const unsigned char *pl
         on_begin(c, h, pl);
         break;
     case CGP_T_STATUS:
-        on_status(c, h);
+        on_status(c, h, pl);
         break;
     case CGP_T_CALLOUT_ANSWER:
         /* For a request still on its worker; late answers are dropped. */

@@ -386,6 +386,7 @@ void runner_conf_init(runner_conf *c)
     c->callout_timeout = 5000;
     c->pool_idle = 600000;
     c->spool_max = 1024u * 1024u * 1024u;
+    c->slow_request = 5000;
 }
 
 void runner_conf_free(runner_conf *c)
@@ -422,6 +423,7 @@ static int global_key(runner_conf *c, const char *k, const char *v, const char *
         { "http_timeout", offsetof(runner_conf, http_timeout), 1000 },
         { "callout_timeout", offsetof(runner_conf, callout_timeout), 1 },
         { "pool_idle", offsetof(runner_conf, pool_idle), 1000 },
+        { "slow_request", offsetof(runner_conf, slow_request), 1 },
     };
     uint64_t n;
     for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++) {

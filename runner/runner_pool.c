@@ -292,6 +292,18 @@ static void fail_queue(runner_pool *p, int outcome, unsigned retry)
     }
 }
 
+/* The status page's peaks (php-fpm's max active processes and max
+ * children reached). */
+static void note_busy(runner_pool *p)
+{
+    const runner_worker *w;
+    unsigned long busy = 0;
+    TAILQ_FOREACH(w, &p->workers, plink)
+        busy += w->state == RUNNER_W_BUSY;
+    if (busy > p->max_active)
+        p->max_active = busy;
+}
+
 void runner_pool_dispatch(runner_pool *p)
 {
     while (!TAILQ_EMPTY(&p->queue) && runner_g.stop == RUNNER_RUN) {
@@ -300,13 +312,19 @@ void runner_pool_dispatch(runner_pool *p)
         if (w) {
             runner_pool_dequeue(r);
             runner_worker_assign(w, r);
+            note_busy(p);
             continue;
         }
         enum gate g = spawn_gate(p);
         if (g == GATE_OK) {
             runner_pool_dequeue(r);
             start_new(p, r);
+            note_busy(p);
             continue;
+        }
+        if (g == GATE_FULL && !p->at_max) {
+            p->at_max = 1;
+            p->max_reached++;
         }
         if (g == GATE_BACKOFF && count_usable(p, 0) == 0)
             fail_queue(p, CGP_O_SPAWN_FAILED, retry_after(p));
@@ -314,8 +332,10 @@ void runner_pool_dispatch(runner_pool *p)
             want_slot(p);
         break;
     }
-    if (TAILQ_EMPTY(&p->queue))
+    if (TAILQ_EMPTY(&p->queue)) {
         slot_done(p);
+        p->at_max = 0; /* the next saturation counts again */
+    }
     maintain(p);
     runner_pool_rearm(p);
 }

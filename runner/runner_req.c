@@ -109,6 +109,8 @@ void runner_req_end(runner_req *r, int outcome, unsigned retry, uint32_t pid, ui
     r->ended = 1;
     if (r->pool && (unsigned)outcome <= CGP_O_MAX_)
         r->pool->outcomes[outcome]++;
+    if (r->pool && r->t_start && runner_g.now - r->t_start > runner_g.conf.slow_request)
+        r->pool->slow++;
     runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2004) "request %u (%s) for %s ended: %s",
                r->reqid, r->uri, r->pool ? r->pool->script : "?", cgp_outcome_name((unsigned)outcome));
     if (r->client) {

@@ -1,86 +1,21 @@
-/* runner_status.c: the runner's state as JSON, for the STATUS frame. The
- * module renders it as HTML, JSON or Prometheus text (cgiplus_status.c);
- * the shape is documented in docs/RUNNER.md ("Status"). */
-#include "runner.h"
+/* runner_status.c: the STATUS frame. Gathers the runner's numbers into a
+ * snapshot (runner_status_collect, the only place that reads pools and
+ * workers for the page) and hands it to the renderer the module asked for:
+ * JSON, HTML or Prometheus text (docs/RUNNER.md, "Status"). */
+#include "runner_status.h"
 
-#include <inttypes.h>
+#include "config.h"
+
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const char *const outcome_keys[CGP_O_MAX_ + 1] = {
+const char *const runner_st_outcome[CGP_O_MAX_ + 1] = {
     "ok", "overloaded", "timeout", "crashed", "spawn_failed", "not_found", "too_large",
     "bad_request", "aborted"
 };
-
-/* Length of the valid UTF-8 sequence at p, 0 if it is not one. */
-static size_t utf8_len(const unsigned char *p, size_t n)
-{
-    size_t len = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
-    if (!len || len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++)
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-    return len;
-}
-
-static int str(runner_buf *b, const char *s, size_t n)
-{
-    if (runner_buf_append(b, "\"", 1) < 0)
-        return -1;
-    const unsigned char *p = (const unsigned char *)s;
-    for (size_t i = 0; i < n;) {
-        unsigned char ch = p[i];
-        int rc;
-        if (ch == '"' || ch == '\\') {
-            char e[2] = { '\\', (char)ch };
-            rc = runner_buf_append(b, e, 2);
-        } else if (ch < 0x20 || ch == 0x7f) {
-            rc = runner_buf_printf(b, "\\u%04x", ch);
-        } else if (ch < 0x80) {
-            rc = runner_buf_append(b, &p[i], 1);
-        } else {
-            size_t l = utf8_len(p + i, n - i);
-            if (l) {
-                rc = runner_buf_append(b, p + i, l);
-                i += l;
-                if (rc < 0)
-                    return -1;
-                continue;
-            }
-            rc = runner_buf_printf(b, "\\u%04x", ch); /* not UTF-8: as Latin-1 */
-        }
-        if (rc < 0)
-            return -1;
-        i++;
-    }
-    return runner_buf_append(b, "\"", 1);
-}
-
-static int key(runner_buf *b, int *first, const char *k)
-{
-    if (!*first && runner_buf_append(b, ",", 1) < 0)
-        return -1;
-    *first = 0;
-    return str(b, k, strlen(k)) < 0 || runner_buf_append(b, ":", 1) < 0 ? -1 : 0;
-}
-
-static int num(runner_buf *b, int *first, const char *k, uint64_t v)
-{
-    return key(b, first, k) < 0 ? -1 : runner_buf_printf(b, "%" PRIu64, v);
-}
-
-static int boolean(runner_buf *b, int *first, const char *k, int v)
-{
-    return key(b, first, k) < 0 ? -1 : runner_buf_printf(b, "%s", v ? "true" : "false");
-}
-
-static int text(runner_buf *b, int *first, const char *k, const char *v)
-{
-    return key(b, first, k) < 0 ? -1 : str(b, v, strlen(v));
-}
 
 static const char *wstate(const runner_worker *w)
 {
@@ -92,149 +27,179 @@ static const char *wstate(const runner_worker *w)
     }
 }
 
-static int settings(runner_buf *b, const runner_pool *p)
+static void collect_worker(const runner_worker *w, runner_st_worker *o)
 {
-    int f = 1;
-    if (runner_buf_append(b, "{", 1) < 0)
+    uint64_t now = runner_g.now;
+    memset(o, 0, sizeof(*o));
+    o->pid = (long)w->pid;
+    o->state = wstate(w);
+    o->gen = w->gen;
+    o->requests = w->served;
+    o->age_ms = now - w->started;
+    o->retiring = w->retire != RUNNER_END_NONE;
+    o->is_idle = w->state == RUNNER_W_IDLE;
+    if (o->is_idle)
+        o->idle_ms = now - w->t_idle;
+    if (w->req) {
+        o->uri = w->req->uri;
+        o->busy_ms = now - w->req->t_start;
+        o->orphan = w->req->client == NULL;
+    }
+}
+
+static void collect_pool(const runner_pool *p, runner_st_pool *o, runner_st_worker *wb)
+{
+    uint64_t now = runner_g.now;
+    const runner_worker *w;
+    memset(o, 0, sizeof(*o));
+    o->id = p->id;
+    o->script = p->script;
+    o->mode = runner_mode_name(p->mode);
+    o->retired = p->retired;
+    o->gen = p->gen;
+    o->age_ms = now - p->created;
+    o->unused_ms = now - p->last_used;
+    o->set = &p->set;
+    o->w = wb;
+    TAILQ_FOREACH(w, &p->workers, plink) {
+        if (w->state == RUNNER_W_DEAD)
+            continue;
+        collect_worker(w, &wb[o->nw++]);
+        o->idle += w->state == RUNNER_W_IDLE;
+        o->busy += w->state == RUNNER_W_BUSY;
+        o->stopping += w->state == RUNNER_W_STOPPING;
+    }
+    o->total = o->nw;
+    o->qlen = p->qlen;
+    o->qmax = p->qmax;
+    o->fail_streak = p->fail_streak;
+    o->backoff_ms = p->backoff_until > now ? p->backoff_until - now : 0;
+    o->requests = p->requests;
+    o->served = p->served;
+    o->spawned = p->spawned;
+    o->max_active = p->max_active;
+    o->max_reached = p->max_reached;
+    o->slow = p->slow;
+    memcpy(o->outcomes, p->outcomes, sizeof(o->outcomes));
+    memcpy(o->deaths, p->deaths, sizeof(o->deaths));
+    o->nended = p->nended < RUNNER_ENDS_KEPT ? p->nended : RUNNER_ENDS_KEPT;
+    for (unsigned k = 0; k < o->nended; k++)
+        o->ended[k] = p->ended[(p->nended - 1 - k) % RUNNER_ENDS_KEPT];
+}
+
+int runner_status_collect(runner_st *st)
+{
+    const runner_conf *c = &runner_g.conf;
+    const runner_pool *p;
+    const runner_worker *w;
+    size_t np = 0, nw = 0;
+
+    memset(st, 0, sizeof(*st));
+    runner_g.now = runner_now_ms();
+    TAILQ_FOREACH(p, &runner_g.pools, link) {
+        np++;
+        TAILQ_FOREACH(w, &p->workers, plink)
+            nw++;
+    }
+    st->pools = calloc(np ? np : 1, sizeof(*st->pools));
+    st->wbuf = calloc(nw ? nw : 1, sizeof(*st->wbuf));
+    if (!st->pools || !st->wbuf) {
+        runner_status_free(st);
         return -1;
-    for (unsigned i = 0; i < RUNNER_S_N_; i++) {
-        if (i == RUNNER_S_USER) {
-            char u[48];
-            uint64_t v = p->set.v[i];
-            snprintf(u, sizeof(u), "%" PRIu64 ":%" PRIu64, v >> 32, v & 0xffffffffu);
-            if (text(b, &f, "user", v ? u : "runner") < 0)
+    }
+    nw = 0;
+    TAILQ_FOREACH(p, &runner_g.pools, link) {
+        runner_st_pool *o = &st->pools[st->npools++];
+        collect_pool(p, o, st->wbuf + nw);
+        nw += o->nw;
+    }
+    st->now = runner_g.now;
+    st->pid = (long)getpid();
+    st->version = PACKAGE_VERSION;
+    st->uptime_ms = runner_g.now - runner_g.started;
+    st->workers = runner_g.nworkers;
+    st->max_workers_total = c->max_workers_total;
+    st->kill_grace = c->kill_grace;
+    st->backoff_base = c->backoff_base;
+    st->backoff_max = c->backoff_max;
+    st->http_timeout = c->http_timeout;
+    st->slow_request = c->slow_request;
+    st->reloads = runner_g.reloads;
+    st->stopping = runner_g.stop != RUNNER_RUN;
+    return 0;
+}
+
+void runner_status_free(runner_st *st)
+{
+    free(st->pools);
+    free(st->wbuf);
+    st->pools = NULL;
+    st->wbuf = NULL;
+}
+
+/* STATUS payload: a kv list, format=json|html|metrics and pool=ID; unknown
+ * keys are ignored (a newer module), a bad value is an error. */
+int runner_status_parse(const unsigned char *pl, size_t len, runner_st_query *q)
+{
+    size_t off = 0, nl, vl;
+    const char *n, *v;
+    int rc;
+
+    q->format = RUNNER_ST_JSON;
+    q->pool = 0;
+    while ((rc = cgp_kv_next(pl, len, &off, &n, &nl, &v, &vl)) == 1) {
+        if (nl == 6 && !memcmp(n, "format", 6)) {
+            if (vl == 4 && !memcmp(v, "json", 4))
+                q->format = RUNNER_ST_JSON;
+            else if (vl == 4 && !memcmp(v, "html", 4))
+                q->format = RUNNER_ST_HTML;
+            else if (vl == 7 && !memcmp(v, "metrics", 7))
+                q->format = RUNNER_ST_METRICS;
+            else
                 return -1;
-        } else if (num(b, &f, runner_set_name(i), p->set.v[i]) < 0) {
-            return -1;
+        } else if (nl == 4 && !memcmp(n, "pool", 4)) {
+            if (runner_parse_u64(v, vl, &q->pool) < 0)
+                return -1;
         }
     }
-    if (key(b, &f, "env") < 0 || runner_buf_append(b, "[", 1) < 0)
-        return -1;
-    for (size_t o = 0, n = 0; o < p->set.env_len; n++) {
-        size_t l = strlen(p->set.env + o);
-        if ((n && runner_buf_append(b, ",", 1) < 0) || str(b, p->set.env + o, l) < 0)
-            return -1;
-        o += l + 1;
-    }
-    return runner_buf_append(b, "]}", 2);
+    return rc == 0 ? 0 : -1;
 }
 
-static int worker(runner_buf *b, const runner_worker *w)
+int runner_status_render(const runner_st_query *q, runner_buf *out)
 {
-    int f = 1;
-    const runner_req *r = w->req;
-    if (runner_buf_append(b, "{", 1) < 0 || num(b, &f, "pid", (uint64_t)w->pid) < 0 ||
-        text(b, &f, "state", wstate(w)) < 0 || num(b, &f, "generation", w->gen) < 0 ||
-        num(b, &f, "requests", w->served) < 0 ||
-        num(b, &f, "age_ms", runner_g.now - w->started) < 0 ||
-        boolean(b, &f, "retiring", w->retire != RUNNER_END_NONE) < 0)
+    runner_st st;
+    int rc;
+    if (runner_status_collect(&st) < 0)
         return -1;
-    if (w->state == RUNNER_W_IDLE && num(b, &f, "idle_ms", runner_g.now - w->t_idle) < 0)
-        return -1;
-    if (r && (text(b, &f, "uri", r->uri) < 0 ||
-              num(b, &f, "busy_ms", runner_g.now - r->t_start) < 0 ||
-              boolean(b, &f, "orphan", r->client == NULL) < 0))
-        return -1;
-    return runner_buf_append(b, "}", 1);
+    rc = q->format == RUNNER_ST_HTML ? runner_status_html(&st, q->pool, out)
+         : q->format == RUNNER_ST_METRICS ? runner_status_prom(&st, out)
+         : runner_status_json(&st, out);
+    runner_status_free(&st);
+    return rc;
 }
 
-static int counters(runner_buf *b, const runner_pool *p)
+void runner_st_how(const runner_ended *e, char *out, size_t len)
 {
-    int f = 1, g = 1, h = 1;
-    if (runner_buf_append(b, "{", 1) < 0 || num(b, &f, "requests", p->requests) < 0 ||
-        num(b, &f, "served", p->served) < 0 || num(b, &f, "spawns", p->spawned) < 0 ||
-        key(b, &f, "errors") < 0 || runner_buf_append(b, "{", 1) < 0)
-        return -1;
+    if (WIFEXITED(e->status))
+        snprintf(out, len, "exited with code %d", WEXITSTATUS(e->status));
+    else if (WIFSIGNALED(e->status))
+        snprintf(out, len, "killed by signal %d", WTERMSIG(e->status));
+    else
+        snprintf(out, len, "status 0x%x", (unsigned)e->status);
+}
+
+unsigned long runner_st_errors(const runner_st_pool *p)
+{
+    unsigned long n = 0;
     for (unsigned i = 1; i <= CGP_O_MAX_; i++)
-        if (num(b, &g, outcome_keys[i], p->outcomes[i]) < 0)
-            return -1;
-    if (runner_buf_append(b, "}", 1) < 0 || key(b, &f, "deaths") < 0 ||
-        runner_buf_append(b, "{", 1) < 0)
-        return -1;
+        n += p->outcomes[i];
+    return n;
+}
+
+unsigned long runner_st_deaths(const runner_st_pool *p)
+{
+    unsigned long n = 0;
     for (unsigned i = 1; i < RUNNER_END_N_; i++)
-        if (num(b, &h, runner_wend_name((runner_wend)i), p->deaths[i]) < 0)
-            return -1;
-    return runner_buf_append(b, "}}", 2);
-}
-
-static int ended(runner_buf *b, const runner_pool *p)
-{
-    unsigned n = p->nended < RUNNER_ENDS_KEPT ? p->nended : RUNNER_ENDS_KEPT;
-    if (runner_buf_append(b, "[", 1) < 0)
-        return -1;
-    for (unsigned k = 0; k < n; k++) { /* newest first */
-        const runner_ended *e = &p->ended[(p->nended - 1 - k) % RUNNER_ENDS_KEPT];
-        int f = 1;
-        char how[48];
-        if (WIFEXITED(e->status))
-            snprintf(how, sizeof(how), "exited with code %d", WEXITSTATUS(e->status));
-        else if (WIFSIGNALED(e->status))
-            snprintf(how, sizeof(how), "killed by signal %d", WTERMSIG(e->status));
-        else
-            snprintf(how, sizeof(how), "status 0x%x", (unsigned)e->status);
-        if ((k && runner_buf_append(b, ",", 1) < 0) || runner_buf_append(b, "{", 1) < 0 ||
-            num(b, &f, "pid", (uint64_t)e->pid) < 0 ||
-            text(b, &f, "reason", runner_wend_name(e->why)) < 0 || text(b, &f, "how", how) < 0 ||
-            num(b, &f, "requests", e->served) < 0 ||
-            num(b, &f, "ago_ms", runner_g.now - e->at) < 0 || runner_buf_append(b, "}", 1) < 0)
-            return -1;
-    }
-    return runner_buf_append(b, "]", 1);
-}
-
-static int pool(runner_buf *b, const runner_pool *p)
-{
-    int f = 1, g = 1, q = 1, k = 1;
-    const runner_worker *w;
-    uint64_t left = p->backoff_until > runner_g.now ? p->backoff_until - runner_g.now : 0;
-    if (runner_buf_append(b, "{", 1) < 0 || num(b, &f, "id", p->id) < 0 ||
-        text(b, &f, "script", p->script) < 0 ||
-        text(b, &f, "mode", runner_mode_name(p->mode)) < 0 ||
-        boolean(b, &f, "retired", p->retired) < 0 || num(b, &f, "generation", p->gen) < 0 ||
-        num(b, &f, "age_ms", runner_g.now - p->created) < 0 ||
-        num(b, &f, "unused_ms", runner_g.now - p->last_used) < 0 ||
-        key(b, &f, "settings") < 0 || settings(b, p) < 0 || key(b, &f, "workers") < 0 ||
-        runner_buf_append(b, "[", 1) < 0)
-        return -1;
-    TAILQ_FOREACH(w, &p->workers, plink) {
-        if ((!g && runner_buf_append(b, ",", 1) < 0) || worker(b, w) < 0)
-            return -1;
-        g = 0;
-    }
-    if (runner_buf_append(b, "]", 1) < 0 || key(b, &f, "queue") < 0 ||
-        runner_buf_append(b, "{", 1) < 0 || num(b, &q, "depth", p->qlen) < 0 ||
-        num(b, &q, "max", p->qmax) < 0 || runner_buf_append(b, "}", 1) < 0 ||
-        key(b, &f, "backoff") < 0 || runner_buf_append(b, "{", 1) < 0 ||
-        num(b, &k, "failures", p->fail_streak) < 0 || num(b, &k, "remaining_ms", left) < 0 ||
-        runner_buf_append(b, "}", 1) < 0 || key(b, &f, "counters") < 0 || counters(b, p) < 0 ||
-        key(b, &f, "ended") < 0 || ended(b, p) < 0)
-        return -1;
-    return runner_buf_append(b, "}", 1);
-}
-
-int runner_status_json(runner_buf *b)
-{
-    int f = 1, g = 1;
-    const runner_pool *p;
-    const runner_conf *c = &runner_g.conf;
-    runner_g.now = runner_now_ms();
-    if (runner_buf_append(b, "{\"runner\":{", 11) < 0 ||
-        num(b, &f, "pid", (uint64_t)getpid()) < 0 ||
-        num(b, &f, "uptime_ms", runner_g.now - runner_g.started) < 0 ||
-        num(b, &f, "protocol", CGP_VERSION) < 0 || num(b, &f, "workers", runner_g.nworkers) < 0 ||
-        num(b, &f, "max_workers_total", c->max_workers_total) < 0 ||
-        num(b, &f, "kill_grace_ms", c->kill_grace) < 0 ||
-        num(b, &f, "backoff_base_ms", c->backoff_base) < 0 ||
-        num(b, &f, "backoff_max_ms", c->backoff_max) < 0 ||
-        num(b, &f, "http_timeout_ms", c->http_timeout) < 0 ||
-        num(b, &f, "reloads", runner_g.reloads) < 0 ||
-        boolean(b, &f, "stopping", runner_g.stop != RUNNER_RUN) < 0 ||
-        runner_buf_append(b, "},\"pools\":[", 11) < 0)
-        return -1;
-    TAILQ_FOREACH(p, &runner_g.pools, link) {
-        if ((!g && runner_buf_append(b, ",", 1) < 0) || pool(b, p) < 0)
-            return -1;
-        g = 0;
-    }
-    return runner_buf_append(b, "]}\n", 3);
+        n += p->deaths[i];
+    return n;
 }

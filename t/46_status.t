@@ -8,7 +8,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(hget hstart hfinish_all status pool_of wait_for runner_pid);
 
-plan tests => 21;
+plan tests => 22;
 
 sub pid_of { my ($r) = @_; return ($r->{body} =~ /pid=(\d+)/)[0] // 0 }
 my %pids;
@@ -59,11 +59,21 @@ $sum += $_->{requests} for @{ $p->{workers} };
 ok t_cmp($sum, 4, 'the live workers served the four slow requests');
 ok t_cmp($st->{runner}{pid}, runner_pid(), "the runner's pid");
 
-# The same numbers as HTML and as Prometheus metrics.
+# The same numbers as HTML and as Prometheus metrics (rendered by the
+# runner). The list has one row per pool; ?pool=ID shows one pool.
 my $html = hget('/cgiplus-status');
-ok t_cmp($html->{body}, qr{<h2>Pool $p->{id}: \S+/pool/app\.pl \(cgiplus\)</h2>}, 'HTML names the pool');
+ok t_cmp($html->{body}, qr{^<tr><td><a href="\?pool=$p->{id}">$p->{id}</a></td><td>\S+/pool/app\.pl</td><td>cgiplus</td><td>\d+</td><td>\d+</td><td>\d+</td><td>2</td><td>2</td><td>1</td><td>0</td><td>2</td><td>9</td><td>8</td><td>1</td>}m,
+         'HTML: the pool\'s row (max 2, max active 2, limit reached once, queue 0 of at most 2, 9 accepted, 8 served, 1 error)');
+my $one = hget("/cgiplus-status?pool=$p->{id}");
+ok t_cmp($one->{body}, qr{<h2>Pool $p->{id}: \S+/pool/app\.pl \(cgiplus\)</h2>}, 'HTML names the pool');
+# Series are per script: every pool of app.pl in this suite adds up.
+my ($req, $crashed) = (0, 0);
+for my $q (grep { $_->{script} eq $p->{script} && $_->{mode} eq 'cgiplus' } @{ status()->{pools} }) {
+    $req += $q->{counters}{requests};
+    $crashed += $q->{counters}{errors}{crashed};
+}
 my $m = hget('/cgiplus-status?metrics');
-ok t_cmp($m->{body}, qr/^cgiplus_pool_requests_total\{pool="$p->{id}",script="[^"]+",mode="cgiplus"\} 9$/m,
-         'metrics: requests_total 9');
-ok t_cmp($m->{body}, qr/^cgiplus_pool_errors_total\{pool="$p->{id}",[^}]*cause="crashed"\} 1$/m,
+ok t_cmp($m->{body}, qr/^cgiplus_pool_requests_total\{script="\Q$p->{script}\E",mode="cgiplus"\} $req$/m,
+         "metrics: requests_total of the script ($req, labelled by script and mode only)");
+ok t_cmp($m->{body}, qr/^cgiplus_pool_errors_total\{script="\Q$p->{script}\E",mode="cgiplus",cause="crashed"\} $crashed$/m,
          'metrics: errors_total by cause');

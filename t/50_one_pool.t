@@ -46,6 +46,7 @@ if (!$runner) {
     open STDOUT, '>', '/dev/null';
     exec $bin, '--config', "$dir/runner.conf" or POSIX::_exit(127);
 }
+END { local $?; if ($runner) { kill 'TERM', $runner; waitpid $runner, 0 } }
 wait_for(sub { -S "$dir/r.sock" }, 5);
 my $st = wait_for(sub { my $st = wire_status(wire_connect("$dir/r.sock"));
                         @{ $st->{pools} } == 1 && @{ $st->{pools}[0]{workers} } == 2 ? $st : undef }, 5);
@@ -87,5 +88,3 @@ my $notes = () = $log =~ /CGIPLUS2450: pool #$declared of \S+app\.pl: the runner
 ok t_cmp($notes, 1, 'the runner says once that the section decides (2450)');
 
 httpd_stop($h);
-kill 'TERM', $runner;
-waitpid $runner, 0;

@@ -14,6 +14,7 @@ use Apache::Test ();
 our @EXPORT_OK = qw(httpd_start httpd_stop httpd_graceful httpd_log);
 
 my $vars = Apache::Test::config()->{vars};
+my @started;    # stopped at exit if a test ends early
 chomp(my $libexec = `$vars->{apxs} -q LIBEXECDIR`);
 
 # httpd_start(NAME, PORT, CONF, [MODULES]): writes DIR/httpd.conf (the
@@ -37,11 +38,14 @@ Listen 127.0.0.1:$port
 ServerName 127.0.0.1
 ${load}LoadModule cgiplus_module $vars->{top_dir}/mod_cgiplus/.libs/mod_cgiplus.so
 DefaultRuntimeDir $dir
+CGIplusRunnerPath $vars->{top_dir}/runner/cgiplus-runner
 User $vars->{user}
 Group $vars->{group}
 CONF
     close $fh;
-    system($vars->{httpd}, '-f', "$dir/httpd.conf", '-k', 'start') == 0 or die "$name: httpd failed";
+    system($vars->{httpd}, '-f', "$dir/httpd.conf", '-k', 'start') == 0
+        or die "$name: httpd failed: " . httpd_log($dir);
+    push @started, $dir;
     for (1 .. 100) {
         return $dir if IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port", Timeout => 1);
         sleep 0.1;
@@ -49,7 +53,7 @@ CONF
     die "$name: httpd does not listen on $port\n";
 }
 
-sub _pid { my $d = shift; my $p = do { local (@ARGV, $/) = ("$d/httpd.pid"); <> } // ''; chomp $p; $p }
+sub _pid { my $d = shift; open my $fh, '<', "$d/httpd.pid" or return ''; my $p = <$fh> // ''; chomp $p; $p }
 
 sub httpd_graceful { system($vars->{httpd}, '-f', "$_[0]/httpd.conf", '-k', 'graceful') == 0 }
 
@@ -61,6 +65,8 @@ sub httpd_stop {
     for (1 .. 100) { last unless kill 0, $pid; sleep 0.1 }
 }
 
-sub httpd_log { my $d = shift; do { local (@ARGV, $/) = ("$d/error_log"); <> } // '' }
+END { local $?; httpd_stop($_) for @started }
+
+sub httpd_log { my $d = shift; open my $fh, '<', "$d/error_log" or return ''; local $/; <$fh> // '' }
 
 1;

@@ -1,0 +1,204 @@
+/* runner_status_json.c: the status snapshot as JSON (?json), one object;
+ * the shape is documented in docs/RUNNER.md ("Status"). */
+#include "runner_status.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Length of the valid UTF-8 sequence at p, 0 if it is not one. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+    size_t len = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
+    if (!len || len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    return len;
+}
+
+static int str(runner_buf *b, const char *s, size_t n)
+{
+    if (runner_buf_append(b, "\"", 1) < 0)
+        return -1;
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        unsigned char ch = p[i];
+        int rc;
+        if (ch == '"' || ch == '\\') {
+            char e[2] = { '\\', (char)ch };
+            rc = runner_buf_append(b, e, 2);
+        } else if (ch < 0x20 || ch == 0x7f) {
+            rc = runner_buf_printf(b, "\\u%04x", ch);
+        } else if (ch < 0x80) {
+            rc = runner_buf_append(b, &p[i], 1);
+        } else {
+            size_t l = utf8_len(p + i, n - i);
+            if (l) {
+                rc = runner_buf_append(b, p + i, l);
+                i += l;
+                if (rc < 0)
+                    return -1;
+                continue;
+            }
+            rc = runner_buf_printf(b, "\\u%04x", ch); /* not UTF-8: as Latin-1 */
+        }
+        if (rc < 0)
+            return -1;
+        i++;
+    }
+    return runner_buf_append(b, "\"", 1);
+}
+
+static int key(runner_buf *b, int *first, const char *k)
+{
+    if (!*first && runner_buf_append(b, ",", 1) < 0)
+        return -1;
+    *first = 0;
+    return str(b, k, strlen(k)) < 0 || runner_buf_append(b, ":", 1) < 0 ? -1 : 0;
+}
+
+static int num(runner_buf *b, int *first, const char *k, uint64_t v)
+{
+    return key(b, first, k) < 0 ? -1 : runner_buf_printf(b, "%" PRIu64, v);
+}
+
+static int boolean(runner_buf *b, int *first, const char *k, int v)
+{
+    return key(b, first, k) < 0 ? -1 : runner_buf_printf(b, "%s", v ? "true" : "false");
+}
+
+static int text(runner_buf *b, int *first, const char *k, const char *v)
+{
+    return key(b, first, k) < 0 ? -1 : str(b, v, strlen(v));
+}
+
+static int settings(runner_buf *b, const runner_pool_set *set)
+{
+    int f = 1;
+    if (runner_buf_append(b, "{", 1) < 0)
+        return -1;
+    for (unsigned i = 0; i < RUNNER_S_N_; i++) {
+        if (i == RUNNER_S_USER) {
+            char u[48];
+            uint64_t v = set->v[i];
+            snprintf(u, sizeof(u), "%" PRIu64 ":%" PRIu64, v >> 32, v & 0xffffffffu);
+            if (text(b, &f, "user", v ? u : "runner") < 0)
+                return -1;
+        } else if (num(b, &f, runner_set_name(i), set->v[i]) < 0) {
+            return -1;
+        }
+    }
+    if (key(b, &f, "env") < 0 || runner_buf_append(b, "[", 1) < 0)
+        return -1;
+    for (size_t o = 0, n = 0; o < set->env_len; n++) {
+        size_t l = strlen(set->env + o);
+        if ((n && runner_buf_append(b, ",", 1) < 0) || str(b, set->env + o, l) < 0)
+            return -1;
+        o += l + 1;
+    }
+    return runner_buf_append(b, "]}", 2);
+}
+
+static int worker(runner_buf *b, const runner_st_worker *w)
+{
+    int f = 1;
+    if (runner_buf_append(b, "{", 1) < 0 || num(b, &f, "pid", (uint64_t)w->pid) < 0 ||
+        text(b, &f, "state", w->state) < 0 || num(b, &f, "generation", w->gen) < 0 ||
+        num(b, &f, "requests", w->requests) < 0 || num(b, &f, "age_ms", w->age_ms) < 0 ||
+        boolean(b, &f, "retiring", w->retiring) < 0)
+        return -1;
+    if (w->is_idle && num(b, &f, "idle_ms", w->idle_ms) < 0)
+        return -1;
+    if (w->uri && (text(b, &f, "uri", w->uri) < 0 || num(b, &f, "busy_ms", w->busy_ms) < 0 ||
+                   boolean(b, &f, "orphan", w->orphan) < 0))
+        return -1;
+    return runner_buf_append(b, "}", 1);
+}
+
+static int counters(runner_buf *b, const runner_st_pool *p)
+{
+    int f = 1, g = 1, h = 1;
+    if (runner_buf_append(b, "{", 1) < 0 || num(b, &f, "requests", p->requests) < 0 ||
+        num(b, &f, "served", p->served) < 0 || num(b, &f, "spawns", p->spawned) < 0 ||
+        num(b, &f, "slow", p->slow) < 0 || num(b, &f, "max_active", p->max_active) < 0 ||
+        num(b, &f, "max_reached", p->max_reached) < 0 ||
+        key(b, &f, "errors") < 0 || runner_buf_append(b, "{", 1) < 0)
+        return -1;
+    for (unsigned i = 1; i <= CGP_O_MAX_; i++)
+        if (num(b, &g, runner_st_outcome[i], p->outcomes[i]) < 0)
+            return -1;
+    if (runner_buf_append(b, "}", 1) < 0 || key(b, &f, "deaths") < 0 ||
+        runner_buf_append(b, "{", 1) < 0)
+        return -1;
+    for (unsigned i = 1; i < RUNNER_END_N_; i++)
+        if (num(b, &h, runner_wend_name((runner_wend)i), p->deaths[i]) < 0)
+            return -1;
+    return runner_buf_append(b, "}}", 2);
+}
+
+static int ended(runner_buf *b, const runner_st *st, const runner_st_pool *p)
+{
+    if (runner_buf_append(b, "[", 1) < 0)
+        return -1;
+    for (unsigned k = 0; k < p->nended; k++) { /* newest first */
+        const runner_ended *e = &p->ended[k];
+        int f = 1;
+        char how[48];
+        runner_st_how(e, how, sizeof(how));
+        if ((k && runner_buf_append(b, ",", 1) < 0) || runner_buf_append(b, "{", 1) < 0 ||
+            num(b, &f, "pid", (uint64_t)e->pid) < 0 ||
+            text(b, &f, "reason", runner_wend_name(e->why)) < 0 || text(b, &f, "how", how) < 0 ||
+            num(b, &f, "requests", e->served) < 0 ||
+            num(b, &f, "ago_ms", st->now - e->at) < 0 || runner_buf_append(b, "}", 1) < 0)
+            return -1;
+    }
+    return runner_buf_append(b, "]", 1);
+}
+
+static int pool(runner_buf *b, const runner_st *st, const runner_st_pool *p)
+{
+    int f = 1, q = 1, k = 1;
+    if (runner_buf_append(b, "{", 1) < 0 || num(b, &f, "id", p->id) < 0 ||
+        text(b, &f, "script", p->script) < 0 || text(b, &f, "mode", p->mode) < 0 ||
+        boolean(b, &f, "retired", p->retired) < 0 || num(b, &f, "generation", p->gen) < 0 ||
+        num(b, &f, "age_ms", p->age_ms) < 0 || num(b, &f, "unused_ms", p->unused_ms) < 0 ||
+        key(b, &f, "settings") < 0 || settings(b, p->set) < 0 || key(b, &f, "workers") < 0 ||
+        runner_buf_append(b, "[", 1) < 0)
+        return -1;
+    for (unsigned i = 0; i < p->nw; i++)
+        if ((i && runner_buf_append(b, ",", 1) < 0) || worker(b, &p->w[i]) < 0)
+            return -1;
+    if (runner_buf_append(b, "]", 1) < 0 || key(b, &f, "queue") < 0 ||
+        runner_buf_append(b, "{", 1) < 0 || num(b, &q, "depth", p->qlen) < 0 ||
+        num(b, &q, "max", p->qmax) < 0 || runner_buf_append(b, "}", 1) < 0 ||
+        key(b, &f, "backoff") < 0 || runner_buf_append(b, "{", 1) < 0 ||
+        num(b, &k, "failures", p->fail_streak) < 0 ||
+        num(b, &k, "remaining_ms", p->backoff_ms) < 0 || runner_buf_append(b, "}", 1) < 0 ||
+        key(b, &f, "counters") < 0 || counters(b, p) < 0 || key(b, &f, "ended") < 0 ||
+        ended(b, st, p) < 0)
+        return -1;
+    return runner_buf_append(b, "}", 1);
+}
+
+int runner_status_json(const runner_st *st, runner_buf *b)
+{
+    int f = 1;
+    if (runner_buf_append(b, "{\"runner\":{", 11) < 0 || num(b, &f, "pid", (uint64_t)st->pid) < 0 ||
+        text(b, &f, "version", st->version) < 0 || num(b, &f, "uptime_ms", st->uptime_ms) < 0 ||
+        num(b, &f, "protocol", CGP_VERSION) < 0 || num(b, &f, "workers", st->workers) < 0 ||
+        num(b, &f, "max_workers_total", st->max_workers_total) < 0 ||
+        num(b, &f, "kill_grace_ms", st->kill_grace) < 0 ||
+        num(b, &f, "backoff_base_ms", st->backoff_base) < 0 ||
+        num(b, &f, "backoff_max_ms", st->backoff_max) < 0 ||
+        num(b, &f, "http_timeout_ms", st->http_timeout) < 0 ||
+        num(b, &f, "slow_request_ms", st->slow_request) < 0 ||
+        num(b, &f, "reloads", st->reloads) < 0 || boolean(b, &f, "stopping", st->stopping) < 0 ||
+        runner_buf_append(b, "},\"pools\":[", 11) < 0)
+        return -1;
+    for (unsigned i = 0; i < st->npools; i++)
+        if ((i && runner_buf_append(b, ",", 1) < 0) || pool(b, st, &st->pools[i]) < 0)
+            return -1;
+    return runner_buf_append(b, "]}\n", 3);
+}
