@@ -63,6 +63,9 @@ static const struct pool_key {
     { "CGIplusRLimit nproc", "rlimit_nproc", PK_COUNT, 1 << 22 },
 };
 #define POOL_N (int)(sizeof(pool_keys) / sizeof(pool_keys[0]))
+#define POOL_MIN_IDLE 0   /* indexes the contradiction checks need */
+#define POOL_QUEUE_WAIT 6
+#define POOL_NOPROGRESS 8
 #define POOL_RLIMIT 9 /* index of the first CGIplusRLimit key */
 #define POOL_NOPROGRESS 8 /* index of CGIplusTimeoutNoProgress */
 
@@ -781,17 +784,19 @@ static void warn_section(apr_pool_t *p, apr_hash_t *seen, server_rec *s,
                                                          pc->mw_at)
                                           : apr_psprintf(p, "the default CGIplusMaxWorkers %d", mw);
     apr_int64_t timeout_ms = apr_time_as_msec(s->timeout);
-    static const int below_timeout[] = { 6, 8 }; /* CGIplusQueueWait, ...NoProgress */
+    static const int below_timeout[] = { POOL_QUEUE_WAIT, POOL_NOPROGRESS };
     int i;
 
-    if ((pc->have & 1u) && pc->v[0] > mw)
-        warn_once(seen, s, pc->at[0], apr_psprintf(p, "%s: CGIplusMinIdle %" APR_INT64_T_FMT
-                  " is more than %s: at most %d workers are kept warm",
-                  pc->at[0], pc->v[0], mw_from, mw));
-    if ((pc->have & 1u) && pc->v[0] > total)
-        warn_once(seen, s, apr_pstrcat(p, pc->at[0], "/total", NULL), apr_psprintf(p,
+    const char *mi_at = pc->at[POOL_MIN_IDLE];
+    apr_int64_t mi = (pc->have & (1u << POOL_MIN_IDLE)) ? pc->v[POOL_MIN_IDLE] : 0;
+
+    if (mi > mw)
+        warn_once(seen, s, mi_at, apr_psprintf(p, "%s: CGIplusMinIdle %" APR_INT64_T_FMT
+                  " is more than %s: at most %d workers are kept warm", mi_at, mi, mw_from, mw));
+    if (mi > total)
+        warn_once(seen, s, apr_pstrcat(p, mi_at, "/total", NULL), apr_psprintf(p,
                   "%s: CGIplusMinIdle %" APR_INT64_T_FMT " is more than CGIplusMaxWorkersTotal "
-                  "%d: the runner never runs that many workers", pc->at[0], pc->v[0], total));
+                  "%d: the runner never runs that many workers", mi_at, mi, total));
     if (dc->max_workers > total)
         warn_once(seen, s, pc->mw_at, apr_psprintf(p, "%s: CGIplusMaxWorkers %d is more than "
                   "CGIplusMaxWorkersTotal %d: the pool never reaches it", pc->mw_at, mw, total));

@@ -80,12 +80,13 @@ int cgiplus_runner_post_config(apr_pool_t *pconf, apr_pool_t *plog,
                                apr_pool_t *ptemp, server_rec *s);
 int cgiplus_runner_monitor(apr_pool_t *p, server_rec *s);
 
+/* The socket path the children connect to (set by post_config). */
+const char *cgiplus_runner_socket_path(void);
+
 /* ---- the version in the Server banner and the startup line (cgiplus_version.c) ---- */
 
 int cgiplus_version_post_config(apr_pool_t *pconf, apr_pool_t *plog,
                                 apr_pool_t *ptemp, server_rec *s);
-/* The socket path the children connect to (set by post_config). */
-const char *cgiplus_runner_socket_path(void);
 
 /* ---- the runner's connection key (cgiplus_key.c) ---- */
 

@@ -99,7 +99,9 @@ my $new = wait_for(sub { my $t = slurp($errlog); $t =~ /CGIPLUS2013: started wor
 ok t_cmp($new ? 1 : 0, 1, 'a runner line triggered after the rotation is in the new log');
 ok t_cmp($new, qr/^$stamp \[cgiplus-runner:info\] \[pid \d+\] CGIPLUS2013: started worker/m,
          'with httpd\'s timestamp format');
-ok t_cmp(length(slurp("$errlog.rot")), $mark, 'and nothing more went to the rotated file');
+# (old-generation httpd children may still finish their requests there)
+ok t_cmp(substr(slurp("$errlog.rot"), $mark) =~ /\[cgiplus-runner:/ ? 1 : 0, 0,
+         'and no runner line went to the rotated file');
 
 # ---- LogLevel cgiplus:warn hides the runner's info lines; cgiplus:debug shows them
 sub write_level { open my $fh, '>', $levelconf or die; print $fh "LogLevel cgiplus:$_[0]\n"; close $fh }

@@ -8,11 +8,12 @@
 use strict;
 use warnings;
 use File::Basename qw(dirname);
+use lib dirname(__FILE__);
+use TapChecks qw(report slurp);
 
 my $top = $ENV{srcdir} // dirname(dirname(dirname(__FILE__)));
 my $build = '.';
 
-sub slurp { my $f = shift; open my $fh, '<', $f or die "$f: $!\n"; local $/; <$fh> }
 
 # First cells of the table under a heading, and the last cell of each row.
 sub md_rows {
@@ -82,10 +83,4 @@ check_table($runner, 'Command line', $m8, 'OPTIONS', 'cgiplus-runner(8) options'
 check_table($runner, 'Runner-wide keys', $m8, 'Runner\-wide keys', 'cgiplus-runner(8) runner keys');
 check_table($runner, 'Pool settings', $m8, 'Pool settings', 'cgiplus-runner(8) pool keys');
 
-print '1..', scalar(@checks), "\n";
-my ($n, $fail) = (0, 0);
-for my $c (@checks) {
-    $n++;
-    print(($c->[1] ? 'ok' : do { $fail++; 'not ok' }), " $n - $c->[0]\n");
-}
-exit($fail ? 1 : 0);
+report(@checks);

@@ -5,9 +5,10 @@
 use strict;
 use warnings;
 use File::Basename qw(dirname);
+use lib dirname(__FILE__);
+use TapChecks qw(report slurp);
 
 my $top = $ENV{srcdir} // dirname(dirname(dirname(__FILE__)));
-sub slurp { my $f = shift; open my $fh, '<', $f or die "$f: $!\n"; local $/; <$fh> }
 
 my ($v) = slurp("$top/configure.ac") =~ /^AC_INIT\(\[mod_cgiplus\],\s*\[([^\]]+)\]/m;
 my @checks = ([ 'configure.ac has a version', defined $v && $v =~ /^\d+\.\d+\.\d+$/ ]);
@@ -25,10 +26,4 @@ push @checks, [ 'LICENSE is the Apache License 2.0',
 push @checks, [ 'the README states the licence',
                 slurp("$top/README.md") =~ /^## Licence\n+.*Apache License, Version 2\.0/m ];
 
-print '1..', scalar(@checks), "\n";
-my ($n, $fail) = (0, 0);
-for my $c (@checks) {
-    $n++;
-    print(($c->[1] ? 'ok' : do { $fail++; 'not ok' }), " $n - $c->[0]\n");
-}
-exit($fail ? 1 : 0);
+report(@checks);
