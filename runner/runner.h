@@ -479,7 +479,6 @@ int runner_random_hex(char *out, size_t nhex);
 /* Appends the pool's configured environment to envp (NULL-ended, cap slots). */
 size_t runner_spawn_env(const runner_pool_set *set, char **envp, size_t n, size_t cap);
 /* Whether the pool's env sets NAME (given as "NAME" or "NAME=..."). */
-int runner_spawn_env_has(const runner_pool_set *set, const char *name);
 
 /* ---- client connections (runner_client.c) ---- */
 typedef enum runner_cstate {

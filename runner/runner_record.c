@@ -109,7 +109,18 @@ int runner_record_build(const runner_req *r, int struct_mode, runner_buf *out)
     return struct_mode ? build_struct(r, out) : build_lines(r, out);
 }
 
-char **runner_record_env(const runner_req *r)
+/* Whether the pool's configured environment names `name` (NAME=value list). */
+static int env_has(const runner_pool_set *set, const char *name)
+{
+    size_t ln = strlen(name);
+    for (size_t o = 0; o < set->env_len; o += strlen(set->env + o) + 1)
+        if (strncmp(set->env + o, name, ln) == 0 && set->env[o + ln] == '=')
+            return 1;
+    return 0;
+}
+
+char **
+runner_record_env(const runner_req *r)
 {
     const char *n, *v;
     size_t nl, vl, off = 0, count = 0, i = 0;
@@ -146,7 +157,7 @@ char **runner_record_env(const runner_req *r)
         i++;
     }
     /* The fixed PATH, unless the pool's env names its own. */
-    if (!have_path && !runner_spawn_env_has(&r->pool->set, "PATH") &&
+    if (!have_path && !env_has(&r->pool->set, "PATH") &&
         !(env[i++] = strdup("PATH=" RUNNER_DEFAULT_PATH)))
         goto fail;
     if (!have_gi && !(env[i++] = strdup("GATEWAY_INTERFACE=CGI/1.1")))

@@ -178,11 +178,3 @@ size_t runner_spawn_env(const runner_pool_set *set, char **envp, size_t n, size_
     envp[n] = NULL;
     return n;
 }
-
-int runner_spawn_env_has(const runner_pool_set *set, const char *name)
-{
-    for (size_t o = 0; o < set->env_len; o += strlen(set->env + o) + 1)
-        if (same_name(set->env + o, name))
-            return 1;
-    return 0;
-}
