@@ -297,6 +297,15 @@ static int parse_args(int argc, char **argv)
             fprintf(stderr, "cgiplus-runner: %s\n", err);
             return -1;
         }
+        if (!runner_g.o.socket_path) {
+            /* Socket activation without --socket: the unit's path names it. */
+            static char apath[sizeof(((struct sockaddr_un *)0)->sun_path)];
+            if (runner_listen_fd_path(runner_g.activated, apath, sizeof(apath)) < 0) {
+                fprintf(stderr, "cgiplus-runner: the activated socket has no path\n");
+                return -1;
+            }
+            runner_g.o.socket_path = apath;
+        }
         if (!spool) {
             /* Beside the socket: a directory the operator already chose. */
             const char *slash = strrchr(runner_g.o.socket_path, '/');

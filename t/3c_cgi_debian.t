@@ -59,7 +59,9 @@ symlink '../conf-available/gitweb.conf', "$etc/conf-enabled/gitweb.conf"
 unlink glob "$etc/mods-enabled/{cgi,cgid,fcgid}.{load,conf}";
 open my $fh, '>', "$etc/mods-enabled/cgiplus.load" or die;
 print $fh "LoadModule cgiplus_module $top/mod_cgiplus/.libs/mod_cgiplus.so\n",
-          "CGIplusRunnerPath $top/runner/cgiplus-runner\n";
+          "CGIplusRunnerPath $top/runner/cgiplus-runner\n",
+          # the runner's pool lines are info; they follow httpd's LogLevel
+          "LogLevel warn cgiplus:info\n";
 close $fh;
 
 # A plain CGI script, as found in /usr/lib/cgi-bin.

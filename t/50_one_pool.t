@@ -12,7 +12,7 @@ use File::Path qw(make_path remove_tree);
 use IO::Socket::INET;
 use POSIX ();
 use lib 't/htdocs/pool/lib';
-use PoolTest qw(wire_connect wire_status wait_for);
+use PoolTest qw(wire_connect wire_status wait_for wire_key_file);
 use PrivHttpd qw(httpd_start httpd_stop httpd_log);
 
 plan tests => 8;
@@ -31,6 +31,7 @@ open my $fh, '>', "$dir/runner.conf" or die;
 print $fh <<"CONF";
 socket $dir/r.sock
 user $vars->{user}
+key_file @{[wire_key_file()]}
 [defaults]
 max_workers 2
 [pool $script]
@@ -56,6 +57,7 @@ my $declared = $st ? $st->{pools}[0]{id} : 0;
 # httpd connects to it; the script's directory names settings of its own.
 my $h = httpd_start('onepool-httpd', $port, <<"CONF");
 CGIplusRunnerSocket $dir/r.sock
+CGIplusRunnerKeyFile @{[wire_key_file()]}
 Alias /pool/ $docroot/pool/
 <Directory $docroot/pool>
     Require all granted

@@ -11,7 +11,7 @@ use File::Path qw(make_path remove_tree);
 use IO::Socket::INET;
 use POSIX ();
 use lib 't/htdocs/pool/lib';
-use PoolTest qw(wire_connect wire_status wait_for);
+use PoolTest qw(wire_connect wire_status wait_for wire_key_file);
 use PrivHttpd qw(httpd_start httpd_stop);
 
 plan tests => 14;
@@ -26,7 +26,7 @@ make_path("$dir/s");
 chmod 0755, $dir, "$dir/s";
 my ($version) = do { local (@ARGV, $/) = ("$top/config.h"); <> } =~ /#define PACKAGE_VERSION "([^"]+)"/;
 
-my $conf = "socket $dir/r.sock\nuser $vars->{user}\n";
+my $conf = "socket $dir/r.sock\nuser $vars->{user}\nkey_file " . wire_key_file() . "\n";
 for my $i (1 .. $n) {
     symlink "$vars->{documentroot}/pool/app.pl", "$dir/s/script_$i.pl" or die;
     $conf .= "[pool $dir/s/script_$i.pl]\nmax_workers 2\n";
@@ -48,6 +48,7 @@ ok t_cmp(scalar @{ $st->{pools} }, $n, "the runner holds $n pools");
 
 my $h = httpd_start('status100-httpd', $port, <<"CONF");
 CGIplusRunnerSocket $dir/r.sock
+CGIplusRunnerKeyFile @{[wire_key_file()]}
 <Location /cgiplus-status>
     SetHandler cgiplus-status
 </Location>

@@ -13,7 +13,7 @@ use IO::Socket::UNIX;
 use POSIX ();
 use Socket;
 use lib 't/htdocs/pool/lib';
-use PoolTest qw(wire_connect wire_request wire_frames wait_for);
+use PoolTest qw(wire_connect wire_request wire_frames wait_for wire_key_file);
 
 plan tests => 13;
 
@@ -33,6 +33,12 @@ sub notice {
 }
 sub log_of { open my $fh, '<', "$dir/$_[0].log" or return ''; local $/; return <$fh> }
 
+# A runner started on its own proves connections with key_file (docs/RUNNER.md).
+open my $kc, '>', "$dir/key.conf" or die;
+print $kc "key_file " . wire_key_file() . "\n";
+close $kc;
+chmod 0600, "$dir/key.conf";
+
 # Starts the runner with NOTIFY_SOCKET; listen: a socket to hand over as fd 3.
 sub start {
     my ($name, $listen, @args) = @_;
@@ -46,7 +52,7 @@ sub start {
             $ENV{LISTEN_PID} = $$;
             $ENV{LISTEN_FDS} = 1;
         }
-        exec $bin, @args or POSIX::_exit(127);
+        exec $bin, '--config', "$dir/key.conf", @args or POSIX::_exit(127);
     }
     return $pid;
 }
