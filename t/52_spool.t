@@ -38,7 +38,8 @@ print $sock "POST /cgi-plus/count.pl HTTP/1.1\r\nHost: 127.0.0.1\r\n"
 my $rp = runner_pid();
 sub spool_files {
     my @in = grep { m{\Q$spool\E/} } map { readlink($_) // '' } glob("/proc/$rp/fd/*");
-    my @tmp = grep { m{^/tmp/} } map { readlink($_) // '' } glob("/proc/$rp/fd/*");
+    # (the tree itself may be checked out under /tmp: its own files are not spool)
+    my @tmp = grep { m{^/tmp/} && !m{^\Q$vars->{top_dir}\E/} } map { readlink($_) // '' } glob("/proc/$rp/fd/*");
     return (\@in, \@tmp);
 }
 my $files = wait_for(sub { my ($in) = spool_files(); @$in ? $in : undef }, 10);
