@@ -48,7 +48,8 @@ const char *cgp_type_name(unsigned type)
     static const char *const names[] = {
         "?", "HELLO", "HELLO_ACK", "BEGIN", "PARAMS", "STDIN", "STDOUT",
         "STDERR", "END", "ABORT", "CALLOUT", "CALLOUT_ANSWER", "STATUS",
-        "STATUS_REPLY", "STARTED"
+        "STATUS_REPLY", "STARTED", "DIRECT", "DIRECT_ACK", "CHANNEL",
+        "CHANNEL_ACK", "KICK", "POOL"
     };
     return type <= CGP_T_MAX_ ? names[type] : "?";
 }
@@ -295,4 +296,72 @@ int cgp_struct_next(const unsigned char *buf, size_t len, size_t *off,
     *elen = n;
     *off += 2 + n;
     return 1;
+}
+
+int cgp_pair_pack(unsigned char out[CGP_PAIR_LEN], const cgp_pair *p)
+{
+    cgp_put32(out, p->a);
+    cgp_put32(out + 4, p->b);
+    return CGP_OK;
+}
+
+int cgp_pair_unpack(const unsigned char *in, size_t len, cgp_pair *p)
+{
+    if (len != CGP_PAIR_LEN)
+        return CGP_E_LEN;
+    p->a = cgp_get32(in);
+    p->b = cgp_get32(in + 4);
+    return CGP_OK;
+}
+
+/* "CGIPLUS-" + 3 capitals + "-" + 32 lower-case hex digits. */
+static int mark_ok(const char *m)
+{
+    size_t i;
+
+    if (memcmp(m, "CGIPLUS-", 8) != 0 || m[11] != '-')
+        return 0;
+    for (i = 8; i < 11; i++)
+        if (m[i] < 'A' || m[i] > 'Z')
+            return 0;
+    for (i = 12; i < CGP_MARK_LEN; i++)
+        if (!((m[i] >= '0' && m[i] <= '9') || (m[i] >= 'a' && m[i] <= 'f')))
+            return 0;
+    return 1;
+}
+
+int cgp_channel_pack(unsigned char out[CGP_CHANNEL_LEN], const cgp_channel *c)
+{
+    if (c->gen && (strlen(c->eof) != CGP_MARK_LEN || strlen(c->esc) != CGP_MARK_LEN ||
+                   strlen(c->eot) != CGP_MARK_LEN || !mark_ok(c->eof) ||
+                   !mark_ok(c->esc) || !mark_ok(c->eot)))
+        return CGP_E_VALUE;
+    cgp_put32(out, c->slot);
+    cgp_put32(out + 4, c->gen);
+    cgp_put32(out + 8, c->pid);
+    memset(out + 12, 0, 3 * CGP_MARK_LEN);
+    if (c->gen) {
+        memcpy(out + 12, c->eof, CGP_MARK_LEN);
+        memcpy(out + 12 + CGP_MARK_LEN, c->esc, CGP_MARK_LEN);
+        memcpy(out + 12 + 2 * CGP_MARK_LEN, c->eot, CGP_MARK_LEN);
+    }
+    return CGP_OK;
+}
+
+int cgp_channel_unpack(const unsigned char *in, size_t len, cgp_channel *c)
+{
+    if (len != CGP_CHANNEL_LEN)
+        return CGP_E_LEN;
+    c->slot = cgp_get32(in);
+    c->gen = cgp_get32(in + 4);
+    c->pid = cgp_get32(in + 8);
+    memcpy(c->eof, in + 12, CGP_MARK_LEN);
+    memcpy(c->esc, in + 12 + CGP_MARK_LEN, CGP_MARK_LEN);
+    memcpy(c->eot, in + 12 + 2 * CGP_MARK_LEN, CGP_MARK_LEN);
+    c->eof[CGP_MARK_LEN] = c->esc[CGP_MARK_LEN] = c->eot[CGP_MARK_LEN] = '\0';
+    if (c->gen == 0)
+        return CGP_OK;
+    if (c->pid == 0 || !mark_ok(c->eof) || !mark_ok(c->esc) || !mark_ok(c->eot))
+        return CGP_E_VALUE;
+    return CGP_OK;
 }

@@ -33,7 +33,14 @@ enum cgp_type {
     CGP_T_STATUS = 12, /* M: asks for the runner's state (no request active) */
     CGP_T_STATUS_REPLY = 13, /* R: JSON text; CGP_F_END on the last frame */
     CGP_T_STARTED = 14, /* R: the request went to a worker; payload cgp_started */
-    CGP_T_MAX_   = 14
+    /* The direct path (docs/PROTOCOL.md, "The direct path"): */
+    CGP_T_DIRECT = 15, /* M: asks for the shared table; this connection is the anchor */
+    CGP_T_DIRECT_ACK = 16, /* R: cgp_pair (table bytes, table version) + the memfd */
+    CGP_T_CHANNEL = 17, /* M: cgp_pair (slot, slot generation): that worker's descriptors */
+    CGP_T_CHANNEL_ACK = 18, /* R: cgp_channel + 4 descriptors (none if gone) */
+    CGP_T_KICK = 19,   /* M: cgp_pair (pool index, pool generation): look at its slots */
+    CGP_T_POOL = 20,   /* R: cgp_pair (pool index, pool generation) of this request's pool */
+    CGP_T_MAX_   = 20
 };
 
 #define CGP_F_END 0x0001u /* last frame of its stream */
@@ -93,6 +100,26 @@ typedef struct cgp_started {
     uint32_t pid;
 } cgp_started;
 
+/* The direct path's small payloads: two u32 (8 bytes). */
+#define CGP_PAIR_LEN 8u
+typedef struct cgp_pair {
+    uint32_t a, b;
+} cgp_pair;
+
+/* CHANNEL_ACK payload (144 bytes): u32 slot, u32 slot generation (0: no
+ * such worker, no descriptors follow), u32 worker pid, then the worker's
+ * CGIPLUSEOF, CGIPLUSESC and CGIPLUSEOT values, 44 bytes each. The
+ * descriptors (SCM_RIGHTS) are CGIPLUSIN's write end, our end of its stdin
+ * socket, its stdout's read end and its own stdin end (to drain a body it
+ * left unread), in that order. */
+#define CGP_MARK_LEN 44u
+#define CGP_CHANNEL_LEN (12u + 3u * CGP_MARK_LEN)
+#define CGP_CHANNEL_FDS 4
+typedef struct cgp_channel {
+    uint32_t slot, gen, pid;
+    char eof[CGP_MARK_LEN + 1], esc[CGP_MARK_LEN + 1], eot[CGP_MARK_LEN + 1];
+} cgp_channel;
+
 /* Codec results. */
 #define CGP_OK        0
 #define CGP_E_MAGIC   (-1)
@@ -131,6 +158,12 @@ int cgp_end_unpack(const unsigned char *in, size_t len, cgp_end *e);
 /* pid 0 names no process: pack and unpack refuse it (CGP_E_VALUE). */
 int cgp_started_pack(unsigned char out[CGP_STARTED_LEN], const cgp_started *s);
 int cgp_started_unpack(const unsigned char *in, size_t len, cgp_started *s);
+
+int cgp_pair_pack(unsigned char out[CGP_PAIR_LEN], const cgp_pair *p);
+int cgp_pair_unpack(const unsigned char *in, size_t len, cgp_pair *p);
+/* A marker is "CGIPLUS-XXX-" and 32 hex digits; anything else is CGP_E_VALUE. */
+int cgp_channel_pack(unsigned char out[CGP_CHANNEL_LEN], const cgp_channel *c);
+int cgp_channel_unpack(const unsigned char *in, size_t len, cgp_channel *c);
 
 /* kv list (BEGIN and PARAMS payloads): entries of
  *   u16 name length (1..CGP_MAX_NAME), u32 value length, name, value.

@@ -15,6 +15,8 @@
 
 #include "cgiplus_logno.h"
 #include "cgp_proto.h"
+#include "cgp_scan.h"
+#include "cgp_table.h"
 
 /* ---- limits (the per-pool and global settings live in runner_conf.c) ---- */
 #define RUNNER_DEFAULT_MAX_WORKERS 4u
@@ -46,6 +48,7 @@
 #define RUNNER_CGI_ARG_BYTES    (64u * 1024u) /* ...and their bytes, escaped, with NULs */
 #define RUNNER_SETTLE_MS        200u    /* a script changed in place must be still this long */
 #define RUNNER_STALE_MS         3000u   /* a superseded pool retires after this long unused */
+#define RUNNER_DRAIN_MS         60000u  /* a worker handed back mid-response drains this long at most */
 
 typedef struct runner_client runner_client;
 typedef struct runner_req runner_req;
@@ -120,28 +123,7 @@ int runner_spool_flush(runner_spool *s, int fd); /* 0 empty, 1 EAGAIN, -1 errno 
 void runner_spool_discard(runner_spool *s);
 void runner_spool_free(runner_spool *s);
 
-/* ---- worker stdout scanner (runner_scan.c) ---- */
-enum runner_scan_ev {
-    RUNNER_SCAN_MORE,        /* need more bytes; keep buf[*pos..len) */
-    RUNNER_SCAN_OUTPUT,      /* response bytes */
-    RUNNER_SCAN_CALLOUT,     /* one callout request line (no line end) */
-    RUNNER_SCAN_CALLOUT_LONG,/* an over-long callout line was dropped; out = its first byte */
-    RUNNER_SCAN_SENTINEL     /* the CGIPLUSEOF line */
-};
-
-/* Sentinel/callout scanner state of one worker; the markers belong to it. */
-typedef struct runner_scan {
-    const unsigned char *eof, *esc, *eot;
-    size_t mlen;
-    int in_callout;
-    int skipping;            /* discarding an over-long callout line */
-    unsigned char skip_first;
-} runner_scan;
-
-void runner_scan_init(runner_scan *sc, const char *eof, const char *esc, const char *eot);
-void runner_scan_reset(runner_scan *sc);
-int runner_scan_step(runner_scan *sc, const unsigned char *buf, size_t len, size_t *pos,
-                     const unsigned char **out, size_t *outlen, int final);
+/* ---- worker stdout scanner: cgp_scan.h (common/cgp_scan.c) ---- */
 
 /* ---- settings (runner_conf.c) ---- */
 typedef enum runner_mode { RUNNER_MODE_CGIPLUS, RUNNER_MODE_CGI } runner_mode;
@@ -294,6 +276,8 @@ struct runner_pool {
     unsigned long deaths[RUNNER_END_N_];
     runner_ended ended[RUNNER_ENDS_KEPT];
     unsigned nended;
+    int tidx;                 /* its entry in the direct path's table, -1: none */
+    uint32_t tfirst, tslots;  /* its block of slots there */
     TAILQ_ENTRY(runner_pool) link, slink;
 };
 
@@ -349,6 +333,7 @@ struct runner_req {
     runner_buf hdr;           /* output held until the header block ends */
     runner_buf recs;          /* output coalesced in X-buffer-records mode */
     uint64_t out_bytes;       /* response bytes sent to the module */
+    int drain;                /* no request: a worker handed back mid-response, drained */
     TAILQ_ENTRY(runner_req) qlink;
 };
 
@@ -406,7 +391,7 @@ struct runner_worker {
     runner_ev ev_exec;        /* exec error pipe: EOF means exec succeeded */
     int body_peer;            /* our copy of the worker's fd 0, to drain unread body */
     char eof[RUNNER_MARK_LEN + 1], esc[RUNNER_MARK_LEN + 1], eot[RUNNER_MARK_LEN + 1];
-    runner_scan scan;
+    cgp_scan scan;
     unsigned char *obuf;      /* stdout bytes held back by the scanner */
     size_t olen;
     runner_buf inq;           /* bytes pending on CGIPLUSIN */
@@ -429,6 +414,10 @@ struct runner_worker {
     size_t junk;              /* bytes written while idle */
     unsigned long served;
     uint64_t started;
+    int slot;                 /* its slot in the direct path's table, -1: none */
+    uint32_t sgen;            /* the slot's generation for this worker */
+    int published;            /* the slot was set IDLE: a child may hold it; stdout unwatched */
+    uint64_t dl_drain;        /* a drain of output nobody wants ends (killed) at this time */
     TAILQ_ENTRY(runner_worker) plink, glink;
 };
 
@@ -480,6 +469,40 @@ int runner_random_hex(char *out, size_t nhex);
 size_t runner_spawn_env(const runner_pool_set *set, char **envp, size_t n, size_t cap);
 /* Whether the pool's env sets NAME (given as "NAME" or "NAME=..."). */
 
+/* ---- the direct path's shared table (runner_table.c, include/cgp_table.h) ---- */
+int runner_table_init(void);
+int runner_table_fd(void);
+void runner_table_pool_add(runner_pool *p);
+void runner_table_pool_del(runner_pool *p);
+void runner_table_pool_sync(runner_pool *p);
+void runner_table_waiters(runner_pool *p);
+void runner_table_pool_used(runner_pool *p);
+unsigned long runner_table_pool_served(const runner_pool *p);
+runner_pool *runner_table_pool_at(uint32_t idx, uint32_t gen);
+void runner_table_pool_ref(const runner_pool *p, uint32_t *idx, uint32_t *gen);
+void runner_table_slot_take(runner_worker *w);
+void runner_table_slot_dead(runner_worker *w);
+void runner_table_kick(runner_pool *p);
+void runner_table_child_gone(pid_t pid);
+void runner_table_on_direct(runner_client *c, uint32_t reqid);
+void runner_table_on_channel(runner_client *c, uint32_t reqid, const unsigned char *pl,
+                             size_t len);
+int runner_table_send_fds(runner_client *c, unsigned type, uint32_t reqid, const void *pl,
+                          size_t len, const int *fds, int nfds);
+void runner_worker_sync(runner_worker *w);
+void runner_worker_count(runner_worker *w);
+unsigned long runner_worker_served(const runner_worker *w);
+void runner_worker_set_struct(runner_worker *w, int on);
+void runner_worker_set_lifetime(runner_worker *w, int64_t v);
+int runner_worker_claim(runner_worker *w);
+int runner_worker_held(const runner_worker *w);
+void runner_worker_publish(runner_worker *w);
+void runner_worker_want_back(runner_worker *w);
+int runner_worker_fresh(runner_worker *w);
+/* Takes back a worker mid-response: its output is read to the sentinel and
+ * dropped, then it is idle again; killed if that takes over bound ms. */
+void runner_worker_adopt(runner_worker *w, uint64_t bound);
+
 /* ---- client connections (runner_client.c) ---- */
 typedef enum runner_cstate {
     RUNNER_C_HELLO,   /* waiting for HELLO */
@@ -499,6 +522,7 @@ struct runner_client {
     runner_buf out;           /* frames waiting for the socket */
     runner_req *req;          /* the active request, if any */
     int peer_eof, broken, closed, kicked;
+    int anchor;               /* got the table: its close means the httpd child is gone */
     TAILQ_ENTRY(runner_client) link, klink;
 };
 

@@ -204,7 +204,7 @@ void runner_callout_line(runner_worker *w, const unsigned char *line, size_t len
             snprintf(ans, sizeof(ans), "400 %.*s wants minutes, 0 or none",
                      (int)(klen > 40 ? 40 : klen), kw);
         } else if (kw_is(kw, klen, "LIFETIME")) {
-            w->lifetime = v;
+            runner_worker_set_lifetime(w, v);
             say_time(ans, sizeof(ans), "lifetime", v);
         } else if (!w->req) {
             snprintf(ans, sizeof(ans), "400 no request is active");
@@ -222,10 +222,10 @@ void runner_callout_line(runner_worker *w, const unsigned char *line, size_t len
         snprintf(ans, sizeof(ans), "501 MAP-PATH not available");
     } else if (kw_is(kw, klen, "CGIPLUS")) {
         if (plen == 6 && strncasecmp(par, "struct", 6) == 0) {
-            w->struct_mode = 1;
+            runner_worker_set_struct(w, 1);
             snprintf(ans, sizeof(ans), "200 struct");
         } else if (plen == 6 && strncasecmp(par, "record", 6) == 0) {
-            w->struct_mode = 0;
+            runner_worker_set_struct(w, 0);
             snprintf(ans, sizeof(ans), "200 record");
         } else {
             snprintf(ans, sizeof(ans), "400 CGIPLUS wants struct or record");

@@ -205,7 +205,7 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
     size_t nl, vl, off = 0, slen = 0, ulen = 0;
     runner_set_over over;
     runner_mode mode = RUNNER_MODE_CGIPLUS;
-    int rc, callouts = 0, err = 0;
+    int rc, callouts = 0, err = 0, direct = 0;
     uint32_t httpd_gen = 0;
 
     if (c->req) {
@@ -231,6 +231,8 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
             ulen = vl;
         } else if (nl == 8 && memcmp(n, "callouts", 8) == 0) {
             callouts = vl == 1 && v[0] == '1';
+        } else if (nl == 6 && memcmp(n, "direct", 6) == 0) {
+            direct = vl == 1 && v[0] == '1';
         } else if (nl == 10 && memcmp(n, "generation", 10) == 0) {
             uint64_t g = 0;
             for (size_t i = 0; i < vl && i < 10 && v[i] >= '0' && v[i] <= '9'; i++)
@@ -269,6 +271,14 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
     r->pool = p;
     r->callouts = callouts;
     c->req = r;
+    if (direct && p->tidx >= 0) {
+        /* The child may serve the pool's next requests itself. */
+        unsigned char b[CGP_PAIR_LEN];
+        cgp_pair pr;
+        runner_table_pool_ref(p, &pr.a, &pr.b);
+        cgp_pair_pack(b, &pr);
+        runner_client_send(c, CGP_T_POOL, 0, h->reqid, b, sizeof(b));
+    }
 }
 
 static void on_status(runner_client *c, const cgp_hdr *h, const unsigned char *pl)
@@ -359,6 +369,26 @@ static void on_frame(runner_client *c, const cgp_hdr *h, const unsigned char *pl
         break;
     case CGP_T_STATUS:
         on_status(c, h, pl);
+        break;
+    case CGP_T_DIRECT:
+    case CGP_T_CHANNEL:
+    case CGP_T_KICK:
+        if (c->req) {
+            protocol_error(c, "a direct path frame while a request is active");
+            break;
+        }
+        if (h->type == CGP_T_DIRECT) {
+            runner_table_on_direct(c, h->reqid);
+        } else if (h->type == CGP_T_CHANNEL) {
+            runner_table_on_channel(c, h->reqid, pl, h->len);
+        } else {
+            cgp_pair pr;
+            runner_pool *p;
+            if (cgp_pair_unpack(pl, h->len, &pr) != CGP_OK)
+                protocol_error(c, "KICK of the wrong length");
+            else if ((p = runner_table_pool_at(pr.a, pr.b)))
+                runner_table_kick(p);
+        }
         break;
     case CGP_T_CALLOUT_ANSWER:
         /* For a request still on its worker; late answers are dropped. */
@@ -459,6 +489,8 @@ void runner_client_close(runner_client *c)
     if (c->closed)
         return;
     c->closed = 1;
+    if (c->anchor)
+        runner_table_child_gone(c->pid);
     if (c->req) {
         runner_req *r = c->req;
         c->req = NULL;

@@ -32,7 +32,7 @@ static void directive(runner_worker *w, const char *d, size_t len)
     else if (ieq(d, nlen, "X-buffer-records"))
         r->buffer_records = !(eq && vlen == 1 && *val == '0');
     else if (ieq(d, nlen, "X-lifetime") && v != -2)
-        w->lifetime = v;
+        runner_worker_set_lifetime(w, v);
     else if (ieq(d, nlen, "X-timeout-output") && v != -2)
         r->tmo_output = v;
     else if (ieq(d, nlen, "X-timeout-noprogress") && v != -2)

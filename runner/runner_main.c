@@ -380,6 +380,7 @@ int main(int argc, char **argv)
                                      ? path : "(socket activation)";
     } else if ((lfd = setup_socket()) < 0)
         goto out;
+    runner_table_init(); /* none: every request is relayed */
     int init = runner_loop_init(lfd);
     lfd = -1; /* the loop owns it now, even on failure */
     if (init < 0 || (runner_g.o.pidfile && write_pidfile() < 0))

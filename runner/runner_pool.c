@@ -26,6 +26,7 @@ static void pool_retire(runner_pool *p, const char *why)
     if (p->retired)
         return;
     p->retired = 1;
+    runner_table_pool_sync(p); /* children send its requests to the runner again */
     runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2064) "pool #%llu of %s retired (%s): idle "
                "workers stop, busy ones after their request", (unsigned long long)p->id,
                p->script, why);
@@ -108,7 +109,10 @@ runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
     TAILQ_FOREACH(p, &runner_g.pools, link)
         if (p->mode == mode && strcmp(p->script, path) == 0 && runner_set_equal(&p->set, &set)) {
             runner_set_free(&set);
-            p->retired = 0; /* in use again */
+            if (p->retired) {
+                p->retired = 0; /* in use again */
+                runner_table_pool_sync(p);
+            }
             p->last_used = runner_g.now;
             note_aside(p, aside);
             return stamp_pool(p, stamp);
@@ -132,6 +136,7 @@ runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
     TAILQ_INIT(&p->workers);
     TAILQ_INIT(&p->queue);
     TAILQ_INSERT_TAIL(&runner_g.pools, p, link);
+    runner_table_pool_add(p);
     runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2006) "new pool #%llu for %s (%s, max_workers "
                "%llu, min_idle %llu, queue %llu)", (unsigned long long)p->id, p->script,
                runner_mode_name(mode), (unsigned long long)SET(p, MAX_WORKERS),
@@ -151,7 +156,8 @@ static unsigned count_usable(const runner_pool *p, int idle_only)
     unsigned n = 0;
     const runner_worker *w;
     TAILQ_FOREACH(w, &p->workers, plink)
-        n += usable(p, w) && (!idle_only || w->state == RUNNER_W_IDLE);
+        n += usable(p, w) &&
+             (!idle_only || (w->state == RUNNER_W_IDLE && !runner_worker_held(w)));
     return n;
 }
 
@@ -168,9 +174,16 @@ static runner_worker *idle_worker(runner_pool *p)
     if (p->mode != RUNNER_MODE_CGIPLUS)
         return NULL;
     TAILQ_FOREACH(w, &p->workers, plink)
-        if (w->state == RUNNER_W_IDLE && usable(p, w) && (!best || w->t_idle >= best->t_idle))
+        if (w->state == RUNNER_W_IDLE && usable(p, w) && !w->published &&
+            (!best || w->t_idle >= best->t_idle))
             best = w;
-    return best;
+    if (best)
+        return best;
+    /* Free in the table: the CAS decides between us and the children. */
+    TAILQ_FOREACH(w, &p->workers, plink)
+        if (w->state == RUNNER_W_IDLE && usable(p, w) && runner_worker_claim(w))
+            return w;
+    return NULL;
 }
 
 /* Spawn rate as GCRA: tokens_at is the theoretical arrival time in us; a
@@ -243,6 +256,7 @@ static void maintain(runner_pool *p)
         rate_take(p);
         if (runner_worker_spawn(p, &w) < 0)
             break;
+        runner_worker_publish(w);
     }
 }
 
@@ -396,6 +410,7 @@ static int check_script(runner_pool *p)
     p->ident_size = (int64_t)st.st_size;
     p->ident_mtime_ns = mt;
     p->ident_ctime_ns = ct;
+    runner_table_pool_sync(p);
     return 0;
 }
 
@@ -449,6 +464,9 @@ void runner_pool_submit(runner_req *r)
     TAILQ_INSERT_TAIL(&p->queue, r, qlink);
     if (++p->qlen > p->qmax)
         p->qmax = p->qlen;
+    /* Waiters first, then the claim (in dispatch): a child that frees a
+     * worker stores IDLE, then reads waiters; one of us sees the other. */
+    runner_table_waiters(p);
     runner_pool_dispatch(p);
 }
 
@@ -456,6 +474,7 @@ void runner_pool_dequeue(runner_req *r)
 {
     TAILQ_REMOVE(&r->pool->queue, r, qlink);
     r->pool->qlen--;
+    runner_table_waiters(r->pool);
     r->state = RUNNER_R_PARAMS; /* no longer queued; the caller decides what next */
 }
 
@@ -475,6 +494,8 @@ void runner_pool_worker_idle(runner_worker *w)
         runner_worker_stop(w, RUNNER_END_RETIRED, 1);
     else if (!TAILQ_EMPTY(&runner_g.slot_waiters) && !p->waits_slot)
         want_slot(TAILQ_FIRST(&runner_g.slot_waiters)); /* another pool waits for a slot */
+    if (w->state == RUNNER_W_IDLE)
+        runner_worker_publish(w);
 }
 
 void runner_pool_request_ok(runner_pool *p)
@@ -581,6 +602,7 @@ void runner_pool_rearm(runner_pool *p)
 void runner_pool_timer(runner_pool *p)
 {
     p->deadline = 0;
+    runner_table_pool_used(p);
     expire_queue(p);
     if (!p->retired && runner_g.now >= p->last_used + runner_g.conf.pool_idle &&
         TAILQ_EMPTY(&p->queue))
@@ -599,6 +621,7 @@ void runner_pool_stop(void)
     TAILQ_FOREACH(p, &runner_g.pools, link) {
         fail_queue(p, CGP_O_OVERLOADED, 1);
         slot_done(p);
+        runner_table_pool_sync(p); /* new requests to the runner, which refuses them */
         for (w = TAILQ_FIRST(&p->workers); w; w = wn) {
             wn = TAILQ_NEXT(w, plink);
             runner_worker_stop(w, RUNNER_END_SHUTDOWN, 0);
@@ -636,6 +659,7 @@ void runner_pool_reload(void)
 static void pool_free(runner_pool *p)
 {
     slot_done(p);
+    runner_table_pool_del(p);
     TAILQ_REMOVE(&runner_g.pools, p, link);
     runner_set_free(&p->set);
     free(p->script);

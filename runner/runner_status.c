@@ -32,12 +32,12 @@ static void collect_worker(const runner_worker *w, runner_st_worker *o)
     uint64_t now = runner_g.now;
     memset(o, 0, sizeof(*o));
     o->pid = (long)w->pid;
-    o->state = wstate(w);
+    o->state = runner_worker_held(w) ? "busy" : wstate(w); /* busy on the direct path */
     o->gen = w->gen;
-    o->requests = w->served;
+    o->requests = runner_worker_served(w);
     o->age_ms = now - w->started;
     o->retiring = w->retire != RUNNER_END_NONE;
-    o->is_idle = w->state == RUNNER_W_IDLE;
+    o->is_idle = w->state == RUNNER_W_IDLE && !runner_worker_held(w);
     if (o->is_idle)
         o->idle_ms = now - w->t_idle;
     if (w->req) {
@@ -65,8 +65,8 @@ static void collect_pool(const runner_pool *p, runner_st_pool *o, runner_st_work
         if (w->state == RUNNER_W_DEAD)
             continue;
         collect_worker(w, &wb[o->nw++]);
-        o->idle += w->state == RUNNER_W_IDLE;
-        o->busy += w->state == RUNNER_W_BUSY;
+        o->idle += w->state == RUNNER_W_IDLE && !runner_worker_held(w);
+        o->busy += w->state == RUNNER_W_BUSY || runner_worker_held(w);
         o->stopping += w->state == RUNNER_W_STOPPING;
     }
     o->total = o->nw;
@@ -74,8 +74,8 @@ static void collect_pool(const runner_pool *p, runner_st_pool *o, runner_st_work
     o->qmax = p->qmax;
     o->fail_streak = p->fail_streak;
     o->backoff_ms = p->backoff_until > now ? p->backoff_until - now : 0;
-    o->requests = p->requests;
-    o->served = p->served;
+    o->requests = p->requests + runner_table_pool_served(p); /* both paths */
+    o->served = p->served + runner_table_pool_served(p);
     o->spawned = p->spawned;
     o->max_active = p->max_active;
     o->max_reached = p->max_reached;

@@ -40,6 +40,7 @@ static runner_worker *worker_new(runner_pool *p)
     }
     w->pool = p;
     w->body_peer = -1;
+    w->slot = -1;
     TAILQ_INIT(&w->answers);
     runner_ev_init(&w->ev_in, RUNNER_EV_W_IN, -1, w);
     runner_ev_init(&w->ev_body, RUNNER_EV_W_BODY, -1, w);
@@ -156,8 +157,9 @@ int runner_worker_spawn(runner_pool *p, runner_worker **out)
     w->ev_out.fd = po[0];
     w->ev_err.fd = pe[0];
     w->ev_exec.fd = px[0];
-    runner_scan_init(&w->scan, w->eof, w->esc, w->eot);
+    cgp_scan_init(&w->scan, w->eof, w->esc, w->eot);
     worker_insert(w, pid);
+    runner_table_slot_take(w);
     runner_ev_watch(&w->ev_exec, EPOLLIN);
     runner_worker_update(w);
     runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2013) "started worker pid %ld for %s (%u of %llu, "
@@ -283,6 +285,17 @@ void runner_worker_stop(runner_worker *w, runner_wend why, int now)
 {
     if (w->state == RUNNER_W_DEAD || w->exited)
         return;
+    if (!runner_worker_claim(w)) {
+        /* A child has it: it hands it back after its request (and the
+         * flag is looked at again when the deadline comes). */
+        if (!w->retire)
+            w->retire = why;
+        runner_worker_want_back(w);
+        if (!runner_worker_claim(w)) {
+            runner_worker_rearm(w);
+            return;
+        }
+    }
     if (w->state == RUNNER_W_BUSY && !now) {
         if (!w->retire)
             w->retire = why;
@@ -333,6 +346,25 @@ static void send_started(runner_worker *w, runner_req *r)
     runner_client_send(r->client, CGP_T_STARTED, 0, r->reqid, pl, sizeof(pl));
 }
 
+/* What a worker the runner never watched (it was free for the children)
+ * printed before its first request is not part of any response. */
+static void drain_junk(runner_worker *w)
+{
+    unsigned char junk[4096];
+    size_t total = 0;
+    ssize_t n;
+    while (w->ev_out.fd >= 0 && (n = read(w->ev_out.fd, junk, sizeof(junk))) != 0) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            break;
+        total += (size_t)n;
+    }
+    if (total)
+        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2503) "worker pid %ld of %s wrote %zu bytes "
+                   "before its first request; discarded", (long)w->pid, w->pool->script, total);
+}
+
 void runner_worker_assign(runner_worker *w, runner_req *r)
 {
     w->req = r;
@@ -346,8 +378,10 @@ void runner_worker_assign(runner_worker *w, runner_req *r)
                r->reqid, r->uri, (long)w->pid);
     if (!w->is_cgi) {
         w->had_output = 0;
+        if (runner_worker_fresh(w))
+            drain_junk(w);
         drain_body(w);
-        runner_scan_reset(&w->scan);
+        cgp_scan_reset(&w->scan);
         w->olen = 0;
         w->junk = 0;
         size_t before = runner_buf_used(&w->inq);
@@ -409,7 +443,8 @@ void runner_worker_update(runner_worker *w)
     if (w->state == RUNNER_W_DEAD)
         return;
     int paused = runner_worker_out_paused(w);
-    runner_ev_watch(&w->ev_out, paused ? 0 : EPOLLIN);
+    /* A published worker's stdout is a child's to read. */
+    runner_ev_watch(&w->ev_out, paused || w->published ? 0 : EPOLLIN);
     runner_ev_watch(&w->ev_err, paused ? 0 : EPOLLIN);
     runner_ev_watch(&w->ev_in, runner_buf_used(&w->inq) ? EPOLLOUT : 0);
     runner_ev_watch(&w->ev_body, w->req && w->body_blocked ? EPOLLOUT : 0);
@@ -525,8 +560,11 @@ static void request_done(runner_worker *w)
     runner_callout_expire(w, 2); /* unanswered and no longer awaited */
     w->req = NULL;
     r->worker = NULL;
-    w->served++;
-    p->served++;
+    if (!r->drain) {
+        runner_worker_count(w);
+        p->served++;
+    }
+    w->dl_drain = 0;
     w->body_blocked = 0;
     w->dl_orphan = 0;
     runner_ev_watch(&w->ev_body, 0);
@@ -585,15 +623,15 @@ static void process_out(runner_worker *w, size_t n, int final)
         return;
     }
     while (pos < len) {
-        int ev = runner_scan_step(&w->scan, w->obuf, len, &pos, &out, &outlen, final);
-        if (ev == RUNNER_SCAN_MORE)
+        int ev = cgp_scan_step(&w->scan, w->obuf, len, &pos, &out, &outlen, final);
+        if (ev == CGP_SCAN_MORE)
             break;
-        if (ev == RUNNER_SCAN_OUTPUT) {
+        if (ev == CGP_SCAN_OUTPUT) {
             output(w, out, outlen);
-        } else if (ev == RUNNER_SCAN_CALLOUT || ev == RUNNER_SCAN_CALLOUT_LONG) {
+        } else if (ev == CGP_SCAN_CALLOUT || ev == CGP_SCAN_CALLOUT_LONG) {
             if (w->req)
                 w->req->t_progress = runner_g.now;
-            runner_callout_line(w, out, outlen, ev == RUNNER_SCAN_CALLOUT_LONG);
+            runner_callout_line(w, out, outlen, ev == CGP_SCAN_CALLOUT_LONG);
         } else {
             request_done(w);
             went_idle = 1;
@@ -778,8 +816,10 @@ void runner_worker_reaped(runner_worker *w, int status)
     w->status = status;
     if (w->ev_exec.fd >= 0)
         read_exec(w);
-    read_out(w, 1); /* what it wrote before dying, a sentinel perhaps */
+    if (!w->published) /* else a child may be reading it */
+        read_out(w, 1); /* what it wrote before dying, a sentinel perhaps */
     take_stderr(w);
+    runner_table_slot_dead(w);
     if (w->why == RUNNER_END_NONE)
         w->why = w->exec_failed ? RUNNER_END_EXEC_FAILED
                  : WIFSIGNALED(status) ? RUNNER_END_CRASHED : RUNNER_END_EXITED;
@@ -838,6 +878,9 @@ void runner_worker_rearm(runner_worker *w)
         MIN_DL(w->t_term + runner_g.conf.kill_grace);
     MIN_DL(w->dl_orphan);
     MIN_DL(w->dl_reap);
+    MIN_DL(w->dl_drain);
+    if (w->published && w->retire)
+        MIN_DL(runner_g.now + 1000u); /* a child holds it: ask again */
     if (r && r->client && !r->ended && w->state == RUNNER_W_BUSY) {
         uint64_t out = req_tmo(r->tmo_output, s->v[RUNNER_S_TIMEOUT_OUTPUT]);
         uint64_t np = req_tmo(r->tmo_noprogress, s->v[RUNNER_S_TIMEOUT_NOPROGRESS]);
@@ -900,6 +943,20 @@ void runner_worker_deadline(runner_worker *w)
         worker_break(w, RUNNER_END_ABORTED, SIGKILL);
         return;
     }
+    if (w->dl_drain && now >= w->dl_drain) {
+        w->dl_drain = 0;
+        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2504) "worker pid %ld of %s did not reach "
+                   "its sentinel while its unwanted output was drained; killing it",
+                   (long)w->pid, w->pool->script);
+        worker_break(w, RUNNER_END_ABORTED, SIGKILL);
+        return;
+    }
+    if (w->published && w->retire) {
+        runner_worker_stop(w, w->retire, 1);
+        if (w->published)
+            runner_worker_rearm(w);
+        return;
+    }
     if (w->dl_reap && now >= w->dl_reap) {
         w->dl_reap = 0;
         runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2015) "worker pid %ld of %s closed its stdout "
@@ -921,6 +978,11 @@ void runner_worker_deadline(runner_worker *w)
         }
     }
     runner_callout_expire(w, 0);
+    if (w->state == RUNNER_W_IDLE && w->published) {
+        runner_worker_sync(w); /* the children's use of it */
+        if (runner_worker_held(w))
+            w->t_idle = now; /* busy on the direct path */
+    }
     if (w->state == RUNNER_W_IDLE) {
         uint64_t idle = idle_tmo(w);
         if (idle && now >= w->t_idle + idle) {
@@ -978,4 +1040,34 @@ void runner_worker_kill(runner_worker *w, int sig)
     /* Its process group (it called setsid); the pid alone if not yet. */
     if (kill(-w->pid, sig) < 0)
         kill(w->pid, sig);
+}
+
+void runner_worker_adopt(runner_worker *w, uint64_t bound)
+{
+    runner_req *r = runner_req_new(NULL, 0, "(drain)", 7);
+    if (!r) {
+        worker_break(w, RUNNER_END_BROKEN, SIGKILL);
+        return;
+    }
+    r->pool = w->pool;
+    r->ended = 1;
+    r->drain = 1;
+    r->have_cl = 1;
+    r->body_end = 1;
+    r->hdr_done = 1;
+    r->state = RUNNER_R_RUNNING;
+    r->t_start = r->t_progress = runner_g.now;
+    w->req = r;
+    r->worker = w;
+    w->state = RUNNER_W_BUSY;
+    w->had_output = 0;
+    w->olen = 0;
+    cgp_scan_reset(&w->scan);
+    w->dl_drain = runner_g.now + (bound ? bound : RUNNER_DRAIN_MS);
+    runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2505) "draining worker pid %ld of %s to its "
+               "sentinel (at most %llu ms), then it serves again", (long)w->pid,
+               w->pool->script, (unsigned long long)(w->dl_drain - runner_g.now));
+    runner_worker_update(w);
+    runner_worker_rearm(w);
+    read_out(w, 0); /* it may be there already */
 }

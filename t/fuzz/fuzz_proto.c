@@ -65,7 +65,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     cgp_hello m;
     cgp_end e;
     cgp_started st;
-    unsigned char out[CGP_HELLO_LEN], key[CGP_KEY_LEN];
+    cgp_pair pr;
+    cgp_channel ch;
+    unsigned char out[CGP_CHANNEL_LEN], key[CGP_KEY_LEN];
 
     fuzz_hdr(d, n);
     if (cgp_hello_unpack(d, n, &m) == CGP_OK) {
@@ -90,6 +92,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
         CHECK(n == CGP_STARTED_LEN && st.pid != 0);
         CHECK(cgp_started_pack(out, &st) == CGP_OK);
         CHECK(!memcmp(out, d, CGP_STARTED_LEN));
+    }
+    if (cgp_pair_unpack(d, n, &pr) == CGP_OK) {
+        CHECK(n == CGP_PAIR_LEN);
+        cgp_pair_pack(out, &pr);
+        CHECK(!memcmp(out, d, CGP_PAIR_LEN));
+    }
+    if (cgp_channel_unpack(d, n, &ch) == CGP_OK) {
+        /* a worker named has three well-formed markers; they pack back */
+        CHECK(n == CGP_CHANNEL_LEN);
+        CHECK(ch.gen == 0 || (strlen(ch.eof) == CGP_MARK_LEN && ch.pid != 0));
+        CHECK(cgp_channel_pack(out, &ch) == CGP_OK);
+        CHECK(!memcmp(out, d, ch.gen ? CGP_CHANNEL_LEN : 12));
     }
     fuzz_kv(d, n);
     fuzz_struct(d, n);

@@ -1,5 +1,5 @@
 /* fuzz_scan.c: libFuzzer target for the runner's sentinel scanner
- * (runner/runner_scan.c): a worker's stdout, i.e. bytes a script controls.
+ * (common/cgp_scan.c): a worker's stdout, i.e. bytes a script controls.
  * The input is fed in chunks (size from the first byte) the way
  * runner_worker.c feeds it, with a fixed buffer; the events must be the
  * same as when the whole input is scanned at once (reads may split
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../runner/runner.h"
+#include "cgp_scan.h"
 
 #define CHECK(c) do { if (!(c)) abort(); } while (0)
 
@@ -18,7 +18,7 @@ static const char M_ESC[] = "CGIPLUS-ESC-7f3a";
 static const char M_EOT[] = "CGIPLUS-EOT-7f3a";
 
 /* The event stream, normalized: output bytes merged, a callout line
- * longer than RUNNER_LINE_MAX reported as "long" whichever way it came. */
+ * longer than CGP_SCAN_LINE_MAX reported as "long" whichever way it came. */
 struct trace {
     unsigned char *p;
     size_t len, cap;
@@ -40,7 +40,7 @@ static void put(struct trace *t, const void *d, size_t n)
 
 static void event(struct trace *t, int ev, const unsigned char *out, size_t outlen)
 {
-    if (ev == RUNNER_SCAN_OUTPUT) {
+    if (ev == CGP_SCAN_OUTPUT) {
         if (!t->in_output)
             put(t, "\0O", 2);
         put(t, out, outlen);
@@ -48,9 +48,9 @@ static void event(struct trace *t, int ev, const unsigned char *out, size_t outl
         return;
     }
     t->in_output = 0;
-    if (ev == RUNNER_SCAN_SENTINEL)
+    if (ev == CGP_SCAN_SENTINEL)
         put(t, "\0S", 2);
-    else if (ev == RUNNER_SCAN_CALLOUT_LONG || (ev == RUNNER_SCAN_CALLOUT && outlen > RUNNER_LINE_MAX))
+    else if (ev == CGP_SCAN_CALLOUT_LONG || (ev == CGP_SCAN_CALLOUT && outlen > CGP_SCAN_LINE_MAX))
         put(t, "\0L", 2);
     else {
         uint32_t n = (uint32_t)outlen;
@@ -61,7 +61,7 @@ static void event(struct trace *t, int ev, const unsigned char *out, size_t outl
 }
 
 /* Scans buf[0..len) as runner_worker.c does; returns the new held length. */
-static size_t feed(runner_scan *sc, unsigned char *buf, size_t len, int final, struct trace *t)
+static size_t feed(cgp_scan *sc, unsigned char *buf, size_t len, int final, struct trace *t)
 {
     size_t pos = 0;
     const unsigned char *out;
@@ -69,17 +69,17 @@ static size_t feed(runner_scan *sc, unsigned char *buf, size_t len, int final, s
 
     while (pos < len) {
         size_t before = pos;
-        int ev = runner_scan_step(sc, buf, len, &pos, &out, &outlen, final);
+        int ev = cgp_scan_step(sc, buf, len, &pos, &out, &outlen, final);
         CHECK(pos <= len);
-        if (ev == RUNNER_SCAN_MORE)
+        if (ev == CGP_SCAN_MORE)
             break;
-        CHECK(pos > before || ev == RUNNER_SCAN_CALLOUT_LONG || ev == RUNNER_SCAN_SENTINEL ||
-              ev == RUNNER_SCAN_CALLOUT);
-        if (ev == RUNNER_SCAN_OUTPUT || ev == RUNNER_SCAN_CALLOUT)
-            CHECK(out >= buf && out + outlen <= buf + len && (outlen > 0 || ev == RUNNER_SCAN_CALLOUT));
+        CHECK(pos > before || ev == CGP_SCAN_CALLOUT_LONG || ev == CGP_SCAN_SENTINEL ||
+              ev == CGP_SCAN_CALLOUT);
+        if (ev == CGP_SCAN_OUTPUT || ev == CGP_SCAN_CALLOUT)
+            CHECK(out >= buf && out + outlen <= buf + len && (outlen > 0 || ev == CGP_SCAN_CALLOUT));
         event(t, ev, out, outlen);
-        if (ev == RUNNER_SCAN_SENTINEL)
-            runner_scan_reset(sc); /* the worker's next request */
+        if (ev == CGP_SCAN_SENTINEL)
+            cgp_scan_reset(sc); /* the worker's next request */
     }
     if (pos < len)
         memmove(buf, buf + pos, len - pos);
@@ -90,7 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
     static unsigned char buf[RUNNER_OBUF_CAP];
     struct trace whole = { 0 }, chunked = { 0 };
-    runner_scan sc;
+    cgp_scan sc;
     size_t chunk, held = 0, off;
     unsigned char *copy;
 
@@ -104,14 +104,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     if (n > RUNNER_READ_CHUNK)
         n = RUNNER_READ_CHUNK;
 
-    runner_scan_init(&sc, M_EOF, M_ESC, M_EOT);
+    cgp_scan_init(&sc, M_EOF, M_ESC, M_EOT);
     copy = malloc(n ? n : 1);
     CHECK(copy);
     memcpy(copy, d, n);
     (void)feed(&sc, copy, n, 1, &whole);
     free(copy);
 
-    runner_scan_init(&sc, M_EOF, M_ESC, M_EOT);
+    cgp_scan_init(&sc, M_EOF, M_ESC, M_EOT);
     for (off = 0; off < n;) {
         size_t take = n - off < chunk ? n - off : chunk;
         CHECK(held + take <= sizeof buf);
@@ -119,7 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
         off += take;
         held = feed(&sc, buf, held + take, 0, &chunked);
         /* held back: a partial marker and its "\r", or one callout line */
-        CHECK(held <= (sc.in_callout ? RUNNER_LINE_MAX : sc.mlen + 1));
+        CHECK(held <= (sc.in_callout ? CGP_SCAN_LINE_MAX : sc.mlen + 1));
     }
     (void)feed(&sc, buf, held, 1, &chunked);
 

@@ -1,24 +1,28 @@
-/* runner_scan.c: finds the CGIPLUSEOF sentinel and CGIPLUSESC...CGIPLUSEOT
- * callout blocks in a worker's stdout, across read boundaries. A marker
+/* cgp_scan.c: finds the CGIPLUSEOF sentinel and CGIPLUSESC...CGIPLUSEOT
+ * callout blocks in a worker's stdout (shared by the runner and the
+ * module's direct path), across read boundaries. A marker
  * counts only when a line end ("\n" or "\r\n") follows it; it may start
  * anywhere (the sentinel comes directly after the last body byte). Only a
  * tail that could still become a marker is held back. No I/O. */
-#include "runner.h"
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memmem */
+#endif
+#include "cgp_scan.h"
 
 #include <string.h>
 
 enum { SCAN_AGAIN = -1 };
 
-void runner_scan_init(runner_scan *sc, const char *eof, const char *esc, const char *eot)
+void cgp_scan_init(cgp_scan *sc, const char *eof, const char *esc, const char *eot)
 {
     sc->eof = (const unsigned char *)eof;
     sc->esc = (const unsigned char *)esc;
     sc->eot = (const unsigned char *)eot;
     sc->mlen = strlen(eof);
-    runner_scan_reset(sc);
+    cgp_scan_reset(sc);
 }
 
-void runner_scan_reset(runner_scan *sc)
+void cgp_scan_reset(cgp_scan *sc)
 {
     sc->in_callout = 0;
     sc->skipping = 0;
@@ -40,7 +44,7 @@ static int line_end(const unsigned char *p, size_t n)
 }
 
 /* Longest tail of p[0..n) that is a proper prefix of a marker. */
-static size_t partial_tail(const runner_scan *sc, const unsigned char *p, size_t n)
+static size_t partial_tail(const cgp_scan *sc, const unsigned char *p, size_t n)
 {
     size_t k = n < sc->mlen ? n : sc->mlen - 1;
     for (; k > 0; k--) {
@@ -51,7 +55,7 @@ static size_t partial_tail(const runner_scan *sc, const unsigned char *p, size_t
     return 0;
 }
 
-static int scan_output(runner_scan *sc, const unsigned char *buf, size_t len, size_t *pos,
+static int scan_output(cgp_scan *sc, const unsigned char *buf, size_t len, size_t *pos,
                        const unsigned char **out, size_t *outlen, int final)
 {
     size_t start = *pos, from = start;
@@ -68,15 +72,15 @@ static int scan_output(runner_scan *sc, const unsigned char *buf, size_t len, si
                 *out = buf + start;
                 *outlen = at - start;
                 *pos = at;
-                return RUNNER_SCAN_OUTPUT;
+                return CGP_SCAN_OUTPUT;
             }
             if (le < 0) { /* the line end has not arrived yet */
                 *pos = at;
-                return RUNNER_SCAN_MORE;
+                return CGP_SCAN_MORE;
             }
             *pos = at + sc->mlen + (size_t)le;
             if (m == a)
-                return RUNNER_SCAN_SENTINEL;
+                return CGP_SCAN_SENTINEL;
             sc->in_callout = 1;
             return SCAN_AGAIN;
         }
@@ -88,24 +92,24 @@ static int scan_output(runner_scan *sc, const unsigned char *buf, size_t len, si
     if (end > start) {
         *out = buf + start;
         *outlen = end - start;
-        return RUNNER_SCAN_OUTPUT;
+        return CGP_SCAN_OUTPUT;
     }
-    return RUNNER_SCAN_MORE;
+    return CGP_SCAN_MORE;
 }
 
-static int scan_callout(runner_scan *sc, const unsigned char *buf, size_t len, size_t *pos,
+static int scan_callout(cgp_scan *sc, const unsigned char *buf, size_t len, size_t *pos,
                         const unsigned char **out, size_t *outlen, int final)
 {
     size_t start = *pos;
     const unsigned char *nl = memchr(buf + start, '\n', len - start);
     if (!nl) {
-        if (!sc->skipping && len - start > RUNNER_LINE_MAX) {
+        if (!sc->skipping && len - start > CGP_SCAN_LINE_MAX) {
             sc->skipping = 1;
             sc->skip_first = buf[start];
         }
         /* Hold a partial line unless it is being dropped or no more comes. */
         *pos = sc->skipping || final ? len : start;
-        return RUNNER_SCAN_MORE;
+        return CGP_SCAN_MORE;
     }
     size_t end = (size_t)(nl - buf);
     size_t l = end - start;
@@ -116,7 +120,7 @@ static int scan_callout(runner_scan *sc, const unsigned char *buf, size_t len, s
         sc->skipping = 0;
         *out = &sc->skip_first;
         *outlen = 1;
-        return RUNNER_SCAN_CALLOUT_LONG;
+        return CGP_SCAN_CALLOUT_LONG;
     }
     if (l == sc->mlen && memcmp(buf + start, sc->eot, l) == 0) {
         sc->in_callout = 0;
@@ -125,14 +129,14 @@ static int scan_callout(runner_scan *sc, const unsigned char *buf, size_t len, s
     if (l == sc->mlen && memcmp(buf + start, sc->eof, l) == 0) {
         /* A script that forgot its CGIPLUSEOT: the response still ends. */
         sc->in_callout = 0;
-        return RUNNER_SCAN_SENTINEL;
+        return CGP_SCAN_SENTINEL;
     }
     *out = buf + start;
     *outlen = l;
-    return RUNNER_SCAN_CALLOUT;
+    return CGP_SCAN_CALLOUT;
 }
 
-int runner_scan_step(runner_scan *sc, const unsigned char *buf, size_t len, size_t *pos,
+int cgp_scan_step(cgp_scan *sc, const unsigned char *buf, size_t len, size_t *pos,
                      const unsigned char **out, size_t *outlen, int final)
 {
     for (;;) {

@@ -1,0 +1,107 @@
+/* cgp_table.h: the direct path's shared table (docs/PROTOCOL.md, part 1,
+ * "The direct path"). The runner makes it (one sealed memfd, never named)
+ * and hands it to each httpd child; both map it shared. It is memory of one
+ * machine, not a byte stream: native byte order, fixed offsets (checked
+ * below), every field that changes a C11 atomic, every access seq_cst. */
+#ifndef CGP_TABLE_H
+#define CGP_TABLE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CGP_TABLE_MAGIC   0x43475054u /* "CGPT" */
+#define CGP_TABLE_VERSION 1u
+#define CGP_TABLE_POOLS   256u
+#define CGP_TABLE_SLOTS   4096u
+
+/* Written once by the runner before it seals the memfd. 64 bytes. */
+typedef struct cgp_table_hdr {
+    uint32_t magic, version;
+    uint32_t hdr_size, pool_size, slot_size;
+    uint32_t npools, nslots;
+    uint32_t runner_pid;
+    uint64_t size;            /* bytes of the whole table */
+    uint8_t pad[24];
+} cgp_table_hdr;
+
+/* One pool. gen 0: free. The runner writes everything but last_used and
+ * served, which the children bump. 128 bytes. */
+typedef struct cgp_tpool {
+    _Atomic uint32_t gen;        /* bumped whenever the entry changes hands */
+    _Atomic uint32_t flags;      /* CGP_TP_* */
+    _Atomic uint32_t waiters;    /* requests in the runner's queue */
+    _Atomic uint32_t first_slot; /* the pool's block of slots... */
+    _Atomic uint32_t nslots;     /* ...max_workers long */
+    _Atomic uint32_t max_requests; /* 0: no limit */
+    _Atomic uint32_t tmo_output, tmo_noprogress; /* ms, 0: none */
+    _Atomic uint64_t last_used;  /* monotonic ms of the last direct request */
+    _Atomic uint64_t served;     /* requests answered on the direct path */
+    /* The script file the current workers run; a request whose file
+     * differs goes through the runner, which rolls the pool over. */
+    _Atomic uint64_t ident_dev, ident_ino, ident_size, ident_mtime_us, ident_ctime_us;
+    uint8_t pad[40];
+} cgp_tpool;
+
+#define CGP_TP_DIRECT  1u /* the pool may be used directly (ident is valid) */
+
+/* One worker slot. 64 bytes, one cache line. */
+typedef struct cgp_tslot {
+    _Atomic uint64_t word;       /* state << 56 | generation << 32 | holder pid */
+    _Atomic uint64_t served;     /* requests this worker finished, both paths */
+    _Atomic uint64_t last_ms;    /* monotonic ms it was last released */
+    _Atomic int64_t lifetime;    /* LIFETIME callout: 0 the pool's, -1 none, >0 ms */
+    _Atomic uint32_t flags;      /* CGP_TS_* */
+    _Atomic uint32_t worker_pid;
+    _Atomic uint32_t drain_ms;   /* RETURNED with CGP_TS_DRAIN: the bound */
+    uint8_t pad[20];
+} cgp_tslot;
+
+/* Slot states (docs/DESIGN.md, "Who owns a worker"). */
+enum cgp_tstate {
+    CGP_TS_EMPTY = 0,    /* no worker */
+    CGP_TS_IDLE = 1,     /* free: the runner or any child may CAS it */
+    CGP_TS_CHILD = 2,    /* claimed by the httpd child whose pid is in the word */
+    CGP_TS_RUNNER = 3,   /* the runner relays on it, starts or stops it */
+    CGP_TS_RETURNED = 4, /* handed back by a child: the runner decides */
+    CGP_TS_DEAD = 5      /* the worker is gone */
+};
+
+/* Slot flags. */
+#define CGP_TS_FRESH  1u  /* never served: drain what it printed at start */
+#define CGP_TS_STRUCT 2u  /* "CGIPLUS: struct": records in struct mode */
+#define CGP_TS_RETIRE 4u  /* the runner wants it back after this request */
+#define CGP_TS_KILL   8u  /* RETURNED: stop it (timeout, broken) */
+#define CGP_TS_DRAIN  16u /* RETURNED: mid-response; drain to its sentinel, reuse */
+
+#define CGP_TGEN_MASK 0xffffffu
+
+static inline uint64_t cgp_tword(unsigned state, uint32_t gen, uint32_t pid)
+{
+    return (uint64_t)state << 56 | (uint64_t)(gen & CGP_TGEN_MASK) << 32 | pid;
+}
+static inline unsigned cgp_tword_state(uint64_t w) { return (unsigned)(w >> 56); }
+static inline uint32_t cgp_tword_gen(uint64_t w) { return (uint32_t)(w >> 32) & CGP_TGEN_MASK; }
+static inline uint32_t cgp_tword_pid(uint64_t w) { return (uint32_t)w; }
+
+/* The layout: header, pools, slots. */
+#define CGP_TABLE_POOL_OFF  sizeof(cgp_table_hdr)
+#define CGP_TABLE_SLOT_OFF  (CGP_TABLE_POOL_OFF + CGP_TABLE_POOLS * sizeof(cgp_tpool))
+#define CGP_TABLE_SIZE      (CGP_TABLE_SLOT_OFF + CGP_TABLE_SLOTS * sizeof(cgp_tslot))
+
+_Static_assert(sizeof(cgp_table_hdr) == 64, "table header is 64 bytes");
+_Static_assert(sizeof(cgp_tpool) == 128, "pool entry is 128 bytes");
+_Static_assert(sizeof(cgp_tslot) == 64, "slot is 64 bytes");
+_Static_assert(offsetof(cgp_tpool, last_used) == 32, "pool entry layout");
+_Static_assert(offsetof(cgp_tslot, flags) == 32, "slot layout");
+
+static inline cgp_tpool *cgp_table_pool(void *base, uint32_t i)
+{
+    return (cgp_tpool *)((char *)base + CGP_TABLE_POOL_OFF) + i;
+}
+static inline cgp_tslot *cgp_table_slot(void *base, uint32_t i)
+{
+    return (cgp_tslot *)((char *)base + CGP_TABLE_SLOT_OFF) + i;
+}
+
+#endif
