@@ -49,7 +49,7 @@ static const char *callout_map_path(request_rec *r, const char *path)
     return ans;
 }
 
-static const char *callout_answer(cgiplus_req *q, const char *line)
+const char *cgiplus_callout_answer(cgiplus_req *q, const char *line)
 {
     request_rec *r = q->r;
     const char *colon = strchr(line, ':');
@@ -84,7 +84,7 @@ apr_status_t cgiplus_callout_read(cgiplus_req *q, apr_size_t len)
     if (memchr(line, '\0', len) || strpbrk(line, "\r\n"))
         return APR_EINVAL;
     a = apr_pcalloc(q->r->pool, sizeof(*a));
-    a->text = callout_answer(q, line);
+    a->text = cgiplus_callout_answer(q, line);
     for (tail = &q->answers; *tail; tail = &(*tail)->next)
         ;
     *tail = a;

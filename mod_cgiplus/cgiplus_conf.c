@@ -155,11 +155,20 @@ void *cgiplus_merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
     c->pool = pool_merge(p, base->pool, add->pool);
     c->pool->mw_at = add->max_workers ? add->pool->mw_at : base->pool->mw_at;
     c->compat = add->compat ? add->compat : base->compat;
+    c->direct = add->direct ? add->direct : base->direct;
     c->max_header = add->max_header ? add->max_header : base->max_header;
     c->scriptlog = add->scriptlog ? add->scriptlog : base->scriptlog;
     c->scriptlog_len = add->scriptlog_len >= 0 ? add->scriptlog_len : base->scriptlog_len;
     c->scriptlog_buf = add->scriptlog_buf >= 0 ? add->scriptlog_buf : base->scriptlog_buf;
     return c;
+}
+
+const char *cgiplus_set_direct(cmd_parms *cmd, void *dcv, int on)
+{
+    cgiplus_dir_conf *dc = dcv;
+
+    dc->direct = on ? 2 : 1;
+    return NULL;
 }
 
 const char *cgiplus_conf_runner_path(const cgiplus_server_conf *sc)
@@ -727,6 +736,9 @@ const command_rec cgiplus_cmds[] = {
                   "chunked body needing more is answered 413 (K, M or G allowed)"),
     AP_INIT_TAKE1("CGIplusCalloutTimeout", set_callout_timeout, NULL, RSRC_CONF,
                   "how long a script's MAP-PATH or LOG callout waits for httpd's answer"),
+    AP_INIT_FLAG("CGIplusDirect", cgiplus_set_direct, NULL, RSRC_CONF | ACCESS_CONF,
+                 "On: the httpd child talks to an idle persistent worker itself (the "
+                 "direct path); Off: every request goes through the runner"),
     AP_INIT_FLAG("CGIplusCompat", cgiplus_set_compat, NULL, RSRC_CONF | ACCESS_CONF,
                  "On: serve the cgi-script handler (mod_cgi/mod_cgid) here through "
                  "the runner, as plain CGI unless CGIplusMode says otherwise"),

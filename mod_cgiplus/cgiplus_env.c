@@ -13,11 +13,8 @@
 
 APLOG_USE_MODULE(cgiplus);
 
-/* One kv entry to send; points into r->pool memory. */
-typedef struct env_kv {
-    const char *name, *val;
-    apr_size_t nlen, vlen;
-} env_kv;
+/* One kv entry to send. */
+typedef cgiplus_kv env_kv;
 
 /* Appends frames of type t carrying kv[0..n) to buf at *off; a frame holds
  * as many whole entries as fit in CGP_MAX_PAYLOAD. The last gets END if
@@ -79,7 +76,7 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *l
 {
     request_rec *r = q->r;
     cgiplus_dir_conf *dc = ap_get_module_config(r->per_dir_config, &cgiplus_module);
-    env_kv begin[4 + CGIPLUS_BEGIN_MAX], *params;
+    env_kv begin[5 + CGIPLUS_BEGIN_MAX], *params;
     const char *bn[CGIPLUS_BEGIN_MAX], *bv[CGIPLUS_BEGIN_MAX];
     char **env;
     int i, n, nb = 0;
@@ -120,11 +117,38 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *l
         begin[nb].name = bn[i];
         begin[nb].val = bv[i];
     }
+    if (q->want_direct) {
+        /* the runner says which table entry is this request's pool */
+        begin[nb].name = "direct";
+        begin[nb].val = "1";
+        nb++;
+    }
     for (i = 0; i < nb; i++) {
         begin[i].nlen = strlen(begin[i].name);
         begin[i].vlen = strlen(begin[i].val);
         if (!env_check(r, &begin[i]))
             return APR_EINVAL;
+    }
+    if (q->want_direct) {
+        /* The pool key: everything in BEGIN but the request's own keys. */
+        char *k;
+        apr_size_t klen = 0;
+
+        for (i = 0; i < nb; i++)
+            klen += begin[i].nlen + begin[i].vlen + 2;
+        q->pool_key = k = apr_palloc(r->pool, klen);
+        for (i = 0; i < nb; i++) {
+            if (!strcmp(begin[i].name, "uri") || !strcmp(begin[i].name, "callouts") ||
+                !strcmp(begin[i].name, "direct"))
+                continue;
+            memcpy(k, begin[i].name, begin[i].nlen);
+            k += begin[i].nlen;
+            *k++ = '=';
+            memcpy(k, begin[i].val, begin[i].vlen);
+            k += begin[i].vlen;
+            *k++ = '\0';
+        }
+        q->pool_key_len = (apr_size_t)(k - q->pool_key);
     }
 
     /* httpd's own conversion: names made safe, as mod_cgi passes them. */
@@ -143,6 +167,8 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *l
             return APR_EINVAL;
     }
 
+    q->params = params;
+    q->nparams = n;
     room = env_room(begin, nb, &pb) + env_room(params, n, &pp);
     if (pp > CGP_MAX_PARAMS) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1031)

@@ -83,10 +83,17 @@ const char *cgiplus_status_text(request_rec *r, int status)
     return apr_psprintf(r->pool, "answering %d", status);
 }
 
+int cgiplus_req_readable(cgiplus_req *q, apr_interval_time_t wait)
+{
+    return q->dx ? cgiplus_direct_readable(q, wait) : cgiplus_conn_readable(q->conn, wait);
+}
+
 void cgiplus_req_abandon(cgiplus_req *q)
 {
     cgiplus_conn *c = q->conn;
 
+    if (q->dx)
+        cgiplus_direct_finish(q, 0);
     if (!c)
         return;
     q->conn = NULL;
@@ -118,6 +125,11 @@ void cgiplus_req_abort(cgiplus_req *q)
     cgp_hdr h = { 0 };
     apr_status_t rv;
 
+    if (q->dx) {
+        /* the runner drains the worker; this thread is free at once */
+        cgiplus_direct_finish(q, 1);
+        return;
+    }
     if (!c)
         return;
     if (q->got_end || q->conn_dirty) {
@@ -156,6 +168,10 @@ void cgiplus_req_abort(cgiplus_req *q)
 
 void cgiplus_req_finish(cgiplus_req *q)
 {
+    if (q->dx) {
+        cgiplus_direct_finish(q, 0);
+        return;
+    }
     if (!q->conn)
         return;
     if (q->got_end && !q->conn_dirty) {
@@ -193,6 +209,7 @@ static int handler_exchange(cgiplus_req *q, unsigned char *frames, apr_size_t fl
             return HTTP_SERVICE_UNAVAILABLE;
         }
         apr_socket_timeout_set(q->conn->sock, q->timeout);
+        cgiplus_direct_runner_seen(q->conn->runner_pid);
         q->stdin_done = 0;
         rv = cgiplus_body_send_first(q, frames, flen);
         if (rv == APR_SUCCESS && !q->stdin_done)
@@ -228,6 +245,21 @@ static int handler_exchange(cgiplus_req *q, unsigned char *frames, apr_size_t fl
         cgiplus_req_abandon(q);
         return APR_STATUS_IS_TIMEUP(rv) ? HTTP_GATEWAY_TIME_OUT : HTTP_BAD_GATEWAY;
     }
+}
+
+/* A body of known length (or none) that fits one frame. */
+static int handler_small_body(request_rec *r)
+{
+    const char *cl = apr_table_get(r->headers_in, "Content-Length");
+    apr_off_t n;
+    char *end;
+
+    if (apr_table_get(r->headers_in, "Transfer-Encoding"))
+        return 0;
+    if (!cl)
+        return 1;
+    return apr_strtoff(&n, cl, &end, 10) == APR_SUCCESS && !*end && n >= 0 &&
+           n <= CGP_MAX_PAYLOAD;
 }
 
 int cgiplus_handler(request_rec *r)
@@ -277,6 +309,11 @@ int cgiplus_handler(request_rec *r)
     } while (q->reqid == 0);
     apr_pool_cleanup_register(r->pool, q, handler_cleanup, apr_pool_cleanup_null);
 
+    /* The direct path: persistent workers, a body of known length that
+     * fits one frame, no script log (it wants the stderr the runner reads). */
+    q->want_direct = cgiplus_direct_on(dc) && !strcmp(q->mode_name, "cgiplus") && !q->slog &&
+                     handler_small_body(r) && cgiplus_direct_begin(q);
+
     if ((rv = cgiplus_env_pack(q, &frames, &flen)) != APR_SUCCESS)
         return HTTP_INTERNAL_SERVER_ERROR; /* logged */
 
@@ -289,6 +326,16 @@ int cgiplus_handler(request_rec *r)
         return ret;
     }
 
+    if (q->want_direct && (ret = cgiplus_direct_run(q)) != DECLINED) {
+        if (ret == OK)
+            ret = cgiplus_resp_wait_first(q) == APR_SUCCESS || q->client_gone
+                  ? OK : HTTP_BAD_GATEWAY;
+        if (ret != OK || q->client_gone) {
+            cgiplus_req_abandon(q);
+            return ret == OK ? OK : cgiplus_fail_status(q, ret);
+        }
+        return cgiplus_fail_status(q, cgiplus_resp_handle(q));
+    }
     if ((ret = handler_exchange(q, frames, flen)) != OK) {
         if (ret >= HTTP_INTERNAL_SERVER_ERROR && q->slog)
             cgiplus_scriptlog_write(r, q, ret, "the exchange with the runner failed");

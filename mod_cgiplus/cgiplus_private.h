@@ -56,6 +56,7 @@ typedef struct cgiplus_dir_conf {
     cgiplus_mode_e mode;      /* CGIplusMode */
     struct cgiplus_pool_conf *pool; /* pool settings (cgiplus_conf.c) */
     int compat;               /* CGIplusCompat: 0 unset, 1 off, 2 on */
+    int direct;               /* CGIplusDirect: 0 unset, 1 off, 2 on */
     apr_size_t max_header;    /* CGIplusMaxHeaderSize, 0 unset */
     const char *scriptlog;    /* CGIplusScriptLog, NULL unset, "" none */
     apr_off_t scriptlog_len;  /* CGIplusScriptLogLength, -1 unset */
@@ -133,6 +134,12 @@ int cgiplus_conn_is_dead(apr_status_t rv);
 
 /* ---- one request's exchange (cgiplus_handler.c and helpers) ---- */
 
+/* One CGI variable; points into r->pool memory. */
+typedef struct cgiplus_kv {
+    const char *name, *val;
+    apr_size_t nlen, vlen;
+} cgiplus_kv;
+
 /* One request's exchange with the runner. From r->pool; lives for the
  * handler call (the connection may outlive it, back on the idle stack). */
 typedef struct cgiplus_req {
@@ -163,9 +170,17 @@ typedef struct cgiplus_req {
     int mid_frame;             /* a body frame is half written: answers wait */
     int client_gone;           /* the client left before the first frame: ABORT sent */
     int compat;                /* served as mod_cgi would (CGIplusCompat, SSI) */
+    int want_direct;           /* the direct path may serve it (BEGIN asks for POOL) */
+    const char *pool_key;      /* script, mode and settings: the pool it belongs to */
+    apr_size_t pool_key_len;
+    const cgiplus_kv *params;  /* the CGI variables (cgiplus_env.c) */
+    int nparams;
+    struct cgiplus_direct *dx; /* on the direct path: its worker; NULL: relayed */
 } cgiplus_req;
 
 int cgiplus_handler(request_rec *r);
+/* Nonzero if a frame (or, direct, output) can be read without waiting. */
+int cgiplus_req_readable(cgiplus_req *q, apr_interval_time_t wait);
 /* The status a failure is answered with: 502 (the gateway's upstream
  * failed) becomes mod_cgi's 500 where q is served as mod_cgi would. */
 int cgiplus_fail_status(const cgiplus_req *q, int status);
@@ -175,6 +190,8 @@ int cgiplus_fail_status(const cgiplus_req *q, int status);
  * whole); flush sends the queued answers. */
 apr_status_t cgiplus_callout_read(cgiplus_req *q, apr_size_t len);
 apr_status_t cgiplus_callout_flush(cgiplus_req *q);
+/* The answer to a MAP-PATH or LOG callout line (NUL-ended). */
+const char *cgiplus_callout_answer(cgiplus_req *q, const char *line);
 /* Says what a handler status means, for log lines. */
 const char *cgiplus_status_text(request_rec *r, int status);
 
@@ -198,6 +215,10 @@ apr_status_t cgiplus_resp_read_frame(cgiplus_req *q);
  * client meanwhile: if it goes away, sends ABORT, sets q->client_gone and
  * returns APR_ECONNABORTED (the request then gets no response). */
 apr_status_t cgiplus_resp_wait_first(cgiplus_req *q);
+/* The client's socket while waiting for the response (HTTP/1.x), NULL:
+ * none; and what a readable one holds: 1 gone, 0 more data, -1 nothing. */
+apr_socket_t *cgiplus_resp_client_socket(cgiplus_req *q);
+int cgiplus_resp_client_state(apr_socket_t *cs);
 /* Reads frames to END, dropping STDOUT (STDERR is still logged). */
 apr_status_t cgiplus_resp_drain(cgiplus_req *q);
 /* Parses headers and streams the response; returns an HTTP status or OK. */
@@ -208,6 +229,29 @@ int cgiplus_resp_end_status(cgiplus_req *q);
 void cgiplus_req_abandon(cgiplus_req *q);
 /* Puts the connection back if END was read, else abandons it. */
 void cgiplus_req_finish(cgiplus_req *q);
+
+/* ---- the direct path (cgiplus_direct.c) ---- */
+
+void cgiplus_direct_child_init(apr_pool_t *pchild, server_rec *s);
+/* CGIplusDirect (cgiplus_conf.c keeps the flag). */
+const char *cgiplus_set_direct(cmd_parms *cmd, void *dcv, int on);
+int cgiplus_direct_on(const cgiplus_dir_conf *dc);
+/* Gets the runner's table if this process has none yet; nonzero if it has. */
+int cgiplus_direct_begin(cgiplus_req *q);
+/* Claims an idle worker and sends it the request: OK, DECLINED (relay it:
+ * no idle worker, requests waiting, pool unknown) or an HTTP status. */
+int cgiplus_direct_run(cgiplus_req *q);
+apr_status_t cgiplus_direct_wait_first(cgiplus_req *q);
+/* Reads until more output, the end or a failure (as one relayed frame). */
+apr_status_t cgiplus_direct_read(cgiplus_req *q);
+int cgiplus_direct_readable(cgiplus_req *q, apr_interval_time_t wait);
+/* Hands the worker back: idle, or to the runner to drain or stop. */
+void cgiplus_direct_finish(cgiplus_req *q, int client_gone);
+void cgiplus_direct_script_control(cgiplus_req *q);
+/* A POOL frame: the pool of q's key is at that table entry. */
+void cgiplus_direct_learn(cgiplus_req *q, const unsigned char *pl, apr_size_t len);
+/* A connection to the runner says its pid: another runner drops the table. */
+void cgiplus_direct_runner_seen(apr_uint32_t runner_pid);
 
 /* ---- pool and runner settings, status page (cgiplus_conf.c, cgiplus_status.c) ---- */
 

@@ -75,6 +75,8 @@ apr_status_t cgiplus_resp_read_frame(cgiplus_req *q)
     char *buf;
     int crc;
 
+    if (q->dx)
+        return cgiplus_direct_read(q);
     if ((rv = cgiplus_conn_read_exact(q->conn, hb, CGP_HDR_LEN)) != APR_SUCCESS)
         return rv;
     if ((crc = cgp_hdr_unpack(hb, &h)) != CGP_OK)
@@ -130,6 +132,13 @@ apr_status_t cgiplus_resp_read_frame(cgiplus_req *q)
                                                     cgp_strerror(crc)));
         q->worker_pid = st.pid;
         return APR_SUCCESS;
+    case CGP_T_POOL:
+        if (h.len != CGP_PAIR_LEN)
+            return resp_proto_error(q, "POOL of the wrong length");
+        if ((rv = cgiplus_conn_read_exact(q->conn, eb, CGP_PAIR_LEN)) != APR_SUCCESS)
+            return rv;
+        cgiplus_direct_learn(q, eb, CGP_PAIR_LEN);
+        return APR_SUCCESS;
     case CGP_T_CALLOUT:
         if ((rv = cgiplus_callout_read(q, h.len)) == APR_EINVAL)
             return resp_proto_error(q, "a CALLOUT that is not one text line");
@@ -143,7 +152,7 @@ apr_status_t cgiplus_resp_read_frame(cgiplus_req *q)
 /* The client's socket, watched while the request waits for its first
  * frame (queued, or its worker starting). HTTP/1.x only: an HTTP/2
  * stream's connection is the shared one of all its streams. NULL: none. */
-static apr_socket_t *resp_client_socket(cgiplus_req *q)
+apr_socket_t *cgiplus_resp_client_socket(cgiplus_req *q)
 {
     conn_rec *c = q->r->connection;
 
@@ -155,7 +164,7 @@ static apr_socket_t *resp_client_socket(cgiplus_req *q)
 /* What a readable client socket holds: 1 the client is gone (EOF or an
  * error), 0 it sent more (a pipelined request: it is still there), -1
  * nothing after all. */
-static int resp_client_state(apr_socket_t *cs)
+int cgiplus_resp_client_state(apr_socket_t *cs)
 {
     apr_os_sock_t fd;
     ssize_t n;
@@ -203,9 +212,11 @@ static apr_status_t resp_wait_both(cgiplus_req *q, apr_socket_t *cs, int *runner
 
 apr_status_t cgiplus_resp_wait_first(cgiplus_req *q)
 {
-    apr_socket_t *cs = resp_client_socket(q);
+    apr_socket_t *cs = cgiplus_resp_client_socket(q);
     apr_status_t rv = APR_SUCCESS;
 
+    if (q->dx)
+        return cgiplus_direct_wait_first(q);
     while (rv == APR_SUCCESS && q->out_len == 0 && !q->got_end) {
         int runner_rd = 1, client_rd = 0, st;
 
@@ -215,7 +226,7 @@ apr_status_t cgiplus_resp_wait_first(cgiplus_req *q)
             rv = cgiplus_resp_read_frame(q);
             continue;
         }
-        if (!client_rd || (st = resp_client_state(cs)) < 0)
+        if (!client_rd || (st = cgiplus_resp_client_state(cs)) < 0)
             continue;
         if (st == 0) {
             cs = NULL; /* a pipelined request: the client is there */
@@ -371,7 +382,7 @@ static int resp_stream(cgiplus_req *q)
         }
         if (q->got_end)
             break;
-        more = cgiplus_conn_readable(q->conn, 0);
+        more = cgiplus_req_readable(q, 0);
         if (!more && (pending > 0 || !flushed_head)) {
             /* Nothing more yet: what we have (or the header alone, so a
              * slow stream shows its header at once) goes to the client. */
@@ -485,7 +496,7 @@ static int resp_head(cgiplus_req *q)
         q->out_len = 0;
         if (q->got_end)
             break;
-        if (left <= 0 || !cgiplus_conn_readable(q->conn, left))
+        if (left <= 0 || !cgiplus_req_readable(q, left))
             return resp_stream(q);
         if ((rv = cgiplus_resp_read_frame(q)) != APR_SUCCESS) {
             ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, CGIPLUS_LOGNO(1400)
@@ -526,6 +537,8 @@ int cgiplus_resp_handle(cgiplus_req *q)
     if (!apr_table_get(r->subprocess_env, AP_TRUST_CGILIKE_CL_ENVVAR))
         apr_table_unset(r->headers_out, "Content-Length");
     apr_table_unset(r->headers_out, "Transfer-Encoding");
+    if (q->dx)
+        cgiplus_direct_script_control(q); /* the runner applies it when relayed */
     apr_table_unset(r->headers_out, "Script-Control");
     apr_table_unset(r->err_headers_out, "Script-Control");
 

@@ -21,6 +21,7 @@ static void cgiplus_register_hooks(apr_pool_t *p)
     ap_hook_monitor(cgiplus_runner_monitor, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_child_init(cgiplus_key_child_init, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_child_init(cgiplus_conn_child_init, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_child_init(cgiplus_direct_child_init, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_handler(cgiplus_handler, NULL, cgi_modules, APR_HOOK_MIDDLE);
     ap_hook_handler(cgiplus_status_handler, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_open_logs(cgiplus_scriptlog_open_logs, NULL, NULL, APR_HOOK_MIDDLE);
