@@ -26,7 +26,8 @@ typedef struct cgp_table_hdr {
 } cgp_table_hdr;
 
 /* One pool. gen 0: free. The runner writes everything but last_used and
- * served, which the children bump. 128 bytes. */
+ * the counters, which the children bump. 256 bytes. */
+#define CGP_TPOOL_OUTCOMES 16u
 typedef struct cgp_tpool {
     _Atomic uint32_t gen;        /* bumped whenever the entry changes hands */
     _Atomic uint32_t flags;      /* CGP_TP_* */
@@ -40,12 +41,16 @@ typedef struct cgp_tpool {
     /* The script file the current workers run; a request whose file
      * differs goes through the runner, which rolls the pool over. */
     _Atomic uint64_t ident_dev, ident_ino, ident_size, ident_mtime_us, ident_ctime_us;
-    uint8_t pad[40];
+    _Atomic uint64_t requests;   /* direct requests that got a worker */
+    _Atomic uint64_t outcomes[CGP_TPOOL_OUTCOMES]; /* ...by how they ended (cgp_outcome) */
+    uint8_t pad[4 * 8];
 } cgp_tpool;
 
 #define CGP_TP_DIRECT  1u /* the pool may be used directly (ident is valid) */
 
-/* One worker slot. 64 bytes, one cache line. */
+/* One worker slot. 128 bytes, two cache lines: the first is touched by
+ * every claim and release, the second only for the status page. */
+#define CGP_TSLOT_URI 64u
 typedef struct cgp_tslot {
     _Atomic uint64_t word;       /* state << 56 | generation << 32 | holder pid */
     _Atomic uint64_t served;     /* requests this worker finished, both paths */
@@ -54,7 +59,12 @@ typedef struct cgp_tslot {
     _Atomic uint32_t flags;      /* CGP_TS_* */
     _Atomic uint32_t worker_pid;
     _Atomic uint32_t drain_ms;   /* RETURNED with CGP_TS_DRAIN: the bound */
-    uint8_t pad[20];
+    uint32_t pad0;
+    _Atomic uint64_t claimed_ms; /* monotonic ms a child claimed it */
+    uint64_t pad1;
+    /* The first 64 bytes of the URI a child serves on it, 8 to a word
+     * (NUL-padded), for the status page. */
+    _Atomic uint64_t uri[CGP_TSLOT_URI / 8];
 } cgp_tslot;
 
 /* Slot states (docs/DESIGN.md, "Who owns a worker"). */
@@ -90,8 +100,8 @@ static inline uint32_t cgp_tword_pid(uint64_t w) { return (uint32_t)w; }
 #define CGP_TABLE_SIZE      (CGP_TABLE_SLOT_OFF + CGP_TABLE_SLOTS * sizeof(cgp_tslot))
 
 _Static_assert(sizeof(cgp_table_hdr) == 64, "table header is 64 bytes");
-_Static_assert(sizeof(cgp_tpool) == 128, "pool entry is 128 bytes");
-_Static_assert(sizeof(cgp_tslot) == 64, "slot is 64 bytes");
+_Static_assert(sizeof(cgp_tpool) == 256, "pool entry is 256 bytes");
+_Static_assert(sizeof(cgp_tslot) == 128, "slot is 128 bytes");
 _Static_assert(offsetof(cgp_tpool, last_used) == 32, "pool entry layout");
 _Static_assert(offsetof(cgp_tslot, flags) == 32, "slot layout");
 

@@ -152,7 +152,7 @@ void cgiplus_direct_child_init(apr_pool_t *pchild, server_rec *s)
     if ((rv = apr_pool_create_unmanaged_ex(&dp.pool, NULL, NULL)) != APR_SUCCESS ||
         (rv = apr_thread_mutex_create(&dp.mu, APR_THREAD_MUTEX_DEFAULT, pchild)) != APR_SUCCESS) {
         dp.mu = NULL;
-        ap_log_error(APLOG_MARK, APLOG_ERR, rv, s, CGIPLUS_LOGNO(1500)
+        ap_log_error(APLOG_MARK, APLOG_ERR, rv, s, CGIPLUS_LOGNO(1700)
                      "cannot set up the direct path in this process; its requests "
                      "go through the runner");
         return;
@@ -275,7 +275,7 @@ static void direct_open(request_rec *r)
     if ((rv = direct_send(c, CGP_T_DIRECT, NULL, 0)) != APR_SUCCESS ||
         (rv = direct_recv(c, CGP_T_DIRECT_ACK, pl, sizeof(pl), &fd, 1, &nfds)) != APR_SUCCESS ||
         cgp_pair_unpack(pl, sizeof(pl), &pr) != CGP_OK) {
-        ap_log_rerror(APLOG_MARK, APLOG_INFO, rv, r, CGIPLUS_LOGNO(1501)
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, rv, r, CGIPLUS_LOGNO(1701)
                       "the runner (pid %lu) did not hand out its table; requests go "
                       "through it", (unsigned long)c->runner_pid);
         dp.refused_pid = c->runner_pid;
@@ -287,7 +287,7 @@ static void direct_open(request_rec *r)
     }
     base = mmap(NULL, CGP_TABLE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (base == MAP_FAILED) {
-        ap_log_rerror(APLOG_MARK, APLOG_ERR, errno, r, CGIPLUS_LOGNO(1502)
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, errno, r, CGIPLUS_LOGNO(1702)
                       "cannot map the runner's table; requests go through the runner");
         dp.refused_pid = c->runner_pid;
         goto done;
@@ -304,7 +304,7 @@ static void direct_open(request_rec *r)
             goto done;
         }
     }
-    ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r, CGIPLUS_LOGNO(1503)
+    ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r, CGIPLUS_LOGNO(1703)
                   "direct path: got the table of runner pid %lu",
                   (unsigned long)c->runner_pid);
 
@@ -490,6 +490,24 @@ static int direct_same_file(const request_rec *r, cgp_tpool *tp)
            atomic_load(&tp->ident_ctime_us) == (uint64_t)f->ctime;
 }
 
+/* For the status page: what this worker serves, since when. */
+static void direct_note_uri(request_rec *r, cgp_tslot *s)
+{
+    const char *u = r->unparsed_uri ? r->unparsed_uri : r->uri;
+    apr_size_t n = u ? strlen(u) : 0, i;
+
+    for (i = 0; i < CGP_TSLOT_URI / 8; i++) {
+        uint64_t v = 0;
+        for (int k = 0; k < 8; k++) {
+            apr_size_t at = i * 8 + (apr_size_t)k;
+            if (at < n)
+                v |= (uint64_t)(unsigned char)u[at] << (8 * k);
+        }
+        atomic_store_explicit(&s->uri[i], v, memory_order_relaxed);
+    }
+    atomic_store_explicit(&s->claimed_ms, direct_now_ms(), memory_order_relaxed);
+}
+
 /* Claims an idle worker of the pool: IDLE -> CHILD(our pid) by CAS. */
 static int direct_claim(cgiplus_req *q, const direct_poolref *ref, cgiplus_direct *x)
 {
@@ -522,6 +540,7 @@ static int direct_claim(cgiplus_req *q, const direct_poolref *ref, cgiplus_direc
         x->sgen = cgp_tword_gen(w);
         x->pidx = ref->idx;
         x->pgen = ref->gen;
+        direct_note_uri(q->r, s);
         /* The pool may have changed hands between the checks and the CAS. */
         if (atomic_load(&tp->gen) != ref->gen || (atomic_load(&s->flags) & CGP_TS_RETIRE)) {
             uint64_t held = cgp_tword(CGP_TS_CHILD, x->sgen, dp.pid);
@@ -551,6 +570,10 @@ static void direct_release(cgiplus_req *q, int client_gone)
     if (x->released)
         return;
     x->released = 1;
+    atomic_fetch_add(&x->tp->requests, 1);
+    atomic_fetch_add(&x->tp->outcomes[client_gone && !q->got_end ? CGP_O_ABORTED
+                                      : q->got_end && q->end.outcome < CGP_TPOOL_OUTCOMES
+                                      ? q->end.outcome : CGP_O_CRASHED], 1);
     if (clean) {
         uint32_t maxr = atomic_load(&x->tp->max_requests);
         uint64_t served;
@@ -705,7 +728,7 @@ static void direct_answer(cgiplus_req *q, const char *text)
 
     if (pend + n + 1 > DIRECT_ANSWERS_MAX) {
         if (!x->broken)
-            ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, q->r, CGIPLUS_LOGNO(1504)
+            ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, q->r, CGIPLUS_LOGNO(1704)
                           "script %s (worker pid %lu) does not read its callout answers "
                           "(%" APR_SIZE_T_FMT " bytes pending); it will be stopped",
                           q->r->filename, (unsigned long)x->ch->pid, pend);
@@ -969,7 +992,7 @@ static apr_status_t direct_read(cgiplus_req *q)
         else {
             direct_end(q, CGP_O_OK);
             if (pos < len)
-                ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, q->r, CGIPLUS_LOGNO(1505)
+                ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, q->r, CGIPLUS_LOGNO(1705)
                               "worker pid %lu of %s wrote %" APR_SIZE_T_FMT " bytes after "
                               "its sentinel; discarded", (unsigned long)x->ch->pid,
                               q->r->filename, len - pos);
@@ -1060,7 +1083,7 @@ static apr_status_t direct_step(cgiplus_req *q, apr_interval_time_t wait, apr_os
         if (wait >= 0 && !by_deadline)
             return APR_TIMEUP;
         now = direct_now_ms();
-        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, q->r, CGIPLUS_LOGNO(1506)
+        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, q->r, CGIPLUS_LOGNO(1706)
                       "%s (worker pid %lu): %s timeout after %" APR_UINT64_T_FMT " ms; "
                       "answering 504 and %s", q->r->filename, (unsigned long)x->ch->pid,
                       !by_deadline ? "httpd's" : out && now >= x->t_start + out ? "output"
@@ -1169,7 +1192,7 @@ static int direct_body(cgiplus_req *q, const char **data, apr_size_t *len)
         if (rv != APR_SUCCESS) {
             int st = ap_map_http_request_error(rv, HTTP_BAD_REQUEST);
 
-            ap_log_rerror(APLOG_MARK, APLOG_INFO, rv, r, CGIPLUS_LOGNO(1507)
+            ap_log_rerror(APLOG_MARK, APLOG_INFO, rv, r, CGIPLUS_LOGNO(1707)
                           "reading the request body for %s failed (%s)", r->filename,
                           cgiplus_status_text(r, st));
             return st;
@@ -1205,7 +1228,7 @@ static void direct_fresh(cgiplus_req *q)
         if (n > 0)
             total += (apr_size_t)n;
     if (total)
-        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, q->r, CGIPLUS_LOGNO(1508)
+        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, q->r, CGIPLUS_LOGNO(1708)
                       "worker pid %lu of %s wrote %" APR_SIZE_T_FMT " bytes before its "
                       "first request; discarded", (unsigned long)x->ch->pid, q->r->filename,
                       total);
@@ -1256,7 +1279,7 @@ int cgiplus_direct_run(cgiplus_req *q)
     direct_fresh(q);
     if ((rv = direct_record(q, (atomic_load(&x->slot->flags) & CGP_TS_STRUCT) != 0, blen))
         != APR_SUCCESS) {
-        ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, CGIPLUS_LOGNO(1509)
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, CGIPLUS_LOGNO(1709)
                       "cannot build the request record for %s", r->filename);
         q->got_end = 0;
         direct_release(q, 0);
@@ -1286,7 +1309,7 @@ apr_status_t cgiplus_direct_wait_first(cgiplus_req *q)
             fd = -1; /* a pipelined request: the client is there */
             continue;
         }
-        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, q->r, CGIPLUS_LOGNO(1510)
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, q->r, CGIPLUS_LOGNO(1710)
                       "client went away before the response of %s began; worker pid %lu "
                       "is drained and kept", q->r->filename, (unsigned long)q->dx->ch->pid);
         q->client_gone = 1;

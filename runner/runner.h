@@ -478,6 +478,8 @@ void runner_table_pool_sync(runner_pool *p);
 void runner_table_waiters(runner_pool *p);
 void runner_table_pool_used(runner_pool *p);
 unsigned long runner_table_pool_served(const runner_pool *p);
+void runner_table_pool_counts(const runner_pool *p, unsigned long *requests,
+                              unsigned long *outcomes, unsigned nout);
 runner_pool *runner_table_pool_at(uint32_t idx, uint32_t gen);
 void runner_table_pool_ref(const runner_pool *p, uint32_t *idx, uint32_t *gen);
 void runner_table_slot_take(runner_worker *w);
@@ -496,6 +498,7 @@ void runner_worker_set_struct(runner_worker *w, int on);
 void runner_worker_set_lifetime(runner_worker *w, int64_t v);
 int runner_worker_claim(runner_worker *w);
 int runner_worker_held(const runner_worker *w);
+uint64_t runner_worker_direct_uri(const runner_worker *w, char *buf, size_t cap);
 void runner_worker_publish(runner_worker *w);
 void runner_worker_want_back(runner_worker *w);
 int runner_worker_fresh(runner_worker *w);

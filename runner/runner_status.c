@@ -40,6 +40,10 @@ static void collect_worker(const runner_worker *w, runner_st_worker *o)
     o->is_idle = w->state == RUNNER_W_IDLE && !runner_worker_held(w);
     if (o->is_idle)
         o->idle_ms = now - w->t_idle;
+    if (runner_worker_held(w)) {
+        o->busy_ms = runner_worker_direct_uri(w, o->uribuf, sizeof(o->uribuf));
+        o->uri = o->uribuf;
+    }
     if (w->req) {
         o->uri = w->req->uri;
         o->busy_ms = now - w->req->t_start;
@@ -74,13 +78,14 @@ static void collect_pool(const runner_pool *p, runner_st_pool *o, runner_st_work
     o->qmax = p->qmax;
     o->fail_streak = p->fail_streak;
     o->backoff_ms = p->backoff_until > now ? p->backoff_until - now : 0;
-    o->requests = p->requests + runner_table_pool_served(p); /* both paths */
-    o->served = p->served + runner_table_pool_served(p);
+    o->requests = p->requests;
+    o->served = p->served + runner_table_pool_served(p); /* both paths */
     o->spawned = p->spawned;
     o->max_active = p->max_active;
     o->max_reached = p->max_reached;
     o->slow = p->slow;
     memcpy(o->outcomes, p->outcomes, sizeof(o->outcomes));
+    runner_table_pool_counts(p, &o->requests, o->outcomes, CGP_O_MAX_ + 1);
     memcpy(o->deaths, p->deaths, sizeof(o->deaths));
     o->nended = p->nended < RUNNER_ENDS_KEPT ? p->nended : RUNNER_ENDS_KEPT;
     for (unsigned k = 0; k < o->nended; k++)

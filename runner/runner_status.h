@@ -19,6 +19,7 @@ typedef struct runner_st_worker {
     uint64_t age_ms, idle_ms, busy_ms;
     int is_idle, retiring, orphan;
     const char *uri;          /* NULL unless running a request */
+    char uribuf[CGP_TSLOT_URI + 1]; /* a direct request's, from the table */
 } runner_st_worker;
 
 /* One pool, with its workers (w[0..nw)). */

@@ -25,21 +25,16 @@ static struct {
 int runner_table_init(void)
 {
     size_t size = CGP_TABLE_SIZE;
+    void *base = MAP_FAILED;
     int fd = memfd_create("cgiplus-table", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
     if (fd < 0 || ftruncate(fd, (off_t)size) < 0 ||
-        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
+        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0 ||
+        (base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
         runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2500) "cannot make the direct path's "
                    "table (%s); every request goes through the runner", strerror(errno));
         if (fd >= 0)
             close(fd);
-        return -1;
-    }
-    void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (base == MAP_FAILED) {
-        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2500) "cannot make the direct path's "
-                   "table (%s); every request goes through the runner", strerror(errno));
-        close(fd);
         return -1;
     }
     cgp_table_hdr *h = base;
@@ -115,6 +110,9 @@ void runner_table_pool_add(runner_pool *p)
     atomic_store(&t->nslots, (uint32_t)n);
     atomic_store(&t->last_used, 0);
     atomic_store(&t->served, 0);
+    atomic_store(&t->requests, 0);
+    for (i = 0; i < CGP_TPOOL_OUTCOMES; i++)
+        atomic_store(&t->outcomes[i], 0);
     for (i = first; i < first + n; i++)
         atomic_store(&cgp_table_slot(tb.base, i)->word,
                      cgp_tword(CGP_TS_EMPTY, tb.slot_gen[i], 0));
@@ -193,6 +191,19 @@ unsigned long runner_table_pool_served(const runner_pool *p)
     cgp_tpool *t = tpool(p);
 
     return t ? (unsigned long)atomic_load(&t->served) : 0;
+}
+
+/* The direct path's counters, added to the runner's own for the status page. */
+void runner_table_pool_counts(const runner_pool *p, unsigned long *requests,
+                              unsigned long *outcomes, unsigned nout)
+{
+    cgp_tpool *t = tpool(p);
+
+    if (!t)
+        return;
+    *requests += (unsigned long)atomic_load(&t->requests);
+    for (unsigned i = 0; i < nout && i < CGP_TPOOL_OUTCOMES; i++)
+        outcomes[i] += (unsigned long)atomic_load(&t->outcomes[i]);
 }
 
 runner_pool *runner_table_pool_at(uint32_t idx, uint32_t gen)
@@ -319,6 +330,25 @@ int runner_worker_claim(runner_worker *w)
     w->published = 0;
     runner_worker_sync(w);
     return 1;
+}
+
+/* What a child serves on it: the URI's first bytes; returns ms since. */
+uint64_t runner_worker_direct_uri(const runner_worker *w, char *buf, size_t cap)
+{
+    cgp_tslot *s = tslot(w);
+    size_t i, n = 0;
+
+    buf[0] = '\0';
+    if (!s || cap < CGP_TSLOT_URI + 1)
+        return 0;
+    for (i = 0; i < CGP_TSLOT_URI / 8; i++) {
+        uint64_t v = atomic_load(&s->uri[i]);
+        for (int k = 0; k < 8; k++)
+            buf[n++] = (char)(v >> (8 * k));
+    }
+    buf[n] = '\0';
+    uint64_t at = atomic_load(&s->claimed_ms);
+    return at && runner_g.now > at ? runner_g.now - at : 0;
 }
 
 /* 1 if a child holds the worker at this moment. */

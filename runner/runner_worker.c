@@ -1011,11 +1011,22 @@ void runner_worker_orphaned(runner_worker *w)
     if (!r)
         return;
     runner_callout_expire(w, 1); /* the script may block on an answer */
-    if (!r->no_abort) {
-        /* The client went (or its request failed): the worker goes too. */
+    if (!r->no_abort && w->is_cgi) {
+        /* The client went (or its request failed): a CGI run has no use. */
         runner_worker_stop(w, RUNNER_END_ABORTED, 1);
         runner_worker_update(w);
         return;
+    }
+    if (!r->no_abort && !w->dl_drain) {
+        /* A worker is worth keeping: it finishes its response unseen and
+         * serves again, unless that takes longer than the bound (then it
+         * is killed). no-abort: no bound. */
+        uint64_t bound = w->pool->set.v[RUNNER_S_TIMEOUT_OUTPUT];
+        w->dl_drain = runner_g.now + (bound ? bound : RUNNER_DRAIN_MS);
+        runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2506) "request %u (%s) lost its client; "
+                   "worker pid %ld of %s drains to its sentinel (at most %llu ms), then "
+                   "serves again", r->reqid, r->uri, (long)w->pid, w->pool->script,
+                   (unsigned long long)(w->dl_drain - runner_g.now));
     }
     if (w->is_cgi) {
         if (runner_req_body_short(r) || !r->body_end) {

@@ -1,6 +1,7 @@
 # A request goes to the runner in one writev: BEGIN, PARAMS and the empty
 # STDIN|END of a GET leave the httpd child in a single system call. Watched
-# with strace on the real httpd children.
+# with strace on the real httpd children. Through the runner (CGIplusDirect
+# off): a direct request writes to its worker instead (t/53).
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -15,7 +16,7 @@ my $out = "$vars->{t_logs}/strace-writev.txt";
 unlink $out;
 
 # Warm up: every child has its runner connection, so no HELLO is written.
-GET('/c/hello') for 1 .. 20;
+GET('/direct/off/hello') for 1 .. 20;
 
 open my $pf, '<', "$vars->{t_logs}/httpd.pid" or die "pid file: $!";
 chomp(my $parent = <$pf>);
@@ -38,7 +39,7 @@ sleep 1.5;    # strace attaches to every thread
 my $n = 5;
 my $ok = 0;
 for (1 .. $n) {
-    $ok++ if GET('/c/hello')->content eq "Hello from CGIplus\n";
+    $ok++ if GET('/direct/off/hello')->content eq "Hello from CGIplus\n";
 }
 sleep 0.5;
 kill 'INT', $st;

@@ -3,7 +3,8 @@
 # sent again; only a request the runner never took is retried. A POST
 # records a payment in a ledger and waits; the runner is killed (SIGKILL)
 # while the request is on its worker, on a connection the httpd child had
-# used before (the case the module used to resend).
+# used before (the case the module used to resend). Through the runner
+# (CGIplusDirect off): t/54 covers a direct request when the runner dies.
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;

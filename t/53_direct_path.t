@@ -1,0 +1,124 @@
+# The direct path (issue 11): an httpd child serves a request on an idle
+# worker itself. strace on the real runner during 1000 requests finds no
+# system call tied to a request; the httpd children's system calls per
+# request are counted, and are fewer than through the runner
+# (CGIplusDirect off). Requests queue behind a small pool under h2load:
+# every one is answered, none hangs, no worker is killed.
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use Apache::TestRequest qw(GET);
+use Time::HiRes qw(sleep time);
+use JSON::PP ();
+
+plan tests => 14, need_cgiplus_tools();
+
+sub need_cgiplus_tools {
+    my @miss = grep { system("command -v $_ >/dev/null 2>&1") != 0 } qw(strace h2load);
+    return @miss ? skip("needs @miss") : 1;
+}
+
+my $vars = Apache::Test::config()->{vars};
+my $port = Apache::Test::config()->{vars}{port};
+my $logf = "$vars->{t_logs}/error_log";
+
+open my $pf, '<', "$vars->{t_logs}/httpd.pid" or die "pid file: $!";
+chomp(my $parent = <$pf>);
+my ($runner, @children);
+for my $pid (grep { /^\d+$/ } map { (split ' ')[0] } `ps --ppid $parent -o pid=`) {
+    if (`cat /proc/$pid/comm` =~ /cgiplus/) { $runner = $pid } else { push @children, $pid }
+}
+ok t_cmp($runner ? 1 : 0, 1, "the runner is a child of httpd (pid @{[$runner // '?']})");
+
+# strace -c on the given pids (threads included) while code runs: calls.
+sub traced_calls {
+    my ($code, @pids) = @_;
+    my $out = "$vars->{t_logs}/strace-direct-$$.txt";
+    unlink $out;
+    my @tids = map { my $p = $_; map { m{/(\d+)$} ? $1 : () } glob("/proc/$p/task/*") } @pids;
+    my $st = fork // die "fork: $!";
+    if (!$st) {
+        open STDERR, '>', '/dev/null';
+        exec 'strace', '-qq', '-c', '-o', $out, map { ('-p', $_) } @tids;
+        exit 127;
+    }
+    sleep 1.5;    # strace attaches to every thread
+    my $res = $code->();
+    sleep 0.3;
+    kill 'INT', $st;
+    waitpid $st, 0;
+    open my $fh, '<', $out or die "$out: $!";
+    my $text = do { local $/; <$fh> };
+    my ($total, %by) = (0);
+    while ($text =~ /^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)\s*$/mg) {
+        $by{$2} = $1;
+    }
+    $total = delete $by{total} // 0;
+    # Without the error log's writes (the test server logs at trace8: each
+    # line is getpid, gettid, write) and lock waits, what a request costs.
+    my $core = $total;
+    $core -= $by{$_} // 0 for qw(write getpid gettid futex);
+    return ($total, $res, $text, $core);
+}
+
+sub h2load {
+    my ($n, $c, $path) = @_;
+    my $t0 = time;
+    my $o = `h2load --h1 -n $n -c $c http://127.0.0.1:$port$path 2>&1`;
+    my ($ok) = $o =~ /(\d+) succeeded/;
+    my ($two) = $o =~ /status codes: (\d+) 2xx/;
+    my ($max) = $o =~ /time for request:\s+\S+\s+(\S+)/;
+    return { ok => $ok // 0, two => $two // 0, max => $max // '?', secs => time - $t0, out => $o };
+}
+
+# Warm up: every child has the table, the pool and its workers' channels.
+h2load(3000, 40, '/direct/basic/hello');
+my $r = GET '/direct/basic/hello';
+ok t_cmp($r->code . ' ' . $r->content, "200 Hello from CGIplus\n", 'a direct request answers');
+
+my ($rcalls, $res, $text) = traced_calls(sub { h2load(1000, 4, '/direct/basic/hello') }, $runner);
+ok t_cmp($res->{two}, 1000, '1000 requests answered 200 while the runner is traced');
+t_debug($text);
+ok t_cmp($rcalls <= 3 ? 1 : 0, 1, "the runner made $rcalls system calls during 1000 direct requests "
+   . '(none per request; at most a worker hand-out to a new child)');
+
+my ($ocalls) = traced_calls(sub { h2load(1000, 4, '/direct/off/hello') }, $runner);
+ok t_cmp($ocalls >= 3000 ? 1 : 0, 1, "with CGIplusDirect off the runner relays: $ocalls system calls for 1000");
+
+my ($dchild, $dres, $dtext, $dcore) = traced_calls(sub { h2load(1000, 4, '/direct/basic/hello') }, @children);
+my ($rchild, $rres, $rtext, $rcore) = traced_calls(sub { h2load(1000, 4, '/direct/off/hello') }, @children);
+ok t_cmp($dres->{two} + $rres->{two}, 2000, 'all traced requests answered');
+my ($dper, $rper, $dc, $rc) = map { sprintf '%.1f', $_ / 1000 } $dchild, $rchild, $dcore, $rcore;
+t_debug("httpd children: $dper system calls per request direct ($dc without logging and locks), "
+        . "$rper relayed ($rc)\n$dtext");
+ok t_cmp($dc < $rc ? 1 : 0, 1, "httpd children: $dc system calls per direct request, $rc through "
+         . "the runner (without log writes and futex; all calls: $dper and $rper)");
+ok t_cmp($dc <= 15 ? 1 : 0, 1, "at most 15 system calls per direct request in httpd ($dc)");
+
+# Queueing: two workers, 20 clients. Every request is answered 200, none
+# waits anywhere near Timeout, no worker is killed or started anew.
+h2load(200, 4, '/direct/small/hello');
+my $before = -s $logf;
+my $q = h2load(20000, 20, '/direct/small/hello');
+ok t_cmp($q->{two}, 20000, '20000 requests at c20 on a pool of 2: all 200');
+my $maxms = $q->{max} =~ /^([\d.]+)(us|ms|s)$/ ? $1 * { us => 0.001, ms => 1, s => 1000 }->{$2} : 1e9;
+ok t_cmp($maxms < 5000 ? 1 : 0, 1, "the slowest took $q->{max} (Timeout is far longer): no missed wake-up");
+my $q2 = h2load(20000, 50, '/direct/small/hello');
+ok t_cmp($q2->{two}, 20000, '20000 more at c50: all 200');
+open my $lf, '<', $logf or die "$logf: $!";
+seek $lf, $before, 0;
+my $log = do { local $/; <$lf> };
+my @killed = $log =~ /(aborted \(killed by signal 9\)|killed by signal 9)/g;
+ok t_cmp(scalar(@killed), 0, 'no worker killed under load');
+my @started = $log =~ /CGIPLUS2013: started worker pid \d+ for \S+examples\/c\/hello/g;
+ok t_cmp(scalar(@started), 0, 'no worker started anew under load (the two stay)');
+
+# The status page counts direct requests too: its two workers' counts add
+# up to every request the pool served.
+my $st = eval { JSON::PP::decode_json(GET('/cgiplus-status?json')->content) } // {};
+my $sum = 0;
+for my $p (grep { ($_->{script} // '') =~ m{examples/c/hello$} } @{ $st->{pools} // [] }) {
+    $sum += $_->{requests} // 0 for @{ $p->{workers} // [] };
+}
+ok t_cmp($sum >= 40200 ? 1 : 0, 1, "the status page's per-worker counts include direct requests ($sum)");

@@ -1,0 +1,105 @@
+# Every failure on the direct path has one owner (docs/DESIGN.md, "Who owns
+# a worker"), tested with real processes: the httpd child killed while it
+# holds a worker (the runner drains the worker and reuses it); the client
+# gone mid-response (the worker is drained and reused, not killed); the
+# worker killed (502, only that request fails); the runner killed
+# (the request on its worker completes, once; later ones succeed).
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use POSIX ();
+use Time::HiRes qw(sleep time);
+use lib 't/htdocs/pool/lib';
+use PoolTest qw(hstart hfinish hget status pool_of wait_for runner_pid);
+
+plan tests => 18;
+
+my $vars = Apache::Test::config()->{vars};
+my $errlog = "$vars->{t_logs}/error_log";
+sub log_from { my ($off) = @_; open my $fh, '<', $errlog or return ''; seek $fh, $off, 0; local $/; return <$fh> // '' }
+sub pid_of { ($_[0]{body} =~ /pid=(\d+)/)[0] // -1 }
+
+# The httpd child that serves the connection whose client end is $sock.
+sub child_of {
+    my ($sock) = @_;
+    my $port = $sock->sockport;
+    for (`ss -tnpH state established 2>/dev/null`) {
+        # the server's end: its peer is our port, its process httpd's
+        return $1 if /\s127\.0\.0\.1:$port\s+users:\(\("[^"]*apach[^"]*",pid=(\d+)/;
+    }
+    return 0;
+}
+
+# Warm: every httpd child knows the pool (so requests go direct), one
+# worker known by pid.
+system("h2load --h1 -n 300 -c 30 http://127.0.0.1:$vars->{port}/pool/owner/app.pl >/dev/null 2>&1");
+my $w = hget('/pool/owner/app.pl');
+ok t_cmp($w->{code}, 200, 'warm-up');
+my $wpid = pid_of($w);
+
+# ---- 1. The httpd child dies holding the worker.
+my $off = -s $errlog;
+my $h = hstart('/pool/owner/app.pl?sleep=1');
+sleep 0.3;
+my $child = child_of($h->{sock});
+ok t_cmp($child > 0 ? 1 : 0, 1, "found the httpd child serving it ($child)");
+kill 'KILL', $child if $child;
+my $got = hfinish($h, 5);
+ok t_cmp($got->{code}, 0, 'its client gets no response (its child died)');
+my $log = wait_for(sub { my $l = log_from($off); $l =~ /CGIPLUS2505/ ? $l : '' }, 5);
+ok t_cmp($log =~ /CGIPLUS2502: httpd child pid $child went away holding worker pid $wpid/ ? 1 : 0, 1,
+         'the runner takes the worker back from the dead child (2502)');
+sleep 1.2; # the script ends its sleep; the runner reads it to its sentinel
+my $after = hget('/pool/owner/app.pl');
+ok t_cmp("$after->{code} " . pid_of($after), "200 $wpid", 'drained and reused: the same worker serves next');
+$log = log_from($off);
+ok t_cmp(scalar(() = $log =~ /CGIPLUS2013: started worker/g), 0, 'no worker started meanwhile');
+
+# ---- 2. The client leaves mid-response.
+$off = -s $errlog;
+$h = hstart('/pool/owner/app.pl?ticks=8&gap=0.25');
+my $sel = IO::Select->new($h->{sock});
+my $first = '';
+$sel->can_read(5) and sysread $h->{sock}, $first, 4096;
+ok t_cmp($first, qr/^HTTP\/1\.1 200/, 'the slow response began');
+close $h->{sock};
+sleep 2.5; # the script finishes its ticks; httpd notices the client is gone
+my $next = hget('/pool/owner/app.pl');
+ok t_cmp("$next->{code} " . pid_of($next), "200 $wpid", 'the same worker serves the next request');
+$log = log_from($off);
+ok t_cmp(scalar(() = $log =~ /killed by signal 9|CGIPLUS2013: started worker/g), 0,
+         'no worker killed, none started');
+
+# ---- 3. The worker is killed mid-request.
+$off = -s $errlog;
+$h = hstart('/pool/owner/app.pl?sleep=1');
+sleep 0.3;
+kill 'KILL', $wpid;
+$got = hfinish($h, 10);
+ok t_cmp($got->{code}, 502, 'its request fails 502');
+my $n2 = hget('/pool/owner/app.pl');
+ok t_cmp($n2->{code}, 200, 'the next request is served');
+ok t_cmp(pid_of($n2) != $wpid ? 1 : 0, 1, 'by a new worker');
+
+# ---- 4. The runner is killed while a direct request is on its worker.
+my $ledger = "$vars->{t_logs}/ledger-direct.txt";
+unlink $ledger;
+open my $lf, '>', $ledger or die;
+close $lf;
+chmod 0666, $ledger;
+sub lines { open my $fh, '<', $ledger or return (); my @l = <$fh>; return @l }
+system("h2load --h1 -n 300 -c 30 http://127.0.0.1:$vars->{port}/pool/ledgerd/ledger.pl >/dev/null 2>&1");
+my $runner = runner_pid();
+$off = -s $errlog;
+$h = hstart("/pool/ledgerd/ledger.pl?ledger=$ledger&sleep=2", method => 'POST', body => 'pay-1');
+ok t_cmp(wait_for(sub { lines() == 1 }, 5) ? 1 : 0, 1, 'the payment is recorded');
+kill 'KILL', $runner;
+$got = hfinish($h, 10);
+ok t_cmp("$got->{code} $got->{complete}", '200 1', 'the runner died under it: the request completes');
+ok t_cmp($got->{body}, "recorded pay-1\n", 'with its own answer');
+my $new = wait_for(sub { my $p = runner_pid(); $p && $p != $runner ? $p : 0 }, 10);
+ok t_cmp($new ? 1 : 0, 1, 'httpd started the runner again');
+ok t_cmp(wait_for(sub { hget('/pool/ledgerd/ledger.pl')->{code} == 200 }, 10) ? 1 : 0, 1,
+         'later requests are served');
+ok t_cmp(scalar(lines()), 1, 'and the payment was made once');
