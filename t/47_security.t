@@ -15,7 +15,7 @@ use Time::HiRes qw(sleep);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(hget wire_connect wire_request wire_frames);
 
-plan tests => 39;
+plan tests => 39 + 3 * 2 + 2 * 2;
 
 my $vars = Apache::Test::config()->{vars};
 my $nobody = getpwnam('nobody');
@@ -114,6 +114,10 @@ sub attack_checks {
     ok t_cmp($f->('badkey'), '0 bytes, eof', "$who: a HELLO with a wrong key: closed, no answer");
     ok t_cmp($f->('memory'), qr/^0 of [1-9]\d*$/,
              "$who cannot open the memory or environment of httpd's or the runner's processes");
+    # The direct path's table and channels (docs/DESIGN.md, "No new door").
+    ok t_cmp($f->('shm'), 0, "$who: no name of ours in /dev/shm");
+    ok t_cmp($f->('procfds'), qr/^0 of [1-9]\d*$/,
+             "$who cannot list the descriptors or mappings of httpd's or the runner's processes");
 }
 my $before = -s "$vars->{t_logs}/error_log";
 for my $url ('/pool/sec/attack.pl', '/pool/cgimode/attack.pl') {
@@ -121,6 +125,11 @@ for my $url ('/pool/sec/attack.pl', '/pool/cgimode/attack.pl') {
     ok t_cmp($r->{code}, 200, "$url answers");
     attack_checks($url eq '/pool/sec/attack.pl' ? 'a CGIplus script' : 'a plain CGI script',
                   $r->{body});
+    my ($fds) = $r->{body} =~ /^fds=(.*)$/m;
+    ok t_cmp(join(' ', map { /^(\d+):/ } split ' ', $fds // ''),
+             $url eq '/pool/sec/attack.pl' ? '0 1 2 3' : '0 1 2',
+             "$url: only its own descriptors ($fds)");
+    ok t_cmp(($fds // '') =~ /memfd/ ? 1 : 0, 0, "$url: no memfd among them");
 }
 # The same from a process of httpd's user that httpd did not start.
 my $attack = "$vars->{documentroot}/pool/attack.pl";

@@ -98,6 +98,44 @@ sub readable_memory {
     return "$open of $tried";
 }
 
+# The descriptors this process holds (the one reading the list left out):
+# "N:what" each; a memfd or anything past 0-3 would be a leak.
+sub own_fds {
+    opendir my $d, '/proc/self/fd' or return 'no /proc/self/fd';
+    my @l;
+    for my $fd (sort { $a <=> $b } grep { /^\d+$/ } readdir $d) {
+        my $what = readlink("/proc/self/fd/$fd") // '?';
+        next if $what =~ m{^/proc/\d+/fd$};
+        push @l, "$fd:$what";
+    }
+    return join ' ', @l;
+}
+
+# Names in /dev/shm that look like ours (there must be none).
+sub shm_names {
+    opendir my $d, '/dev/shm' or return 0;
+    return scalar grep { /cgiplus|cgp/i } readdir $d;
+}
+
+# httpd's and the runner's processes whose descriptors or mappings this
+# process may list (it must be none): the table and the channels live there.
+sub readable_fds {
+    my ($tried, $open) = (0, 0);
+    opendir my $d, '/proc' or return 'no /proc';
+    for my $pid (grep { /^\d+$/ && $_ != $$ } readdir $d) {
+        open my $cf, '<', "/proc/$pid/comm" or next;
+        my $comm = <$cf> // '';
+        next unless $comm =~ /^(apache2|httpd|cgiplus-runner)$/;
+        $tried++;
+        if (opendir my $fd, "/proc/$pid/fd") {
+            $open++ if grep { /^\d+$/ } readdir $fd;
+        } elsif (open my $fh, '<', "/proc/$pid/maps") {
+            $open++ if defined <$fh>;
+        }
+    }
+    return "$open of $tried";
+}
+
 while (CGIplus::accept()) {
     my %q = map { /^([^=]*)=(.*)$/ ? ($1, $2) : () } split /&/, $ENV{QUERY_STRING} // '';
     my $m = $q{marker} // '/nonexistent';
@@ -108,5 +146,8 @@ while (CGIplus::accept()) {
     print "oldhello=", attempt($q{sock}, frame(1, 0, 0, pack('nnN', 1, 0, $$)), "$m-2"), "\n";
     print "badkey=", attempt($q{sock}, frame(1, 0, 0, pack('nnN', 1, 0, $$) . $key0), "$m-3"), "\n";
     print "memory=", readable_memory(), "\n";
+    print "fds=", own_fds(), "\n";
+    print "shm=", shm_names(), "\n";
+    print "procfds=", readable_fds(), "\n";
     CGIplus::finish();
 }
