@@ -2,7 +2,8 @@
  * "The direct path"). The runner makes it (one sealed memfd, never named)
  * and hands it to each httpd child; both map it shared. It is memory of one
  * machine, not a byte stream: native byte order, fixed offsets (checked
- * below), every field that changes a C11 atomic, every access seq_cst. */
+ * below), every field that changes a C11 atomic; the state word, flags and
+ * counters are accessed seq_cst, the status page's URI relaxed. */
 #ifndef CGP_TABLE_H
 #define CGP_TABLE_H
 
@@ -93,6 +94,51 @@ static inline uint64_t cgp_tword(unsigned state, uint32_t gen, uint32_t pid)
 static inline unsigned cgp_tword_state(uint64_t w) { return (unsigned)(w >> 56); }
 static inline uint32_t cgp_tword_gen(uint64_t w) { return (uint32_t)(w >> 32) & CGP_TGEN_MASK; }
 static inline uint32_t cgp_tword_pid(uint64_t w) { return (uint32_t)w; }
+
+/* What happens to a slot, and who may do it. */
+enum cgp_tevent {
+    CGP_TE_CLAIM_CHILD,  /* child: takes a free worker */
+    CGP_TE_CLAIM_RUNNER, /* runner: takes a free worker (to relay, stop, drain) */
+    CGP_TE_RELEASE,      /* child: done, the worker is clean */
+    CGP_TE_HAND_BACK,    /* child: done, the runner must decide (flags say what) */
+    CGP_TE_TAKE_BACK,    /* runner: takes a handed-back worker, or a dead child's */
+    CGP_TE_PUBLISH,      /* runner: an idle worker it holds becomes free */
+    CGP_TE_N_
+};
+
+/* The slot's state machine, in one place: [state][event] -> new state,
+ * 0xff where the event cannot happen. A new worker (EMPTY/DEAD -> RUNNER)
+ * and a reaped one (any -> DEAD) are stores by the runner, which alone
+ * bumps the generation; every other change is a CAS through this table,
+ * so a holder whose generation or pid is stale changes nothing. */
+static inline unsigned cgp_tnext(unsigned state, unsigned ev)
+{
+    static const unsigned char t[6][CGP_TE_N_] = {
+        /*             CLAIM_CHILD   CLAIM_RUNNER  RELEASE      HAND_BACK        TAKE_BACK     PUBLISH */
+        /* EMPTY */  { 0xff,         0xff,         0xff,        0xff,            0xff,         0xff },
+        /* IDLE */   { CGP_TS_CHILD, CGP_TS_RUNNER, 0xff,       0xff,            0xff,         0xff },
+        /* CHILD */  { 0xff,         0xff,         CGP_TS_IDLE, CGP_TS_RETURNED, CGP_TS_RUNNER, 0xff },
+        /* RUNNER */ { 0xff,         0xff,         0xff,        0xff,            0xff,         CGP_TS_IDLE },
+        /* RETURNED */ { 0xff,       0xff,         0xff,        0xff,            CGP_TS_RUNNER, 0xff },
+        /* DEAD */   { 0xff,         0xff,         0xff,        0xff,            0xff,         0xff },
+    };
+    return state < 6 && ev < CGP_TE_N_ ? t[state][ev] : 0xff;
+}
+
+/* Applies ev to the slot if it is in state `from` with generation gen and
+ * holder pid: 1 if it did (the holder becomes to_pid), 0 if the slot had
+ * moved on. */
+static inline int cgp_tslot_step(cgp_tslot *s, unsigned from, uint32_t gen, uint32_t pid,
+                                 unsigned ev, uint32_t to_pid)
+{
+    unsigned to = cgp_tnext(from, ev);
+    uint64_t expect = cgp_tword(from, gen, pid);
+
+    if (to == 0xff)
+        return 0;
+    return atomic_compare_exchange_strong(&s->word, &expect, cgp_tword(to, gen, to_pid));
+}
+
 
 /* The layout: header, pools, slots. */
 #define CGP_TABLE_POOL_OFF  sizeof(cgp_table_hdr)

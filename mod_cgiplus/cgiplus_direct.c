@@ -529,10 +529,8 @@ static int direct_claim(cgiplus_req *q, const direct_poolref *ref, cgiplus_direc
         cgp_tslot *s = cgp_table_slot(base, i);
         uint64_t w = atomic_load(&s->word);
 
-        if (cgp_tword_state(w) != CGP_TS_IDLE)
-            continue;
-        if (!atomic_compare_exchange_strong(&s->word, &w,
-                                            cgp_tword(CGP_TS_CHILD, cgp_tword_gen(w), dp.pid)))
+        if (cgp_tword_state(w) != CGP_TS_IDLE ||
+            !cgp_tslot_step(s, CGP_TS_IDLE, cgp_tword_gen(w), 0, CGP_TE_CLAIM_CHILD, dp.pid))
             continue;
         x->slot = s;
         x->tp = tp;
@@ -543,10 +541,7 @@ static int direct_claim(cgiplus_req *q, const direct_poolref *ref, cgiplus_direc
         direct_note_uri(q->r, s);
         /* The pool may have changed hands between the checks and the CAS. */
         if (atomic_load(&tp->gen) != ref->gen || (atomic_load(&s->flags) & CGP_TS_RETIRE)) {
-            uint64_t held = cgp_tword(CGP_TS_CHILD, x->sgen, dp.pid);
-
-            atomic_compare_exchange_strong(&s->word, &held,
-                                           cgp_tword(CGP_TS_RETURNED, x->sgen, 0));
+            cgp_tslot_step(s, CGP_TS_CHILD, x->sgen, dp.pid, CGP_TE_HAND_BACK, 0);
             direct_kick(q->r, x->pidx, x->pgen);
             return 0;
         }
@@ -561,7 +556,6 @@ static void direct_release(cgiplus_req *q, int client_gone)
 {
     cgiplus_direct *x = q->dx;
     cgp_tslot *s = x->slot;
-    uint64_t held = cgp_tword(CGP_TS_CHILD, x->sgen, dp.pid);
     unsigned target = CGP_TS_IDLE;
     uint32_t add = 0;
     int clean = q->got_end && q->end.outcome == CGP_O_OK && !x->broken &&
@@ -609,7 +603,8 @@ static void direct_release(cgiplus_req *q, int client_gone)
     }
     if (add)
         atomic_fetch_or(&s->flags, add);
-    if (atomic_compare_exchange_strong(&s->word, &held, cgp_tword(target, x->sgen, 0)) &&
+    if (cgp_tslot_step(s, CGP_TS_CHILD, x->sgen, dp.pid,
+                       target == CGP_TS_IDLE ? CGP_TE_RELEASE : CGP_TE_HAND_BACK, 0) &&
         (target == CGP_TS_RETURNED || atomic_load(&x->tp->waiters) > 0))
         direct_kick(q->r, x->pidx, x->pgen);
     apr_thread_mutex_lock(dp.mu);
@@ -1262,10 +1257,7 @@ int cgiplus_direct_run(cgiplus_req *q)
     if (!direct_claim(q, &ref, x))
         return DECLINED;
     if (!(x->ch = direct_chan_get(r, x->sidx, x->sgen))) {
-        uint64_t held = cgp_tword(CGP_TS_CHILD, x->sgen, dp.pid);
-
-        atomic_compare_exchange_strong(&x->slot->word, &held,
-                                       cgp_tword(CGP_TS_IDLE, x->sgen, 0));
+        cgp_tslot_step(x->slot, CGP_TS_CHILD, x->sgen, dp.pid, CGP_TE_RELEASE, 0);
         if (atomic_load(&x->tp->waiters) > 0)
             direct_kick(r, x->pidx, x->pgen);
         return DECLINED;

@@ -324,8 +324,7 @@ int runner_worker_claim(runner_worker *w)
 
     if (!s || !w->published)
         return 1;
-    uint64_t idle = cgp_tword(CGP_TS_IDLE, w->sgen, 0);
-    if (!atomic_compare_exchange_strong(&s->word, &idle, cgp_tword(CGP_TS_RUNNER, w->sgen, 0)))
+    if (!cgp_tslot_step(s, CGP_TS_IDLE, w->sgen, 0, CGP_TE_CLAIM_RUNNER, 0))
         return 0;
     w->published = 0;
     runner_worker_sync(w);
@@ -369,10 +368,9 @@ void runner_worker_publish(runner_worker *w)
     if (!s || w->published || w->state != RUNNER_W_IDLE || w->req || w->retire ||
         w->exited || w->gen != p->gen || p->retired || runner_g.stop != RUNNER_RUN)
         return;
-    w->published = 1;
-    runner_ev_watch(&w->ev_out, 0);
     atomic_store(&s->last_ms, w->t_idle);
-    atomic_store(&s->word, cgp_tword(CGP_TS_IDLE, w->sgen, 0));
+    runner_ev_watch(&w->ev_out, 0);
+    w->published = cgp_tslot_step(s, CGP_TS_RUNNER, w->sgen, 0, CGP_TE_PUBLISH, 0);
 }
 
 /* Asks whoever holds the worker to hand it back after its request. */
@@ -395,9 +393,7 @@ int runner_worker_fresh(runner_worker *w)
 static void take_returned(runner_worker *w)
 {
     cgp_tslot *s = tslot(w);
-    uint64_t ret = cgp_tword(CGP_TS_RETURNED, w->sgen, 0);
-
-    if (!atomic_compare_exchange_strong(&s->word, &ret, cgp_tword(CGP_TS_RUNNER, w->sgen, 0)))
+    if (!cgp_tslot_step(s, CGP_TS_RETURNED, w->sgen, 0, CGP_TE_TAKE_BACK, 0))
         return;
     w->published = 0;
     runner_worker_sync(w);
@@ -444,9 +440,7 @@ void runner_table_child_gone(pid_t pid)
         cgp_tslot *s = tslot(w);
         if (!s || !w->published)
             continue;
-        uint64_t held = cgp_tword(CGP_TS_CHILD, w->sgen, (uint32_t)pid);
-        if (atomic_compare_exchange_strong(&s->word, &held,
-                                           cgp_tword(CGP_TS_RUNNER, w->sgen, 0))) {
+        if (cgp_tslot_step(s, CGP_TS_CHILD, w->sgen, (uint32_t)pid, CGP_TE_TAKE_BACK, 0)) {
             w->published = 0;
             runner_worker_sync(w);
             runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2502) "httpd child pid %ld went away "
