@@ -37,7 +37,7 @@ enum cgp_type {
     CGP_T_DIRECT = 15, /* M: asks for the shared table; this connection is the anchor */
     CGP_T_DIRECT_ACK = 16, /* R: cgp_pair (table bytes, table version) + the memfd */
     CGP_T_CHANNEL = 17, /* M: cgp_pair (slot, slot generation): that worker's descriptors */
-    CGP_T_CHANNEL_ACK = 18, /* R: cgp_channel + 4 descriptors (none if gone) */
+    CGP_T_CHANNEL_ACK = 18, /* R: cgp_channel + 5 descriptors (none if gone) */
     CGP_T_KICK = 19,   /* M: cgp_pair (pool index, pool generation): look at its slots */
     CGP_T_POOL = 20,   /* R: cgp_pair (pool index, pool generation) of this request's pool */
     CGP_T_MAX_   = 20
@@ -110,11 +110,11 @@ typedef struct cgp_pair {
  * such worker, no descriptors follow), u32 worker pid, then the worker's
  * CGIPLUSEOF, CGIPLUSESC and CGIPLUSEOT values, 44 bytes each. The
  * descriptors (SCM_RIGHTS) are CGIPLUSIN's write end, our end of its stdin
- * socket, its stdout's read end and its own stdin end (to drain a body it
- * left unread), in that order. */
+ * socket, its stdout's read end, its own stdin end (to drain a body it
+ * left unread) and its stderr's read end, in that order. */
 #define CGP_MARK_LEN 44u
 #define CGP_CHANNEL_LEN (12u + 3u * CGP_MARK_LEN)
-#define CGP_CHANNEL_FDS 4
+#define CGP_CHANNEL_FDS 5
 typedef struct cgp_channel {
     uint32_t slot, gen, pid;
     char eof[CGP_MARK_LEN + 1], esc[CGP_MARK_LEN + 1], eot[CGP_MARK_LEN + 1];

@@ -84,6 +84,8 @@ enum cgp_tstate {
 #define CGP_TS_RETIRE 4u  /* the runner wants it back after this request */
 #define CGP_TS_KILL   8u  /* RETURNED: stop it (timeout, broken) */
 #define CGP_TS_DRAIN  16u /* RETURNED: mid-response; drain to its sentinel, reuse */
+#define CGP_TS_EOF    32u /* RETURNED: it closed its stdout (it is dying): reap it */
+#define CGP_TS_BROKEN 64u /* RETURNED: it broke the protocol (answers unread): stop it */
 
 #define CGP_TGEN_MASK 0xffffffu
 

@@ -37,12 +37,13 @@ APLOG_USE_MODULE(cgiplus);
 #define DIRECT_CHECK_EVERY apr_time_from_msec(200) /* is the runner still there? */
 #define DIRECT_POOLS_MAX   4096         /* pool keys cached per process */
 #define DIRECT_DRAIN_MS    60000u       /* handed back mid-response: the runner drains this long */
+#define DIRECT_ERR_LINE    4096         /* a longer stderr line is logged in pieces (as the runner) */
 
 /* One worker's descriptors, cached per process. Owned by dp.chans while
  * current; a request holding it keeps it alive (refs) after it is replaced. */
 typedef struct direct_chan {
     uint32_t slot, gen, pid;
-    int fd_in, fd_body, fd_out, fd_peer;
+    int fd_in, fd_body, fd_out, fd_peer, fd_err;
     char eof[CGP_MARK_LEN + 1], esc[CGP_MARK_LEN + 1], eot[CGP_MARK_LEN + 1];
     int refs;
     int dead;                 /* no longer in dp.chans: closed at the last unref */
@@ -91,6 +92,8 @@ typedef struct cgiplus_direct {
     int broken;               /* the worker cannot be reused as it is */
     int released;
     unsigned logs;
+    apr_size_t err_len;       /* stderr bytes of an unfinished line in q->errbuf */
+    int err_eof;              /* the script closed its stderr */
 } cgiplus_direct;
 
 static apr_uint64_t direct_now_ms(void)
@@ -107,6 +110,7 @@ static void chan_close(direct_chan *ch)
     close(ch->fd_body);
     close(ch->fd_out);
     close(ch->fd_peer);
+    close(ch->fd_err);
     free(ch);
 }
 
@@ -451,6 +455,7 @@ static direct_chan *direct_chan_get(request_rec *r, uint32_t sidx, uint32_t sgen
     ch->fd_body = fds[1];
     ch->fd_out = fds[2];
     ch->fd_peer = fds[3];
+    ch->fd_err = fds[4];
     memcpy(ch->eof, cc.eof, sizeof(ch->eof));
     memcpy(ch->esc, cc.esc, sizeof(ch->esc));
     memcpy(ch->eot, cc.eot, sizeof(ch->eot));
@@ -598,7 +603,8 @@ static void direct_release(cgiplus_req *q, int client_gone)
         target = CGP_TS_RETURNED;
     }
     else {
-        add = CGP_TS_KILL; /* timed out, broken, or gone */
+        /* gone (its exit tells how), broken, or timed out */
+        add = x->eof ? CGP_TS_EOF : x->broken ? CGP_TS_BROKEN : CGP_TS_KILL;
         target = CGP_TS_RETURNED;
     }
     if (add)
@@ -924,9 +930,57 @@ static void direct_write(cgiplus_req *q)
     }
 }
 
+/* The script's stderr while this child holds it: whole lines to the
+ * request's virtual host's log, as the relay does; all of it (flush) once
+ * the response is over, since what it wrote before its end belongs here. */
+static void direct_stderr(cgiplus_req *q, int flush)
+{
+    cgiplus_direct *x = q->dx;
+    ssize_t n;
+
+    if (x->err_eof)
+        return;
+    if (!q->errbuf)
+        q->errbuf = apr_palloc(q->r->pool, CGP_MAX_PAYLOAD + 1);
+    for (;;) {
+        apr_size_t room = CGP_MAX_PAYLOAD - x->err_len, done = 0;
+        char *nl;
+
+        n = read(x->ch->fd_err, q->errbuf + x->err_len, room > 8192 ? 8192 : room);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n > 0)
+            x->err_len += (apr_size_t)n;
+        else if (n == 0)
+            x->err_eof = 1;
+        /* everything up to the last line end, then over-long pieces */
+        for (nl = q->errbuf + x->err_len; nl > q->errbuf && nl[-1] != '\n'; nl--)
+            ;
+        done = (apr_size_t)(nl - q->errbuf);
+        if (!done && x->err_len >= DIRECT_ERR_LINE)
+            done = DIRECT_ERR_LINE;
+        if (!done && n <= 0 && flush)
+            done = x->err_len;
+        if (done) {
+            char keep[DIRECT_ERR_LINE];
+            apr_size_t rest = x->err_len - done;
+
+            if (rest > sizeof(keep))
+                rest = sizeof(keep);
+            memcpy(keep, q->errbuf + done, rest);
+            cgiplus_resp_log_stderr(q, done);
+            memcpy(q->errbuf, keep, rest);
+            x->err_len = rest;
+        }
+        if (n <= 0 || !flush)
+            return;
+    }
+}
+
 static void direct_end(cgiplus_req *q, int outcome)
 {
     q->got_end = 1;
+    direct_stderr(q, 1);
     q->end.outcome = (uint8_t)outcome;
     q->end.pid = q->dx->ch->pid;
     q->end.detail = 0;
@@ -1028,18 +1082,20 @@ static apr_status_t direct_step(cgiplus_req *q, apr_interval_time_t wait, apr_os
                                 int *client_rd)
 {
     cgiplus_direct *x = q->dx;
-    struct pollfd pf[4];
+    struct pollfd pf[5];
     apr_uint64_t now = direct_now_ms(), dl = 0, t;
     apr_uint64_t out = direct_tmo(x->over_out, atomic_load(&x->tp->tmo_output));
     apr_uint64_t np = direct_tmo(x->over_np, atomic_load(&x->tp->tmo_noprogress));
     apr_int64_t ms;
-    int n = 1, i_in = -1, i_body = -1, i_cs = -1, rc;
+    int n = 2, i_in = -1, i_body = -1, i_cs = -1, rc;
     int by_deadline = 0;
 
     if (client_rd)
         *client_rd = 0;
     pf[0].fd = x->ch->fd_out;
     pf[0].events = POLLIN;
+    pf[1].fd = x->err_eof ? -1 : x->ch->fd_err;
+    pf[1].events = POLLIN;
     if (x->in_off < x->in_len && !x->broken) {
         i_in = n;
         pf[n].fd = x->ch->fd_in;
@@ -1092,6 +1148,8 @@ static apr_status_t direct_step(cgiplus_req *q, apr_interval_time_t wait, apr_os
         direct_write(q);
     if (i_cs >= 0 && pf[i_cs].revents && client_rd)
         *client_rd = 1;
+    if (pf[1].revents)
+        direct_stderr(q, 0);
     if (pf[0].revents)
         return direct_read(q);
     return APR_SUCCESS;

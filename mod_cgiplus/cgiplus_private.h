@@ -219,6 +219,9 @@ apr_status_t cgiplus_resp_wait_first(cgiplus_req *q);
  * none; and what a readable one holds: 1 gone, 0 more data, -1 nothing. */
 apr_socket_t *cgiplus_resp_client_socket(cgiplus_req *q);
 int cgiplus_resp_client_state(apr_socket_t *cs);
+/* Logs q->errbuf[0..len) (a CGP_MAX_PAYLOAD + 1 buffer of the script's
+ * stderr), a line at a time, in the request's virtual host's error log. */
+void cgiplus_resp_log_stderr(cgiplus_req *q, apr_size_t len);
 /* Reads frames to END, dropping STDOUT (STDERR is still logged). */
 apr_status_t cgiplus_resp_drain(cgiplus_req *q);
 /* Parses headers and streams the response; returns an HTTP status or OK. */

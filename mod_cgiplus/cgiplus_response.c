@@ -30,7 +30,7 @@ APLOG_USE_MODULE(cgiplus);
 /* Logs a STDERR payload, one error-log line per script line: each line is
  * one write to the log of the request's own virtual host, so lines of
  * concurrent scripts never mix inside a line. */
-static void resp_log_stderr(cgiplus_req *q, apr_size_t len)
+void cgiplus_resp_log_stderr(cgiplus_req *q, apr_size_t len)
 {
     char *p = q->errbuf, *end = q->errbuf + len;
 
@@ -110,7 +110,7 @@ apr_status_t cgiplus_resp_read_frame(cgiplus_req *q)
             q->errbuf = apr_palloc(q->r->pool, CGP_MAX_PAYLOAD + 1);
         if ((rv = cgiplus_conn_read_exact(q->conn, q->errbuf, h.len)) != APR_SUCCESS)
             return rv;
-        resp_log_stderr(q, h.len);
+        cgiplus_resp_log_stderr(q, h.len);
         return APR_SUCCESS;
     case CGP_T_END:
         if (h.len != CGP_END_LEN)

@@ -359,7 +359,8 @@ int runner_worker_held(const runner_worker *w)
 }
 
 /* An idle worker the runner holds becomes free for the children. Its
- * stdout is no longer watched: a child may be reading it from now on. */
+ * stdout and stderr are no longer watched: a child may be reading them
+ * from now on (stderr then goes to the request's virtual host's log). */
 void runner_worker_publish(runner_worker *w)
 {
     cgp_tslot *s = tslot(w);
@@ -369,7 +370,9 @@ void runner_worker_publish(runner_worker *w)
         w->exited || w->gen != p->gen || p->retired || runner_g.stop != RUNNER_RUN)
         return;
     atomic_store(&s->last_ms, w->t_idle);
+    runner_worker_take_stderr(w);
     runner_ev_watch(&w->ev_out, 0);
+    runner_ev_watch(&w->ev_err, 0);
     w->published = cgp_tslot_step(s, CGP_TS_RUNNER, w->sgen, 0, CGP_TE_PUBLISH, 0);
 }
 
@@ -397,8 +400,13 @@ static void take_returned(runner_worker *w)
         return;
     w->published = 0;
     runner_worker_sync(w);
-    uint32_t fl = atomic_fetch_and(&s->flags, ~(CGP_TS_KILL | CGP_TS_DRAIN | CGP_TS_RETIRE));
-    if (fl & CGP_TS_KILL) {
+    uint32_t fl = atomic_fetch_and(&s->flags, ~(CGP_TS_KILL | CGP_TS_DRAIN | CGP_TS_RETIRE |
+                                                CGP_TS_EOF | CGP_TS_BROKEN));
+    if (fl & CGP_TS_EOF) {
+        runner_worker_gone(w); /* it dies by itself; its exit says how */
+    } else if (fl & CGP_TS_BROKEN) {
+        runner_worker_stop(w, RUNNER_END_BROKEN, 1);
+    } else if (fl & CGP_TS_KILL) {
         runner_worker_stop(w, RUNNER_END_TIMEOUT, 1);
     } else if (fl & CGP_TS_DRAIN) {
         runner_worker_adopt(w, atomic_load(&s->drain_ms));
@@ -534,7 +542,7 @@ void runner_table_on_channel(runner_client *c, uint32_t reqid, const unsigned ch
     ch.slot = pr.a;
     if (pr.a < CGP_TABLE_SLOTS && (w = tb.owner[pr.a]) && w->sgen == pr.b &&
         !w->exited && w->ev_in.fd >= 0 && w->ev_body.fd >= 0 && w->ev_out.fd >= 0 &&
-        w->body_peer >= 0) {
+        w->body_peer >= 0 && w->ev_err.fd >= 0) {
         ch.gen = w->sgen;
         ch.pid = (uint32_t)w->pid;
         memcpy(ch.eof, w->eof, CGP_MARK_LEN + 1);
@@ -544,6 +552,7 @@ void runner_table_on_channel(runner_client *c, uint32_t reqid, const unsigned ch
         fds[1] = w->ev_body.fd;
         fds[2] = w->ev_out.fd;
         fds[3] = w->body_peer;
+        fds[4] = w->ev_err.fd;
         n = CGP_CHANNEL_FDS;
     }
     if (cgp_channel_pack(out, &ch) != CGP_OK)

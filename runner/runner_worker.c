@@ -445,7 +445,7 @@ void runner_worker_update(runner_worker *w)
     int paused = runner_worker_out_paused(w);
     /* A published worker's stdout is a child's to read. */
     runner_ev_watch(&w->ev_out, paused || w->published ? 0 : EPOLLIN);
-    runner_ev_watch(&w->ev_err, paused ? 0 : EPOLLIN);
+    runner_ev_watch(&w->ev_err, paused || w->published ? 0 : EPOLLIN);
     runner_ev_watch(&w->ev_in, runner_buf_used(&w->inq) ? EPOLLOUT : 0);
     runner_ev_watch(&w->ev_body, w->req && w->body_blocked ? EPOLLOUT : 0);
     if (paused != w->out_paused) {
@@ -551,6 +551,11 @@ static void take_stderr(runner_worker *w)
         emit_errline(w);
 }
 
+void runner_worker_take_stderr(runner_worker *w)
+{
+    take_stderr(w); /* before a child reads it: nothing of ours is left half */
+}
+
 static void request_done(runner_worker *w)
 {
     runner_req *r = w->req;
@@ -648,6 +653,17 @@ static void process_out(runner_worker *w, size_t n, int final)
     runner_worker_rearm(w);
     if (went_idle)
         runner_pool_worker_idle(w);
+}
+
+/* A child saw its stdout close mid-request: it should be exiting. */
+void runner_worker_gone(runner_worker *w)
+{
+    if (w->state == RUNNER_W_IDLE || w->state == RUNNER_W_BUSY)
+        w->state = RUNNER_W_STOPPING;
+    if (!w->exited && !w->dl_reap) {
+        w->dl_reap = runner_g.now + RUNNER_EOF_REAP_MS;
+        runner_worker_rearm(w);
+    }
 }
 
 static void out_eof(runner_worker *w)

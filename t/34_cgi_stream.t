@@ -54,11 +54,13 @@ for my $case (['HTTP/1.1 plain CGI', '1.1', '--http1.1', "$h1/cgi-plain/sse.pl"]
 }
 
 # The client leaves after about 0.7 s of a 3 s stream: ABORT, the
-# runner's END, the connection kept; the next request is fine.
+# runner's END, the connection kept; the next request is fine. Through the
+# runner (CGIplusDirect off): a direct request hands its worker back to be
+# drained instead (t/54).
 my $elog = "$cfg->{vars}{t_logs}/error_log";
 my $from = -s $elog;
 for my $q ('30,100', '30,100,noabort') {
-    system('curl', '-sN', '--max-time', '0.7', '-o', '/dev/null', "$h1/cgi-plus/sse.pl?$q");
+    system('curl', '-sN', '--max-time', '0.7', '-o', '/dev/null', "$h1/cgi-relay/sse.pl?$q");
 }
 # the module notices at its next writes; wait up to 5 s for both
 my $log = '';
@@ -74,7 +76,7 @@ my @ended = $log =~ /CGIPLUS1089: sent ABORT for \S+sse\.pl; the runner ended th
 ok t_cmp(scalar @sent, 2, 'the module noticed both clients leaving and sent ABORT');
 ok t_cmp("@ended", 'aborted aborted', 'the runner answered each ABORT with END aborted');
 my $ua = LWP::UserAgent->new(timeout => 20);
-my $r = $ua->get("$h1/cgi-plus/sse.pl?1");
+my $r = $ua->get("$h1/cgi-relay/sse.pl?1");
 ok t_cmp($r->code, 200, 'the next request after an abort: 200');
 ok t_cmp($r->content, "data: event 1\n\n", 'and its body');
 

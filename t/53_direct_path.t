@@ -12,7 +12,7 @@ use Apache::TestRequest qw(GET);
 use Time::HiRes qw(sleep time);
 use JSON::PP ();
 
-plan tests => 14, need_cgiplus_tools();
+plan tests => 15, need_cgiplus_tools();
 
 sub need_cgiplus_tools {
     my @miss = grep { system("command -v $_ >/dev/null 2>&1") != 0 } qw(strace h2load);
@@ -106,6 +106,10 @@ my $maxms = $q->{max} =~ /^([\d.]+)(us|ms|s)$/ ? $1 * { us => 0.001, ms => 1, s 
 ok t_cmp($maxms < 5000 ? 1 : 0, 1, "the slowest took $q->{max} (Timeout is far longer): no missed wake-up");
 my $q2 = h2load(20000, 50, '/direct/small/hello');
 ok t_cmp($q2->{two}, 20000, '20000 more at c50: all 200');
+my $h2c = Apache::Test::config()->port('cgiplus_h2c');
+my $o2 = `h2load -n 20000 -c 20 -m 10 http://127.0.0.1:$h2c/direct/small/hello 2>&1`;
+ok t_cmp(($o2 =~ /status codes: (\d+) 2xx/)[0] // 0, 20000,
+         '20000 over HTTP/2 (h2c, 20 connections of 10 streams): all 200');
 open my $lf, '<', $logf or die "$logf: $!";
 seek $lf, $before, 0;
 my $log = do { local $/; <$lf> };
