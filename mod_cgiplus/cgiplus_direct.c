@@ -36,7 +36,6 @@ APLOG_USE_MODULE(cgiplus);
 #define DIRECT_LOG_MAX     100          /* LOG callouts logged per request */
 #define DIRECT_CHECK_EVERY apr_time_from_msec(200) /* is the runner still there? */
 #define DIRECT_POOLS_MAX   4096         /* pool keys cached per process */
-#define DIRECT_DRAIN_MS    60000u       /* handed back mid-response: the runner drains this long */
 #define DIRECT_ERR_LINE    4096         /* a longer stderr line is logged in pieces (as the runner) */
 
 /* One worker's descriptors, cached per process. Owned by dp.chans while
@@ -94,6 +93,7 @@ typedef struct cgiplus_direct {
     unsigned logs;
     apr_size_t err_len;       /* stderr bytes of an unfinished line in q->errbuf */
     int err_eof;              /* the script closed its stderr */
+    int lifetime_set;         /* LIFETIME or X-lifetime: the runner's timer must know */
 } cgiplus_direct;
 
 static apr_uint64_t direct_now_ms(void)
@@ -598,7 +598,7 @@ static void direct_release(cgiplus_req *q, int client_gone)
         /* Mid-response: the runner reads it to its sentinel, then reuses it. */
         apr_uint64_t bound = x->no_abort ? UINT32_MAX : atomic_load(&x->tp->tmo_output);
 
-        atomic_store(&s->drain_ms, bound ? (uint32_t)bound : DIRECT_DRAIN_MS);
+        atomic_store(&s->drain_ms, (uint32_t)bound); /* 0: the runner's default */
         add = CGP_TS_DRAIN;
         target = CGP_TS_RETURNED;
     }
@@ -611,7 +611,7 @@ static void direct_release(cgiplus_req *q, int client_gone)
         atomic_fetch_or(&s->flags, add);
     if (cgp_tslot_step(s, CGP_TS_CHILD, x->sgen, dp.pid,
                        target == CGP_TS_IDLE ? CGP_TE_RELEASE : CGP_TE_HAND_BACK, 0) &&
-        (target == CGP_TS_RETURNED || atomic_load(&x->tp->waiters) > 0))
+        (target == CGP_TS_RETURNED || x->lifetime_set || atomic_load(&x->tp->waiters) > 0))
         direct_kick(q->r, x->pidx, x->pgen);
     apr_thread_mutex_lock(dp.mu);
     chan_unref_locked(x->ch);
@@ -863,6 +863,7 @@ static void direct_callout(cgiplus_req *q, const unsigned char *line, apr_size_t
         }
         else if (kw_is(kw, klen, "LIFETIME")) {
             atomic_store(&x->slot->lifetime, v);
+            x->lifetime_set = 1;
             ans = direct_say_time(q, "lifetime", v);
         }
         else if (kw_is(kw, klen, "TIMEOUT-OUTPUT")) {
@@ -1208,8 +1209,10 @@ void cgiplus_direct_script_control(cgiplus_req *q)
         m = eq ? direct_minutes(val, strcspn(val, " \t")) : -2;
         if (!strcasecmp(tok, "no-abort"))
             x->no_abort = 1;
-        else if (!strcasecmp(tok, "X-lifetime") && m != -2)
+        else if (!strcasecmp(tok, "X-lifetime") && m != -2) {
             atomic_store(&x->slot->lifetime, m);
+            x->lifetime_set = 1;
+        }
         else if (!strcasecmp(tok, "X-timeout-output") && m != -2)
             x->over_out = m;
         else if (!strcasecmp(tok, "X-timeout-noprogress") && m != -2)

@@ -428,8 +428,14 @@ void runner_table_kick(runner_pool *p)
     for (w = TAILQ_FIRST(&p->workers); w; w = wn) {
         wn = TAILQ_NEXT(w, plink);
         cgp_tslot *s = tslot(w);
-        if (s && w->published && cgp_tword_state(atomic_load(&s->word)) == CGP_TS_RETURNED)
+        if (!s || !w->published)
+            continue;
+        if (cgp_tword_state(atomic_load(&s->word)) == CGP_TS_RETURNED) {
             take_returned(w);
+        } else {
+            runner_worker_sync(w); /* a LIFETIME it set: its timer */
+            runner_worker_rearm(w);
+        }
     }
     runner_pool_dispatch(p);
 }

@@ -34,6 +34,7 @@ sub child_of {
 # Warm: every httpd child knows the pool (so requests go direct), one
 # worker known by pid.
 system("h2load --h1 -n 300 -c 30 http://127.0.0.1:$vars->{port}/pool/owner/app.pl >/dev/null 2>&1");
+hget('/pool/owner/app.pl') for 1 .. 30; # one connection each: every child learns the pool
 my $w = hget('/pool/owner/app.pl');
 ok t_cmp($w->{code}, 200, 'warm-up');
 my $wpid = pid_of($w);
@@ -90,6 +91,7 @@ close $lf;
 chmod 0666, $ledger;
 sub lines { open my $fh, '<', $ledger or return (); my @l = <$fh>; return @l }
 system("h2load --h1 -n 300 -c 30 http://127.0.0.1:$vars->{port}/pool/ledgerd/ledger.pl >/dev/null 2>&1");
+hget('/pool/ledgerd/ledger.pl') for 1 .. 30;
 my $runner = runner_pid();
 $off = -s $errlog;
 $h = hstart("/pool/ledgerd/ledger.pl?ledger=$ledger&sleep=2", method => 'POST', body => 'pay-1');
