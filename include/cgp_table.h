@@ -79,7 +79,6 @@ enum cgp_tstate {
 };
 
 /* Slot flags. */
-#define CGP_TS_FRESH  1u  /* never served: drain what it printed at start */
 #define CGP_TS_STRUCT 2u  /* "CGIPLUS: struct": records in struct mode */
 #define CGP_TS_RETIRE 4u  /* the runner wants it back after this request */
 #define CGP_TS_KILL   8u  /* RETURNED: stop it (timeout, broken) */

@@ -1269,27 +1269,6 @@ static int direct_body(cgiplus_req *q, const char **data, apr_size_t *len)
     return OK;
 }
 
-/* A worker fresh from the runner may have printed something before its
- * first request: that is nobody's response. */
-static void direct_fresh(cgiplus_req *q)
-{
-    cgiplus_direct *x = q->dx;
-    char junk[4096];
-    apr_size_t total = 0;
-    ssize_t n;
-
-    if (!(atomic_fetch_and(&x->slot->flags, ~CGP_TS_FRESH) & CGP_TS_FRESH))
-        return;
-    while ((n = read(x->ch->fd_out, junk, sizeof(junk))) > 0 || (n < 0 && errno == EINTR))
-        if (n > 0)
-            total += (apr_size_t)n;
-    if (total)
-        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, q->r, CGIPLUS_LOGNO(1708)
-                      "worker pid %lu of %s wrote %" APR_SIZE_T_FMT " bytes before its "
-                      "first request; discarded", (unsigned long)x->ch->pid, q->r->filename,
-                      total);
-}
-
 int cgiplus_direct_run(cgiplus_req *q)
 {
     request_rec *r = q->r;
@@ -1329,7 +1308,6 @@ int cgiplus_direct_run(cgiplus_req *q)
     x->body_len = blen;
     x->t_start = x->t_progress = direct_now_ms();
     cgp_scan_init(&x->scan, x->ch->eof, x->ch->esc, x->ch->eot);
-    direct_fresh(q);
     if ((rv = direct_record(q, (atomic_load(&x->slot->flags) & CGP_TS_STRUCT) != 0, blen))
         != APR_SUCCESS) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, CGIPLUS_LOGNO(1709)

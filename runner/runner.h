@@ -501,7 +501,6 @@ int runner_worker_held(const runner_worker *w);
 uint64_t runner_worker_direct_uri(const runner_worker *w, char *buf, size_t cap);
 void runner_worker_publish(runner_worker *w);
 void runner_worker_want_back(runner_worker *w);
-int runner_worker_fresh(runner_worker *w);
 void runner_worker_take_stderr(runner_worker *w);
 void runner_worker_gone(runner_worker *w);
 /* Takes back a worker mid-response: its output is read to the sentinel and

@@ -240,7 +240,7 @@ void runner_table_slot_take(runner_worker *w)
         atomic_store(&s->served, 0);
         atomic_store(&s->last_ms, runner_g.now);
         atomic_store(&s->lifetime, 0);
-        atomic_store(&s->flags, CGP_TS_FRESH);
+        atomic_store(&s->flags, 0);
         atomic_store(&s->worker_pid, (uint32_t)w->pid);
         atomic_store(&s->drain_ms, 0);
         atomic_store(&s->word, cgp_tword(CGP_TS_RUNNER, w->sgen, 0));
@@ -366,7 +366,10 @@ void runner_worker_publish(runner_worker *w)
     cgp_tslot *s = tslot(w);
     runner_pool *p = w->pool;
 
-    if (!s || w->published || w->state != RUNNER_W_IDLE || w->req || w->retire ||
+    /* A worker's first request goes through the runner, which tells a
+     * start-up banner and a program that does not speak CGIplus from a
+     * response; only a worker that has answered one is published. */
+    if (!s || w->published || w->state != RUNNER_W_IDLE || w->req || w->retire || !w->served ||
         w->exited || w->gen != p->gen || p->retired || runner_g.stop != RUNNER_RUN)
         return;
     atomic_store(&s->last_ms, w->t_idle);
@@ -383,13 +386,6 @@ void runner_worker_want_back(runner_worker *w)
 
     if (s)
         atomic_fetch_or(&s->flags, CGP_TS_RETIRE);
-}
-
-int runner_worker_fresh(runner_worker *w)
-{
-    cgp_tslot *s = tslot(w);
-
-    return s ? (atomic_fetch_and(&s->flags, ~CGP_TS_FRESH) & CGP_TS_FRESH) != 0 : 0;
 }
 
 /* A RETURNED slot: the child is done with it; the runner decides. */

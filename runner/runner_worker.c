@@ -346,25 +346,6 @@ static void send_started(runner_worker *w, runner_req *r)
     runner_client_send(r->client, CGP_T_STARTED, 0, r->reqid, pl, sizeof(pl));
 }
 
-/* What a worker the runner never watched (it was free for the children)
- * printed before its first request is not part of any response. */
-static void drain_junk(runner_worker *w)
-{
-    unsigned char junk[4096];
-    size_t total = 0;
-    ssize_t n;
-    while (w->ev_out.fd >= 0 && (n = read(w->ev_out.fd, junk, sizeof(junk))) != 0) {
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            break;
-        total += (size_t)n;
-    }
-    if (total)
-        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2503) "worker pid %ld of %s wrote %zu bytes "
-                   "before its first request; discarded", (long)w->pid, w->pool->script, total);
-}
-
 void runner_worker_assign(runner_worker *w, runner_req *r)
 {
     w->req = r;
@@ -378,8 +359,6 @@ void runner_worker_assign(runner_worker *w, runner_req *r)
                r->reqid, r->uri, (long)w->pid);
     if (!w->is_cgi) {
         w->had_output = 0;
-        if (runner_worker_fresh(w))
-            drain_junk(w);
         drain_body(w);
         cgp_scan_reset(&w->scan);
         w->olen = 0;
