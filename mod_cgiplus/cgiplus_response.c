@@ -308,6 +308,11 @@ int cgiplus_resp_end_status(cgiplus_req *q)
                           "all workers of %s are busy and its queue is full; "
                           "answering 503 (raise CGIplusMaxWorkers if this persists)",
                           r->filename);
+        else if (e->detail == 0) /* no process was tried: the crash-loop backoff */
+            ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1069)
+                          "workers of %s keep ending before serving a request: the runner "
+                          "backs off starting new ones; answering 503 (retry after %u s)",
+                          r->filename, (unsigned)(e->retry_after ? e->retry_after : 1));
         else
             ap_log_rerror(APLOG_MARK, APLOG_ERR, detail, r, CGIPLUS_LOGNO(1062)
                           "the runner could not start a worker for %s; answering "
