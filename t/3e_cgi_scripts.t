@@ -17,7 +17,7 @@ use Apache::TestRequest ();
 use lib 't/lib';
 use RawHTTP qw(raw_request);
 
-plan tests => 39;
+plan tests => 46;
 
 my $hp = Apache::TestRequest::hostport();
 my $errlog = Apache::Test::vars('t_logs') . '/error_log';
@@ -77,6 +77,23 @@ my @q = (get('/dropin-post/plain.sh?p=1', method => 'POST', body => 'abc'),
 ok t_cmp(join(' ', map { $_->{code} } @q), '200 200', 'plain.sh, POST first: 200 200');
 ok t_cmp($q[0]->{body}, "plain query=p=1 method=POST\n", 'plain.sh, POST first: as plain CGI');
 ok t_cmp(count(qr/CGIPLUS2080[^\n]*plain\.sh/), 2, 'one line per pool');
+# side by side with mod_cgid, and in a CGIplusCompat scope set persistent
+for my $i (1 .. 2) {
+    my $want = get("/dropin-cgid/plain.sh?c=$i&d=%41");
+    my $got = get("/dropin-compat-plus/plain.sh?c=$i&d=%41");
+    ok t_cmp("$got->{status_line}|$got->{body}", "$want->{status_line}|$want->{body}",
+             "plain.sh request $i, CGIplusCompat + CGIplusMode cgiplus: as mod_cgid");
+}
+ok t_cmp(count(qr/CGIPLUS2080[^\n]*plain\.sh/), 3, 'and its one line there');
+
+# --- a script that dies at start, writing nothing: a crash (502), then
+# the crash-loop backoff, logged as a backoff; never run as plain CGI
+my @d = map { get("/dropin/dies.sh?$_") } 1 .. 3;
+ok t_cmp(join(' ', map { $_->{code} } @d), '502 502 503', 'dies.sh: 502, 502, then 503 (backoff)');
+ok t_cmp(hdr($d[2], 'Retry-After') // 'none', qr/^\d+$/, 'the 503 has Retry-After');
+ok t_cmp(count(qr/CGIPLUS1069: workers of \S+dies\.sh keep ending before serving a request: the runner backs off starting new ones; answering 503 \(retry after \d+ s\)/),
+         1, 'the 503 is logged as the backoff (1069)');
+ok t_cmp(count(qr/CGIPLUS(?:1062|2080)[^\n]*dies\.sh/), 0, 'not as a failed start, nor as plain CGI');
 
 # --- LOG is logged once
 my $tok = 'tok' . int(rand(1e9));
