@@ -36,6 +36,7 @@ sub hdr {
 
 # --- a start-up banner (Python: printed and flushed at start)
 my ($pid1) = (get('/dropin/banner.py?a=1&b=two')->{body} =~ /pid=(\d+)/);
+$pid1 //= -1;
 my @r = map { get("/dropin/banner.py?n=$_&x=%20y") } 1 .. 3;
 my $first = get('/dropin/banner.py?a=1&b=two');
 ok t_cmp($first->{code}, 200, 'banner.py: 200');
