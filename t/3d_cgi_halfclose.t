@@ -81,6 +81,18 @@ sub read_all {
     alarm 0;
     return $data;
 }
+# The body of a raw response, de-chunked if it is chunked.
+sub body_of {
+    my ($head, $rest) = split /\r\n\r\n/, $_[0], 2;
+    return $rest // '' unless $head =~ /^Transfer-Encoding: chunked\r?$/mi;
+    my $out = '';
+    while ($rest =~ s/^([0-9a-fA-F]+)\r\n//) {
+        last if hex($1) == 0;
+        $out .= substr($rest, 0, hex($1), '');
+        $rest =~ s/^\r\n//;
+    }
+    return $out;
+}
 sub wait_until {
     my ($cond, $secs) = @_;
     my $end = time + $secs;
@@ -103,7 +115,7 @@ ok t_cmp(wait_until(sub { log_from($off) =~ /CGIPLUS1077: client connection rese
 my $sr = read_all($slow);
 my $hr = read_all($half);
 ok t_cmp($sr, qr/method=GET query=sleep=2\S+id=slow/, 'the slow request is served');
-ok t_cmp($hr, qr{^HTTP/1\.1 200 .*\r\n\r\nmethod=GET query=\S+id=half len=0 body=\n\z}s,
+ok t_cmp($hr =~ m{^HTTP/1\.1 200 } ? body_of($hr) : $hr, "method=GET query=ledger=$ledger&id=half len=0 body=\n",
          'the queued half-closed client gets its whole response');
 ok t_cmp(ledger() =~ /reset/ ? 'ran' : 'never ran', 'never ran', 'the reset one never ran');
 ok t_cmp(join(' ', ledger() =~ /^(\w+ \w+)$/mg), 'start slow done slow start half done half',
