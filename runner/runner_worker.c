@@ -364,11 +364,6 @@ static int unread_in(const runner_worker *w)
     return n + (int)runner_buf_used(&w->inq);
 }
 
-static void banner_out(runner_worker *w, size_t n)
-{
-    w->banner += n;
-}
-
 /* Once the worker has read the "!" line: what it wrote until now is
  * discarded (one warning), the rest of its record and its body go out. */
 static void sync_check(runner_worker *w)
@@ -385,8 +380,8 @@ static void sync_check(runner_worker *w)
     while (w->ev_out.fd >= 0 && ((n = read(w->ev_out.fd, buf, sizeof(buf))) > 0 ||
                                  (n < 0 && errno == EINTR)))
         if (n > 0)
-            banner_out(w, (size_t)n);
-    banner_out(w, w->olen);
+            w->banner += (size_t)n;
+    w->banner += w->olen;
     w->olen = 0;
     w->sync_wait = 0;
     w->dl_sync = 0;
@@ -662,7 +657,7 @@ static void process_out(runner_worker *w, size_t n, int final)
         return;
     }
     if (w->sync_wait) { /* before it read its request: start-up output */
-        banner_out(w, len);
+        w->banner += len;
         w->olen = 0;
         return;
     }
