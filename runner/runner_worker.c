@@ -335,9 +335,14 @@ static void send_started(runner_worker *w, runner_req *r)
     runner_client_send(r->client, CGP_T_STARTED, 0, r->reqid, pl, sizeof(pl));
 }
 
-/* How long a new worker may sit on its first "!" line before the runner
- * looks again (there is no event for a pipe being read). */
-#define RUNNER_SYNC_POLL_MS 1
+/* When the runner looks again whether a new worker has read its first
+ * "!" line (there is no event for a pipe being read): after 1 ms, later
+ * less often for a worker slow to start, at most every 20 ms. */
+static uint64_t sync_next(const runner_worker *w)
+{
+    uint64_t wait = (runner_g.now - w->started) / 8 + 1;
+    return runner_g.now + (wait > 20 ? 20 : wait);
+}
 
 /* The first request of a new worker: only its "!" line goes on CGIPLUSIN;
  * the variables and the body follow once the worker has read it. Until
@@ -352,7 +357,7 @@ static void hold_first_record(runner_worker *w)
         return; /* out of memory: send it whole, as before */
     q->len = q->off + 2;
     w->sync_wait = 1;
-    w->dl_sync = runner_g.now + RUNNER_SYNC_POLL_MS;
+    w->dl_sync = sync_next(w);
 }
 
 /* Bytes of the first record the worker has not read (-1: unknown). */
@@ -373,7 +378,7 @@ static void sync_check(runner_worker *w)
     if (!w->sync_wait)
         return;
     if (unread_in(w) != 0) {
-        w->dl_sync = runner_g.now + RUNNER_SYNC_POLL_MS;
+        w->dl_sync = sync_next(w);
         return;
     }
     /* It waits for its variables now: all it wrote so far came before. */
