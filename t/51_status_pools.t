@@ -9,9 +9,8 @@ use Apache::Test;
 use Apache::TestUtil;
 use File::Path qw(make_path remove_tree);
 use IO::Socket::INET;
-use POSIX ();
 use lib 't/htdocs/pool/lib';
-use PoolTest qw(wire_connect wire_status wait_for wire_key_file);
+use PoolTest qw(wire_connect wire_status wait_for wire_key_file standalone_runner);
 use PrivHttpd qw(httpd_start httpd_stop);
 
 plan tests => 14;
@@ -26,22 +25,12 @@ make_path("$dir/s");
 chmod 0755, $dir, "$dir/s";
 my ($version) = do { local (@ARGV, $/) = ("$top/config.h"); <> } =~ /#define PACKAGE_VERSION "([^"]+)"/;
 
-my $conf = "socket $dir/r.sock\nuser $vars->{user}\nkey_file " . wire_key_file() . "\n";
+my $conf = "socket $dir/r.sock\nuser $vars->{user}\n";
 for my $i (1 .. $n) {
     symlink "$vars->{documentroot}/pool/app.pl", "$dir/s/script_$i.pl" or die;
     $conf .= "[pool $dir/s/script_$i.pl]\nmax_workers 2\n";
 }
-open my $fh, '>', "$dir/runner.conf" or die;
-print $fh $conf;
-close $fh;
-chmod 0600, "$dir/runner.conf";
-my $runner = fork // die;
-if (!$runner) {
-    open STDERR, '>>', "$dir/runner.log" or die;
-    open STDOUT, '>', '/dev/null';
-    exec "$top/runner/cgiplus-runner", '--config', "$dir/runner.conf" or POSIX::_exit(127);
-}
-END { local $?; if ($runner) { kill 'TERM', $runner; waitpid $runner, 0 } }
+standalone_runner($dir, 'runner', $conf);
 wait_for(sub { -S "$dir/r.sock" }, 5);
 my $st = wire_status(wire_connect("$dir/r.sock"));
 ok t_cmp(scalar @{ $st->{pools} }, $n, "the runner holds $n pools");
