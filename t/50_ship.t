@@ -15,7 +15,7 @@ use Time::HiRes qw(sleep);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(hget status pool_of wait_for runner_pid);
 
-plan tests => 26;
+plan tests => 30;
 
 my $vars = Apache::Test::config()->{vars};
 my $errlog = "$vars->{t_logs}/error_log";
@@ -86,6 +86,25 @@ ok t_cmp($vh[0] // '', qr/\[cgiplus:error\] .*CGIPLUS10(64|72): script \S+app\.p
 sleep 0.3;
 my @main = grep { /\bpid $pid\b/ && /crash|killed|ended/ && !/:debug\]/ } split /\n/, slurp($errlog);
 ok t_cmp(scalar(@main), 0, 'the main log has nothing above debug about it (the runner\'s own lines are debug)');
+
+# A worker that says why on stderr and exits before answering: its line and
+# the one crash record, both in the virtual host's log, none in the main one.
+my $vhmark = length slurp($vhlog);
+$s = IO::Socket::INET->new(PeerAddr => $hp, Timeout => 10) or die "connect $hp: $!";
+print $s "GET /pool/crash/app.pl?die_loud=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+$resp = do { local $/; <$s> } // '';
+ok t_cmp($resp, qr{^HTTP/1\.1 502 }, 'a worker exiting before its response: 502');
+my $vhnew = wait_for(sub { my $t = substr(slurp($vhlog), $vhmark); $t =~ /CGIPLUS10(64|72):/ && $t =~ /dying loudly/ ? $t : '' }, 5) || '';
+my ($lpid) = $vhnew =~ /dying loudly \(pid (\d+)\)/;
+$lpid //= 0;
+my @vhl = grep { /\b$lpid\b/ } split /\n/, $vhnew;
+ok t_cmp(scalar(@vhl), 2, "the virtual host's log: its stderr line and one crash record (pid $lpid)");
+ok t_cmp(join("\n", @vhl), qr/CGIPLUS1064: script \S+app\.pl \(worker pid $lpid\) .*exit/,
+         'the crash record names the script, the worker and its exit');
+sleep 0.3;
+my @mainl = grep { /\b$lpid\b/ && !/:debug\]/ && !/CGIPLUS2013: started worker/ } split /\n/, slurp($errlog);
+ok t_cmp(scalar(@mainl), 0, 'the main log has nothing above debug about it'
+         . (@mainl ? ": @mainl" : ''));
 
 # ---- rotation: rename the log, graceful restart, the runner follows
 rename $errlog, "$errlog.rot" or die "rename: $!";
