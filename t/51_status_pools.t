@@ -13,7 +13,7 @@ use lib 't/htdocs/pool/lib';
 use PoolTest qw(wire_connect wire_status wait_for wire_key_file standalone_runner);
 use PrivHttpd qw(httpd_start httpd_stop);
 
-plan tests => 14;
+plan tests => 18;
 
 my $vars = Apache::Test::config()->{vars};
 my $top = $vars->{top_dir};
@@ -30,7 +30,7 @@ for my $i (1 .. $n) {
     symlink "$vars->{documentroot}/pool/app.pl", "$dir/s/script_$i.pl" or die;
     $conf .= "[pool $dir/s/script_$i.pl]\nmax_workers 2\n";
 }
-standalone_runner($dir, 'runner', $conf);
+my $runner = standalone_runner($dir, 'runner', $conf);
 wait_for(sub { -S "$dir/r.sock" }, 5);
 my $st = wire_status(wire_connect("$dir/r.sock"));
 ok t_cmp(scalar @{ $st->{pools} }, $n, "the runner holds $n pools");
@@ -75,5 +75,58 @@ my @req = $m =~ /^cgiplus_pool_requests_total\{script="[^"]+",mode="cgiplus"\} 0
 ok t_cmp(scalar @req, $n, 'metrics: one requests_total series per script, labelled script and mode');
 ok t_cmp($m =~ /\b(pool|pid)="/ ? 1 : 0, 0, 'no pool id or pid labels');
 ok t_cmp($m, qr/^cgiplus_runner_info\{version="\Q$version\E"\} 1$/m, 'metrics: the version');
+
+# The exposition follows Prometheus' text format and naming conventions:
+# each family has one HELP and one TYPE before its samples; names are
+# cgiplus_ snake case, counters and only counters end in _total, base
+# units (seconds); no series twice; label values quoted.
+sub exposition_problems {
+    my ($text) = @_;
+    my (%type, %help, %series, @bad);
+    for my $line (split /\n/, $text) {
+        if ($line =~ /^# HELP (\S+) \S/) { push @bad, "HELP twice: $1" if $help{$1}++; next }
+        if ($line =~ /^# TYPE (\S+) (counter|gauge)$/) {
+            push @bad, "TYPE twice: $1" if exists $type{$1};
+            push @bad, "TYPE after samples: $1" if grep { /^\Q$1\E\{/ || $_ eq $1 } keys %series;
+            $type{$1} = $2;
+            next;
+        }
+        my ($name, $labels, $value) = $line =~ /^([a-z_:][a-z0-9_:]*)(\{[^}]*\})? (\S+)$/
+            or do { push @bad, "not a sample: $line"; next };
+        push @bad, "no TYPE/HELP before $name" unless $type{$name} && $help{$name};
+        push @bad, "not cgiplus_: $name" unless $name =~ /^cgiplus_[a-z0-9_]+$/ && $name !~ /__/;
+        my $t = $type{$name} // '';
+        push @bad, "$t $name" if ($t eq 'counter') != ($name =~ /_total$/);
+        push @bad, "unit: $name" if $name =~ /_(ms|milliseconds|bytes_kb)(_|$)/;
+        push @bad, "value: $line" unless $value =~ /^-?\d+(\.\d+)?(e[+-]?\d+)?$/;
+        my $l = $labels // '';
+        push @bad, "labels: $line" unless $l eq '' || $l =~ /^\{[a-z_]+="(?:[^"\\]|\\.)*"(?:,[a-z_]+="(?:[^"\\]|\\.)*")*\}$/;
+        push @bad, "twice: $name$l" if $series{"$name$l"}++;
+    }
+    return @bad;
+}
+my @bad = exposition_problems($m);
+ok t_cmp("@bad[0 .. ($#bad < 4 ? $#bad : 4)]", '', 'the metrics follow the text format and the naming conventions');
+
+# Stable series: after a reload (SIGHUP) that changes one script's
+# settings, so that its pool retires and a new one (a new id) takes over,
+# the same series exist, with the same labels.
+sub series_keys { my %k = map { /^([^ #][^ ]*) / ? ($1 => 1) : () } split /\n/, $_[0]; return join "\n", sort keys %k }
+my $before = series_keys($m);
+my $cf = do { local (@ARGV, $/) = ("$dir/runner.conf"); <> };
+$cf =~ s{(\[pool \Q$dir\E/s/script_1\.pl\]\nmax_workers) 2}{$1 3} or die "no script_1 section";
+open my $wf, '>', "$dir/runner.conf" or die;
+print $wf $cf;
+close $wf;
+my $old_id = (grep { $_->{script} eq "$dir/s/script_1.pl" } @{ $st->{pools} })[0]{id};
+kill 'HUP', $runner;
+my $new = wait_for(sub { my $s = wire_status(wire_connect("$dir/r.sock"));
+                         my ($p) = grep { $_->{script} eq "$dir/s/script_1.pl" && !$_->{retired} } @{ $s->{pools} };
+                         $p && $p->{id} != $old_id ? $p : undef }, 5);
+ok t_cmp($new ? 1 : 0, 1, 'the reload gave script_1 a new pool (a new id)');
+my (undef, $m2) = get('/cgiplus-status?metrics');
+ok t_cmp(series_keys($m2), $before, 'the same series, with the same labels, after the reload');
+ok t_cmp($m2, qr/^cgiplus_pool_workers_limit\{script="\Q$dir\E\/s\/script_1\.pl",mode="cgiplus"\} 3$/m,
+         "and the series carry the new pool's numbers");
 
 httpd_stop($h);
