@@ -360,7 +360,7 @@ class _CEnviron:
         self.var = None
         self.keep = None
         self.base = None      # the worker's own entries: (name, b"NAME=value")
-        self.off = None       # id(bytes) + off: its NUL-terminated bytes
+        self.off = None       # id(a bytes object) -> address of its NUL-ended data
         try:
             import array
             import ctypes
