@@ -1,7 +1,8 @@
 #!/usr/bin/perl
 # Docs stay in step with the code: every directive in the module is in the
 # README's directive table, and every numbered log id used anywhere is
-# documented in docs/errors.md; debian/cgiplus.conf's commented defaults
+# documented in docs/errors.md (each table in numeric order);
+# debian/cgiplus.conf's commented defaults
 # are the README's. TAP output.
 use strict;
 use warnings;
@@ -51,6 +52,13 @@ while ($debconf =~ /^\s*#(CGIplus\w+)\s+(.+?)\s*$/mg) {
 }
 push @checks, [ 'found commented defaults in debian/cgiplus.conf', $ndeb > 10 ];
 push @checks, [ 'found numbered log ids in the code', scalar(keys %ids) > 0 ];
+# docs/errors.md: within each table the rows go up by id.
+my @disorder;
+for my $table (split /\n(?!\|)/, $docs) {
+    my @rows = $table =~ /^\|\s*(?:CGIPLUS)?(\d{4})\s*\|/mg;
+    push @disorder, map { "$rows[$_ - 1] before $rows[$_]" } grep { $rows[$_] <= $rows[$_ - 1] } 1 .. $#rows;
+}
+push @checks, [ 'docs/errors.md rows in numeric order' . (@disorder ? " (@disorder)" : ''), !@disorder ];
 
 print '1..', scalar(@checks), "\n";
 my $n = 0;
