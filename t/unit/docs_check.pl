@@ -2,8 +2,7 @@
 # Docs stay in step with the code: every directive in the module is in the
 # README's directive table, and every numbered log id used anywhere is
 # documented in docs/errors.md (each table in numeric order);
-# debian/cgiplus.conf's commented defaults
-# are the README's. TAP output.
+# debian/cgiplus.conf's commented defaults are the README's. TAP output.
 use strict;
 use warnings;
 use File::Basename qw(dirname);
