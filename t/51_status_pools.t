@@ -10,10 +10,10 @@ use Apache::TestUtil;
 use File::Path qw(make_path remove_tree);
 use IO::Socket::INET;
 use lib 't/htdocs/pool/lib';
-use PoolTest qw(wire_connect wire_status wait_for wire_key_file standalone_runner);
+use PoolTest qw(wire_connect wire_request wire_frames wire_status wait_for wire_key_file standalone_runner);
 use PrivHttpd qw(httpd_start httpd_stop);
 
-plan tests => 18;
+plan tests => 22;
 
 my $vars = Apache::Test::config()->{vars};
 my $top = $vars->{top_dir};
@@ -25,7 +25,7 @@ make_path("$dir/s");
 chmod 0755, $dir, "$dir/s";
 my ($version) = do { local (@ARGV, $/) = ("$top/config.h"); <> } =~ /#define PACKAGE_VERSION "([^"]+)"/;
 
-my $conf = "socket $dir/r.sock\nuser $vars->{user}\n";
+my $conf = "socket $dir/r.sock\nuser $vars->{user}\nslow_request 300ms\n";
 for my $i (1 .. $n) {
     symlink "$vars->{documentroot}/pool/app.pl", "$dir/s/script_$i.pl" or die;
     $conf .= "[pool $dir/s/script_$i.pl]\nmax_workers 2\n";
@@ -107,6 +107,28 @@ sub exposition_problems {
 }
 my @bad = exposition_problems($m);
 ok t_cmp("@bad[0 .. ($#bad < 4 ? $#bad : 4)]", '', 'the metrics follow the text format and the naming conventions');
+
+# Slow requests (php-fpm's "slow requests" and slowlog): a request longer
+# than slow_request (300ms here) is counted on the page and in the metrics,
+# and logged once (2016); a quick one is not.
+my $ws = wire_connect("$dir/r.sock");
+my $slow_script = "$dir/s/script_2.pl";
+my @ends;
+for my $q ('sleep=0.6', 'x=1') {
+    wire_request($ws, scalar(@ends) + 1, [script => $slow_script, uri => "/s2?$q", mode => 'cgiplus'],
+                 [REQUEST_METHOD => 'GET', QUERY_STRING => $q, SCRIPT_NAME => '/s2']);
+    my @f = wire_frames($ws, 100, 10);
+    push @ends, @f ? $f[-1]{outcome} // -1 : -1;
+}
+ok t_cmp("@ends", '0 0', 'a slow and a quick request served');
+my ($sp) = grep { $_->{script} eq $slow_script } @{ wire_status(wire_connect("$dir/r.sock"))->{pools} };
+ok t_cmp($sp ? $sp->{counters}{slow} : -1, 1, 'the pool counts one slow request');
+my (undef, $ms) = get('/cgiplus-status?metrics');
+ok t_cmp($ms, qr/^cgiplus_pool_slow_requests_total\{script="\Q$slow_script\E",mode="cgiplus"\} 1$/m,
+         'metrics: slow_requests_total 1');
+my $rlog = wait_for(sub { my $t = do { local (@ARGV, $/) = ("$dir/runner.log"); <> } // ''; $t =~ /CGIPLUS2016/ ? $t : '' }, 5) || '';
+my @slowlog = $rlog =~ /CGIPLUS2016: slow request \d+ \(([^)]*)\) of \Q$slow_script\E: (\d+\.\d) s on worker pid \d+ \(slow_request 0\.3 s\), ended ok/g;
+ok t_cmp("@slowlog", qr{^/s2\?sleep=0\.6 0\.[6-9]$}, 'logged once, with its URI, time and worker (2016)');
 
 # Stable series: after a reload (SIGHUP) that changes one script's
 # settings, so that its pool retires and a new one (a new id) takes over,

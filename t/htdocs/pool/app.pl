@@ -9,7 +9,7 @@
 use strict;
 use warnings;
 use FindBin;
-use lib "$FindBin::Bin/../../../lib/perl";
+use lib "$FindBin::RealBin/../../../lib/perl"; # also through a symlink (t/51_status_pools)
 use CGIplus;
 use Time::HiRes qw(sleep);
 
