@@ -1080,7 +1080,7 @@ static apr_uint64_t direct_tmo(apr_int64_t over, apr_uint32_t pool)
  * given is watched too (*client_rd). APR_TIMEUP: wait passed, nothing
  * happened. */
 static apr_status_t direct_step(cgiplus_req *q, apr_interval_time_t wait, apr_os_sock_t cs,
-                                int *client_rd)
+                                int cs_eof, int *client_rd)
 {
     cgiplus_direct *x = q->dx;
     struct pollfd pf[5];
@@ -1110,7 +1110,8 @@ static apr_status_t direct_step(cgiplus_req *q, apr_interval_time_t wait, apr_os
     if (cs >= 0) {
         i_cs = n;
         pf[n].fd = cs;
-        pf[n++].events = POLLIN;
+        /* after its end of file only a hang-up or error (always reported) */
+        pf[n++].events = cs_eof ? 0 : POLLIN;
     }
     if (out && (!dl || x->t_start + out < dl))
         dl = x->t_start + out;
@@ -1148,7 +1149,7 @@ static apr_status_t direct_step(cgiplus_req *q, apr_interval_time_t wait, apr_os
     if ((i_in >= 0 && pf[i_in].revents) || (i_body >= 0 && pf[i_body].revents))
         direct_write(q);
     if (i_cs >= 0 && pf[i_cs].revents && client_rd)
-        *client_rd = 1;
+        *client_rd = cs_eof ? 2 : 1;
     if (pf[1].revents)
         direct_stderr(q, 0);
     if (pf[0].revents)
@@ -1163,7 +1164,7 @@ apr_status_t cgiplus_direct_read(cgiplus_req *q)
 
     /* Until something arrives: output, the end, a failure. */
     while (rv == APR_SUCCESS && !q->got_end && q->out_len == had)
-        rv = direct_step(q, -1, -1, NULL);
+        rv = direct_step(q, -1, -1, 0, NULL);
     return rv;
 }
 
@@ -1325,23 +1326,30 @@ apr_status_t cgiplus_direct_wait_first(cgiplus_req *q)
     apr_socket_t *cs = cgiplus_resp_client_socket(q);
     apr_os_sock_t fd = -1;
     apr_status_t rv = APR_SUCCESS;
+    int client_eof = 0;
 
     if (cs && apr_os_sock_get(&fd, cs) != APR_SUCCESS)
         fd = -1;
     while (rv == APR_SUCCESS && q->out_len == 0 && !q->got_end) {
         int client_rd = 0, st;
 
-        rv = direct_step(q, -1, fd, &client_rd);
+        rv = direct_step(q, -1, fd, client_eof, &client_rd);
         if (rv != APR_SUCCESS || !client_rd || q->out_len || q->got_end)
             continue;
-        if ((st = cgiplus_resp_client_state(cs)) < 0)
+        st = client_rd == 2 ? 1 : cgiplus_resp_client_state(cs);
+        if (st < 0)
             continue;
         if (st == 0) {
             fd = -1; /* a pipelined request: the client is there */
             continue;
         }
+        if (st == 2) {
+            /* Half-closed, or closed: only writing can tell (as relayed). */
+            client_eof = 1;
+            continue;
+        }
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, q->r, CGIPLUS_LOGNO(1710)
-                      "client went away before the response of %s began; worker pid %lu "
+                      "client connection reset before the response of %s began; worker pid %lu "
                       "is drained and kept", q->r->filename, (unsigned long)q->dx->ch->pid);
         q->client_gone = 1;
         q->r->connection->aborted = 1;

@@ -161,9 +161,11 @@ apr_socket_t *cgiplus_resp_client_socket(cgiplus_req *q)
     return ap_get_conn_socket(c);
 }
 
-/* What a readable client socket holds: 1 the client is gone (EOF or an
- * error), 0 it sent more (a pipelined request: it is still there), -1
- * nothing after all. */
+/* What a readable client socket holds: 1 the client is gone (a reset or
+ * another error), 0 it sent more (a pipelined request: it is still there),
+ * 2 end of file: it shut down its sending side, which a client that waits
+ * for its response does too (shutdown(SHUT_WR), nc -N), so this is no sign
+ * it left; -1 nothing after all. */
 int cgiplus_resp_client_state(apr_socket_t *cs)
 {
     apr_os_sock_t fd;
@@ -177,14 +179,18 @@ int cgiplus_resp_client_state(apr_socket_t *cs)
     while (n < 0 && errno == EINTR);
     if (n > 0)
         return 0;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+    if (n == 0)
+        return 2;
+    if (errno == EAGAIN || errno == EWOULDBLOCK)
         return -1;
     return 1;
 }
 
-/* Waits up to q->timeout until the runner or the client is readable. */
-static apr_status_t resp_wait_both(cgiplus_req *q, apr_socket_t *cs, int *runner_rd,
-                                   int *client_rd)
+/* Waits up to q->timeout until the runner or the client is readable; with
+ * client_eof set, only an error or hang-up of the client counts (its end
+ * of file is known and would make every poll return at once). */
+static apr_status_t resp_wait_both(cgiplus_req *q, apr_socket_t *cs, int client_eof,
+                                   int *runner_rd, int *client_rd)
 {
     apr_pollfd_t pfd[2];
     apr_int32_t nready = 0;
@@ -199,6 +205,8 @@ static apr_status_t resp_wait_both(cgiplus_req *q, apr_socket_t *cs, int *runner
     }
     pfd[0].desc.s = q->conn->sock;
     pfd[1].desc.s = cs;
+    if (client_eof)
+        pfd[1].reqevents = 0; /* POLLERR and POLLHUP are always reported */
     do
         rv = apr_poll(pfd, 2, &nready, q->timeout);
     while (APR_STATUS_IS_EINTR(rv));
@@ -207,6 +215,8 @@ static apr_status_t resp_wait_both(cgiplus_req *q, apr_socket_t *cs, int *runner
     /* A hang-up or error counts as readable: the read or peek reports it. */
     *runner_rd = (pfd[0].rtnevents & (APR_POLLIN | APR_POLLHUP | APR_POLLERR)) != 0;
     *client_rd = (pfd[1].rtnevents & (APR_POLLIN | APR_POLLHUP | APR_POLLERR)) != 0;
+    if (client_eof && *client_rd)
+        *client_rd = 2; /* a reset or error after its end of file */
     return APR_SUCCESS;
 }
 
@@ -214,28 +224,41 @@ apr_status_t cgiplus_resp_wait_first(cgiplus_req *q)
 {
     apr_socket_t *cs = cgiplus_resp_client_socket(q);
     apr_status_t rv = APR_SUCCESS;
+    int client_eof = 0;
 
     if (q->dx)
         return cgiplus_direct_wait_first(q);
     while (rv == APR_SUCCESS && q->out_len == 0 && !q->got_end) {
         int runner_rd = 1, client_rd = 0, st;
 
-        if (cs && (rv = resp_wait_both(q, cs, &runner_rd, &client_rd)) != APR_SUCCESS)
+        if (cs && (rv = resp_wait_both(q, cs, client_eof, &runner_rd,
+                                       &client_rd)) != APR_SUCCESS)
             break;
         if (runner_rd) {
             rv = cgiplus_resp_read_frame(q);
             continue;
         }
-        if (!client_rd || (st = cgiplus_resp_client_state(cs)) < 0)
+        if (!client_rd)
+            continue;
+        /* after its end of file, only a hang-up or error is reported */
+        st = client_rd == 2 ? 1 : cgiplus_resp_client_state(cs);
+        if (st < 0)
             continue;
         if (st == 0) {
             cs = NULL; /* a pipelined request: the client is there */
             continue;
         }
-        /* Gone while queued or waiting for its worker: the runner drops
+        if (st == 2) {
+            /* Half-closed, or closed: only writing can tell. It gets its
+             * response; a client that is gone fails the first write
+             * (CGIPLUS1070) or resets the socket meanwhile (below). */
+            client_eof = 1;
+            continue;
+        }
+        /* Reset while queued or waiting for its worker: the runner drops
          * the request (a queued one never runs); nobody gets a response. */
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, q->r, CGIPLUS_LOGNO(1077)
-                      "client went away before the response of %s began (%s); "
+                      "client connection reset before the response of %s began (%s); "
                       "sending ABORT to the runner", q->r->filename,
                       q->worker_pid ? apr_psprintf(q->r->pool, "worker pid %lu",
                                                    (unsigned long)q->worker_pid)
@@ -296,6 +319,11 @@ int cgiplus_resp_end_status(cgiplus_req *q)
                           "all workers of %s are busy and its queue is full; "
                           "answering 503 (raise CGIplusMaxWorkers if this persists)",
                           r->filename);
+        else if (e->detail == 0) /* no process was tried: the crash-loop backoff */
+            ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1069)
+                          "workers of %s keep ending before serving a request: the runner "
+                          "backs off starting new ones; answering 503 (retry after %u s)",
+                          r->filename, (unsigned)(e->retry_after ? e->retry_after : 1));
         else
             ap_log_rerror(APLOG_MARK, APLOG_ERR, detail, r, CGIPLUS_LOGNO(1062)
                           "the runner could not start a worker for %s; answering "

@@ -253,6 +253,7 @@ struct runner_pool {
     struct runner_req_list queue; /* FIFO of requests waiting for a worker */
     unsigned qlen, qmax;
     int retired;              /* superseded or unused: drains, keeps nobody warm */
+    int as_cgi;               /* its script does not speak CGIplus: plain CGI runs */
     int begin_noted;          /* logged that its [pool] section sets requests' settings aside */
     int waits_slot;           /* in runner_g.slot_waiters */
     unsigned gen;             /* script generation: bumped when the file changes */
@@ -412,6 +413,15 @@ struct runner_worker {
     int had_output;           /* any stdout byte (cgi), any for this request (cgiplus) */
     int exited, status, exec_failed;
     size_t junk;              /* bytes written while idle */
+    /* First request: only its "!" line is on CGIPLUSIN until the worker has
+     * read it; the rest of the record and the body wait in held. Output
+     * before that is a start-up banner (or a program that is not CGIplus). */
+    int sync_wait;
+    runner_buf held;
+    uint64_t dl_sync;         /* next look at CGIPLUSIN while sync_wait */
+    size_t banner;            /* bytes discarded before the first request */
+    int synced;               /* it read the "!" line of its first request */
+    int not_cgiplus;          /* exited with its first request unread */
     unsigned long served;
     uint64_t started;
     int slot;                 /* its slot in the direct path's table, -1: none */
@@ -527,6 +537,7 @@ struct runner_client {
     runner_req *req;          /* the active request, if any */
     int peer_eof, broken, closed, kicked;
     int anchor;               /* got the table: its close means the httpd child is gone */
+    int corked;               /* frames wait in out until runner_client_uncork */
     TAILQ_ENTRY(runner_client) link, klink;
 };
 
@@ -536,6 +547,10 @@ void runner_client_run(runner_client *c);
 void runner_client_update(runner_client *c);
 int runner_client_send(runner_client *c, unsigned type, unsigned flags, uint32_t reqid,
                        const void *data, size_t len);
+/* Sets c->corked first: what one read of a worker's output yields (the
+ * response and its END, say) leaves in one write, so the module sees a
+ * complete response as complete. */
+void runner_client_uncork(runner_client *c);
 int runner_client_send_end(runner_client *c, uint32_t reqid, int outcome, unsigned retry,
                            uint32_t pid, uint32_t detail);
 size_t runner_client_backlog(const runner_client *c);

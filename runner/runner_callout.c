@@ -192,10 +192,12 @@ void runner_callout_line(runner_worker *w, const unsigned char *line, size_t len
     if (kw_is(kw, klen, "NOOP")) {
         snprintf(ans, sizeof(ans), "200 NOOP");
     } else if (kw_is(kw, klen, "LOG")) {
-        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2032) "%s (pid %ld) says: %.*s",
-                   w->pool->script, (long)w->pid, (int)plen, par);
+        /* Logged once: by httpd in the request's virtual host when it
+         * answers callouts, else here. */
         if (want && forward(w, line, len))
             return;
+        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2032) "%s (pid %ld) says: %.*s",
+                   w->pool->script, (long)w->pid, (int)plen, par);
         snprintf(ans, sizeof(ans), "200 logged");
     } else if (kw_is(kw, klen, "LIFETIME") || kw_is(kw, klen, "TIMEOUT-OUTPUT") ||
                kw_is(kw, klen, "TIMEOUT-NOPROGRESS")) {

@@ -99,11 +99,20 @@ int runner_client_send(runner_client *c, unsigned type, unsigned flags, uint32_t
     }
     runner_buf_append(&c->out, h, CGP_HDR_LEN);
     runner_buf_append(&c->out, data, len);
-    if (was_empty) /* else EPOLLOUT is armed already */
+    if (was_empty && !c->corked) /* else EPOLLOUT is armed already */
         client_flush(c);
     uint32_t m = c->ev.mask & ~(uint32_t)EPOLLOUT;
     runner_ev_watch(&c->ev, runner_buf_used(&c->out) ? m | EPOLLOUT : m);
     return c->broken ? -1 : 0;
+}
+
+void runner_client_uncork(runner_client *c)
+{
+    c->corked = 0;
+    client_flush(c);
+    uint32_t m = c->ev.mask & ~(uint32_t)EPOLLOUT;
+    if (!c->closed)
+        runner_ev_watch(&c->ev, runner_buf_used(&c->out) ? m | EPOLLOUT : m);
 }
 
 int runner_client_send_end(runner_client *c, uint32_t reqid, int outcome, unsigned retry,

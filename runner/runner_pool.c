@@ -171,7 +171,7 @@ unsigned runner_pool_idle_count(const runner_pool *p)
 static runner_worker *idle_worker(runner_pool *p)
 {
     runner_worker *w, *best = NULL;
-    if (p->mode != RUNNER_MODE_CGIPLUS)
+    if (p->mode != RUNNER_MODE_CGIPLUS || p->as_cgi)
         return NULL;
     TAILQ_FOREACH(w, &p->workers, plink)
         if (w->state == RUNNER_W_IDLE && usable(p, w) && !w->published &&
@@ -217,7 +217,7 @@ static enum gate spawn_gate(const runner_pool *p)
         return GATE_BACKOFF;
     if (runner_g.nworkers >= runner_g.conf.max_workers_total)
         return GATE_SLOT;
-    if (p->mode == RUNNER_MODE_CGIPLUS && rate_next_ms(p))
+    if (p->mode == RUNNER_MODE_CGIPLUS && !p->as_cgi && rate_next_ms(p))
         return GATE_RATE;
     return GATE_OK;
 }
@@ -234,7 +234,7 @@ static void start_new(runner_pool *p, runner_req *r)
 {
     runner_worker *w;
     rate_take(p);
-    if (p->mode == RUNNER_MODE_CGI) {
+    if (p->mode == RUNNER_MODE_CGI || p->as_cgi) {
         if (runner_worker_spawn_cgi(p, r) < 0)
             runner_req_end(r, CGP_O_SPAWN_FAILED, 1, 0, (uint32_t)errno);
         return;
@@ -250,7 +250,7 @@ static void start_new(runner_pool *p, runner_req *r)
 static void maintain(runner_pool *p)
 {
     runner_worker *w;
-    if (p->mode != RUNNER_MODE_CGIPLUS || p->retired || runner_g.stop != RUNNER_RUN)
+    if (p->mode != RUNNER_MODE_CGIPLUS || p->as_cgi || p->retired || runner_g.stop != RUNNER_RUN)
         return;
     while (count_usable(p, 1) < SET(p, MIN_IDLE) && spawn_gate(p) == GATE_OK) {
         rate_take(p);
@@ -363,6 +363,7 @@ static void roll_over(runner_pool *p, const struct stat *st)
     p->gen++;
     p->fail_streak = 0;
     p->backoff_until = 0;
+    p->as_cgi = 0; /* a new script file may speak CGIplus */
     for (w = TAILQ_FIRST(&p->workers); w; w = wn) {
         wn = TAILQ_NEXT(w, plink);
         if (w->gen == p->gen || w->state == RUNNER_W_STOPPING || w->state == RUNNER_W_DEAD)
@@ -535,7 +536,7 @@ void runner_pool_reaped(runner_worker *w)
     ended_note(p, w);
     /* Died before serving anything, by itself: a crash loop if it repeats.
      * The first gets a second chance at once; then the delay doubles. */
-    if (!w->is_cgi && w->served == 0 && w->gen == p->gen &&
+    if (!w->is_cgi && !w->not_cgiplus && w->served == 0 && w->gen == p->gen &&
         (w->why == RUNNER_END_EXITED || w->why == RUNNER_END_CRASHED ||
          w->why == RUNNER_END_EXEC_FAILED || w->why == RUNNER_END_BROKEN)) {
         p->fail_streak++;

@@ -109,8 +109,14 @@ void runner_req_end(runner_req *r, int outcome, unsigned retry, uint32_t pid, ui
     r->ended = 1;
     if (r->pool && (unsigned)outcome <= CGP_O_MAX_)
         r->pool->outcomes[outcome]++;
-    if (r->pool && r->t_start && runner_g.now - r->t_start > runner_g.conf.slow_request)
+    if (r->pool && r->t_start && runner_g.now - r->t_start > runner_g.conf.slow_request) {
+        /* php-fpm's slowlog, as one line: which request, how long, on which worker */
         r->pool->slow++;
+        runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2016) "slow request %u (%s) of %s: %.1f s on worker "
+                   "pid %u (slow_request %.1f s), ended %s", r->reqid, r->uri, r->pool->script,
+                   (double)(runner_g.now - r->t_start) / 1000, (unsigned)pid,
+                   (double)runner_g.conf.slow_request / 1000, cgp_outcome_name((unsigned)outcome));
+    }
     runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2004) "request %u (%s) for %s ended: %s",
                r->reqid, r->uri, r->pool ? r->pool->script : "?", cgp_outcome_name((unsigned)outcome));
     if (r->client) {

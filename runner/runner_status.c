@@ -193,18 +193,21 @@ void runner_st_how(const runner_ended *e, char *out, size_t len)
         snprintf(out, len, "status 0x%x", (unsigned)e->status);
 }
 
+/* Failures of a pool: every count but index 0 (ok, or "none"). */
+static unsigned long sum_but_first(const unsigned long *v, unsigned n)
+{
+    unsigned long sum = 0;
+    for (unsigned i = 1; i < n; i++)
+        sum += v[i];
+    return sum;
+}
+
 unsigned long runner_st_errors(const runner_st_pool *p)
 {
-    unsigned long n = 0;
-    for (unsigned i = 1; i <= CGP_O_MAX_; i++)
-        n += p->outcomes[i];
-    return n;
+    return sum_but_first(p->outcomes, CGP_O_MAX_ + 1);
 }
 
 unsigned long runner_st_deaths(const runner_st_pool *p)
 {
-    unsigned long n = 0;
-    for (unsigned i = 1; i < RUNNER_END_N_; i++)
-        n += p->deaths[i];
-    return n;
+    return sum_but_first(p->deaths, RUNNER_END_N_);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -70,6 +71,7 @@ void runner_worker_free(runner_worker *w)
     }
     runner_callout_free(w);
     runner_buf_free(&w->inq);
+    runner_buf_free(&w->held);
     free(w->obuf);
     free(w);
 }
@@ -346,6 +348,79 @@ static void send_started(runner_worker *w, runner_req *r)
     runner_client_send(r->client, CGP_T_STARTED, 0, r->reqid, pl, sizeof(pl));
 }
 
+/* When the runner looks again whether a new worker has read its first
+ * "!" line (there is no event for a pipe being read): after 1 ms, later
+ * less often for a worker slow to start, at most every 20 ms. */
+static uint64_t sync_next(const runner_worker *w)
+{
+    uint64_t wait = (runner_g.now - w->started) / 8 + 1;
+    return runner_g.now + (wait > 20 ? 20 : wait);
+}
+
+/* The first request of a new worker: only its "!" line goes on CGIPLUSIN;
+ * the variables and the body follow once the worker has read it. Until
+ * then the worker cannot know its request, so whatever it writes is
+ * start-up output (a banner) and is discarded, never a response. */
+static void hold_first_record(runner_worker *w)
+{
+    runner_buf *q = &w->inq;
+    if (runner_buf_used(q) < 2 || q->p[q->off] != '!' || q->p[q->off + 1] != '\n')
+        return; /* not a record-mode record: nothing to hold */
+    if (runner_buf_append(&w->held, q->p + q->off + 2, runner_buf_used(q) - 2) < 0)
+        return; /* out of memory: send it whole, as before */
+    q->len = q->off + 2;
+    w->sync_wait = 1;
+    w->dl_sync = sync_next(w);
+}
+
+/* Bytes of the first record the worker has not read (-1: unknown). */
+static int unread_in(const runner_worker *w)
+{
+    int n = 0;
+    if (w->ev_in.fd < 0 || ioctl(w->ev_in.fd, FIONREAD, &n) < 0)
+        return -1;
+    return n + (int)runner_buf_used(&w->inq);
+}
+
+/* Once the worker has read the "!" line: what it wrote until now is
+ * discarded (one warning), the rest of its record and its body go out. */
+static void sync_check(runner_worker *w)
+{
+    unsigned char buf[RUNNER_READ_CHUNK];
+    ssize_t n;
+    if (!w->sync_wait)
+        return;
+    if (unread_in(w) != 0) {
+        w->dl_sync = sync_next(w);
+        return;
+    }
+    /* It waits for its variables now: all it wrote so far came before. */
+    while (w->ev_out.fd >= 0 && ((n = read(w->ev_out.fd, buf, sizeof(buf))) > 0 ||
+                                 (n < 0 && errno == EINTR)))
+        if (n > 0)
+            w->banner += (size_t)n;
+    w->banner += w->olen;
+    w->olen = 0;
+    w->sync_wait = 0;
+    w->dl_sync = 0;
+    w->synced = 1;
+    if (w->banner)
+        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2079) "%s (worker pid %ld) wrote %zu bytes "
+                   "before reading its first request; discarded (a CGIplus script must not "
+                   "print before it reads its request)", w->pool->script, (long)w->pid,
+                   w->banner);
+    if (runner_buf_append(&w->inq, w->held.p + w->held.off, runner_buf_used(&w->held)) < 0) {
+        runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2081) "out of memory passing the request "
+                   "record to worker pid %ld of %s; stopping it", (long)w->pid, w->pool->script);
+        worker_break(w, RUNNER_END_BROKEN, SIGKILL);
+        return;
+    }
+    runner_buf_free(&w->held);
+    flush_in(w);
+    runner_worker_feed(w);
+    runner_worker_update(w);
+}
+
 void runner_worker_assign(runner_worker *w, runner_req *r)
 {
     w->req = r;
@@ -375,6 +450,8 @@ void runner_worker_assign(runner_worker *w, runner_req *r)
             runner_req_end(r, CGP_O_SPAWN_FAILED, 1, 0, (uint32_t)err);
             return;
         }
+        if (w->served == 0 && before == 0 && !w->synced)
+            hold_first_record(w);
         flush_in(w);
     }
     send_started(w, r);
@@ -386,7 +463,7 @@ void runner_worker_assign(runner_worker *w, runner_req *r)
 void runner_worker_feed(runner_worker *w)
 {
     runner_req *r = w->req;
-    if (!r || w->ev_body.fd < 0)
+    if (!r || w->ev_body.fd < 0 || w->sync_wait)
         return;
     uint64_t before = runner_spool_pending(&r->body);
     int rc = runner_spool_flush(&r->body, w->ev_body.fd);
@@ -606,6 +683,11 @@ static void process_out(runner_worker *w, size_t n, int final)
         w->olen = 0;
         return;
     }
+    if (w->sync_wait) { /* before it read its request: start-up output */
+        w->banner += len;
+        w->olen = 0;
+        return;
+    }
     while (pos < len) {
         int ev = cgp_scan_step(&w->scan, w->obuf, len, &pos, &out, &outlen, final);
         if (ev == CGP_SCAN_MORE)
@@ -678,7 +760,7 @@ static void out_eof(runner_worker *w)
     }
 }
 
-static void read_out(runner_worker *w, int drain)
+static void read_out_all(runner_worker *w, int drain)
 {
     for (int i = 0; drain || i < 4; i++) {
         if (w->ev_out.fd < 0)
@@ -703,6 +785,18 @@ static void read_out(runner_worker *w, int drain)
         w->had_output = 1;
         process_out(w, (size_t)n, 0);
     }
+}
+
+static void read_out(runner_worker *w, int drain)
+{
+    runner_client *c = w->req ? w->req->client : NULL; /* freed only after the loop turn */
+    if (c)
+        c->corked = 1;
+    read_out_all(w, drain);
+    if (w->sync_wait && !drain)
+        sync_check(w);
+    if (c)
+        runner_client_uncork(c);
 }
 
 static void read_exec(runner_worker *w)
@@ -796,7 +890,7 @@ static void log_exit(runner_worker *w, const runner_req *r, int crashed)
     /* A crash during a request is logged by the module in the request's
      * virtual host (one record); the runner's own lines are debug then. */
     int bad = w->why == RUNNER_END_CRASHED || w->why == RUNNER_END_BROKEN ||
-              (w->why == RUNNER_END_EXITED && w->served == 0);
+              (w->why == RUNNER_END_EXITED && w->served == 0 && !w->not_cgiplus);
     runner_log(crashed ? RUNNER_LOG_DEBUG : bad ? RUNNER_LOG_WARN : RUNNER_LOG_INFO, CGIPLUS_LOGNO(2028) "worker pid %ld of "
                "%s ended: %s (%s) after %lu requests in %llu.%01llu s", (long)w->pid,
                w->pool->script, runner_wend_name(w->why), how, w->served,
@@ -820,6 +914,18 @@ void runner_worker_reaped(runner_worker *w, int status)
                  : WIFSIGNALED(status) ? RUNNER_END_CRASHED : RUNNER_END_EXITED;
 
     runner_req *r = w->req;
+    /* It wrote output and exited with its first request unread: not a
+     * CGIplus program (a plain CGI one, most likely). The request never
+     * reached it: it runs as plain CGI, and so does the pool from now on.
+     * One that dies without output is a crash (502, the backoff). */
+    runner_req *rerun = r && !r->ended && r->client && w->sync_wait && w->banner &&
+                        WIFEXITED(status) && unread_in(w) == 2 ? r : NULL;
+    if (rerun) {
+        w->req = NULL;
+        r->worker = NULL;
+        r = NULL;
+        w->not_cgiplus = 1;
+    }
     if (r) {
         w->req = NULL;
         r->worker = NULL;
@@ -846,6 +952,16 @@ void runner_worker_reaped(runner_worker *w, int status)
     runner_g.nworkers--;
     TAILQ_REMOVE(&runner_g.workers, w, glink);
     TAILQ_INSERT_TAIL(&runner_g.dead_workers, w, glink);
+    if (rerun) {
+        if (!p->as_cgi)
+            runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2080) "%s does not speak CGIplus: its "
+                       "worker (pid %ld) exited without reading its request; running it as "
+                       "plain CGI from now on (set CGIplusMode cgi for it)", p->script,
+                       (long)w->pid);
+        p->as_cgi = 1;
+        if (runner_worker_spawn_cgi(p, rerun) < 0)
+            runner_req_end(rerun, CGP_O_SPAWN_FAILED, 1, 0, (uint32_t)errno);
+    }
     runner_pool_reaped(w); /* counters; waiting requests get a new worker */
 }
 
@@ -876,6 +992,8 @@ void runner_worker_rearm(runner_worker *w)
     MIN_DL(w->dl_drain);
     if (w->published && w->retire)
         MIN_DL(runner_g.now + 1000u); /* a child holds it: ask again */
+    if (w->sync_wait)
+        MIN_DL(w->dl_sync);
     if (r && r->client && !r->ended && w->state == RUNNER_W_BUSY) {
         uint64_t out = req_tmo(r->tmo_output, s->v[RUNNER_S_TIMEOUT_OUTPUT]);
         uint64_t np = req_tmo(r->tmo_noprogress, s->v[RUNNER_S_TIMEOUT_NOPROGRESS]);
@@ -931,6 +1049,8 @@ void runner_worker_deadline(runner_worker *w)
         worker_break(w, w->why, SIGKILL);
         return;
     }
+    if (w->sync_wait && now >= w->dl_sync)
+        sync_check(w);
     if (w->dl_orphan && now >= w->dl_orphan) {
         w->dl_orphan = 0;
         runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2014) "worker pid %ld of %s still waits for a "

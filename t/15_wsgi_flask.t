@@ -12,7 +12,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/apps';
 use AppTest qw(write_file curl url);
 
-plan tests => 21;
+plan tests => 24;
 
 my $vars = Apache::Test::config()->{vars};
 my $apps = "$vars->{documentroot}/apps";
@@ -94,3 +94,15 @@ ok t_cmp($bad, 0, "no request failed during the reload ($n requests)");
 my $log = do { local (@ARGV, $/) = ("$vars->{t_logs}/error_log"); <> } // '';
 ok t_cmp($log, qr/CGIPLUS3101: cgiplus-wsgi: \S+relapp\.py changed: reloading \(pid $rpid\)/,
          'the reload is logged (3101)');
+
+# The command-line form, as `gunicorn MODULE:APP`: the options on the
+# .cgp file's first line, nothing else in it.
+write_file("$apps/flaskcl.cgp", "#!$launcher --path $apps flaskapp:app\n");
+($code, $h, $body) = curl(url('/apps/flaskcl.cgp/'));
+my ($clhits, $clpid) = $body =~ /^flask hits=(\d+) pid=(\d+)$/m;
+ok t_cmp($code, 200, "'#!cgiplus-wsgi --path DIR flaskapp:app' serves the application");
+(undef, undef, $body) = curl(url('/apps/flaskcl.cgp/'));
+ok t_cmp($body, "flask hits=" . (($clhits // 0) + 1) . " pid=" . ($clpid // 0) . "\n", 'persistently');
+(undef, undef, $body) = curl(url('/apps/flaskcl.cgp/where'));
+ok t_cmp($body, qr{^/usr/bin/python3 /usr/lib/python3/dist-packages/flask/__init__\.py$},
+         "Debian's python3 and Flask (python3-flask) serve it (workers' PATH)");

@@ -2,7 +2,8 @@
 # Plack::Request, Plack::App::File) persistently through
 # Plack::Handler::CGIplus, from a .cgp file and from an app.psgi that names
 # the launcher on its first line: uploads, chunked uploads, cookies,
-# redirects, streaming, a dying application; --reload in place.
+# redirects, streaming, a dying application; --reload in place; and a
+# framework's application (Debian's Mojolicious).
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -13,7 +14,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/apps';
 use AppTest qw(write_file curl url);
 
-plan tests => 20;
+plan tests => 27;
 
 my $vars = Apache::Test::config()->{vars};
 my $apps = "$vars->{documentroot}/apps";
@@ -92,3 +93,26 @@ ok t_cmp($seen, "v2 pid=" . ($rpid // 0) . "\n", 'after the module changed the s
 ok t_cmp($bad, 0, "no request failed during the reload ($n requests)");
 ok t_cmp($log->(), qr/CGIPLUS3153: cgiplus-psgi: \S+RelApp\.pm changed: reloading/, 'the reload is logged (3153)');
 ok t_cmp(-d "/usr/share/perl5/Plack" ? 1 : 0, 1, "Plack is Debian's (libplack-perl)");
+
+# A framework from Debian: a Mojolicious::Lite application
+# (libmojolicious-perl), persistent, with uploads, a chunked body, a
+# redirect and a cookie.
+write_file("$apps/mojo.cgp", "#!$launcher\n# the Mojolicious test application\napp mojoapp.psgi\n");
+my $m = '/apps/mojo.cgp';
+($code, $h, $body) = curl(url("$m/"));
+my ($mhits, $mpid) = $body =~ /^mojo hits=(\d+) pid=(\d+)$/m;
+ok t_cmp($code, 200, 'GET through Mojolicious');
+(undef, undef, $body) = curl(url("$m/"));
+ok t_cmp($body, "mojo hits=" . (($mhits // 0) + 1) . " pid=" . ($mpid // 0) . "\n", 'the Mojolicious application persists');
+(undef, undef, $body) = curl(url("$m/where"));
+ok t_cmp($body, "/usr/share/perl5/Mojolicious.pm\n", "Mojolicious is Debian's (libmojolicious-perl)");
+($code, $h, $body) = curl('-F', "file=\@$dir/blob.bin", '-F', 'note=hello', url("$m/upload"));
+ok t_cmp("$code $body", "200 name=blob.bin size=300000 sha256=$sha note=hello\n", 'Mojolicious: a multipart upload');
+($code, $h, $body) = curl('-H', 'Transfer-Encoding: chunked', '-H', 'Content-Type: application/octet-stream',
+                          '--data-binary', "\@$dir/blob.bin", url("$m/body"));
+ok t_cmp($body, "size=300000 sha256=$sha\n", 'Mojolicious: a chunked upload, byte for byte');
+($code, $h, $body) = curl(url("$m/login?user=ann"));
+ok t_cmp("$code " . ($h->{location} // ''), qr{^302 (http://[^/]+)?/apps/mojo\.cgp/whoami$},
+         'Mojolicious: a redirect under the script');
+($code, $h, $body) = curl('-L', '-b', "$dir/mjar", '-c', "$dir/mjar", url("$m/login?user=bob"));
+ok t_cmp($body, "user=bob\n", 'Mojolicious: the cookie set with the redirect is read back');

@@ -59,6 +59,10 @@ sub fetch {
 
 for my $row (@rows) {
     my $what = join ' ', grep { defined && !/^x+$|^y+$/ } @$row[0, 1];
+    # a script that does not compile fails every start: the second failure
+    # in a row starts the crash-loop backoff (300 ms here), whose 503 is not
+    # the row under test; let it pass
+    select undef, undef, undef, 0.4 if $row->[1] =~ /^bogus/;
     my @want = fetch('/cgid-table', $row);
     for my $c (@compat) {
         my @got = fetch($c, $row);

@@ -11,6 +11,7 @@ use lib 't/htdocs/pool/lib';
 use PoolTest qw(hget hstart hfinish hfinish_all status pool_of wait_for wire_connect wire_request
                 wire_frames);
 use IO::Socket::INET;
+use Socket qw(SOL_SOCKET SO_LINGER);
 
 plan tests => 24;
 
@@ -98,6 +99,9 @@ my $raw = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => Apache::Tes
 $raw->autoflush(1);
 print $raw raw_get('/pool/fifo/app.pl?abandoned=1');
 ok t_cmp(wait_for(sub { queued() == 1 }, 1) ? 1 : 0, 1, 'the raw client\'s request is queued');
+# A reset, not a plain close: an end of file is also what a half-closed
+# client that waits for its answer sends (t/3d_cgi_halfclose.t).
+setsockopt($raw, SOL_SOCKET, SO_LINGER, pack('ii', 1, 0)) or die "SO_LINGER: $!";
 close $raw;
 $t0 = time;
 # It must leave while the slow request (1.5 s) still holds the only worker:
@@ -106,7 +110,7 @@ $gone = wait_for(sub { queued() == 0 }, 1.1, 0.02);
 my $busy = pool_of(status(), 'fifo');
 my ($w1) = grep { $_->{state} eq 'busy' } @{ $busy->{workers} };
 ok t_cmp($gone ? 1 : 0, 1,
-         sprintf('it leaves the queue when the client closes (%.2f s)', time - $t0));
+         sprintf('it leaves the queue when the client resets its connection (%.2f s)', time - $t0));
 ok t_cmp($w1 ? $w1->{uri} : '', qr/sleep=1\.5/, 'while the slow request still runs');
 my $sr = hfinish($slow);
 ok t_cmp($sr->{body} =~ /n=(\d+)/ ? $1 : -1, $base + 1, 'the slow request is served');
@@ -115,7 +119,7 @@ ok t_cmp($next->{body} =~ /n=(\d+)/ ? $1 : -1, $base + 2,
          'the next request is the worker\'s next: the abandoned one never ran');
 ok t_cmp((pool_of(status(), 'fifo')->{counters}{errors}{aborted} // 0) - $aborted0, 1,
          'counted as aborted');
-ok t_cmp(log_text() =~ /CGIPLUS1077: client went away before the response of \S+app\.pl began \(no worker yet\); sending ABORT/
+ok t_cmp(log_text() =~ /CGIPLUS1077: client connection reset before the response of \S+app\.pl began \(no worker yet\); sending ABORT/
          ? 1 : 0, 1, 'httpd logs why it sent ABORT (1077)');
 
 # A client that sends more (a pipelined request) while its first waits is

@@ -10,15 +10,13 @@ use Apache::Test;
 use Apache::TestUtil;
 use File::Path qw(make_path remove_tree);
 use IO::Socket::INET;
-use POSIX ();
 use lib 't/htdocs/pool/lib';
-use PoolTest qw(wire_connect wire_status wait_for wire_key_file);
+use PoolTest qw(wire_connect wire_status wait_for wire_key_file standalone_runner);
 use PrivHttpd qw(httpd_start httpd_stop httpd_log);
 
 plan tests => 8;
 
 my $vars = Apache::Test::config()->{vars};
-my $bin = "$vars->{top_dir}/runner/cgiplus-runner";
 my $dir = "$vars->{t_logs}/onepool";
 my $docroot = $vars->{documentroot};
 my $script = "$docroot/pool/app.pl";
@@ -27,11 +25,9 @@ remove_tree($dir);
 make_path($dir);
 chmod 0755, $dir;
 
-open my $fh, '>', "$dir/runner.conf" or die;
-print $fh <<"CONF";
+standalone_runner($dir, 'runner', <<"CONF");
 socket $dir/r.sock
 user $vars->{user}
-key_file @{[wire_key_file()]}
 [defaults]
 max_workers 2
 [pool $script]
@@ -39,15 +35,6 @@ min_idle 2
 max_workers 4
 env POOL=declared
 CONF
-close $fh;
-chmod 0600, "$dir/runner.conf";
-my $runner = fork // die;
-if (!$runner) {
-    open STDERR, '>>', "$dir/runner.log" or die;
-    open STDOUT, '>', '/dev/null';
-    exec $bin, '--config', "$dir/runner.conf" or POSIX::_exit(127);
-}
-END { local $?; if ($runner) { kill 'TERM', $runner; waitpid $runner, 0 } }
 wait_for(sub { -S "$dir/r.sock" }, 5);
 my $st = wait_for(sub { my $st = wire_status(wire_connect("$dir/r.sock"));
                         @{ $st->{pools} } == 1 && @{ $st->{pools}[0]{workers} } == 2 ? $st : undef }, 5);

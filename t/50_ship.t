@@ -15,7 +15,7 @@ use Time::HiRes qw(sleep);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(hget status pool_of wait_for runner_pid);
 
-plan tests => 26;
+plan tests => 30;
 
 my $vars = Apache::Test::config()->{vars};
 my $errlog = "$vars->{t_logs}/error_log";
@@ -73,19 +73,46 @@ ok t_cmp($p ? $p->{settings}{idle_timeout} : -1, 300000,
 # ---- a crash: one record, in the virtual host's log
 my $hp = do { my $old = Apache::TestRequest::module('cgiplus_vhlog');
               my $h = Apache::TestRequest::hostport(); Apache::TestRequest::module($old); $h };
+my $crashmark = length slurp($vhlog);
 my $s = IO::Socket::INET->new(PeerAddr => $hp, Timeout => 10) or die "connect $hp: $!";
-print $s "GET /pool/crash/app.pl?crash=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+# the header goes out first (after=0.3), so the crash cuts a started response
+print $s "GET /pool/crash/app.pl?after=0.3&crash=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
 my $resp = do { local $/; <$s> } // '';
-my ($pid) = $resp =~ /^X-Pid: (\d+)/mi;
-ok t_cmp($pid ? 1 : 0, 1, 'the crashing worker answered on the virtual host (X-Pid)');
+# The worker dies mid-body: the client sees the cut response (with its
+# X-Pid) or, when httpd had not sent the headers yet, nothing or a 502;
+# the worker's pid comes from the record.
+my $crashlog = wait_for(sub { my $t = substr(slurp($vhlog), $crashmark); $t =~ /CGIPLUS10(64|72):/ ? $t : '' }, 5) || '';
+my ($pid) = $crashlog =~ /CGIPLUS10(?:64|72): script \S+app\.pl \(worker pid (\d+)\)/;
+my ($xpid) = $resp =~ /^X-Pid: (\d+)/mi;
+ok t_cmp(defined $pid && (!defined $xpid || $xpid == $pid) ? 1 : 0, 1,
+         'the crash is recorded in the virtual host\'s own log, for the worker that answered');
 $pid //= 0;
-my @vh = grep { /\bpid $pid\b/ } split /\n/, (wait_for(sub { slurp($vhlog) =~ /\bpid $pid\b/ ? slurp($vhlog) : '' }, 5) || '');
+my @vh = grep { /\bpid $pid\b/ } split /\n/, $crashlog;
 ok t_cmp(scalar(@vh), 1, 'the virtual host\'s log has one line about the crash');
-ok t_cmp($vh[0] // '', qr/\[cgiplus:error\] .*CGIPLUS10(64|72): script \S+app\.pl \(worker pid $pid\)/,
+ok t_cmp($vh[0] // '', qr/\[cgiplus:error\] .*CGIPLUS10(64|72): script \S+app\.pl \(worker pid $pid\) .*killed by signal 9/,
          'naming the script, the worker and how it ended');
 sleep 0.3;
 my @main = grep { /\bpid $pid\b/ && /crash|killed|ended/ && !/:debug\]/ } split /\n/, slurp($errlog);
 ok t_cmp(scalar(@main), 0, 'the main log has nothing above debug about it (the runner\'s own lines are debug)');
+
+# A worker that says why on stderr and exits before answering: its line and
+# the one crash record, both in the virtual host's log, none in the main one.
+my $vhmark = length slurp($vhlog);
+$s = IO::Socket::INET->new(PeerAddr => $hp, Timeout => 10) or die "connect $hp: $!";
+print $s "GET /pool/crash/app.pl?die_loud=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+$resp = do { local $/; <$s> } // '';
+ok t_cmp($resp, qr{^HTTP/1\.1 502 }, 'a worker exiting before its response: 502');
+my $vhnew = wait_for(sub { my $t = substr(slurp($vhlog), $vhmark); $t =~ /CGIPLUS10(64|72):/ && $t =~ /dying loudly/ ? $t : '' }, 5) || '';
+my ($lpid) = $vhnew =~ /dying loudly \(pid (\d+)\)/;
+$lpid //= 0;
+my @vhl = grep { /\b$lpid\b/ } split /\n/, $vhnew;
+ok t_cmp(scalar(@vhl), 2, "the virtual host's log: its stderr line and one crash record (pid $lpid)");
+ok t_cmp(join("\n", @vhl), qr/CGIPLUS1064: script \S+app\.pl \(worker pid $lpid\) .*exit/,
+         'the crash record names the script, the worker and its exit');
+sleep 0.3;
+my @mainl = grep { /\b$lpid\b/ && !/:debug\]/ && !/CGIPLUS2013: started worker/ } split /\n/, slurp($errlog);
+ok t_cmp(scalar(@mainl), 0, 'the main log has nothing above debug about it'
+         . (@mainl ? ": @mainl" : ''));
 
 # ---- rotation: rename the log, graceful restart, the runner follows
 rename $errlog, "$errlog.rot" or die "rename: $!";

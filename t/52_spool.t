@@ -9,10 +9,9 @@ use Apache::Test;
 use Apache::TestUtil;
 use File::Path qw(make_path remove_tree);
 use IO::Socket::INET;
-use POSIX ();
 use Time::HiRes qw(sleep);
 use lib 't/htdocs/pool/lib';
-use PoolTest qw(runner_pid wait_for wire_connect wire_frames wire_send wire_key_file);
+use PoolTest qw(runner_pid wait_for wire_connect wire_frames wire_send standalone_runner);
 
 plan tests => 13;
 
@@ -56,25 +55,10 @@ ok t_cmp($resp =~ m{^HTTP/1\.1 200} && $resp =~ /len=(\d+)/ ? $1 : $resp, length
 my $dir = "$vars->{t_logs}/spooltest";
 remove_tree($dir);
 make_path($dir);
-my $bin = "$vars->{top_dir}/runner/cgiplus-runner";
-sub start {
-    my ($name, $conf) = @_;
-    open my $fh, '>', "$dir/$name.conf" or die;
-    print $fh $conf;
-    close $fh;
-    chmod 0600, "$dir/$name.conf";
-    my $pid = fork // die;
-    if (!$pid) {
-        open STDERR, '>>', "$dir/$name.log" or die;
-        open STDOUT, '>', '/dev/null';
-        exec $bin, '--config', "$dir/$name.conf" or POSIX::_exit(127);
-    }
-    return $pid;
-}
+sub start { return standalone_runner($dir, @_) }
 sub log_of { open my $fh, '<', "$dir/$_[0].log" or return ''; local $/; return <$fh> }
-my $key = wire_key_file();
 my $script = "$vars->{documentroot}/cgi/count.pl";
-my $runner = start('cap', "socket $dir/r.sock\nkey_file $key\nuser nobody\nspool_max 1M\n");
+my $runner = start('cap', "socket $dir/r.sock\nuser nobody\nspool_max 1M\n");
 ok t_cmp(wait_for(sub { -S "$dir/r.sock" }, 5) ? 1 : 0, 1, 'a runner with spool_max 1M');
 my @sd = stat "$dir/cgiplus-spool";
 ok t_cmp(@sd ? sprintf('%o', $sd[2] & 07777) : 'missing', '700',
@@ -115,11 +99,11 @@ waitpid $runner, 0;
 # A spool directory others may use is refused at start.
 make_path("$dir/open");
 chmod 0777, "$dir/open";
-my $bad = start('open', "socket $dir/o.sock\nkey_file $key\nspool_dir $dir/open\n");
+my $bad = start('open', "socket $dir/o.sock\nspool_dir $dir/open\n");
 waitpid $bad, 0;
 ok t_cmp(($? >> 8) . ' ' . (log_of('open') =~ /spool_dir \S+ must be a directory of the runner's user that nobody else may use/ ? 1 : 0),
          '2 1', 'a spool directory others may write is refused at start');
-$bad = start('bigmax', "socket $dir/o.sock\nkey_file $key\nspool_max lots\n");
+$bad = start('bigmax', "socket $dir/o.sock\nspool_max lots\n");
 waitpid $bad, 0;
 ok t_cmp(($? >> 8) . ' ' . (log_of('bigmax') =~ /spool_max wants a number of bytes/ ? 1 : 0),
          '2 1', 'a bad spool_max is refused');

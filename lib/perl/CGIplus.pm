@@ -7,7 +7,7 @@ use Exporter qw(import);
 use IO::Handle ();
 use Errno ();
 
-our $VERSION = '0.1.0';
+our $VERSION = '0'; # make install writes configure.ac's version here
 our @EXPORT_OK = qw(cgiplus_accept cgiplus_finish cgiplus_callout
                     cgiplus_struct_mode cgiplus_is_persistent);
 

@@ -82,33 +82,34 @@ class _Channel:
         self.buf = data
         return bool(data)
 
-    def records(self):
-        """The lines of a record-mode request after its "!" line, up to the
-        empty line (which is consumed), as one list; usually from a single
-        read. _Truncated at EOF, _TooLong over the caps."""
-        start = 0
+    def records(self, pos=0):
+        """The lines of a record-mode request after its "!" line (which
+        ends before self.buf[pos]), up to the empty line (which is
+        consumed), as one list; usually from a single read. _Truncated at
+        EOF, _TooLong over the caps."""
+        start = pos
         while True:
             buf = self.buf
-            if buf[:1] == b"\n":            # no variables at all
-                self.buf = buf[1:]
+            if buf[pos:pos + 1] == b"\n":    # no variables at all
+                self.buf = buf[pos + 1:]
                 return []
             end = buf.find(b"\n\n", start)
             if end >= 0:
                 break
-            if len(buf) > _MAX_BLOCK:
+            if len(buf) - pos > _MAX_BLOCK:
                 raise _TooLong()
-            start = max(len(buf) - 1, 0)
+            start = max(len(buf) - 1, pos)
             data = os.read(self.fd, 65536)
             if not data:
                 raise _Truncated()
             self.buf = buf + data
         self.buf = buf[end + 2:]
-        if end + 2 > _MAX_BLOCK:
+        if end + 2 - pos > _MAX_BLOCK:
             raise _TooLong()
-        lines = buf[:end].split(b"\n")
+        lines = buf[pos:end].split(b"\n")
         if max(map(len, lines)) > _MAX_LINE:
             raise _TooLong()
-        if b"\0" in buf[:end]:
+        if buf.find(b"\0", pos, end) >= 0:
             _fail(3002, "malformed variable record")
         return lines
 
@@ -300,6 +301,12 @@ def _read_request():
     ch = _st.chan
     sync = None
     try:
+        # The usual request, "!\n" and its records in one read: no copy
+        # of the buffer for the sync line.
+        if not ch.buf and not ch._fill():
+            return None
+        if ch.buf[:2] == b"!\n":
+            return ch.records(2)
         sync = ch.readline(_MAX_SYNC)
         if sync is None:
             return None
@@ -353,10 +360,21 @@ class _CEnviron:
         self.var = None
         self.keep = None
         self.base = None      # the worker's own entries: (name, b"NAME=value")
+        self.off = None       # id(a bytes object) -> address of its NUL-ended data
         try:
+            import array
             import ctypes
-            self.ctypes = ctypes
+            self.array = array.array
             self.var = ctypes.c_void_p.in_dll(ctypes.CDLL(None), "environ")
+            # The array of char * is built from the entries' own buffers
+            # (as c_char_p does), by address: ctypes' per-item conversion
+            # was most of a hello request's cost. The offset is checked on
+            # two objects and the pointer size; otherwise ctypes builds it.
+            probes = (b"NAME=value", b"A=" + os.urandom(8).hex().encode())
+            offs = {ctypes.cast(b, ctypes.c_void_p).value - id(b) for b in probes}
+            if len(offs) == 1 and array.array("L").itemsize == ctypes.sizeof(ctypes.c_void_p):
+                self.off = offs.pop().__add__
+            self.ctypes = ctypes
         except (ImportError, OSError, ValueError, AttributeError):
             self.var = None
 
@@ -371,9 +389,14 @@ class _CEnviron:
         if len(req) != len(entries):    # a name twice: one entry each
             entries = [k + b"=" + v for k, v in req.items()]
         entries = entries + [e for k, e in self.base if k not in req]
-        ct = self.ctypes
-        arr = (ct.c_char_p * (len(entries) + 1))(*entries)
-        self.var.value = ct.addressof(arr)
+        if self.off is not None:
+            arr = self.array("L", map(self.off, map(id, entries)))
+            arr.append(0)
+            self.var.value = arr.buffer_info()[0]
+        else:
+            ct = self.ctypes
+            arr = (ct.c_char_p * (len(entries) + 1))(*entries)
+            self.var.value = ct.addressof(arr)
         self.keep = (arr, entries)   # the old array may go now
         # os.environ without putenv(): the C side is already done.
         os.environ._data = merged
@@ -436,8 +459,9 @@ def accept():
         return False
     _setup()
     if _st.in_request:
-        finish()
-    _flush()
+        finish()            # flushes sys.stdout
+    else:
+        _flush()
     if _st.idle is not None:
         _wait_request()
     entries = _read_request()

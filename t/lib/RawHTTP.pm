@@ -8,18 +8,26 @@ use IO::Socket::INET;
 use Exporter 'import';
 our @EXPORT_OK = qw(raw_request);
 
-# raw_request(host:port, method, path, [headers...], body) ->
-#   { status_line, code, headers => [[name, value]...], body }
+# raw_request(host:port, method, path, [headers...], body, {options}) ->
+#   { status_line, code, headers => [[name, value]...], body, raw }
+# Options: proto ('HTTP/1.0'), keepalive (no Connection: close: the server
+# ends the connection after the client's end of file), half_close
+# (shutdown(SHUT_WR) once the request is sent, as nc -N does).
 sub raw_request {
-    my ($hostport, $method, $path, $hdrs, $body) = @_;
+    my ($hostport, $method, $path, $hdrs, $body, $opt) = @_;
+    $opt ||= {};
     my $s = IO::Socket::INET->new(PeerAddr => $hostport, Timeout => 20)
         or return { status_line => "connect failed: $!", code => 0, headers => [], body => '' };
-    my $req = "$method $path HTTP/1.1\r\nHost: $hostport\r\nConnection: close\r\n";
+    my $proto = $opt->{proto} || 'HTTP/1.1';
+    my $req = "$method $path $proto\r\nHost: $hostport\r\n"
+        . ($opt->{keepalive} ? '' : "Connection: close\r\n");
     my @h = @{ $hdrs || [] };
     while (my ($k, $v) = splice @h, 0, 2) { $req .= "$k: $v\r\n" }
     $req .= "Content-Length: " . length($body) . "\r\n" if defined $body;
     $req .= "\r\n" . ($body // '');
     print $s $req;
+    $s->flush;
+    shutdown($s, 1) if $opt->{half_close};
     my $data = '';
     local $SIG{ALRM} = sub { die "timeout\n" };
     alarm 30;
@@ -42,7 +50,8 @@ sub raw_request {
         $rest = $out;
     }
     my ($code) = ($sl // '') =~ m{^HTTP/\d\.\d (\S+)};
-    return { status_line => $sl // '', code => $code // '', headers => \@headers, body => $rest };
+    return { status_line => $sl // '', code => $code // '', headers => \@headers, body => $rest,
+             raw => $data };
 }
 
 1;

@@ -1,7 +1,8 @@
 #!/usr/bin/perl
 # Docs stay in step with the code: every directive in the module is in the
 # README's directive table, and every numbered log id used anywhere is
-# documented in docs/errors.md. TAP output.
+# documented in docs/errors.md (each table in numeric order);
+# debian/cgiplus.conf's commented defaults are the README's. TAP output.
 use strict;
 use warnings;
 use File::Basename qw(dirname);
@@ -30,7 +31,33 @@ push @checks, [ "directive $_ is in README's directive table",
 push @checks, [ "log id $_ (used in $ids{$_}) is documented",
                 $docs =~ /^\|\s*(?:CGIPLUS)?\Q$_\E\s*\|/m ] for sort keys %ids;
 push @checks, [ 'found the directive table in the code', scalar(keys %directives) > 0 ];
+
+# debian/cgiplus.conf's commented defaults are the README's: each names a
+# directive of the table, and where the table's default is one plain value
+# (`4`, `5m`, `1s 60s`) the comment says that value.
+my %default;
+while ($readme =~ /^\|\s*`(CGIplus\w+)[^`]*`\s*\|[^|]*\|\s*([^|]*?)\s*\|/mg) {
+    my ($d, $cell) = ($1, $2);
+    $default{$d} = $cell =~ /^`([^`]+)`(?:\s*\(.*\))?$/ ? $1 : '';
+}
+my $debconf = slurp("$top/debian/cgiplus.conf");
+my $ndeb = 0;
+while ($debconf =~ /^\s*#(CGIplus\w+)\s+(.+?)\s*$/mg) {
+    my ($d, $v) = ($1, $2);
+    $ndeb++;
+    push @checks, [ "debian/cgiplus.conf: $d is in README's table", exists $default{$d} ];
+    push @checks, [ "debian/cgiplus.conf: #$d $v is README's default (`$default{$d}`)", $v eq $default{$d} ]
+        if exists $default{$d} && $default{$d} ne '';
+}
+push @checks, [ 'found commented defaults in debian/cgiplus.conf', $ndeb > 10 ];
 push @checks, [ 'found numbered log ids in the code', scalar(keys %ids) > 0 ];
+# docs/errors.md: within each table the rows go up by id.
+my @disorder;
+for my $table (split /\n(?!\|)/, $docs) {
+    my @rows = $table =~ /^\|\s*(?:CGIPLUS)?(\d{4})\s*\|/mg;
+    push @disorder, map { "$rows[$_ - 1] before $rows[$_]" } grep { $rows[$_] <= $rows[$_ - 1] } 1 .. $#rows;
+}
+push @checks, [ 'docs/errors.md rows in numeric order' . (@disorder ? " (@disorder)" : ''), !@disorder ];
 
 print '1..', scalar(@checks), "\n";
 my $n = 0;

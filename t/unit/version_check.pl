@@ -21,6 +21,18 @@ my ($news) = slurp("$top/NEWS") =~ /^(\d+\.\d+\.\d+) \(/m;
 push @checks, [ "NEWS's newest entry is $v", ($news // '') eq $v ];
 my ($deb) = slurp("$top/debian/changelog") =~ /^mod-cgiplus \(([^)-]+)-\d+\)/;
 push @checks, [ "debian/changelog's newest entry is $v", ($deb // '') eq $v ];
+# Nothing else in the sources holds a release number: the Perl modules'
+# $VERSION is written at install (Makefile.am, install-data-hook).
+for my $pm ('lib/perl/CGIplus.pm', 'lib/perl/Plack/Handler/CGIplus.pm') {
+    push @checks, [ "$pm leaves \$VERSION to make install", slurp("$top/$pm") =~ /^our \$VERSION = '0';/m ];
+}
+my @holders;
+for my $f (split /\0/, `cd '$top' && git ls-files -z 2>/dev/null`) {
+    next if $f =~ m{^(configure\.ac|NEWS|debian/changelog)$} || $f =~ m{^(t|bench)/};
+    push @holders, $f if slurp("$top/$f") =~ /(?<![\d.])\Q$v\E(?![\d.])/;
+}
+push @checks, [ "no tracked source but configure.ac, NEWS, debian/changelog says $v"
+                . (@holders ? " (@holders)" : ''), !@holders ];
 push @checks, [ 'LICENSE is the Apache License 2.0',
                 slurp("$top/LICENSE") =~ /Apache License\s+Version 2\.0, January 2004/ ];
 push @checks, [ 'the README states the licence',

@@ -18,6 +18,14 @@ def index():
             {"Content-Type": "text/plain"})
 
 
+@app.route("/where")
+def where():
+    import flask
+    import sys
+    return ("%s %s\n" % (sys.executable, flask.__file__), 200,
+            {"Content-Type": "text/plain"})
+
+
 @app.route("/upload", methods=["POST"])
 def upload():
     f = request.files.get("file")

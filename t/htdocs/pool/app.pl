@@ -3,12 +3,13 @@
 # string says what to do: sleep=S (seconds, before the body), ticks=N&gap=S
 # (N lines, S apart), sc=... (a Script-Control header), callout=LINE (after
 # the first body line), after=S (sleep after the body), die_early (exit
-# before any output), crash (SIGKILL itself mid-body), lines=N (N lines),
+# before any output), die_loud (a line on stderr, then exit 3 before any
+# output), crash (SIGKILL itself mid-body), lines=N (N lines),
 # ignore_term (ignore SIGTERM from now on).
 use strict;
 use warnings;
 use FindBin;
-use lib "$FindBin::Bin/../../../lib/perl";
+use lib "$FindBin::RealBin/../../../lib/perl"; # also through a symlink (t/51_status_pools)
 use CGIplus;
 use Time::HiRes qw(sleep);
 
@@ -25,6 +26,7 @@ while (CGIplus::accept()) {
         $q{$k} = $v;
     }
     exit 3 if exists $q{die_early};
+    if (exists $q{die_loud}) { print STDERR "app.pl: dying loudly (pid $$)\n"; exit 3 }
     $SIG{TERM} = 'IGNORE' if exists $q{ignore_term};
     sleep $q{sleep} if $q{sleep};
     print "Content-Type: text/plain\n";

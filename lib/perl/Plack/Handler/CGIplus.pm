@@ -7,7 +7,7 @@ use warnings;
 use parent 'Plack::Handler::CGI';
 use CGIplus ();
 
-our $VERSION = '0.1.0';
+our $VERSION = '0'; # make install writes configure.ac's version here
 
 # The runner's markers are the worker's, not the application's.
 my @HIDDEN = qw(CGIPLUSEOF CGIPLUSESC CGIPLUSEOT CGIPLUSIN);

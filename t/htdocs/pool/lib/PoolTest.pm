@@ -11,9 +11,10 @@ use IO::Select;
 use JSON::PP ();
 use Time::HiRes qw(time sleep);
 use Apache::Test ();
+use POSIX ();
 
 our @EXPORT_OK = qw(hstart hfinish hfinish_all hget hmany status pool_of wait_for wire_connect wire_key wire_key_file wire_hello
-                    wire_request wire_frames wire_status wire_send runner_pid);
+                    wire_request wire_frames wire_status wire_send runner_pid standalone_runner);
 
 my $vars = Apache::Test::config()->{vars};
 
@@ -155,6 +156,36 @@ sub _kv {
 # The runner's connection key as httpd holds it (CGIplusRunnerKeyFile of the
 # test configuration; root reads it, as httpd's parent does).
 sub wire_key_file { return "$vars->{t_conf}/generated/runner.key" }
+
+# A standalone runner (as run by a service manager, docs/RUNNER.md): writes
+# $dir/$name.conf (mode 0600) from $conf plus the key_file line every such
+# runner needs, starts cgiplus-runner on it with stderr appended to
+# $dir/$name.log, returns its pid; whatever is still running is stopped at
+# exit.
+my @standalone;
+sub standalone_runner {
+    my ($dir, $name, $conf) = @_;
+    open my $fh, '>', "$dir/$name.conf" or die "$dir/$name.conf: $!";
+    print $fh 'key_file ' . wire_key_file() . "\n" . $conf;
+    close $fh;
+    chmod 0600, "$dir/$name.conf";
+    my $pid = fork // die "fork: $!";
+    if (!$pid) {
+        open STDERR, '>>', "$dir/$name.log" or POSIX::_exit(127);
+        open STDOUT, '>', '/dev/null';
+        exec "$vars->{top_dir}/runner/cgiplus-runner", '--config', "$dir/$name.conf" or POSIX::_exit(127);
+    }
+    push @standalone, $pid;
+    return $pid;
+}
+END {
+    local $?;
+    for my $pid (@standalone) {
+        next if waitpid($pid, POSIX::WNOHANG()) != 0;
+        kill 'TERM', $pid;
+        waitpid $pid, 0;
+    }
+}
 
 sub wire_key {
     open my $fh, '<', wire_key_file() or die wire_key_file() . ": $!";
