@@ -14,7 +14,7 @@ use lib 't/htdocs/pool/lib';
 use PoolTest qw(hget hstart hfinish status pool_of wait_for wire_connect wire_request
                 wire_frames);
 
-plan tests => 25;
+plan tests => 27;
 
 my $vars = Apache::Test::config()->{vars};
 my $script = "$vars->{documentroot}/pool/app.pl";
