@@ -60,7 +60,7 @@ typedef struct cgp_tslot {
     _Atomic uint32_t flags;      /* CGP_TS_* */
     _Atomic uint32_t worker_pid;
     _Atomic uint32_t drain_ms;   /* RETURNED with CGP_TS_DRAIN: the bound */
-    uint32_t pad0;
+    _Atomic uint32_t exit_status; /* its wait status, stored before the word says DEAD */
     _Atomic uint64_t claimed_ms; /* monotonic ms a child claimed it */
     uint64_t pad1;
     /* The first 64 bytes of the URI a child serves on it, 8 to a word

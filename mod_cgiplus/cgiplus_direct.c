@@ -988,6 +988,24 @@ static void direct_end(cgiplus_req *q, int outcome)
     q->end.retry_after = 0;
 }
 
+/* The wait status of a worker whose stdout closed: the runner reaps it at
+ * once and stores it in the slot; waited for briefly (a crash path only). */
+static uint32_t direct_exit_status(cgiplus_direct *x)
+{
+    int i;
+
+    for (i = 0; i < 20; i++) {
+        uint64_t w = atomic_load(&x->slot->word);
+
+        if (cgp_tword_gen(w) != x->sgen)
+            break; /* the slot has a new worker already */
+        if (cgp_tword_state(w) == CGP_TS_DEAD)
+            return atomic_load(&x->slot->exit_status);
+        apr_sleep(apr_time_from_msec(5));
+    }
+    return CGIPLUS_END_CLOSED;
+}
+
 /* Reads what stdout has, straight into bucket memory: the response spans
  * go to q->out as buckets over that memory, callouts are answered. */
 static apr_status_t direct_read(cgiplus_req *q)
@@ -1064,6 +1082,7 @@ static apr_status_t direct_read(cgiplus_req *q)
     if (final && !q->got_end) {
         x->eof = 1;
         direct_end(q, CGP_O_CRASHED);
+        q->end.detail = direct_exit_status(x);
     }
     if (x->in_off < x->in_len)
         direct_write(q); /* answers at once: the script waits for them */

@@ -235,6 +235,10 @@ void cgiplus_req_finish(cgiplus_req *q);
 
 /* ---- the direct path (cgiplus_direct.c) ---- */
 
+/* cgp_end.detail of a direct request whose worker closed its stdout: the
+ * child cannot know its exit status (the runner reaps it). */
+#define CGIPLUS_END_CLOSED 0xffffffffu
+
 void cgiplus_direct_child_init(apr_pool_t *pchild, server_rec *s);
 /* CGIplusDirect (cgiplus_conf.c keeps the flag). */
 const char *cgiplus_set_direct(cmd_parms *cmd, void *dcv, int on);

@@ -288,7 +288,9 @@ static void resp_wait_status(char *buf, apr_size_t len, apr_uint32_t st)
 {
     int s = (int)st;
 
-    if (WIFSIGNALED(s))
+    if (st == CGIPLUS_END_CLOSED) /* the direct path sees the pipe, not the exit */
+        apr_snprintf(buf, len, "closed its output (it died or exited)");
+    else if (WIFSIGNALED(s))
         apr_snprintf(buf, len, "killed by signal %d", WTERMSIG(s));
     else if (WIFEXITED(s))
         apr_snprintf(buf, len, "exited with status %d", WEXITSTATUS(s));

@@ -256,6 +256,7 @@ void runner_table_slot_dead(runner_worker *w)
     if (!s)
         return;
     runner_worker_sync(w);
+    atomic_store(&s->exit_status, (uint32_t)w->status); /* a holder's 502 names it */
     atomic_store(&s->word, cgp_tword(CGP_TS_DEAD, w->sgen, 0));
     tb.owner[w->slot] = NULL;
     w->slot = -1;

@@ -66,9 +66,10 @@ sub traced_calls {
 }
 
 sub h2load {
-    my ($n, $c, $path) = @_;
+    my ($n, $c, $path, $log) = @_;
     my $t0 = time;
-    my $o = `h2load --h1 -n $n -c $c http://127.0.0.1:$port$path 2>&1`;
+    my $lf = $log ? "--log-file=$log" : '';
+    my $o = `h2load --h1 $lf -n $n -c $c http://127.0.0.1:$port$path 2>&1`;
     my ($ok) = $o =~ /(\d+) succeeded/;
     my ($two) = $o =~ /status codes: (\d+) 2xx/;
     my ($max) = $o =~ /time for request:\s+\S+\s+(\S+)/;
@@ -112,13 +113,17 @@ ok t_cmp($dc <= 15 ? 1 : 0, 1, "at most 15 system calls per direct request ($dc)
 # waits anywhere near Timeout, no worker is killed or started anew.
 h2load(200, 4, '/direct/small/hello');
 my $before = -s $logf;
-my $q = h2load(20000, 20, '/direct/small/hello');
+my $reqlog = "$vars->{t_logs}/h2load-direct-small.log";
+my $q = h2load(20000, 20, '/direct/small/hello', $reqlog);
 ok t_cmp($q->{two}, 20000, '20000 requests at c20 on a pool of 2: all 200');
 my $maxms = $q->{max} =~ /^([\d.]+)(us|ms|s)$/ ? $1 * { us => 0.001, ms => 1, s => 1000 }->{$2} : 1e9;
-if ($maxms >= 10000) { # what happened meanwhile
+if ($maxms >= 10000) { # what happened meanwhile: the slowest requests, the log
+    open my $rl, '<', $reqlog or die "$reqlog: $!";
+    my @slow = (sort { $b->[2] <=> $a->[2] } map { [ split ' ' ] } <$rl>)[0 .. 4];
+    print STDERR "# slowest (start us, status, us): ", join(' | ', map { "@$_" } @slow), "\n";
     open my $lf, '<', $logf or die "$logf: $!";
     seek $lf, $before, 0;
-    t_debug(join '', $q->{out}, grep { /CGIPLUS\d+|AH\d+/ && !/trace|:debug\]/ } <$lf>);
+    print STDERR map { "# $_" } grep { /CGIPLUS\d+|AH\d+|mpm/ && !/trace|CGIPLUS20(04|21|13):/ } <$lf>;
 }
 # A missed wake-up would wait out CGIplusQueueWait (20 s: 503) or Timeout.
 ok t_cmp($maxms < 10000 ? 1 : 0, 1, "the slowest took $q->{max}: no missed wake-up");
