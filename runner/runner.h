@@ -46,6 +46,17 @@
 #define RUNNER_CGI_ARG_BYTES    (64u * 1024u) /* ...and their bytes, escaped, with NULs */
 #define RUNNER_SETTLE_MS        200u    /* a script changed in place must be still this long */
 #define RUNNER_STALE_MS         3000u   /* a superseded pool retires after this long unused */
+/* Callout answers a worker may leave unread (bytes on CGIPLUSIN past its
+ * request record, and answer slots): past either it is stopped as broken,
+ * so a script that asks and never reads cannot grow the runner. */
+#define RUNNER_ANS_BYTES_MAX    (64u * 1024u)
+#define RUNNER_ANS_COUNT_MAX    64u
+/* LOG callouts per worker: a token bucket of this many lines, refilled at
+ * this many a second; the excess is dropped and counted in one line at the
+ * request's end (or every RUNNER_LOG_SUMMARY_MS in a long request). */
+#define RUNNER_LOG_BURST        100u
+#define RUNNER_LOG_RATE         10u
+#define RUNNER_LOG_SUMMARY_MS   10000u
 
 typedef struct runner_client runner_client;
 typedef struct runner_req runner_req;
@@ -411,6 +422,13 @@ struct runner_worker {
     size_t olen;
     runner_buf inq;           /* bytes pending on CGIPLUSIN */
     struct runner_ans_list answers; /* callout answers owed, oldest first */
+    unsigned nanswers;        /* entries in answers */
+    size_t inq_base;          /* inq bytes when the request record was queued */
+    int flooded;              /* stopped for unread answers: ignore what it asks */
+    uint64_t log_mtok;        /* LOG bucket, in thousandths of a line */
+    uint64_t log_at;          /* when log_mtok was last refilled, 0: never (full) */
+    uint64_t log_said;        /* the last drop summary, or the first drop since */
+    unsigned long log_dropped;/* LOG lines dropped since that summary */
     char errline[RUNNER_LINE_MAX];
     size_t errlen;
     runner_req *req;
@@ -444,6 +462,10 @@ void runner_worker_update(runner_worker *w);
 void runner_worker_orphaned(runner_worker *w);
 int runner_worker_out_paused(const runner_worker *w);
 void runner_worker_kill(runner_worker *w, int sig);
+/* Never assigns w again and sends sig (SIGKILL: at once, no grace). */
+void runner_worker_break(runner_worker *w, runner_wend why, int sig);
+/* Stops w as broken for leaving too many callout answers unread (2079). */
+void runner_worker_flooded(runner_worker *w);
 /* Stops a worker for a reason: at once if idle, after its request if busy
  * (unless now), SIGTERM then SIGKILL after kill_grace. */
 void runner_worker_stop(runner_worker *w, runner_wend why, int now);
@@ -457,6 +479,8 @@ void runner_callout_answer(runner_worker *w, const char *text, size_t len);
 void runner_callout_expire(runner_worker *w, int all);
 void runner_callout_flush(runner_worker *w);
 void runner_callout_free(runner_worker *w);
+/* Logs how many LOG lines were dropped, if any (request over: force). */
+void runner_callout_log_summary(runner_worker *w, int force);
 
 /* fork + exec of one script process (runner_spawn.c) */
 #define RUNNER_SPAWN_MAXFD 4

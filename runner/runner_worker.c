@@ -265,7 +265,7 @@ static void drain_body(runner_worker *w)
 
 
 /* The worker is no use any more: never assign it again, make it go. */
-static void worker_break(runner_worker *w, runner_wend why, int sig)
+void runner_worker_break(runner_worker *w, runner_wend why, int sig)
 {
     if (w->why == RUNNER_END_NONE)
         w->why = why;
@@ -292,7 +292,7 @@ void runner_worker_stop(runner_worker *w, runner_wend why, int now)
         return;
     runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2030) "stopping worker pid %ld of %s (%s)",
                (long)w->pid, w->pool->script, runner_wend_name(why));
-    worker_break(w, why, SIGTERM);
+    runner_worker_break(w, why, SIGTERM);
 }
 
 static void flush_in(runner_worker *w)
@@ -304,22 +304,38 @@ static void flush_in(runner_worker *w)
                    "CGIPLUSIN (%s); stopping it", (long)w->pid, w->pool->script, strerror(errno));
         runner_buf_reset(&w->inq);
         runner_ev_close(&w->ev_in);
-        worker_break(w, RUNNER_END_BROKEN, SIGKILL);
+        runner_worker_break(w, RUNNER_END_BROKEN, SIGKILL);
     }
     runner_ev_watch(&w->ev_in, runner_buf_used(&w->inq) ? EPOLLOUT : 0);
 }
 
 void runner_worker_reply(runner_worker *w, const char *line)
 {
-    if (w->ev_in.fd < 0)
+    if (w->ev_in.fd < 0 || w->flooded)
         return;
     if (runner_buf_append(&w->inq, line, strlen(line)) < 0 || runner_buf_append(&w->inq, "\n", 1) < 0) {
         runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2020) "out of memory answering a callout of "
                    "worker pid %ld; stopping it", (long)w->pid);
-        worker_break(w, RUNNER_END_BROKEN, SIGKILL);
+        runner_worker_break(w, RUNNER_END_BROKEN, SIGKILL);
         return;
     }
     flush_in(w);
+    /* What is left past the record is answers it has not read (at least). */
+    if (runner_buf_used(&w->inq) > w->inq_base + RUNNER_ANS_BYTES_MAX)
+        runner_worker_flooded(w);
+}
+
+void runner_worker_flooded(runner_worker *w)
+{
+    if (w->flooded)
+        return;
+    w->flooded = 1;
+    runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2079) "worker pid %ld of %s has %u callout "
+               "answers (%zu bytes) it does not read; stopping it as broken", (long)w->pid,
+               w->pool->script, w->nanswers, runner_buf_used(&w->inq));
+    runner_buf_free(&w->inq);
+    runner_ev_watch(&w->ev_in, 0);
+    runner_worker_break(w, RUNNER_END_BROKEN, SIGKILL);
 }
 
 /* Tells the module which process has its request, before any of that
@@ -363,6 +379,7 @@ void runner_worker_assign(runner_worker *w, runner_req *r)
             return;
         }
         flush_in(w);
+        w->inq_base = runner_buf_used(&w->inq);
     }
     send_started(w, r);
     runner_worker_feed(w);
@@ -522,6 +539,7 @@ static void request_done(runner_worker *w)
     runner_pool *p = w->pool;
     runner_hdr_flush(w);
     take_stderr(w);
+    runner_callout_log_summary(w, 1);
     runner_callout_expire(w, 2); /* unanswered and no longer awaited */
     w->req = NULL;
     r->worker = NULL;
@@ -780,6 +798,7 @@ void runner_worker_reaped(runner_worker *w, int status)
         read_exec(w);
     read_out(w, 1); /* what it wrote before dying, a sentinel perhaps */
     take_stderr(w);
+    runner_callout_log_summary(w, 1);
     if (w->why == RUNNER_END_NONE)
         w->why = w->exec_failed ? RUNNER_END_EXEC_FAILED
                  : WIFSIGNALED(status) ? RUNNER_END_CRASHED : RUNNER_END_EXITED;
@@ -890,21 +909,21 @@ void runner_worker_deadline(runner_worker *w)
         runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2071) "worker pid %ld of %s did not exit %llu "
                    "ms after SIGTERM; killing it", (long)w->pid, w->pool->script,
                    (unsigned long long)runner_g.conf.kill_grace);
-        worker_break(w, w->why, SIGKILL);
+        runner_worker_break(w, w->why, SIGKILL);
         return;
     }
     if (w->dl_orphan && now >= w->dl_orphan) {
         w->dl_orphan = 0;
         runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2014) "worker pid %ld of %s still waits for a "
                    "request body that will not come; killing it", (long)w->pid, w->pool->script);
-        worker_break(w, RUNNER_END_ABORTED, SIGKILL);
+        runner_worker_break(w, RUNNER_END_ABORTED, SIGKILL);
         return;
     }
     if (w->dl_reap && now >= w->dl_reap) {
         w->dl_reap = 0;
         runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2015) "worker pid %ld of %s closed its stdout "
                    "but did not exit; killing it", (long)w->pid, w->pool->script);
-        worker_break(w, RUNNER_END_BROKEN, SIGKILL);
+        runner_worker_break(w, RUNNER_END_BROKEN, SIGKILL);
         return;
     }
     runner_req *r = w->req;
