@@ -438,6 +438,8 @@ struct runner_worker {
     runner_wend why;          /* why the runner stopped it */
     uint64_t deadline;        /* nearest timer (monotonic ms), 0: none */
     uint64_t dl_orphan, dl_reap; /* orphan waiting for a body; closed stdout */
+    uint64_t dl_orphan_max;   /* a no-abort orphan is stopped at this time */
+    uint64_t t_orphan;        /* when its request ended without it */
     uint64_t t_idle, t_term;  /* became idle; SIGTERM sent */
     int killed;               /* SIGKILL sent */
     int body_blocked;         /* last body write hit EAGAIN */

@@ -356,7 +356,7 @@ void runner_worker_assign(runner_worker *w, runner_req *r)
     r->state = RUNNER_R_RUNNING;
     r->t_start = r->t_progress = runner_g.now;
     w->state = RUNNER_W_BUSY;
-    w->dl_orphan = 0;
+    w->dl_orphan = w->dl_orphan_max = 0;
     w->body_blocked = 0;
     runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2021) "request %u (%s) to worker pid %ld",
                r->reqid, r->uri, (long)w->pid);
@@ -546,7 +546,7 @@ static void request_done(runner_worker *w)
     w->served++;
     p->served++;
     w->body_blocked = 0;
-    w->dl_orphan = 0;
+    w->dl_orphan = w->dl_orphan_max = 0;
     runner_ev_watch(&w->ev_body, 0);
     if (!r->ended) {
         runner_pool_request_ok(p);
@@ -856,6 +856,7 @@ void runner_worker_rearm(runner_worker *w)
     if (w->t_term && !w->killed)
         MIN_DL(w->t_term + runner_g.conf.kill_grace);
     MIN_DL(w->dl_orphan);
+    MIN_DL(w->dl_orphan_max);
     MIN_DL(w->dl_reap);
     if (r && r->client && !r->ended && w->state == RUNNER_W_BUSY) {
         uint64_t out = req_tmo(r->tmo_output, s->v[RUNNER_S_TIMEOUT_OUTPUT]);
@@ -919,6 +920,14 @@ void runner_worker_deadline(runner_worker *w)
         runner_worker_break(w, RUNNER_END_ABORTED, SIGKILL);
         return;
     }
+    if (w->dl_orphan_max && now >= w->dl_orphan_max) {
+        w->dl_orphan_max = 0;
+        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2081) "worker pid %ld of %s still runs the "
+                   "request of a client that left %llu ms ago (no-abort); stopping it",
+                   (long)w->pid, w->pool->script, (unsigned long long)(now - w->t_orphan));
+        runner_worker_break(w, RUNNER_END_TIMEOUT, SIGTERM);
+        return;
+    }
     if (w->dl_reap && now >= w->dl_reap) {
         w->dl_reap = 0;
         runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2015) "worker pid %ld of %s closed its stdout "
@@ -973,6 +982,13 @@ void runner_worker_orphaned(runner_worker *w)
         runner_worker_stop(w, RUNNER_END_ABORTED, 1);
         runner_worker_update(w);
         return;
+    }
+    if (!w->dl_orphan_max) {
+        /* It runs on, but not for ever: one output timeout more (httpd's
+         * Timeout where it has none), then it is stopped (issue 10, hole 6). */
+        uint64_t out = req_tmo(r->tmo_output, w->pool->set.v[RUNNER_S_TIMEOUT_OUTPUT]);
+        w->t_orphan = runner_g.now;
+        w->dl_orphan_max = runner_g.now + (out ? out : runner_g.conf.http_timeout);
     }
     if (w->is_cgi) {
         if (runner_req_body_short(r) || !r->body_end) {
