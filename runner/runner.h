@@ -351,6 +351,8 @@ struct runner_req {
     runner_spool body;
     int body_end;             /* STDIN END seen */
     int callouts;             /* the module answers CALLOUT frames */
+    uint64_t progress_ms;     /* BEGIN progress: PROGRESS at most this often, 0: never */
+    uint64_t t_sent;          /* the last frame of this request to the module */
     uint64_t t_arrive, t_start, t_progress; /* monotonic ms */
     int64_t tmo_output, tmo_noprogress; /* overrides: 0 pool's, -1 none, >0 ms */
     int no_abort;             /* Script-Control: no-abort */
@@ -369,6 +371,9 @@ int runner_req_add_body(runner_req *r, const unsigned char *d, size_t n);
 int runner_req_body_short(const runner_req *r);
 void runner_req_end(runner_req *r, int outcome, unsigned retry, uint32_t pid, uint32_t detail);
 void runner_req_client_gone(runner_req *r);
+/* The script made progress (output, body taken, a callout): restarts the
+ * no-progress timer; tells the module (PROGRESS) if it saw nothing lately. */
+void runner_req_progress(runner_req *r);
 void runner_req_free(runner_req *r);
 /* Records and environment the script receives (runner_record.c). */
 int runner_record_build(const runner_req *r, int struct_mode, runner_buf *out);

@@ -396,7 +396,7 @@ void runner_worker_feed(runner_worker *w)
     int rc = runner_spool_flush(&r->body, w->ev_body.fd);
     w->body_blocked = rc == 1;
     if (runner_spool_pending(&r->body) < before)
-        r->t_progress = runner_g.now; /* the script takes its body: progress */
+        runner_req_progress(r); /* the script takes its body */
     if (rc < 0) {
         if (errno == EPIPE || errno == ECONNRESET)
             runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2023) "worker pid %ld of %s closed its "
@@ -581,7 +581,7 @@ static void output(runner_worker *w, const unsigned char *d, size_t len)
     }
     if (len) {
         w->had_output = 1;
-        r->t_progress = runner_g.now;
+        runner_req_progress(r);
     }
     runner_hdr_output(w, d, len);
 }
@@ -610,7 +610,7 @@ static void process_out(runner_worker *w, size_t n, int final)
             output(w, out, outlen);
         } else if (ev == RUNNER_SCAN_CALLOUT || ev == RUNNER_SCAN_CALLOUT_LONG) {
             if (w->req)
-                w->req->t_progress = runner_g.now;
+                runner_req_progress(w->req);
             runner_callout_line(w, out, outlen, ev == RUNNER_SCAN_CALLOUT_LONG);
         } else {
             request_done(w);
