@@ -91,58 +91,55 @@ static int body_read(request_rec *r, cgiplus_body_in *in, apr_off_t max, int fla
     apr_socket_t *sock = c->master ? NULL : ap_get_conn_socket(c);
     apr_interval_time_t saved = 0;
     apr_time_t dl = body_deadline(in), now = apr_time_now();
-    apr_status_t rv;
+    apr_status_t rv = APR_SUCCESS;
     apr_off_t len = 0;
-    int status = OK, slow = 0;
+    int status = OK, capped = 0, slow = dl && now >= dl;
 
-    if (dl && now >= dl) {
-        slow = 1;
-        goto slow;
-    }
+    if (slow)
+        goto done;
     if (dl && sock) {
         apr_socket_timeout_get(sock, &saved);
         if (saved < 0 || dl - now < saved) {
             apr_socket_timeout_set(sock, dl - now);
-            slow = 1; /* a timeout now is the rate's */
+            capped = 1; /* a timeout now is the rate's */
         }
     }
     rv = ap_get_brigade(r->input_filters, in->tmp, AP_MODE_READBYTES, APR_BLOCK_READ,
                         (apr_size_t)max);
-    if (slow)
+    if (capped)
         apr_socket_timeout_set(sock, saved);
-    slow = slow && APR_STATUS_IS_TIMEUP(rv);
-    if (rv != APR_SUCCESS && !slow) {
+    if ((slow = capped && APR_STATUS_IS_TIMEUP(rv)))
+        goto done;
+    if (rv != APR_SUCCESS) {
         status = ap_map_http_request_error(rv, HTTP_BAD_REQUEST);
         ap_log_rerror(APLOG_MARK, APLOG_INFO, rv, r, CGIPLUS_LOGNO(1041)
                       "reading the request body for %s failed (%s)",
                       r->filename, cgiplus_status_text(r, status));
         goto done;
     }
-    if (!slow) {
-        if (apr_brigade_length(in->tmp, 1, &len) != APR_SUCCESS || len > max) {
-            ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1040)
-                          "an input filter returned more than the %" APR_OFF_T_FMT
-                          " bytes asked for in one body read", max);
-            status = HTTP_INTERNAL_SERVER_ERROR;
-            goto done;
-        }
-        in->got += len;
-        if (!APR_BRIGADE_EMPTY(in->tmp) && APR_BUCKET_IS_EOS(APR_BRIGADE_LAST(in->tmp)))
-            in->eos = 1;
-        if (flat) {
-            apr_size_t n = (apr_size_t)len;
-
-            body_room(r, in, n);
-            apr_brigade_flatten(in->tmp, in->buf + in->len, &n);
-            in->len += n;
-        }
-        else {
-            APR_BRIGADE_CONCAT(in->bb, in->tmp);
-        }
-        dl = body_deadline(in);
-        slow = !sock && dl && !in->eos && apr_time_now() > dl;
+    if (apr_brigade_length(in->tmp, 1, &len) != APR_SUCCESS || len > max) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1040)
+                      "an input filter returned more than the %" APR_OFF_T_FMT
+                      " bytes asked for in one body read", max);
+        status = HTTP_INTERNAL_SERVER_ERROR;
+        goto done;
     }
-slow:
+    in->got += len;
+    if (!APR_BRIGADE_EMPTY(in->tmp) && APR_BUCKET_IS_EOS(APR_BRIGADE_LAST(in->tmp)))
+        in->eos = 1;
+    if (flat) {
+        apr_size_t n = (apr_size_t)len;
+
+        body_room(r, in, n);
+        apr_brigade_flatten(in->tmp, in->buf + in->len, &n);
+        in->len += n;
+    }
+    else {
+        APR_BRIGADE_CONCAT(in->bb, in->tmp);
+    }
+    dl = body_deadline(in);
+    slow = !sock && dl && !in->eos && apr_time_now() > dl;
+done:
     if (slow) {
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, CGIPLUS_LOGNO(1042)
                       "the request body of %s arrives slower than CGIplusBodyMinRate %"
@@ -150,9 +147,8 @@ slow:
                       " ms); answering 408", r->filename, in->min_rate, in->got,
                       apr_time_as_msec(apr_time_now() - in->t0));
         status = HTTP_REQUEST_TIME_OUT;
-        r->connection->keepalive = AP_CONN_CLOSE;
+        c->keepalive = AP_CONN_CLOSE;
     }
-done:
     apr_brigade_cleanup(in->tmp);
     return status;
 }

@@ -469,8 +469,6 @@ void runner_worker_update(runner_worker *w);
 void runner_worker_orphaned(runner_worker *w);
 int runner_worker_out_paused(const runner_worker *w);
 void runner_worker_kill(runner_worker *w, int sig);
-/* Never assigns w again and sends sig (SIGKILL: at once, no grace). */
-void runner_worker_break(runner_worker *w, runner_wend why, int sig);
 /* Stops w as broken for leaving too many callout answers unread (2079). */
 void runner_worker_flooded(runner_worker *w);
 /* Stops a worker for a reason: at once if idle, after its request if busy

@@ -265,7 +265,7 @@ static void drain_body(runner_worker *w)
 
 
 /* The worker is no use any more: never assign it again, make it go. */
-void runner_worker_break(runner_worker *w, runner_wend why, int sig)
+static void worker_break(runner_worker *w, runner_wend why, int sig)
 {
     if (w->why == RUNNER_END_NONE)
         w->why = why;
@@ -292,7 +292,7 @@ void runner_worker_stop(runner_worker *w, runner_wend why, int now)
         return;
     runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2030) "stopping worker pid %ld of %s (%s)",
                (long)w->pid, w->pool->script, runner_wend_name(why));
-    runner_worker_break(w, why, SIGTERM);
+    worker_break(w, why, SIGTERM);
 }
 
 static void flush_in(runner_worker *w)
@@ -304,7 +304,7 @@ static void flush_in(runner_worker *w)
                    "CGIPLUSIN (%s); stopping it", (long)w->pid, w->pool->script, strerror(errno));
         runner_buf_reset(&w->inq);
         runner_ev_close(&w->ev_in);
-        runner_worker_break(w, RUNNER_END_BROKEN, SIGKILL);
+        worker_break(w, RUNNER_END_BROKEN, SIGKILL);
     }
     runner_ev_watch(&w->ev_in, runner_buf_used(&w->inq) ? EPOLLOUT : 0);
 }
@@ -316,7 +316,7 @@ void runner_worker_reply(runner_worker *w, const char *line)
     if (runner_buf_append(&w->inq, line, strlen(line)) < 0 || runner_buf_append(&w->inq, "\n", 1) < 0) {
         runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2020) "out of memory answering a callout of "
                    "worker pid %ld; stopping it", (long)w->pid);
-        runner_worker_break(w, RUNNER_END_BROKEN, SIGKILL);
+        worker_break(w, RUNNER_END_BROKEN, SIGKILL);
         return;
     }
     flush_in(w);
@@ -335,7 +335,7 @@ void runner_worker_flooded(runner_worker *w)
                w->pool->script, w->nanswers, runner_buf_used(&w->inq));
     runner_buf_free(&w->inq);
     runner_ev_watch(&w->ev_in, 0);
-    runner_worker_break(w, RUNNER_END_BROKEN, SIGKILL);
+    worker_break(w, RUNNER_END_BROKEN, SIGKILL);
 }
 
 /* Tells the module which process has its request, before any of that
@@ -910,14 +910,14 @@ void runner_worker_deadline(runner_worker *w)
         runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2071) "worker pid %ld of %s did not exit %llu "
                    "ms after SIGTERM; killing it", (long)w->pid, w->pool->script,
                    (unsigned long long)runner_g.conf.kill_grace);
-        runner_worker_break(w, w->why, SIGKILL);
+        worker_break(w, w->why, SIGKILL);
         return;
     }
     if (w->dl_orphan && now >= w->dl_orphan) {
         w->dl_orphan = 0;
         runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2014) "worker pid %ld of %s still waits for a "
                    "request body that will not come; killing it", (long)w->pid, w->pool->script);
-        runner_worker_break(w, RUNNER_END_ABORTED, SIGKILL);
+        worker_break(w, RUNNER_END_ABORTED, SIGKILL);
         return;
     }
     if (w->dl_orphan_max && now >= w->dl_orphan_max) {
@@ -925,14 +925,14 @@ void runner_worker_deadline(runner_worker *w)
         runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2081) "worker pid %ld of %s still runs the "
                    "request of a client that left %llu ms ago (no-abort); stopping it",
                    (long)w->pid, w->pool->script, (unsigned long long)(now - w->t_orphan));
-        runner_worker_break(w, RUNNER_END_TIMEOUT, SIGTERM);
+        worker_break(w, RUNNER_END_TIMEOUT, SIGTERM);
         return;
     }
     if (w->dl_reap && now >= w->dl_reap) {
         w->dl_reap = 0;
         runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2015) "worker pid %ld of %s closed its stdout "
                    "but did not exit; killing it", (long)w->pid, w->pool->script);
-        runner_worker_break(w, RUNNER_END_BROKEN, SIGKILL);
+        worker_break(w, RUNNER_END_BROKEN, SIGKILL);
         return;
     }
     runner_req *r = w->req;
