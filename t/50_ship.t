@@ -74,7 +74,9 @@ ok t_cmp($p ? $p->{settings}{idle_timeout} : -1, 300000,
 my $hp = do { my $old = Apache::TestRequest::module('cgiplus_vhlog');
               my $h = Apache::TestRequest::hostport(); Apache::TestRequest::module($old); $h };
 my $s = IO::Socket::INET->new(PeerAddr => $hp, Timeout => 10) or die "connect $hp: $!";
-print $s "GET /pool/crash/app.pl?crash=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+# It dies 0.3 s after its first line, so that line has reached the client
+# (a crash in the same read as the output would be a plain 502).
+print $s "GET /pool/crash/app.pl?crash=1&after=0.3 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
 my $resp = do { local $/; <$s> } // '';
 my ($pid) = $resp =~ /^X-Pid: (\d+)/mi;
 ok t_cmp($pid ? 1 : 0, 1, 'the crashing worker answered on the virtual host (X-Pid)');
