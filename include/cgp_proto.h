@@ -33,7 +33,8 @@ enum cgp_type {
     CGP_T_STATUS = 12, /* M: asks for the runner's state (no request active) */
     CGP_T_STATUS_REPLY = 13, /* R: JSON text; CGP_F_END on the last frame */
     CGP_T_STARTED = 14, /* R: the request went to a worker; payload cgp_started */
-    CGP_T_MAX_   = 14
+    CGP_T_PROGRESS = 15, /* R: the script made progress the module sees no frame of; empty */
+    CGP_T_MAX_   = 15
 };
 
 #define CGP_F_END 0x0001u /* last frame of its stream */

@@ -79,7 +79,8 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *l
 {
     request_rec *r = q->r;
     cgiplus_dir_conf *dc = ap_get_module_config(r->per_dir_config, &cgiplus_module);
-    env_kv begin[4 + CGIPLUS_BEGIN_MAX], *params;
+    env_kv begin[5 + CGIPLUS_BEGIN_MAX], *params;
+    char progress[24];
     const char *bn[CGIPLUS_BEGIN_MAX], *bv[CGIPLUS_BEGIN_MAX];
     char **env;
     int i, n, nb = 0;
@@ -113,6 +114,14 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *l
     /* This module answers MAP-PATH and LOG callouts (cgiplus_callout.c). */
     begin[nb].name = "callouts";
     begin[nb].val = "1";
+    nb++;
+    /* Each wait for the runner is Timeout long; while the script makes
+     * progress we see no frame of (it takes a spooled body, say), the
+     * runner sends PROGRESS this often so the wait starts again. */
+    apr_snprintf(progress, sizeof(progress), "%" APR_TIME_T_FMT,
+                 apr_time_as_msec(q->timeout) / 3 + 1);
+    begin[nb].name = "progress";
+    begin[nb].val = progress;
     nb++;
     /* The pool settings this directory names; the runner has the rest. */
     n = cgiplus_conf_begin(r, dc, bn, bv, CGIPLUS_BEGIN_MAX);

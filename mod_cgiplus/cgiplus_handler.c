@@ -280,14 +280,11 @@ int cgiplus_handler(request_rec *r)
     if ((rv = cgiplus_env_pack(q, &frames, &flen)) != APR_SUCCESS)
         return HTTP_INTERNAL_SERVER_ERROR; /* logged */
 
-    /* The first body chunk (often all of it) goes out with BEGIN. */
-    if ((rv = cgiplus_body_first(q)) != APR_SUCCESS) {
-        ret = ap_map_http_request_error(rv, HTTP_BAD_REQUEST);
-        ap_log_rerror(APLOG_MARK, APLOG_INFO, rv, r, CGIPLUS_LOGNO(1087)
-                      "reading the request body for %s failed (%s)",
-                      r->filename, cgiplus_status_text(r, ret));
-        return ret;
-    }
+    /* The body, whole if small, before the runner (and a worker) sees the
+     * request; its first frame goes out with BEGIN. */
+    cgiplus_body_init(r, &q->in);
+    if ((ret = cgiplus_body_preread(r, &q->in)) != OK)
+        return ret; /* logged */
 
     if ((ret = handler_exchange(q, frames, flen)) != OK) {
         if (ret >= HTTP_INTERNAL_SERVER_ERROR && q->slog)

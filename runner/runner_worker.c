@@ -313,7 +313,7 @@ static void flush_in(runner_worker *w)
 
 void runner_worker_reply(runner_worker *w, const char *line)
 {
-    if (w->ev_in.fd < 0)
+    if (w->ev_in.fd < 0 || w->flooded)
         return;
     if (runner_buf_append(&w->inq, line, strlen(line)) < 0 || runner_buf_append(&w->inq, "\n", 1) < 0) {
         runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2020) "out of memory answering a callout of "
@@ -322,6 +322,22 @@ void runner_worker_reply(runner_worker *w, const char *line)
         return;
     }
     flush_in(w);
+    /* What is left past the record is answers it has not read (at least). */
+    if (runner_buf_used(&w->inq) > w->inq_base + RUNNER_ANS_BYTES_MAX)
+        runner_worker_flooded(w);
+}
+
+void runner_worker_flooded(runner_worker *w)
+{
+    if (w->flooded)
+        return;
+    w->flooded = 1;
+    runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2082) "worker pid %ld of %s has %u callout "
+               "answers (%zu bytes) it does not read; stopping it as broken", (long)w->pid,
+               w->pool->script, w->nanswers, runner_buf_used(&w->inq));
+    runner_buf_free(&w->inq);
+    runner_ev_watch(&w->ev_in, 0);
+    worker_break(w, RUNNER_END_BROKEN, SIGKILL);
 }
 
 /* Tells the module which process has its request, before any of that
@@ -415,7 +431,7 @@ void runner_worker_assign(runner_worker *w, runner_req *r)
     r->state = RUNNER_R_RUNNING;
     r->t_start = r->t_progress = runner_g.now;
     w->state = RUNNER_W_BUSY;
-    w->dl_orphan = 0;
+    w->dl_orphan = w->dl_orphan_max = 0;
     w->body_blocked = 0;
     runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2021) "request %u (%s) to worker pid %ld",
                r->reqid, r->uri, (long)w->pid);
@@ -440,6 +456,7 @@ void runner_worker_assign(runner_worker *w, runner_req *r)
         if (w->served == 0 && before == 0 && !w->synced)
             hold_first_record(w);
         flush_in(w);
+        w->inq_base = runner_buf_used(&w->inq);
     }
     send_started(w, r);
     runner_worker_feed(w);
@@ -456,7 +473,7 @@ void runner_worker_feed(runner_worker *w)
     int rc = runner_spool_flush(&r->body, w->ev_body.fd);
     w->body_blocked = rc == 1;
     if (runner_spool_pending(&r->body) < before)
-        r->t_progress = runner_g.now; /* the script takes its body: progress */
+        runner_req_progress(r); /* the script takes its body */
     if (rc < 0) {
         if (errno == EPIPE || errno == ECONNRESET)
             runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2023) "worker pid %ld of %s closed its "
@@ -599,13 +616,14 @@ static void request_done(runner_worker *w)
     runner_pool *p = w->pool;
     runner_hdr_flush(w);
     take_stderr(w);
+    runner_callout_log_summary(w, 1);
     runner_callout_expire(w, 2); /* unanswered and no longer awaited */
     w->req = NULL;
     r->worker = NULL;
     w->served++;
     p->served++;
     w->body_blocked = 0;
-    w->dl_orphan = 0;
+    w->dl_orphan = w->dl_orphan_max = 0;
     runner_ev_watch(&w->ev_body, 0);
     if (!r->ended) {
         runner_pool_request_ok(p);
@@ -640,7 +658,7 @@ static void output(runner_worker *w, const unsigned char *d, size_t len)
     }
     if (len) {
         w->had_output = 1;
-        r->t_progress = runner_g.now;
+        runner_req_progress(r);
     }
     runner_hdr_output(w, d, len);
 }
@@ -674,7 +692,7 @@ static void process_out(runner_worker *w, size_t n, int final)
             output(w, out, outlen);
         } else if (ev == RUNNER_SCAN_CALLOUT || ev == RUNNER_SCAN_CALLOUT_LONG) {
             if (w->req)
-                w->req->t_progress = runner_g.now;
+                runner_req_progress(w->req);
             runner_callout_line(w, out, outlen, ev == RUNNER_SCAN_CALLOUT_LONG);
         } else {
             request_done(w);
@@ -874,6 +892,7 @@ void runner_worker_reaped(runner_worker *w, int status)
         read_exec(w);
     read_out(w, 1); /* what it wrote before dying, a sentinel perhaps */
     take_stderr(w);
+    runner_callout_log_summary(w, 1);
     if (w->why == RUNNER_END_NONE)
         w->why = w->exec_failed ? RUNNER_END_EXEC_FAILED
                  : WIFSIGNALED(status) ? RUNNER_END_CRASHED : RUNNER_END_EXITED;
@@ -953,6 +972,7 @@ void runner_worker_rearm(runner_worker *w)
     if (w->t_term && !w->killed)
         MIN_DL(w->t_term + runner_g.conf.kill_grace);
     MIN_DL(w->dl_orphan);
+    MIN_DL(w->dl_orphan_max);
     MIN_DL(w->dl_reap);
     if (w->sync_wait)
         MIN_DL(w->dl_sync);
@@ -1020,6 +1040,14 @@ void runner_worker_deadline(runner_worker *w)
         worker_break(w, RUNNER_END_ABORTED, SIGKILL);
         return;
     }
+    if (w->dl_orphan_max && now >= w->dl_orphan_max) {
+        w->dl_orphan_max = 0;
+        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2084) "worker pid %ld of %s still runs the "
+                   "request of a client that left %llu ms ago (no-abort); stopping it",
+                   (long)w->pid, w->pool->script, (unsigned long long)(now - w->t_orphan));
+        worker_break(w, RUNNER_END_TIMEOUT, SIGTERM);
+        return;
+    }
     if (w->dl_reap && now >= w->dl_reap) {
         w->dl_reap = 0;
         runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2015) "worker pid %ld of %s closed its stdout "
@@ -1074,6 +1102,13 @@ void runner_worker_orphaned(runner_worker *w)
         runner_worker_stop(w, RUNNER_END_ABORTED, 1);
         runner_worker_update(w);
         return;
+    }
+    if (!w->dl_orphan_max) {
+        /* It runs on, but not for ever: one output timeout more (httpd's
+         * Timeout where it has none), then it is stopped (issue 10, hole 6). */
+        uint64_t out = req_tmo(r->tmo_output, w->pool->set.v[RUNNER_S_TIMEOUT_OUTPUT]);
+        w->t_orphan = runner_g.now;
+        w->dl_orphan_max = runner_g.now + (out ? out : runner_g.conf.http_timeout);
     }
     if (w->is_cgi) {
         if (runner_req_body_short(r) || !r->body_end) {
