@@ -48,7 +48,7 @@ const char *cgp_type_name(unsigned type)
     static const char *const names[] = {
         "?", "HELLO", "HELLO_ACK", "BEGIN", "PARAMS", "STDIN", "STDOUT",
         "STDERR", "END", "ABORT", "CALLOUT", "CALLOUT_ANSWER", "STATUS",
-        "STATUS_REPLY", "STARTED", "DIRECT", "DIRECT_ACK", "CHANNEL",
+        "STATUS_REPLY", "STARTED", "PROGRESS", "DIRECT", "DIRECT_ACK", "CHANNEL",
         "CHANNEL_ACK", "KICK", "POOL"
     };
     return type <= CGP_T_MAX_ ? names[type] : "?";

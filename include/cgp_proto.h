@@ -33,14 +33,15 @@ enum cgp_type {
     CGP_T_STATUS = 12, /* M: asks for the runner's state (no request active) */
     CGP_T_STATUS_REPLY = 13, /* R: JSON text; CGP_F_END on the last frame */
     CGP_T_STARTED = 14, /* R: the request went to a worker; payload cgp_started */
+    CGP_T_PROGRESS = 15, /* R: the script made progress the module sees no frame of; empty */
     /* The direct path (docs/PROTOCOL.md, "The direct path"): */
-    CGP_T_DIRECT = 15, /* M: asks for the shared table; this connection is the anchor */
-    CGP_T_DIRECT_ACK = 16, /* R: cgp_pair (table bytes, table version) + the memfd */
-    CGP_T_CHANNEL = 17, /* M: cgp_pair (slot, slot generation): that worker's descriptors */
-    CGP_T_CHANNEL_ACK = 18, /* R: cgp_channel + 5 descriptors (none if gone) */
-    CGP_T_KICK = 19,   /* M: cgp_pair (pool index, pool generation): look at its slots */
-    CGP_T_POOL = 20,   /* R: cgp_pair (pool index, pool generation) of this request's pool */
-    CGP_T_MAX_   = 20
+    CGP_T_DIRECT = 16, /* M: asks for the shared table; this connection is the anchor */
+    CGP_T_DIRECT_ACK = 17, /* R: cgp_pair (table bytes, table version) + the memfd */
+    CGP_T_CHANNEL = 18, /* M: cgp_pair (slot, slot generation): that worker's descriptors */
+    CGP_T_CHANNEL_ACK = 19, /* R: cgp_channel + 5 descriptors (none if gone) */
+    CGP_T_KICK = 20,   /* M: cgp_pair (pool index, pool generation): look at its slots */
+    CGP_T_POOL = 21,   /* R: cgp_pair (pool index, pool generation) of this request's pool */
+    CGP_T_MAX_   = 21
 };
 
 #define CGP_F_END 0x0001u /* last frame of its stream */

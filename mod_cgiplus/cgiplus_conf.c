@@ -124,6 +124,7 @@ void *cgiplus_create_dir_conf(apr_pool_t *p, char *dir)
     cgiplus_dir_conf *c = apr_pcalloc(p, sizeof(cgiplus_dir_conf));
 
     c->scriptlog_len = c->scriptlog_buf = -1; /* 0 is a real value */
+    c->body_buffer = c->body_min_rate = -1;
     c->pool = apr_pcalloc(p, sizeof(*c->pool));
     return c;
 }
@@ -160,6 +161,8 @@ void *cgiplus_merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
     c->scriptlog = add->scriptlog ? add->scriptlog : base->scriptlog;
     c->scriptlog_len = add->scriptlog_len >= 0 ? add->scriptlog_len : base->scriptlog_len;
     c->scriptlog_buf = add->scriptlog_buf >= 0 ? add->scriptlog_buf : base->scriptlog_buf;
+    c->body_buffer = add->body_buffer >= 0 ? add->body_buffer : base->body_buffer;
+    c->body_min_rate = add->body_min_rate >= 0 ? add->body_min_rate : base->body_min_rate;
     return c;
 }
 
@@ -585,6 +588,45 @@ static const char *set_spool_max(cmd_parms *cmd, void *dummy, const char *arg)
     return NULL;
 }
 
+/* A request body up to this is read whole before the runner sees the
+ * request (mod_fcgid's FcgidMaxRequestInMem); a larger one must come at
+ * this many bytes a second at least (mod_reqtimeout's body MinRate). */
+#define BODY_BUFFER_DEFAULT (64 * 1024)
+#define BODY_BUFFER_MAX     (16 * 1024 * 1024)
+#define BODY_RATE_DEFAULT   500
+#define BODY_RATE_MAX       (1024 * 1024 * 1024)
+
+/* CGIplusBodyBuffer (cmd->info NULL) and CGIplusBodyMinRate. */
+static const char *set_body(cmd_parms *cmd, void *dcv, const char *arg)
+{
+    cgiplus_dir_conf *dc = dcv;
+    int rate = cmd->info != NULL;
+    const char *name = rate ? "CGIplusBodyMinRate" : "CGIplusBodyBuffer";
+    apr_int64_t v, max = rate ? BODY_RATE_MAX : BODY_BUFFER_MAX;
+    const char *err = parse_count(cmd->pool, name, arg, 0, 1, &v);
+
+    if (!err && v > max)
+        err = apr_psprintf(cmd->pool, "%s takes at most %" APR_INT64_T_FMT " bytes%s, not '%s'",
+                           name, max, rate ? " a second" : "", arg);
+    if (err)
+        return err;
+    if (rate)
+        dc->body_min_rate = v;
+    else
+        dc->body_buffer = v;
+    return NULL;
+}
+
+apr_off_t cgiplus_conf_body_buffer(const cgiplus_dir_conf *dc)
+{
+    return dc->body_buffer >= 0 ? dc->body_buffer : BODY_BUFFER_DEFAULT;
+}
+
+apr_off_t cgiplus_conf_body_min_rate(const cgiplus_dir_conf *dc)
+{
+    return dc->body_min_rate >= 0 ? dc->body_min_rate : BODY_RATE_DEFAULT;
+}
+
 static const char *ms_text(apr_pool_t *p, apr_int64_t ms)
 {
     return ms < 0 ? "none" : apr_psprintf(p, "%" APR_INT64_T_FMT "ms", ms);
@@ -742,6 +784,11 @@ const command_rec cgiplus_cmds[] = {
     AP_INIT_FLAG("CGIplusCompat", cgiplus_set_compat, NULL, RSRC_CONF | ACCESS_CONF,
                  "On: serve the cgi-script handler (mod_cgi/mod_cgid) here through "
                  "the runner, as plain CGI unless CGIplusMode says otherwise"),
+    AP_INIT_TAKE1("CGIplusBodyBuffer", set_body, NULL, RSRC_CONF | ACCESS_CONF,
+                  "a request body up to this many bytes is read whole before a "
+                  "worker is taken (0 to 16M, K or M allowed)"),
+    AP_INIT_TAKE1("CGIplusBodyMinRate", set_body, (void *)1, RSRC_CONF | ACCESS_CONF,
+                  "bytes a second a larger request body must keep, else 408 (0: none)"),
     AP_INIT_TAKE1("CGIplusMaxHeaderSize", cgiplus_set_max_header, NULL,
                   RSRC_CONF | ACCESS_CONF,
                   "the most bytes of a script's CGI header block (1024-1048576)"),

@@ -596,9 +596,8 @@ static void direct_release(cgiplus_req *q, int client_gone)
     else if (!x->eof && !x->broken &&
              (client_gone || !q->got_end || (q->end.outcome == CGP_O_TIMEOUT && x->no_abort))) {
         /* Mid-response: the runner reads it to its sentinel, then reuses it. */
-        apr_uint64_t bound = x->no_abort ? UINT32_MAX : atomic_load(&x->tp->tmo_output);
-
-        atomic_store(&s->drain_ms, (uint32_t)bound); /* 0: the runner's default */
+        /* one output timeout more, as an orphan of the relay; 0: httpd's Timeout */
+        atomic_store(&s->drain_ms, atomic_load(&x->tp->tmo_output));
         add = CGP_TS_DRAIN;
         target = CGP_TS_RETURNED;
     }
@@ -1240,50 +1239,26 @@ void cgiplus_direct_script_control(cgiplus_req *q)
     }
 }
 
-/* The whole body (at most one frame's worth) before a worker is taken:
- * a slow client never holds one. It stays in q->body for the relay. */
+/* The body, read whole before a worker is taken (cgiplus_body_preread:
+ * a slow client never holds one); one not read to its end (over
+ * CGIplusBodyBuffer) is streamed by the relay. It stays in q->in for the
+ * relay either way. */
 static int direct_body(cgiplus_req *q, const char **data, apr_size_t *len)
 {
-    request_rec *r = q->r;
-    apr_bucket_brigade *bb = apr_brigade_create(r->pool, r->connection->bucket_alloc);
-    apr_bucket *b;
-    apr_status_t rv;
-    apr_off_t total = 0;
+    cgiplus_body_in *in = &q->in;
     char *flat;
     apr_size_t flen;
-    int eos = 0;
 
-    for (;;) {
-        for (b = APR_BRIGADE_FIRST(q->body); b != APR_BRIGADE_SENTINEL(q->body);
-             b = APR_BUCKET_NEXT(b))
-            if (APR_BUCKET_IS_EOS(b))
-                eos = 1;
-        if (eos)
-            break;
-        apr_brigade_length(q->body, 1, &total);
-        if (total > CGP_MAX_PAYLOAD)
-            return DECLINED;
-        rv = ap_get_brigade(r->input_filters, bb, AP_MODE_READBYTES, APR_BLOCK_READ,
-                            (apr_off_t)CGP_MAX_PAYLOAD + 1 - total);
-        if (rv != APR_SUCCESS) {
-            int st = ap_map_http_request_error(rv, HTTP_BAD_REQUEST);
-
-            ap_log_rerror(APLOG_MARK, APLOG_INFO, rv, r, CGIPLUS_LOGNO(1707)
-                          "reading the request body for %s failed (%s)", r->filename,
-                          cgiplus_status_text(r, st));
-            return st;
-        }
-        APR_BRIGADE_CONCAT(q->body, bb);
-    }
-    if (apr_brigade_pflatten(q->body, &flat, &flen, r->pool) != APR_SUCCESS)
-        return HTTP_INTERNAL_SERVER_ERROR;
-    if (flen > CGP_MAX_PAYLOAD)
+    if (!in->eos)
         return DECLINED;
-    apr_brigade_cleanup(q->body);
-    if (flen)
-        APR_BRIGADE_INSERT_TAIL(q->body, apr_bucket_pool_create(flat, flen, r->pool,
-                                                                r->connection->bucket_alloc));
-    APR_BRIGADE_INSERT_TAIL(q->body, apr_bucket_eos_create(r->connection->bucket_alloc));
+    if (in->len || APR_BRIGADE_EMPTY(in->bb)) { /* the flat pre-read buffer */
+        *data = in->buf;
+        *len = in->len;
+        return OK;
+    }
+    /* CGIplusBodyBuffer 0: one read, as buckets */
+    if (apr_brigade_pflatten(in->bb, &flat, &flen, q->r->pool) != APR_SUCCESS)
+        return HTTP_INTERNAL_SERVER_ERROR;
     *data = flat;
     *len = flen;
     return OK;

@@ -76,7 +76,8 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *l
 {
     request_rec *r = q->r;
     cgiplus_dir_conf *dc = ap_get_module_config(r->per_dir_config, &cgiplus_module);
-    env_kv begin[5 + CGIPLUS_BEGIN_MAX], *params;
+    env_kv begin[6 + CGIPLUS_BEGIN_MAX], *params;
+    char progress[24];
     const char *bn[CGIPLUS_BEGIN_MAX], *bv[CGIPLUS_BEGIN_MAX];
     char **env;
     int i, n, nb = 0;
@@ -111,6 +112,14 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *l
     begin[nb].name = "callouts";
     begin[nb].val = "1";
     nb++;
+    /* Each wait for the runner is Timeout long; while the script makes
+     * progress we see no frame of (it takes a spooled body, say), the
+     * runner sends PROGRESS this often so the wait starts again. */
+    apr_snprintf(progress, sizeof(progress), "%" APR_TIME_T_FMT,
+                 apr_time_as_msec(q->timeout) / 3 + 1);
+    begin[nb].name = "progress";
+    begin[nb].val = progress;
+    nb++;
     /* The pool settings this directory names; the runner has the rest. */
     n = cgiplus_conf_begin(r, dc, bn, bv, CGIPLUS_BEGIN_MAX);
     for (i = 0; i < n; i++, nb++) {
@@ -139,7 +148,7 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *l
         q->pool_key = k = apr_palloc(r->pool, klen);
         for (i = 0; i < nb; i++) {
             if (!strcmp(begin[i].name, "uri") || !strcmp(begin[i].name, "callouts") ||
-                !strcmp(begin[i].name, "direct"))
+                !strcmp(begin[i].name, "direct") || !strcmp(begin[i].name, "progress"))
                 continue;
             memcpy(k, begin[i].name, begin[i].nlen);
             k += begin[i].nlen;

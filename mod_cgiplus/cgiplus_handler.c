@@ -247,21 +247,6 @@ static int handler_exchange(cgiplus_req *q, unsigned char *frames, apr_size_t fl
     }
 }
 
-/* A body of known length (or none) that fits one frame. */
-static int handler_small_body(request_rec *r)
-{
-    const char *cl = apr_table_get(r->headers_in, "Content-Length");
-    apr_off_t n;
-    char *end;
-
-    if (apr_table_get(r->headers_in, "Transfer-Encoding"))
-        return 0;
-    if (!cl)
-        return 1;
-    return apr_strtoff(&n, cl, &end, 10) == APR_SUCCESS && !*end && n >= 0 &&
-           n <= CGP_MAX_PAYLOAD;
-}
-
 int cgiplus_handler(request_rec *r)
 {
     cgiplus_req *q;
@@ -309,22 +294,19 @@ int cgiplus_handler(request_rec *r)
     } while (q->reqid == 0);
     apr_pool_cleanup_register(r->pool, q, handler_cleanup, apr_pool_cleanup_null);
 
-    /* The direct path: persistent workers, a body of known length that
-     * fits one frame, no script log (it wants the stderr the runner reads). */
+    /* The direct path: persistent workers, no script log (it wants what the
+     * runner relays); the body must be read whole (cgiplus_direct_run). */
     q->want_direct = cgiplus_direct_on(dc) && !strcmp(q->mode_name, "cgiplus") && !q->slog &&
-                     handler_small_body(r) && cgiplus_direct_begin(q);
+                     cgiplus_direct_begin(q);
 
     if ((rv = cgiplus_env_pack(q, &frames, &flen)) != APR_SUCCESS)
         return HTTP_INTERNAL_SERVER_ERROR; /* logged */
 
-    /* The first body chunk (often all of it) goes out with BEGIN. */
-    if ((rv = cgiplus_body_first(q)) != APR_SUCCESS) {
-        ret = ap_map_http_request_error(rv, HTTP_BAD_REQUEST);
-        ap_log_rerror(APLOG_MARK, APLOG_INFO, rv, r, CGIPLUS_LOGNO(1087)
-                      "reading the request body for %s failed (%s)",
-                      r->filename, cgiplus_status_text(r, ret));
-        return ret;
-    }
+    /* The body, whole if small, before the runner (and a worker) sees the
+     * request; its first frame goes out with BEGIN. */
+    cgiplus_body_init(r, &q->in);
+    if ((ret = cgiplus_body_preread(r, &q->in)) != OK)
+        return ret; /* logged */
 
     if (q->want_direct && (ret = cgiplus_direct_run(q)) != DECLINED) {
         if (ret == OK)

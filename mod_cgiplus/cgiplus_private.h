@@ -61,6 +61,8 @@ typedef struct cgiplus_dir_conf {
     const char *scriptlog;    /* CGIplusScriptLog, NULL unset, "" none */
     apr_off_t scriptlog_len;  /* CGIplusScriptLogLength, -1 unset */
     apr_off_t scriptlog_buf;  /* CGIplusScriptLogBuffer, -1 unset */
+    apr_off_t body_buffer;    /* CGIplusBodyBuffer, -1 unset */
+    apr_off_t body_min_rate;  /* CGIplusBodyMinRate, -1 unset */
 } cgiplus_dir_conf;
 
 extern const command_rec cgiplus_cmds[];
@@ -73,6 +75,9 @@ int cgiplus_check_config(apr_pool_t *pconf, apr_pool_t *plog,
 /* Effective values, defaults applied. */
 const char *cgiplus_conf_runner_path(const cgiplus_server_conf *sc);
 int cgiplus_conf_max_workers(const cgiplus_dir_conf *dc);
+/* CGIplusBodyBuffer and CGIplusBodyMinRate, defaults applied. */
+apr_off_t cgiplus_conf_body_buffer(const cgiplus_dir_conf *dc);
+apr_off_t cgiplus_conf_body_min_rate(const cgiplus_dir_conf *dc);
 const char *cgiplus_conf_mode_name(const cgiplus_dir_conf *dc);
 
 /* ---- the runner process (cgiplus_runner.c) ---- */
@@ -140,6 +145,23 @@ typedef struct cgiplus_kv {
     apr_size_t nlen, vlen;
 } cgiplus_kv;
 
+/* The request body as read from the client (cgiplus_body.c): what was
+ * read and not yet sent, and the minimum-rate guard. In its request's
+ * cgiplus_req (or the direct path's state), from r->pool; lives for the
+ * request. */
+typedef struct cgiplus_body_in {
+    apr_bucket_brigade *bb;  /* read, not yet sent; EOS last once all is read */
+    apr_bucket_brigade *tmp; /* scratch of one read */
+    char *buf;               /* the pre-read bytes, flat (r->pool) */
+    apr_size_t len, cap;
+    apr_off_t got;           /* bytes read from the client so far */
+    apr_off_t buffer;        /* CGIplusBodyBuffer: read whole up to this */
+    apr_off_t min_rate;      /* CGIplusBodyMinRate (bytes/s) past it, 0: none */
+    apr_off_t cl;            /* Content-Length, -1: none (chunked, HTTP/2) */
+    apr_time_t t0;           /* when reading began */
+    int eos;                 /* the body is read to its end */
+} cgiplus_body_in;
+
 /* One request's exchange with the runner. From r->pool; lives for the
  * handler call (the connection may outlive it, back on the idle stack). */
 typedef struct cgiplus_req {
@@ -149,7 +171,7 @@ typedef struct cgiplus_req {
     apr_interval_time_t timeout; /* for every read and write on the runner */
     apr_bucket_brigade *out;   /* STDOUT payloads received, not yet used */
     apr_off_t out_len;         /* bytes in out */
-    apr_bucket_brigade *body;  /* scratch for request body chunks */
+    cgiplus_body_in in;        /* the request body, read ahead of sending */
     char *errbuf;              /* one STDERR payload; allocated on first use */
     apr_uint32_t worker_pid;   /* from STARTED: the process running it, 0: none yet */
     cgp_end end;               /* valid when got_end */
@@ -158,8 +180,7 @@ typedef struct cgiplus_req {
     int stdin_done;            /* STDIN|END is sent */
     int conn_dirty;            /* a frame was left half sent: no reuse */
     apr_status_t io_status;    /* last runner I/O error seen by getsfunc */
-    int body_eos;              /* the client body is read to its end */
-    int body_streamed;         /* body bytes beyond the first sendv were read */
+    int body_eos;              /* the body's EOS went into a STDIN frame */
     int unsent;                /* the runner's socket took no byte of the request */
     int nph;
     const char *mode_name;     /* "cgi" or "cgiplus": the mode sent in BEGIN */
@@ -200,12 +221,20 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf,
                               apr_size_t *len);
 
 /* Request body (cgiplus_body.c). */
-/* Reads the first body chunk from the client into q->body (EOS noted). */
-apr_status_t cgiplus_body_first(cgiplus_req *q);
+/* Sets in up for r: CGIplusBodyBuffer, CGIplusBodyMinRate, Content-Length. */
+void cgiplus_body_init(request_rec *r, cgiplus_body_in *in);
+/* Reads the body into in->bb, all of it if it is at most CGIplusBodyBuffer
+ * bytes, else that much: before the request goes to the runner, so a slow
+ * client holds no worker (the direct path calls it before claiming one).
+ * Past the buffer the body must keep CGIplusBodyMinRate. OK, or an HTTP
+ * status, logged (408 too slow, 413 LimitRequestBody, 400...). */
+int cgiplus_body_preread(request_rec *r, cgiplus_body_in *in);
 /* Sends the first frames plus the first body chunk in one sendv. */
 apr_status_t cgiplus_body_send_first(cgiplus_req *q, unsigned char *frames,
                                      apr_size_t flen);
-/* Streams the rest of the body; stops early if the runner sends END. */
+/* Streams the rest of the body (what the pre-read holds, then the rest
+ * from the client at the minimum rate); stops early if the runner sends
+ * END. A failure on the client's side sets *http_status. */
 apr_status_t cgiplus_body_stream(cgiplus_req *q, int *http_status);
 
 /* Response (cgiplus_response.c). */
@@ -285,6 +314,7 @@ const char *cgiplus_set_max_header(cmd_parms *cmd, void *dcv, const char *arg);
 const char *cgiplus_set_scriptlog(cmd_parms *cmd, void *dcv, const char *arg);
 const char *cgiplus_set_scriptlog_len(cmd_parms *cmd, void *dcv, const char *arg);
 const char *cgiplus_set_scriptlog_buf(cmd_parms *cmd, void *dcv, const char *arg);
+
 /* mod_cgi's ScriptLog (cmd->info 0), ScriptLogLength (1), ScriptLogBuffer (2). */
 const char *cgiplus_set_cgi_scriptlog(cmd_parms *cmd, void *dcv, const char *arg);
 /* Nonzero if mod_cgi or mod_cgid is loaded (valid once LoadModule ran). */

@@ -139,6 +139,11 @@ apr_status_t cgiplus_resp_read_frame(cgiplus_req *q)
             return rv;
         cgiplus_direct_learn(q, eb, CGP_PAIR_LEN);
         return APR_SUCCESS;
+    case CGP_T_PROGRESS:
+        /* Read: the next wait starts afresh, which is all it is for. */
+        if (h.len != 0)
+            return resp_proto_error(q, "PROGRESS with a payload");
+        return APR_SUCCESS;
     case CGP_T_CALLOUT:
         if ((rv = cgiplus_callout_read(q, h.len)) == APR_EINVAL)
             return resp_proto_error(q, "a CALLOUT that is not one text line");

@@ -49,6 +49,17 @@
 #define RUNNER_SETTLE_MS        200u    /* a script changed in place must be still this long */
 #define RUNNER_STALE_MS         3000u   /* a superseded pool retires after this long unused */
 #define RUNNER_DRAIN_MS         60000u  /* a worker handed back mid-response drains this long at most */
+/* Callout answers a worker may leave unread (bytes on CGIPLUSIN past its
+ * request record, and answer slots): past either it is stopped as broken,
+ * so a script that asks and never reads cannot grow the runner. */
+#define RUNNER_ANS_BYTES_MAX    (64u * 1024u)
+#define RUNNER_ANS_COUNT_MAX    64u
+/* LOG callouts per worker: a token bucket of this many lines, refilled at
+ * this many a second; the excess is dropped and counted in one line at the
+ * request's end (or every RUNNER_LOG_SUMMARY_MS in a long request). */
+#define RUNNER_LOG_BURST        100u
+#define RUNNER_LOG_RATE         10u
+#define RUNNER_LOG_SUMMARY_MS   10000u
 
 typedef struct runner_client runner_client;
 typedef struct runner_req runner_req;
@@ -325,6 +336,8 @@ struct runner_req {
     runner_spool body;
     int body_end;             /* STDIN END seen */
     int callouts;             /* the module answers CALLOUT frames */
+    uint64_t progress_ms;     /* BEGIN progress: PROGRESS at most this often, 0: never */
+    uint64_t t_sent;          /* the last frame of this request to the module */
     uint64_t t_arrive, t_start, t_progress; /* monotonic ms */
     int64_t tmo_output, tmo_noprogress; /* overrides: 0 pool's, -1 none, >0 ms */
     int no_abort;             /* Script-Control: no-abort */
@@ -344,6 +357,9 @@ int runner_req_add_body(runner_req *r, const unsigned char *d, size_t n);
 int runner_req_body_short(const runner_req *r);
 void runner_req_end(runner_req *r, int outcome, unsigned retry, uint32_t pid, uint32_t detail);
 void runner_req_client_gone(runner_req *r);
+/* The script made progress (output, body taken, a callout): restarts the
+ * no-progress timer; tells the module (PROGRESS) if it saw nothing lately. */
+void runner_req_progress(runner_req *r);
 void runner_req_free(runner_req *r);
 /* Records and environment the script receives (runner_record.c). */
 int runner_record_build(const runner_req *r, int struct_mode, runner_buf *out);
@@ -397,6 +413,13 @@ struct runner_worker {
     size_t olen;
     runner_buf inq;           /* bytes pending on CGIPLUSIN */
     struct runner_ans_list answers; /* callout answers owed, oldest first */
+    unsigned nanswers;        /* entries in answers */
+    size_t inq_base;          /* inq bytes when the request record was queued */
+    int flooded;              /* stopped for unread answers: ignore what it asks */
+    uint64_t log_mtok;        /* LOG bucket, in thousandths of a line */
+    uint64_t log_at;          /* when log_mtok was last refilled, 0: never (full) */
+    uint64_t log_said;        /* the last drop summary, or the first drop since */
+    unsigned long log_dropped;/* LOG lines dropped since that summary */
     char errline[RUNNER_LINE_MAX];
     size_t errlen;
     runner_req *req;
@@ -406,6 +429,8 @@ struct runner_worker {
     runner_wend why;          /* why the runner stopped it */
     uint64_t deadline;        /* nearest timer (monotonic ms), 0: none */
     uint64_t dl_orphan, dl_reap; /* orphan waiting for a body; closed stdout */
+    uint64_t dl_orphan_max;   /* a no-abort orphan is stopped at this time */
+    uint64_t t_orphan;        /* when its request ended without it */
     uint64_t t_idle, t_term;  /* became idle; SIGTERM sent */
     int killed;               /* SIGKILL sent */
     int body_blocked;         /* last body write hit EAGAIN */
@@ -443,6 +468,8 @@ void runner_worker_update(runner_worker *w);
 void runner_worker_orphaned(runner_worker *w);
 int runner_worker_out_paused(const runner_worker *w);
 void runner_worker_kill(runner_worker *w, int sig);
+/* Stops w as broken for leaving too many callout answers unread (2082). */
+void runner_worker_flooded(runner_worker *w);
 /* Stops a worker for a reason: at once if idle, after its request if busy
  * (unless now), SIGTERM then SIGKILL after kill_grace. */
 void runner_worker_stop(runner_worker *w, runner_wend why, int now);
@@ -456,6 +483,8 @@ void runner_callout_answer(runner_worker *w, const char *text, size_t len);
 void runner_callout_expire(runner_worker *w, int all);
 void runner_callout_flush(runner_worker *w);
 void runner_callout_free(runner_worker *w);
+/* Logs how many LOG lines were dropped, if any (request over: force). */
+void runner_callout_log_summary(runner_worker *w, int force);
 
 /* fork + exec of one script process (runner_spawn.c) */
 #define RUNNER_SPAWN_MAXFD 4

@@ -42,6 +42,7 @@ void runner_callout_flush(runner_worker *w)
     runner_ans *a;
     while ((a = TAILQ_FIRST(&w->answers)) && a->ready) {
         TAILQ_REMOVE(&w->answers, a, link);
+        w->nanswers--;
         runner_worker_reply(w, a->text);
         free(a);
     }
@@ -49,6 +50,10 @@ void runner_callout_flush(runner_worker *w)
 
 static runner_ans *push(runner_worker *w, const char *text, size_t len, int ready)
 {
+    if (w->nanswers >= RUNNER_ANS_COUNT_MAX) {
+        runner_worker_flooded(w);
+        return NULL;
+    }
     runner_ans *a = malloc(sizeof(*a) + len + 1);
     if (!a) {
         runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2020) "out of memory answering a callout of "
@@ -61,6 +66,7 @@ static runner_ans *push(runner_worker *w, const char *text, size_t len, int read
     a->ready = ready;
     a->due = ready ? 0 : runner_g.now + runner_g.conf.callout_timeout;
     TAILQ_INSERT_TAIL(&w->answers, a, link);
+    w->nanswers++;
     return a;
 }
 
@@ -119,6 +125,7 @@ void runner_callout_expire(runner_worker *w, int all)
             continue;
         if (all == 2) { /* the request is over: nobody waits for it */
             TAILQ_REMOVE(&w->answers, a, link);
+            w->nanswers--;
             free(a);
             continue;
         }
@@ -138,6 +145,39 @@ void runner_callout_free(runner_worker *w)
         TAILQ_REMOVE(&w->answers, a, link);
         free(a);
     }
+    w->nanswers = 0;
+}
+
+void runner_callout_log_summary(runner_worker *w, int force)
+{
+    if (!w->log_dropped || (!force && runner_g.now - w->log_said < RUNNER_LOG_SUMMARY_MS))
+        return;
+    runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2083) "worker pid %ld of %s: dropped %lu LOG "
+               "callouts (more than %u at once or %u a second)", (long)w->pid, w->pool->script,
+               w->log_dropped, RUNNER_LOG_BURST, RUNNER_LOG_RATE);
+    w->log_dropped = 0;
+    w->log_said = runner_g.now;
+}
+
+/* The LOG token bucket: 1 if this line may be logged. */
+static int log_allowed(runner_worker *w)
+{
+    const uint64_t full = RUNNER_LOG_BURST * 1000u;
+    if (!w->log_at)
+        w->log_mtok = full;
+    else
+        w->log_mtok += (runner_g.now - w->log_at) * RUNNER_LOG_RATE;
+    if (w->log_mtok > full)
+        w->log_mtok = full;
+    w->log_at = runner_g.now;
+    if (w->log_mtok >= 1000u) {
+        w->log_mtok -= 1000u;
+        return 1;
+    }
+    if (!w->log_dropped++)
+        w->log_said = runner_g.now; /* a long flood is summed up every RUNNER_LOG_SUMMARY_MS */
+    runner_callout_log_summary(w, 0);
+    return 0;
 }
 
 /* MAP-PATH and LOG (with an answer wanted) to the module, if it takes them. */
@@ -160,6 +200,8 @@ void runner_callout_line(runner_worker *w, const unsigned char *line, size_t len
     char ans[160];
     int want = 1;
 
+    if (w->flooded)
+        return; /* being killed: it gets no more answers */
     if (len && (line[0] == '!' || line[0] == '#')) { /* asks for no answer */
         want = 0;
         line++;
@@ -191,6 +233,10 @@ void runner_callout_line(runner_worker *w, const unsigned char *line, size_t len
 
     if (kw_is(kw, klen, "NOOP")) {
         snprintf(ans, sizeof(ans), "200 NOOP");
+    } else if (kw_is(kw, klen, "LOG") && !log_allowed(w)) {
+        if (!want)
+            return;
+        snprintf(ans, sizeof(ans), "429 LOG dropped (rate limit)");
     } else if (kw_is(kw, klen, "LOG")) {
         /* Logged once: by httpd in the request's virtual host when it
          * answers callouts, else here. */

@@ -98,7 +98,10 @@ int runner_client_send(runner_client *c, unsigned type, unsigned flags, uint32_t
         return -1;
     }
     runner_buf_append(&c->out, h, CGP_HDR_LEN);
-    runner_buf_append(&c->out, data, len);
+    if (len)
+        runner_buf_append(&c->out, data, len);
+    if (c->req && c->req->reqid == reqid)
+        c->req->t_sent = runner_g.now;
     if (was_empty && !c->corked) /* else EPOLLOUT is armed already */
         client_flush(c);
     uint32_t m = c->ev.mask & ~(uint32_t)EPOLLOUT;
@@ -215,6 +218,7 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
     runner_set_over over;
     runner_mode mode = RUNNER_MODE_CGIPLUS;
     int rc, callouts = 0, err = 0, direct = 0;
+    uint64_t progress = 0;
     uint32_t httpd_gen = 0;
 
     if (c->req) {
@@ -242,6 +246,11 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
             callouts = vl == 1 && v[0] == '1';
         } else if (nl == 6 && memcmp(n, "direct", 6) == 0) {
             direct = vl == 1 && v[0] == '1';
+        } else if (nl == 8 && memcmp(n, "progress", 8) == 0) {
+            if (runner_parse_u64(v, vl, &progress) < 0) {
+                why = "progress is not a number of ms";
+                break;
+            }
         } else if (nl == 10 && memcmp(n, "generation", 10) == 0) {
             uint64_t g = 0;
             for (size_t i = 0; i < vl && i < 10 && v[i] >= '0' && v[i] <= '9'; i++)
@@ -279,6 +288,7 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
     }
     r->pool = p;
     r->callouts = callouts;
+    r->progress_ms = progress;
     c->req = r;
     if (direct && p->tidx >= 0) {
         /* The child may serve the pool's next requests itself. */

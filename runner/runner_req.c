@@ -129,6 +129,13 @@ void runner_req_end(runner_req *r, int outcome, unsigned retry, uint32_t pid, ui
     req_release(r);
 }
 
+void runner_req_progress(runner_req *r)
+{
+    r->t_progress = runner_g.now;
+    if (r->client && !r->ended && r->progress_ms && runner_g.now - r->t_sent >= r->progress_ms)
+        runner_client_send(r->client, CGP_T_PROGRESS, 0, r->reqid, NULL, 0);
+}
+
 void runner_req_client_gone(runner_req *r)
 {
     r->client = NULL;

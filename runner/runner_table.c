@@ -457,8 +457,7 @@ void runner_table_child_gone(pid_t pid)
             runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2502) "httpd child pid %ld went away "
                        "holding worker pid %ld of %s; draining it", (long)pid, (long)w->pid,
                        w->pool->script);
-            uint64_t bound = w->pool->set.v[RUNNER_S_TIMEOUT_OUTPUT];
-            runner_worker_adopt(w, bound ? bound : RUNNER_DRAIN_MS);
+            runner_worker_adopt(w, w->pool->set.v[RUNNER_S_TIMEOUT_OUTPUT]);
         } else if (cgp_tword_state(atomic_load(&s->word)) == CGP_TS_RETURNED) {
             take_returned(w);
         }

@@ -326,7 +326,7 @@ static void flush_in(runner_worker *w)
 
 void runner_worker_reply(runner_worker *w, const char *line)
 {
-    if (w->ev_in.fd < 0)
+    if (w->ev_in.fd < 0 || w->flooded)
         return;
     if (runner_buf_append(&w->inq, line, strlen(line)) < 0 || runner_buf_append(&w->inq, "\n", 1) < 0) {
         runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2020) "out of memory answering a callout of "
@@ -335,6 +335,22 @@ void runner_worker_reply(runner_worker *w, const char *line)
         return;
     }
     flush_in(w);
+    /* What is left past the record is answers it has not read (at least). */
+    if (runner_buf_used(&w->inq) > w->inq_base + RUNNER_ANS_BYTES_MAX)
+        runner_worker_flooded(w);
+}
+
+void runner_worker_flooded(runner_worker *w)
+{
+    if (w->flooded)
+        return;
+    w->flooded = 1;
+    runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2082) "worker pid %ld of %s has %u callout "
+               "answers (%zu bytes) it does not read; stopping it as broken", (long)w->pid,
+               w->pool->script, w->nanswers, runner_buf_used(&w->inq));
+    runner_buf_free(&w->inq);
+    runner_ev_watch(&w->ev_in, 0);
+    worker_break(w, RUNNER_END_BROKEN, SIGKILL);
 }
 
 /* Tells the module which process has its request, before any of that
@@ -428,7 +444,7 @@ void runner_worker_assign(runner_worker *w, runner_req *r)
     r->state = RUNNER_R_RUNNING;
     r->t_start = r->t_progress = runner_g.now;
     w->state = RUNNER_W_BUSY;
-    w->dl_orphan = 0;
+    w->dl_orphan = w->dl_orphan_max = 0;
     w->body_blocked = 0;
     runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2021) "request %u (%s) to worker pid %ld",
                r->reqid, r->uri, (long)w->pid);
@@ -453,6 +469,7 @@ void runner_worker_assign(runner_worker *w, runner_req *r)
         if (w->served == 0 && before == 0 && !w->synced)
             hold_first_record(w);
         flush_in(w);
+        w->inq_base = runner_buf_used(&w->inq);
     }
     send_started(w, r);
     runner_worker_feed(w);
@@ -469,7 +486,7 @@ void runner_worker_feed(runner_worker *w)
     int rc = runner_spool_flush(&r->body, w->ev_body.fd);
     w->body_blocked = rc == 1;
     if (runner_spool_pending(&r->body) < before)
-        r->t_progress = runner_g.now; /* the script takes its body: progress */
+        runner_req_progress(r); /* the script takes its body */
     if (rc < 0) {
         if (errno == EPIPE || errno == ECONNRESET)
             runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2023) "worker pid %ld of %s closed its "
@@ -618,6 +635,7 @@ static void request_done(runner_worker *w)
     runner_pool *p = w->pool;
     runner_hdr_flush(w);
     take_stderr(w);
+    runner_callout_log_summary(w, 1);
     runner_callout_expire(w, 2); /* unanswered and no longer awaited */
     w->req = NULL;
     r->worker = NULL;
@@ -627,7 +645,7 @@ static void request_done(runner_worker *w)
     }
     w->dl_drain = 0;
     w->body_blocked = 0;
-    w->dl_orphan = 0;
+    w->dl_orphan = w->dl_orphan_max = 0;
     runner_ev_watch(&w->ev_body, 0);
     if (!r->ended) {
         runner_pool_request_ok(p);
@@ -662,7 +680,7 @@ static void output(runner_worker *w, const unsigned char *d, size_t len)
     }
     if (len) {
         w->had_output = 1;
-        r->t_progress = runner_g.now;
+        runner_req_progress(r);
     }
     runner_hdr_output(w, d, len);
 }
@@ -696,7 +714,7 @@ static void process_out(runner_worker *w, size_t n, int final)
             output(w, out, outlen);
         } else if (ev == CGP_SCAN_CALLOUT || ev == CGP_SCAN_CALLOUT_LONG) {
             if (w->req)
-                w->req->t_progress = runner_g.now;
+                runner_req_progress(w->req);
             runner_callout_line(w, out, outlen, ev == CGP_SCAN_CALLOUT_LONG);
         } else {
             request_done(w);
@@ -908,6 +926,7 @@ void runner_worker_reaped(runner_worker *w, int status)
     if (!w->published) /* else a child may be reading it */
         read_out(w, 1); /* what it wrote before dying, a sentinel perhaps */
     take_stderr(w);
+    runner_callout_log_summary(w, 1);
     runner_table_slot_dead(w);
     if (w->why == RUNNER_END_NONE)
         w->why = w->exec_failed ? RUNNER_END_EXEC_FAILED
@@ -988,6 +1007,7 @@ void runner_worker_rearm(runner_worker *w)
     if (w->t_term && !w->killed)
         MIN_DL(w->t_term + runner_g.conf.kill_grace);
     MIN_DL(w->dl_orphan);
+    MIN_DL(w->dl_orphan_max);
     MIN_DL(w->dl_reap);
     MIN_DL(w->dl_drain);
     if (w->published && w->retire)
@@ -1072,6 +1092,16 @@ void runner_worker_deadline(runner_worker *w)
             runner_worker_rearm(w);
         return;
     }
+    if (w->dl_orphan_max && now >= w->dl_orphan_max) {
+        w->dl_orphan_max = 0;
+        int na = w->req && w->req->no_abort;
+        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2084) "worker pid %ld of %s still runs the "
+                   "request of a client that left %llu ms ago%s; stopping it",
+                   (long)w->pid, w->pool->script, (unsigned long long)(now - w->t_orphan),
+                   na ? " (no-abort)" : "");
+        worker_break(w, na ? RUNNER_END_TIMEOUT : RUNNER_END_ABORTED, SIGTERM);
+        return;
+    }
     if (w->dl_reap && now >= w->dl_reap) {
         w->dl_reap = 0;
         runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2015) "worker pid %ld of %s closed its stdout "
@@ -1132,16 +1162,17 @@ void runner_worker_orphaned(runner_worker *w)
         runner_worker_update(w);
         return;
     }
-    if (!r->no_abort && !w->dl_drain) {
-        /* A worker is worth keeping: it finishes its response unseen and
-         * serves again, unless that takes longer than the bound (then it
-         * is killed). no-abort: no bound. */
-        uint64_t bound = w->pool->set.v[RUNNER_S_TIMEOUT_OUTPUT];
-        w->dl_drain = runner_g.now + (bound ? bound : RUNNER_DRAIN_MS);
-        runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2506) "request %u (%s) lost its client; "
-                   "worker pid %ld of %s drains to its sentinel (at most %llu ms), then "
-                   "serves again", r->reqid, r->uri, (long)w->pid, w->pool->script,
-                   (unsigned long long)(w->dl_drain - runner_g.now));
+    if (!w->dl_orphan_max) {
+        /* It runs on, but not for ever: one output timeout more (httpd's
+         * Timeout where it has none), then it is stopped (issue 10, hole 6). */
+        uint64_t out = req_tmo(r->tmo_output, w->pool->set.v[RUNNER_S_TIMEOUT_OUTPUT]);
+        w->t_orphan = runner_g.now;
+        w->dl_orphan_max = runner_g.now + (out ? out : runner_g.conf.http_timeout);
+        if (!r->no_abort)
+            runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2506) "request %u (%s) lost its client; "
+                       "worker pid %ld of %s runs to its sentinel (at most %llu ms), then "
+                       "serves again", r->reqid, r->uri, (long)w->pid, w->pool->script,
+                       (unsigned long long)(w->dl_orphan_max - runner_g.now));
     }
     if (w->is_cgi) {
         if (runner_req_body_short(r) || !r->body_end) {
@@ -1189,7 +1220,10 @@ void runner_worker_adopt(runner_worker *w, uint64_t bound)
     w->had_output = 0;
     w->olen = 0;
     cgp_scan_reset(&w->scan);
-    w->dl_drain = runner_g.now + (bound ? bound : RUNNER_DRAIN_MS);
+    /* as an orphan's: one output timeout, httpd's Timeout where none */
+    if (!bound)
+        bound = runner_g.conf.http_timeout ? runner_g.conf.http_timeout : RUNNER_DRAIN_MS;
+    w->dl_drain = runner_g.now + bound;
     runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2505) "draining worker pid %ld of %s to its "
                "sentinel (at most %llu ms), then it serves again", (long)w->pid,
                w->pool->script, (unsigned long long)(w->dl_drain - runner_g.now));

@@ -3,13 +3,14 @@
 # CGIplusMaxWorkersTotal, CGIplusMaxWorkers above CGIplusMaxWorkersTotal,
 # CGIplusTimeoutNoProgress or CGIplusQueueWait not below httpd's Timeout
 # (the virtual host's own Timeout counts). The configuration still passes.
+# Values out of range are refused (CGIplusBodyBuffer, CGIplusBodyMinRate).
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use File::Path qw(make_path remove_tree);
 
-plan tests => 10;
+plan tests => 14;
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{t_logs}/configtest";
@@ -104,3 +105,11 @@ CGIplusMaxWorkersTotal 64
 CONF
 ok t_cmp($rc, 0, 'a consistent configuration passes');
 ok t_cmp($out =~ /CGIPLUS1611/ ? 1 : 0, 0, 'without warnings');
+
+# Every value is checked: the body directives (hole 5).
+for my $bad ('CGIplusBodyBuffer 17M', 'CGIplusBodyBuffer -1', 'CGIplusBodyMinRate 2G') {
+    ($rc, $out) = configtest("$bad\n");
+    ok t_cmp($rc != 0 && $out =~ /\Q${\(split ' ', $bad)[0]}\E takes/ ? 1 : 0, 1, "'$bad' is refused");
+}
+($rc, $out) = configtest("CGIplusBodyBuffer 1M\nCGIplusBodyMinRate 0\n");
+ok t_cmp($rc, 0, 'CGIplusBodyBuffer 1M and CGIplusBodyMinRate 0 pass');
