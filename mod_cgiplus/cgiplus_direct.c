@@ -569,6 +569,12 @@ static void direct_release(cgiplus_req *q, int client_gone)
     if (x->released)
         return;
     x->released = 1;
+    if (x->logs > DIRECT_LOG_MAX)
+        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, q->r, CGIPLUS_LOGNO(1711)
+                      "%s (worker pid %lu) sent %u LOG callouts in one request; the %u "
+                      "past the first %d were dropped", q->r->filename,
+                      (unsigned long)x->ch->pid, x->logs, x->logs - DIRECT_LOG_MAX,
+                      DIRECT_LOG_MAX);
     atomic_fetch_add(&x->tp->requests, 1);
     atomic_fetch_add(&x->tp->outcomes[client_gone && !q->got_end ? CGP_O_ABORTED
                                       : q->got_end && q->end.outcome < CGP_TPOOL_OUTCOMES
@@ -720,6 +726,8 @@ static apr_status_t direct_record(cgiplus_req *q, int struct_mode, apr_size_t cl
     return APR_SUCCESS;
 }
 
+static void direct_end(cgiplus_req *q, int outcome);
+
 /* Queues one answer line for CGIPLUSIN. */
 static void direct_answer(cgiplus_req *q, const char *text)
 {
@@ -733,6 +741,10 @@ static void direct_answer(cgiplus_req *q, const char *text)
                           "(%" APR_SIZE_T_FMT " bytes pending); it will be stopped",
                           q->r->filename, (unsigned long)x->ch->pid, pend);
         x->broken = 1;
+        if (!q->got_end) { /* its request fails now: 502, the worker is stopped */
+            direct_end(q, CGP_O_CRASHED);
+            q->end.detail = CGIPLUS_END_BROKEN;
+        }
         return;
     }
     if (x->in_off > 0 && x->in_off == x->in_len)
@@ -848,7 +860,7 @@ static void direct_callout(cgiplus_req *q, const unsigned char *line, apr_size_t
     }
     else if (kw_is(kw, klen, "LOG") || kw_is(kw, klen, "MAP-PATH")) {
         if (kw_is(kw, klen, "LOG") && ++x->logs > DIRECT_LOG_MAX)
-            ans = "429 too many LOG callouts in one request; not logged";
+            ans = "429 LOG dropped (rate limit)"; /* counted once at the end */
         else
             ans = cgiplus_callout_answer(q, apr_pstrmemdup(q->r->pool, (const char *)line, len));
     }
@@ -1055,6 +1067,10 @@ static apr_status_t direct_read(cgiplus_req *q)
         }
         else if (ev == CGP_SCAN_CALLOUT || ev == CGP_SCAN_CALLOUT_LONG) {
             direct_callout(q, out, outlen, ev == CGP_SCAN_CALLOUT_LONG);
+            if (q->got_end) { /* it broke the protocol: nothing more is read */
+                pos = len;
+                break;
+            }
         }
         else {
             direct_end(q, CGP_O_OK);

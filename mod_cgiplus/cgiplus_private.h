@@ -267,6 +267,8 @@ void cgiplus_req_finish(cgiplus_req *q);
 /* cgp_end.detail of a direct request whose worker closed its stdout: the
  * child cannot know its exit status (the runner reaps it). */
 #define CGIPLUS_END_CLOSED 0xffffffffu
+/* ...and of one that broke the protocol (left its callout answers unread). */
+#define CGIPLUS_END_BROKEN 0xfffffffeu
 
 void cgiplus_direct_child_init(apr_pool_t *pchild, server_rec *s);
 /* CGIplusDirect (cgiplus_conf.c keeps the flag). */

@@ -295,6 +295,8 @@ static void resp_wait_status(char *buf, apr_size_t len, apr_uint32_t st)
 
     if (st == CGIPLUS_END_CLOSED) /* the direct path sees the pipe, not the exit */
         apr_snprintf(buf, len, "closed its output (it died or exited)");
+    else if (st == CGIPLUS_END_BROKEN)
+        apr_snprintf(buf, len, "left its callout answers unread (it is stopped)");
     else if (WIFSIGNALED(s))
         apr_snprintf(buf, len, "killed by signal %d", WTERMSIG(s));
     else if (WIFEXITED(s))

@@ -3,7 +3,9 @@
 # holds a worker (the runner drains the worker and reuses it); the client
 # gone mid-response (the worker is drained and reused, not killed); the
 # worker killed (502, only that request fails); the runner killed
-# (the request on its worker completes, once; later ones succeed).
+# (the request on its worker completes, once; later ones succeed). And a
+# hostile script on the direct path: answers it never reads are bounded
+# (502, the worker stopped as broken), LOG callouts rate-limited.
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -13,7 +15,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(hstart hfinish hget status pool_of wait_for runner_pid);
 
-plan tests => 18;
+plan tests => 24;
 
 my $vars = Apache::Test::config()->{vars};
 my $errlog = "$vars->{t_logs}/error_log";
@@ -105,3 +107,27 @@ ok t_cmp($new ? 1 : 0, 1, 'httpd started the runner again');
 ok t_cmp(wait_for(sub { hget('/pool/ledgerd/ledger.pl')->{code} == 200 }, 10) ? 1 : 0, 1,
          'later requests are served');
 ok t_cmp(scalar(lines()), 1, 'and the payment was made once');
+
+# ---- 5. Callout floods on the direct path (t/htdocs/pool/flood.pl).
+system("h2load --h1 -n 200 -c 20 http://127.0.0.1:$vars->{port}/pool/floodd/flood.pl >/dev/null 2>&1");
+hget('/pool/floodd/flood.pl') for 1 .. 30;
+my $f0 = hget('/pool/floodd/flood.pl');
+my ($fpid) = $f0->{body} =~ /pid=(\d+)/;
+$off = -s $errlog;
+my $fl = hget('/pool/floodd/flood.pl?unread=300000', timeout => 60);
+ok t_cmp($fl->{code}, 502, 'direct: a worker that never reads its callout answers: 502');
+$log = log_from($off);
+ok t_cmp($log =~ /CGIPLUS1704: script \S+flood\.pl \(worker pid $fpid\) does not read its callout answers/ ? 1 : 0,
+         1, 'logged (1704)');
+my $fn = hget('/pool/floodd/flood.pl');
+ok t_cmp($fn->{code} == 200 && ($fn->{body} =~ /pid=(\d+)/)[0] != $fpid ? 1 : 0, 1,
+         'it was stopped: a new worker serves next');
+ok t_cmp(wait_for(sub { log_from($off) =~ /CGIPLUS2028: worker pid $fpid of \S+ ended: broken/ }, 5) ? 1 : 0,
+         1, 'as broken (2028)');
+$off = -s $errlog;
+$fl = hget('/pool/floodd/flood.pl?log=20000', timeout => 60);
+$log = log_from($off);
+my $nlog = () = $log =~ /CGIPLUS1110: \S+ says: flood line/g;
+ok t_cmp("$fl->{code} $nlog", '200 100', 'direct: a LOG flood: 200, the first 100 lines logged');
+ok t_cmp($log =~ /CGIPLUS1711: \S+flood\.pl \(worker pid \d+\) sent 20000 LOG callouts in one request; the 19900 past the first 100 were dropped/
+         ? 1 : 0, 1, 'and one line counts the rest (1711)');
