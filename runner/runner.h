@@ -48,7 +48,7 @@
 #define RUNNER_CGI_ARG_BYTES    (64u * 1024u) /* ...and their bytes, escaped, with NULs */
 #define RUNNER_SETTLE_MS        200u    /* a script changed in place must be still this long */
 #define RUNNER_STALE_MS         3000u   /* a superseded pool retires after this long unused */
-#define RUNNER_DRAIN_MS         60000u  /* a worker handed back mid-response drains this long at most */
+#define RUNNER_DRAIN_MS         60000u  /* drain bound when neither an output timeout nor httpd's Timeout is known */
 /* Callout answers a worker may leave unread (bytes on CGIPLUSIN past its
  * request record, and answer slots): past either it is stopped as broken,
  * so a script that asks and never reads cannot grow the runner. */
@@ -510,7 +510,6 @@ size_t runner_spawn_env(const runner_pool_set *set, char **envp, size_t n, size_
 
 /* ---- the direct path's shared table (runner_table.c, include/cgp_table.h) ---- */
 int runner_table_init(void);
-int runner_table_fd(void);
 void runner_table_pool_add(runner_pool *p);
 void runner_table_pool_del(runner_pool *p);
 void runner_table_pool_sync(runner_pool *p);

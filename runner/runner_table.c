@@ -52,11 +52,6 @@ int runner_table_init(void)
     return 0;
 }
 
-int runner_table_fd(void)
-{
-    return tb.fd;
-}
-
 static cgp_tpool *tpool(const runner_pool *p)
 {
     return p->tidx >= 0 ? cgp_table_pool(tb.base, (uint32_t)p->tidx) : NULL;
