@@ -287,7 +287,6 @@ apr_status_t cgiplus_conn_acquire(request_rec *r, int fresh, cgiplus_conn **out)
         /* An idle connection has nothing to read; if it has, the runner
          * closed it (it restarted, say) and it is of no use. */
         if (!cgiplus_conn_readable(c, 0)) {
-            c->reused = 1;
             *out = c;
             return APR_SUCCESS;
         }

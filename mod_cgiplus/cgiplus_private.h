@@ -114,7 +114,6 @@ typedef struct cgiplus_conn {
     apr_pool_t *pool;       /* unmanaged: private to this connection */
     apr_socket_t *sock;
     apr_uint32_t runner_pid;
-    int reused;             /* served a request before this one */
 } cgiplus_conn;
 
 void cgiplus_conn_child_init(apr_pool_t *pchild, server_rec *s);
