@@ -10,6 +10,8 @@
 #include "cgp_scan.h"
 
 #include <string.h>
+#include <strings.h>
+
 
 enum { SCAN_AGAIN = -1 };
 
@@ -145,4 +147,36 @@ int cgp_scan_step(cgp_scan *sc, const unsigned char *buf, size_t len, size_t *po
         if (ev != SCAN_AGAIN)
             return ev;
     }
+}
+
+void cgp_callout_split(const unsigned char *line, size_t len, cgp_callout *c)
+{
+    const char *kw = (const char *)line, *colon;
+
+    c->want = 1;
+    if (len && (kw[0] == '!' || kw[0] == '#')) {
+        c->want = kw[0] == '!' ? 0 : -1;
+        kw++;
+        len--;
+    }
+    colon = memchr(kw, ':', len);
+    c->kw = kw;
+    c->klen = colon ? (size_t)(colon - kw) : len;
+    c->par = "";
+    c->plen = 0;
+    if (colon) {
+        c->par = colon + 1;
+        c->plen = len - c->klen - 1;
+        while (c->plen && (*c->par == ' ' || *c->par == '\t'))
+            c->par++, c->plen--;
+        while (c->plen && (c->par[c->plen - 1] == ' ' || c->par[c->plen - 1] == '\t'))
+            c->plen--;
+    }
+    while (c->klen && (kw[c->klen - 1] == ' ' || kw[c->klen - 1] == '\t'))
+        c->klen--;
+}
+
+int cgp_callout_is(const cgp_callout *c, const char *want)
+{
+    return c->klen == strlen(want) && strncasecmp(c->kw, want, c->klen) == 0;
 }

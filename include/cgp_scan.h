@@ -31,4 +31,18 @@ void cgp_scan_reset(cgp_scan *sc);
 int cgp_scan_step(cgp_scan *sc, const unsigned char *buf, size_t len, size_t *pos,
                      const unsigned char **out, size_t *outlen, int final);
 
+/* One callout line split (docs/PROTOCOL.md, "Callouts"): a leading '!'
+ * asks for no answer, a leading '#' makes the line a comment; the rest is
+ * "KEYWORD: params", blanks around both trimmed. Points into the line;
+ * caller-owned, lives as long as the line. */
+typedef struct cgp_callout {
+    int want;                /* 1: answer it, 0: carry out, no answer, -1: comment */
+    const char *kw, *par;    /* par is "" without a colon */
+    size_t klen, plen;
+} cgp_callout;
+
+void cgp_callout_split(const unsigned char *line, size_t len, cgp_callout *c);
+/* 1 if the keyword is want, ignoring case. */
+int cgp_callout_is(const cgp_callout *c, const char *want);
+
 #endif

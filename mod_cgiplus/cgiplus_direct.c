@@ -813,71 +813,53 @@ static const char *direct_say_time(cgiplus_req *q, const char *what, apr_int64_t
     return apr_psprintf(q->r->pool, "200 %s %" APR_INT64_T_FMT " ms", what, v);
 }
 
-static int kw_is(const char *kw, apr_size_t klen, const char *want)
-{
-    return klen == strlen(want) && !strncasecmp(kw, want, klen);
-}
-
-/* One callout line, answered here (docs/PROTOCOL.md, "Callouts"). */
 static void direct_callout(cgiplus_req *q, const unsigned char *line, apr_size_t len,
                            int too_long)
 {
     cgiplus_direct *x = q->dx;
-    const char *kw, *par = "", *ans;
-    apr_size_t klen, plen = 0;
-    int want = 1;
+    const char *kw, *par, *ans;
+    apr_size_t klen, plen;
+    cgp_callout c;
+    int want;
 
-    if (len && (line[0] == '!' || line[0] == '#')) {
-        want = line[0] == '!' ? 0 : -1; /* '#': a comment, not carried out */
-        line++;
-        len--;
-    }
+    cgp_callout_split(line, len, &c);
+    want = c.want;
     if (too_long) {
         if (want > 0)
             direct_answer(q, "400 callout line too long");
         return;
     }
-    if (len == 0 || want < 0)
-        return;
-    kw = (const char *)line;
-    {
-        const char *colon = memchr(kw, ':', len);
-
-        klen = colon ? (apr_size_t)(colon - kw) : len;
-        if (colon) {
-            par = colon + 1;
-            plen = len - klen - 1;
-            while (plen && (*par == ' ' || *par == '\t'))
-                par++, plen--;
-            while (plen && (par[plen - 1] == ' ' || par[plen - 1] == '\t'))
-                plen--;
-        }
-        while (klen && (kw[klen - 1] == ' ' || kw[klen - 1] == '\t'))
-            klen--;
-    }
-    if (kw_is(kw, klen, "NOOP")) {
+    if (want < 0 || len == (apr_size_t)(want == 0))
+        return; /* a comment, or a blank line: it asks nothing */
+    line = (const unsigned char *)c.kw; /* what follows a '!' */
+    len -= want == 0;
+    kw = c.kw;
+    klen = c.klen;
+    par = c.par;
+    plen = c.plen;
+    if (cgp_callout_is(&c, "NOOP")) {
         ans = "200 NOOP";
     }
-    else if (kw_is(kw, klen, "LOG") || kw_is(kw, klen, "MAP-PATH")) {
-        if (kw_is(kw, klen, "LOG") && ++x->logs > DIRECT_LOG_MAX)
+    else if (cgp_callout_is(&c, "LOG") || cgp_callout_is(&c, "MAP-PATH")) {
+        if (cgp_callout_is(&c, "LOG") && ++x->logs > DIRECT_LOG_MAX)
             ans = "429 LOG dropped (rate limit)"; /* counted once at the end */
         else
             ans = cgiplus_callout_answer(q, apr_pstrmemdup(q->r->pool, (const char *)line, len));
     }
-    else if (kw_is(kw, klen, "LIFETIME") || kw_is(kw, klen, "TIMEOUT-OUTPUT") ||
-             kw_is(kw, klen, "TIMEOUT-NOPROGRESS")) {
+    else if (cgp_callout_is(&c, "LIFETIME") || cgp_callout_is(&c, "TIMEOUT-OUTPUT") ||
+             cgp_callout_is(&c, "TIMEOUT-NOPROGRESS")) {
         apr_int64_t v = direct_minutes(par, plen);
 
         if (v == -2) {
             ans = apr_psprintf(q->r->pool, "400 %.*s wants minutes, 0 or none",
                                (int)(klen > 40 ? 40 : klen), kw);
         }
-        else if (kw_is(kw, klen, "LIFETIME")) {
+        else if (cgp_callout_is(&c, "LIFETIME")) {
             atomic_store(&x->slot->lifetime, v);
             x->lifetime_set = 1;
             ans = direct_say_time(q, "lifetime", v);
         }
-        else if (kw_is(kw, klen, "TIMEOUT-OUTPUT")) {
+        else if (cgp_callout_is(&c, "TIMEOUT-OUTPUT")) {
             x->over_out = v;
             ans = direct_say_time(q, "timeout-output", v);
         }
@@ -886,7 +868,7 @@ static void direct_callout(cgiplus_req *q, const unsigned char *line, apr_size_t
             ans = direct_say_time(q, "timeout-noprogress", v);
         }
     }
-    else if (kw_is(kw, klen, "CGIPLUS")) {
+    else if (cgp_callout_is(&c, "CGIPLUS")) {
         if (plen == 6 && !strncasecmp(par, "struct", 6)) {
             atomic_fetch_or(&x->slot->flags, CGP_TS_STRUCT);
             ans = "200 struct";

@@ -21,10 +21,6 @@ int64_t runner_parse_minutes(const char *p, size_t len)
     return (int64_t)ms; /* 0: the default */
 }
 
-static int kw_is(const char *kw, size_t klen, const char *want)
-{
-    return klen == strlen(want) && strncasecmp(kw, want, klen) == 0;
-}
 
 static void say_time(char *ans, size_t cap, const char *what, int64_t v)
 {
@@ -198,15 +194,12 @@ static int forward(runner_worker *w, const unsigned char *line, size_t len)
 void runner_callout_line(runner_worker *w, const unsigned char *line, size_t len, int too_long)
 {
     char ans[160];
-    int want = 1;
+    cgp_callout c;
 
     if (w->flooded)
         return; /* being killed: it gets no more answers */
-    if (len && (line[0] == '!' || line[0] == '#')) { /* asks for no answer */
-        want = 0;
-        line++;
-        len--;
-    }
+    cgp_callout_split(line, len, &c);
+    int want = c.want > 0;
     if (too_long) {
         runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2031) "worker pid %ld of %s wrote a callout "
                    "line over %u bytes; ignored", (long)w->pid, w->pool->script, RUNNER_LINE_MAX);
@@ -214,30 +207,21 @@ void runner_callout_line(runner_worker *w, const unsigned char *line, size_t len
             answer(w, "400 callout line too long");
         return;
     }
-    if (len == 0)
-        return; /* a blank line asks nothing */
+    if (c.want < 0 || len == (size_t)(c.want == 0))
+        return; /* a comment, or a blank line: it asks nothing */
+    /* What follows the '!', as the module gets it when forwarded. */
+    line = (const unsigned char *)c.kw;
+    len -= c.want == 0;
+    const char *kw = c.kw, *par = c.par;
+    size_t klen = c.klen, plen = c.plen;
 
-    const char *kw = (const char *)line, *par = "";
-    const char *colon = memchr(kw, ':', len);
-    size_t klen = colon ? (size_t)(colon - kw) : len, plen = 0;
-    if (colon) {
-        par = colon + 1;
-        plen = len - klen - 1;
-        while (plen && (*par == ' ' || *par == '\t'))
-            par++, plen--;
-        while (plen && (par[plen - 1] == ' ' || par[plen - 1] == '\t'))
-            plen--;
-    }
-    while (klen && (kw[klen - 1] == ' ' || kw[klen - 1] == '\t'))
-        klen--;
-
-    if (kw_is(kw, klen, "NOOP")) {
+    if (cgp_callout_is(&c, "NOOP")) {
         snprintf(ans, sizeof(ans), "200 NOOP");
-    } else if (kw_is(kw, klen, "LOG") && !log_allowed(w)) {
+    } else if (cgp_callout_is(&c, "LOG") && !log_allowed(w)) {
         if (!want)
             return;
         snprintf(ans, sizeof(ans), "429 LOG dropped (rate limit)");
-    } else if (kw_is(kw, klen, "LOG")) {
+    } else if (cgp_callout_is(&c, "LOG")) {
         /* Logged once: by httpd in the request's virtual host when it
          * answers callouts, else here. */
         if (want && forward(w, line, len))
@@ -245,18 +229,18 @@ void runner_callout_line(runner_worker *w, const unsigned char *line, size_t len
         runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2032) "%s (pid %ld) says: %.*s",
                    w->pool->script, (long)w->pid, (int)plen, par);
         snprintf(ans, sizeof(ans), "200 logged");
-    } else if (kw_is(kw, klen, "LIFETIME") || kw_is(kw, klen, "TIMEOUT-OUTPUT") ||
-               kw_is(kw, klen, "TIMEOUT-NOPROGRESS")) {
+    } else if (cgp_callout_is(&c, "LIFETIME") || cgp_callout_is(&c, "TIMEOUT-OUTPUT") ||
+               cgp_callout_is(&c, "TIMEOUT-NOPROGRESS")) {
         int64_t v = runner_parse_minutes(par, plen);
         if (v == -2) {
             snprintf(ans, sizeof(ans), "400 %.*s wants minutes, 0 or none",
                      (int)(klen > 40 ? 40 : klen), kw);
-        } else if (kw_is(kw, klen, "LIFETIME")) {
+        } else if (cgp_callout_is(&c, "LIFETIME")) {
             runner_worker_set_lifetime(w, v);
             say_time(ans, sizeof(ans), "lifetime", v);
         } else if (!w->req) {
             snprintf(ans, sizeof(ans), "400 no request is active");
-        } else if (kw_is(kw, klen, "TIMEOUT-OUTPUT")) {
+        } else if (cgp_callout_is(&c, "TIMEOUT-OUTPUT")) {
             w->req->tmo_output = v;
             say_time(ans, sizeof(ans), "timeout-output", v);
         } else {
@@ -264,11 +248,11 @@ void runner_callout_line(runner_worker *w, const unsigned char *line, size_t len
             say_time(ans, sizeof(ans), "timeout-noprogress", v);
         }
         runner_worker_rearm(w);
-    } else if (kw_is(kw, klen, "MAP-PATH")) {
+    } else if (cgp_callout_is(&c, "MAP-PATH")) {
         if (want && forward(w, line, len))
             return;
         snprintf(ans, sizeof(ans), "501 MAP-PATH not available");
-    } else if (kw_is(kw, klen, "CGIPLUS")) {
+    } else if (cgp_callout_is(&c, "CGIPLUS")) {
         if (plen == 6 && strncasecmp(par, "struct", 6) == 0) {
             runner_worker_set_struct(w, 1);
             snprintf(ans, sizeof(ans), "200 struct");

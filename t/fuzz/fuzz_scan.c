@@ -59,6 +59,14 @@ static void event(struct trace *t, int ev, const unsigned char *out, size_t outl
         put(t, "\0L", 2);
     else {
         uint32_t n = (uint32_t)outlen;
+        cgp_callout c;
+        /* The line's split stays inside it, trimmed (both sides use it). */
+        cgp_callout_split(out, outlen, &c);
+        CHECK(c.want >= -1 && c.want <= 1);
+        CHECK((const unsigned char *)c.kw >= out && (const unsigned char *)c.kw + c.klen <= out + outlen);
+        CHECK(!c.plen || ((const unsigned char *)c.par >= out &&
+                          (const unsigned char *)c.par + c.plen <= out + outlen));
+        CHECK(!c.klen || (c.kw[c.klen - 1] != ' ' && c.kw[c.klen - 1] != '\t'));
         put(t, "\0C", 2);
         put(t, &n, sizeof n);
         put(t, out, outlen);
