@@ -78,15 +78,21 @@ sub attempt {
     return "$n bytes, " . ($eof ? 'eof' : 'open');
 }
 
+# The pids of httpd's and the runner's processes (not this one).
+sub server_pids {
+    opendir my $d, '/proc' or return;
+    return grep {
+        my $cf;
+        open($cf, '<', "/proc/$_/comm") && (<$cf> // '') =~ /^(apache2|httpd|cgiplus-runner)$/
+    } grep { /^\d+$/ && $_ != $$ } readdir $d;
+}
+
 # Processes of httpd and the runner whose memory or environment this
 # process may open (it must be none).
 sub readable_memory {
     my ($tried, $open) = (0, 0);
-    opendir my $d, '/proc' or return 'no /proc';
-    for my $pid (grep { /^\d+$/ && $_ != $$ } readdir $d) {
-        open my $cf, '<', "/proc/$pid/comm" or next;
-        my $comm = <$cf> // '';
-        next unless $comm =~ /^(apache2|httpd|cgiplus-runner)$/;
+    -d '/proc' or return 'no /proc';
+    for my $pid (server_pids()) {
         $tried++;
         for my $f ('mem', 'environ') {
             if (open my $fh, '<', "/proc/$pid/$f") {
@@ -121,11 +127,8 @@ sub shm_names {
 # process may list (it must be none): the table and the channels live there.
 sub readable_fds {
     my ($tried, $open) = (0, 0);
-    opendir my $d, '/proc' or return 'no /proc';
-    for my $pid (grep { /^\d+$/ && $_ != $$ } readdir $d) {
-        open my $cf, '<', "/proc/$pid/comm" or next;
-        my $comm = <$cf> // '';
-        next unless $comm =~ /^(apache2|httpd|cgiplus-runner)$/;
+    -d '/proc' or return 'no /proc';
+    for my $pid (server_pids()) {
         $tried++;
         if (opendir my $fd, "/proc/$pid/fd") {
             $open++ if grep { /^\d+$/ } readdir $fd;
