@@ -6,7 +6,6 @@
 #define CGP_SCAN_H
 
 #include <stddef.h>
-#include <stdint.h>
 
 #define CGP_SCAN_LINE_MAX 4096u /* a callout line; longer ones are dropped */
 
@@ -45,13 +44,5 @@ typedef struct cgp_callout {
 void cgp_callout_split(const unsigned char *line, size_t len, cgp_callout *c);
 /* 1 if the keyword is want, ignoring case. */
 int cgp_callout_is(const cgp_callout *c, const char *want);
-
-/* A duration: "none" | N[.F][ms|s|m|h] (unit_ms without a unit) -> ms,
- * 0 for none; a positive value never rounds down to 0. 0, or -1 if bad.
- * Shared by the runner's settings and both paths' callouts. */
-int cgp_parse_duration(const char *s, size_t len, uint64_t unit_ms, uint64_t *ms);
-/* Minutes of a callout or Script-Control value: -1 none, 0 the default,
- * >0 ms, -2 bad. */
-int64_t cgp_parse_minutes(const char *s, size_t len);
 
 #endif

@@ -225,6 +225,8 @@ int runner_set_is_time(unsigned i);
 int runner_user_allowed(uint64_t user);
 /* Strict decimal: 1-19 digits, no sign, no space (so no overflow). */
 int runner_parse_u64(const char *s, size_t len, uint64_t *out);
+/* "none" | N[.F][ms|s|m] (default unit: unit_ms) -> ms; 0 = none. */
+int runner_parse_duration(const char *s, size_t len, uint64_t unit_ms, uint64_t *ms);
 
 /* ---- pools (runner_pool.c) ---- */
 TAILQ_HEAD(runner_worker_list, runner_worker);
@@ -371,6 +373,8 @@ char **runner_cgi_argv(const runner_req *r, const char *path);
  * request to the module, holding it until the header block is complete. */
 void runner_hdr_output(runner_worker *w, const unsigned char *d, size_t len);
 void runner_hdr_flush(runner_worker *w);
+/* Parses "minutes" | "none" | "0" -> -1 none, 0 default, >0 ms; -2 bad. */
+int64_t runner_parse_minutes(const char *p, size_t len);
 
 /* ---- workers (runner_worker.c, runner_spawn.c, runner_callout.c) ---- */
 typedef enum runner_wstate {

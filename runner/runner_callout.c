@@ -11,6 +11,17 @@
 #include <string.h>
 #include <strings.h>
 
+int64_t runner_parse_minutes(const char *p, size_t len)
+{
+    uint64_t ms;
+    if (len == 4 && strncasecmp(p, "none", 4) == 0)
+        return -1;
+    if (runner_parse_duration(p, len, 60000, &ms) < 0)
+        return -2;
+    return (int64_t)ms; /* 0: the default */
+}
+
+
 static void say_time(char *ans, size_t cap, const char *what, int64_t v)
 {
     if (v < 0)
@@ -220,7 +231,7 @@ void runner_callout_line(runner_worker *w, const unsigned char *line, size_t len
         snprintf(ans, sizeof(ans), "200 logged");
     } else if (cgp_callout_is(&c, "LIFETIME") || cgp_callout_is(&c, "TIMEOUT-OUTPUT") ||
                cgp_callout_is(&c, "TIMEOUT-NOPROGRESS")) {
-        int64_t v = cgp_parse_minutes(par, plen);
+        int64_t v = runner_parse_minutes(par, plen);
         if (v == -2) {
             snprintf(ans, sizeof(ans), "400 %.*s wants minutes, 0 or none",
                      (int)(klen > 40 ? 40 : klen), kw);

@@ -23,7 +23,7 @@ static void directive(runner_worker *w, const char *d, size_t len)
         nlen--;
     while (vlen && (*val == ' ' || *val == '\t'))
         val++, vlen--;
-    int64_t v = eq ? cgp_parse_minutes(val, vlen) : -2;
+    int64_t v = eq ? runner_parse_minutes(val, vlen) : -2;
 
     if (ieq(d, nlen, "no-abort"))
         r->no_abort = 1;
