@@ -261,7 +261,7 @@ void cgiplus_req_abandon(cgiplus_req *q);
 /* Puts the connection back if END was read, else abandons it. */
 void cgiplus_req_finish(cgiplus_req *q);
 
-/* ---- the direct path (cgiplus_direct.c) ---- */
+/* ---- the direct path (cgiplus_direct*.c) ---- */
 
 /* cgp_end.detail of a direct request whose worker closed its stdout: the
  * child cannot know its exit status (the runner reaps it). */

@@ -1,0 +1,210 @@
+/* cgiplus_direct_callout.c: what a script asks of the direct path: its
+ * callouts (answered on CGIPLUSIN) and its Script-Control header. */
+#include "cgiplus_direct_private.h"
+
+#include <string.h>
+
+#include "http_log.h"
+#include "apr_strings.h"
+
+APLOG_USE_MODULE(cgiplus);
+
+#define DIRECT_ANSWERS_MAX (64 * 1024)  /* callout answers the script has not taken */
+
+/* Queues one answer line for CGIPLUSIN. */
+static void direct_answer(cgiplus_req *q, const char *text)
+{
+    cgiplus_direct *x = q->dx;
+    apr_size_t n = strlen(text), pend = x->in_len - x->in_off;
+
+    if (pend + n + 1 > DIRECT_ANSWERS_MAX) {
+        if (!x->broken)
+            ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, q->r, CGIPLUS_LOGNO(1704)
+                          "script %s (worker pid %lu) does not read its callout answers "
+                          "(%" APR_SIZE_T_FMT " bytes pending); it will be stopped",
+                          q->r->filename, (unsigned long)x->ch->pid, pend);
+        x->broken = 1;
+        if (!q->got_end) { /* its request fails now: 502, the worker is stopped */
+            cgiplus_direct_end(q, CGP_O_CRASHED);
+            q->end.detail = CGIPLUS_END_BROKEN;
+        }
+        return;
+    }
+    if (x->in_off > 0 && x->in_off == x->in_len)
+        x->in_off = x->in_len = 0;
+    if (x->in_len + n + 1 > x->in_cap) {
+        apr_size_t cap = (x->in_len - x->in_off + n + 1) * 2 + 256;
+        char *b = apr_palloc(q->r->pool, cap);
+
+        memcpy(b, x->in + x->in_off, x->in_len - x->in_off);
+        x->in_len -= x->in_off;
+        x->in_off = 0;
+        x->in = b;
+        x->in_cap = cap;
+    }
+    memcpy(x->in + x->in_len, text, n);
+    x->in[x->in_len + n] = '\n';
+    x->in_len += n + 1;
+}
+
+/* As the runner reads it. */
+apr_int64_t cgiplus_direct_minutes(const char *p, apr_size_t len)
+{
+    apr_uint64_t whole = 0, frac = 0, fdiv = 1, unit = 60000;
+    apr_size_t i = 0;
+
+    if (len == 4 && !strncasecmp(p, "none", 4))
+        return -1;
+    if (len == 0 || len > 24)
+        return -2;
+    while (i < len && p[i] >= '0' && p[i] <= '9')
+        whole = whole * 10 + (apr_uint64_t)(p[i++] - '0');
+    if (i == 0)
+        return -2;
+    if (i < len && p[i] == '.') {
+        for (i++; i < len && p[i] >= '0' && p[i] <= '9' && fdiv < 1000000; i++) {
+            frac = frac * 10 + (apr_uint64_t)(p[i] - '0');
+            fdiv *= 10;
+        }
+    }
+    if (i < len) {
+        apr_size_t u = len - i;
+
+        if (u == 2 && !strncasecmp(p + i, "ms", 2))
+            unit = 1;
+        else if (u == 1 && (p[i] == 's' || p[i] == 'S'))
+            unit = 1000;
+        else if (u == 1 && (p[i] == 'm' || p[i] == 'M'))
+            unit = 60000;
+        else if (u == 1 && (p[i] == 'h' || p[i] == 'H'))
+            unit = 3600000;
+        else
+            return -2;
+    }
+    if (whole > 1000000000u)
+        return -2;
+    return (apr_int64_t)(whole * unit + frac * unit / fdiv);
+}
+
+static const char *direct_say_time(cgiplus_req *q, const char *what, apr_int64_t v)
+{
+    if (v < 0)
+        return apr_psprintf(q->r->pool, "200 %s none", what);
+    if (v == 0)
+        return apr_psprintf(q->r->pool, "200 %s default", what);
+    return apr_psprintf(q->r->pool, "200 %s %" APR_INT64_T_FMT " ms", what, v);
+}
+
+void cgiplus_direct_callout(cgiplus_req *q, const unsigned char *line, apr_size_t len,
+                            int too_long)
+{
+    cgiplus_direct *x = q->dx;
+    const char *kw, *par, *ans;
+    apr_size_t klen, plen;
+    cgp_callout c;
+    int want;
+
+    cgp_callout_split(line, len, &c);
+    want = c.want;
+    if (too_long) {
+        if (want > 0)
+            direct_answer(q, "400 callout line too long");
+        return;
+    }
+    if (want < 0 || len == (apr_size_t)(want == 0))
+        return; /* a comment, or a blank line: it asks nothing */
+    line = (const unsigned char *)c.kw; /* what follows a '!' */
+    len -= want == 0;
+    kw = c.kw;
+    klen = c.klen;
+    par = c.par;
+    plen = c.plen;
+    if (cgp_callout_is(&c, "NOOP")) {
+        ans = "200 NOOP";
+    }
+    else if (cgp_callout_is(&c, "LOG") || cgp_callout_is(&c, "MAP-PATH")) {
+        if (cgp_callout_is(&c, "LOG") && ++x->logs > DIRECT_LOG_MAX)
+            ans = "429 LOG dropped (rate limit)"; /* counted once at the end */
+        else
+            ans = cgiplus_callout_answer(q, apr_pstrmemdup(q->r->pool, (const char *)line, len));
+    }
+    else if (cgp_callout_is(&c, "LIFETIME") || cgp_callout_is(&c, "TIMEOUT-OUTPUT") ||
+             cgp_callout_is(&c, "TIMEOUT-NOPROGRESS")) {
+        apr_int64_t v = cgiplus_direct_minutes(par, plen);
+
+        if (v == -2) {
+            ans = apr_psprintf(q->r->pool, "400 %.*s wants minutes, 0 or none",
+                               (int)(klen > 40 ? 40 : klen), kw);
+        }
+        else if (cgp_callout_is(&c, "LIFETIME")) {
+            atomic_store(&x->slot->lifetime, v);
+            x->lifetime_set = 1;
+            ans = direct_say_time(q, "lifetime", v);
+        }
+        else if (cgp_callout_is(&c, "TIMEOUT-OUTPUT")) {
+            x->over_out = v;
+            ans = direct_say_time(q, "timeout-output", v);
+        }
+        else {
+            x->over_np = v;
+            ans = direct_say_time(q, "timeout-noprogress", v);
+        }
+    }
+    else if (cgp_callout_is(&c, "CGIPLUS")) {
+        if (plen == 6 && !strncasecmp(par, "struct", 6)) {
+            atomic_fetch_or(&x->slot->flags, CGP_TS_STRUCT);
+            ans = "200 struct";
+        }
+        else if (plen == 6 && !strncasecmp(par, "record", 6)) {
+            atomic_fetch_and(&x->slot->flags, ~CGP_TS_STRUCT);
+            ans = "200 record";
+        }
+        else {
+            ans = "400 CGIPLUS wants struct or record";
+        }
+    }
+    else {
+        ans = apr_psprintf(q->r->pool, "400 unknown callout %.*s",
+                           (int)(klen > 40 ? 40 : klen), kw);
+    }
+    if (want > 0)
+        direct_answer(q, ans);
+}
+
+/* Script-Control (WASD's directives) from the parsed header. */
+void cgiplus_direct_script_control(cgiplus_req *q)
+{
+    const char *v = apr_table_get(q->r->headers_out, "Script-Control");
+    cgiplus_direct *x = q->dx;
+    char *copy, *tok, *last;
+
+    if (!v)
+        v = apr_table_get(q->r->err_headers_out, "Script-Control");
+    if (!v)
+        return;
+    copy = apr_pstrdup(q->r->pool, v);
+    for (tok = apr_strtok(copy, ";,", &last); tok; tok = apr_strtok(NULL, ";,", &last)) {
+        char *eq, *val = "";
+        apr_int64_t m;
+
+        while (*tok == ' ' || *tok == '\t')
+            tok++;
+        if ((eq = strchr(tok, '='))) {
+            *eq = '\0';
+            for (val = eq + 1; *val == ' ' || *val == '\t'; val++)
+                ;
+        }
+        apr_collapse_spaces(tok, tok);
+        m = eq ? cgiplus_direct_minutes(val, strcspn(val, " \t")) : -2;
+        if (!strcasecmp(tok, "no-abort"))
+            x->no_abort = 1;
+        else if (!strcasecmp(tok, "X-lifetime") && m != -2) {
+            atomic_store(&x->slot->lifetime, m);
+            x->lifetime_set = 1;
+        }
+        else if (!strcasecmp(tok, "X-timeout-output") && m != -2)
+            x->over_out = m;
+        else if (!strcasecmp(tok, "X-timeout-noprogress") && m != -2)
+            x->over_np = m;
+    }
+}
