@@ -175,8 +175,11 @@ def cpu_split_section(cells):
            "httpd (its parent and children, own time), the helper (%s; own time) and "
            "the workers (every other server process, plus the CPU of every process "
            "a server process reaped: exited CGI processes and workers). Total is the "
-           "/proc figure of all server processes; it leaves out CGI processes nobody "
-           "reaped (mod_cgid's), which only the cgroup counter in the tables above sees. "
+           "/proc figure of all server processes. It leaves out CGI processes nobody "
+           "reaps (mod_cgid's), which only the cgroup counter in the tables above sees, "
+           "so mod_cgid's rows are too low and can even be negative: a CGI process "
+           "that exits unreaped during the run takes the CPU it had used before it "
+           "out of the sum. "
            "All targets share one httpd, so the idle helpers and workers of the other "
            "targets count too (a few ms at most)."
            % (plan.MAIN_CONC, ", ".join("%s for %s" % (HELPER_NAME[r], w) for r, w in (
