@@ -39,8 +39,9 @@ def log(msg):
 def parse_args():
     ap = argparse.ArgumentParser(prog="bench/run", description=__doc__)
     ap.add_argument("--quick", action="store_true",
-                    help="the development subset: 10 connections, 1 run each, "
-                         "short runs (under 2 minutes)")
+                    help="the development subset: the figures to beat (10 "
+                         "connections, and 1 for the latency one), 1 short run "
+                         "each (under 2 minutes)")
     ap.add_argument("--only", choices=["scripting", "static"],
                     help="measure one section only")
     ap.add_argument("--no-tls", action="store_true", help="clear HTTP only")

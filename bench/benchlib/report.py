@@ -158,11 +158,6 @@ def table(cells, idx, refs, section, size, transport, file_col):
     return "\n".join(lines)
 
 
-# Who the helper of the CPU split is, per memory role of a target.
-HELPER_NAME = {"runner": "the runner", "cgid": "the cgid daemon",
-               "fcgid": "the fcgid process manager", "php": "the php-fpm master"}
-
-
 def cpu_split_section(cells):
     """The CPU split per role of every measured scripting cell at the main
     concurrency; [] when no cell has it (a results file from before it)."""
@@ -182,9 +177,8 @@ def cpu_split_section(cells):
            "out of the sum. "
            "All targets share one httpd, so the idle helpers and workers of the other "
            "targets count too (a few ms at most)."
-           % (plan.MAIN_CONC, ", ".join("%s for %s" % (HELPER_NAME[r], w) for r, w in (
-               ("runner", "mod_cgiplus"), ("cgid", "mod_cgid"), ("fcgid", "mod_fcgid"),
-               ("php", "php-fpm")))),
+           % (plan.MAIN_CONC, "the runner for mod_cgiplus, the cgid daemon for mod_cgid, "
+              "the fcgid process manager for mod_fcgid, the php-fpm master for php-fpm"),
            "",
            "| target | body | transport | httpd | helper | workers | total |",
            "|---|---|---|---:|---:|---:|---:|"]
