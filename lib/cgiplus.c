@@ -204,7 +204,10 @@ int cgiplus_accept(void)
         /* A response of up to this size reaches the pipe in one write, with
          * its sentinel: the server wakes once for it (the runner makes the
          * pipe as large). A script that streams flushes as before. */
-        setvbuf(stdout, NULL, _IOFBF, CGIPLUS_OUT_BUFFER);
+        {
+            static char outbuf[CGIPLUS_OUT_BUFFER]; /* glibc ignores a size without one */
+            setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+        }
     } else if (!st.persistent) {
         fflush(stdout);
         return 0;
