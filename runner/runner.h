@@ -16,6 +16,7 @@
 #include "runner_conf.h"
 #include "runner_loop.h"
 #include "runner_end.h"
+#include "runner_watch.h"
 #include "runner_pool.h"
 #include "runner_hdr.h"
 #include "runner_req.h"

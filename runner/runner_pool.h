@@ -5,6 +5,7 @@
 #include "runner_types.h"
 #include "runner_conf.h"
 #include "runner_end.h"
+#include "runner_watch.h"
 #include "cgp_proto.h"
 
 #define RUNNER_SETTLE_MS        200u    /* a script changed in place must be still this long */
@@ -29,6 +30,10 @@ struct runner_pool {
     unsigned gen;             /* script generation: bumped when the file changes */
     uint64_t stamp;           /* newest (httpd generation, reload) that used it */
     uint64_t stale_since;     /* a sibling of a newer configuration appeared, 0: no */
+    runner_pwatch watch;      /* inotify on the names leading to script (deploy detection) */
+    int looked;               /* script was stat'ed: script_err and ident say what it is */
+    int script_err;           /* 0, ENOENT or EACCES, as of the last look */
+    uint64_t relook_at;       /* a file changed in place: look again then, 0: no */
     int have_ident;
     dev_t ident_dev;
     ino_t ident_ino;
@@ -68,6 +73,8 @@ void runner_pool_reload(void);
 void runner_pool_declared(void);
 void runner_pool_free_all(void);
 void runner_pool_gc(void);
+/* The deploy watcher's descriptor is readable: pools it names look at their script. */
+void runner_pool_watch_event(void);
 const char *runner_mode_name(runner_mode m);
 
 #endif
