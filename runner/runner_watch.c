@@ -33,7 +33,6 @@ static struct {
     runner_ev ev;
     TAILQ_HEAD(, runner_wdir) dirs;
     TAILQ_HEAD(, runner_pwatch) watches;
-    int said;                 /* the failure to watch was logged */
 } wt = { .ev = { .fd = -1 } };
 
 int runner_watch_init(void)
@@ -44,7 +43,6 @@ int runner_watch_init(void)
     if (fd < 0) {
         runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2085) "inotify_init1: %s; every pool stats "
                    "its script per request to see deploys", strerror(errno));
-        wt.said = 1;
         return -1;
     }
     runner_ev_init(&wt.ev, RUNNER_EV_WATCH, fd, NULL);
@@ -223,10 +221,9 @@ int runner_watch_set(runner_pwatch *w, const char *path)
         w->n = 0;
         w->ok = 0;
         w->failed = 1;
-        runner_log(wt.said ? RUNNER_LOG_DEBUG : RUNNER_LOG_WARN, CGIPLUS_LOGNO(2086)
-                   "cannot watch %s for deploys: %s%s; it is stat'ed per request instead", path,
-                   strerror(err), err == ENOSPC ? " (fs.inotify.max_user_watches)" : "");
-        wt.said = 1;
+        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2086) "cannot watch %s for deploys: %s%s; "
+                   "it is stat'ed per request instead", path, strerror(err),
+                   err == ENOSPC ? " (fs.inotify.max_user_watches)" : "");
         return -1;
     }
     w->ok = 1;
