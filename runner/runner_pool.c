@@ -470,7 +470,10 @@ void runner_pool_submit(runner_req *r)
         runner_req_end(r, CGP_O_OVERLOADED, 1, 0, 0);
         return;
     }
-    p->retired = 0;
+    if (p->retired) { /* retired since its BEGIN: the children may use it again */
+        p->retired = 0;
+        runner_table_pool_sync(p);
+    }
     if (TAILQ_EMPTY(&p->queue)) {
         runner_worker *w = idle_worker(p);
         if (w || spawn_gate(p) == GATE_OK) {
