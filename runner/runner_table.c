@@ -338,6 +338,10 @@ int runner_worker_grant(runner_worker *w, runner_req *r)
      * the anchor's close gives the worker back (runner_table_child_gone). */
     if (!s || !w->published || !r->grant || !c || r->ended || !runner_client_anchored(c->pid))
         return 0;
+    /* Only once the module has sent all of the request: after GRANT it no
+     * longer reads this connection for it, nor writes to it. */
+    if (!r->body_end && !(r->have_cl && r->cl == 0))
+        return 0;
     g.slot = (uint32_t)w->slot;
     g.sgen = w->sgen;
     runner_table_pool_ref(w->pool, &g.pidx, &g.pgen);
