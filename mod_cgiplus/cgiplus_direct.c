@@ -428,7 +428,8 @@ apr_status_t cgiplus_direct_wait_first(cgiplus_req *q)
                       "is drained and kept", q->r->filename, (unsigned long)q->dx->ch->pid);
         q->client_gone = 1;
         q->r->connection->aborted = 1;
-        cgiplus_direct_release(q, 1);
+        if (cgiplus_req_step(q, CGIPLUS_RE_CLIENT_GONE) == OK)
+            cgiplus_direct_release(q, 1);
         return APR_ECONNABORTED;
     }
     return rv;

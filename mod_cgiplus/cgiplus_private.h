@@ -15,6 +15,7 @@
 
 #include "cgp_proto.h"
 #include "cgiplus_logno.h"
+#include "cgiplus_reqstate.h"
 
 #define CGIPLUS_EXPORT __attribute__((visibility("default")))
 
@@ -196,7 +197,16 @@ typedef struct cgiplus_req {
     const cgiplus_kv *params;  /* the CGI variables (cgiplus_env.c) */
     int nparams;
     struct cgiplus_direct *dx; /* on the direct path: its worker; NULL: relayed */
+    unsigned char rstate;      /* enum cgiplus_rstate: changed by cgiplus_req_step only */
+    int rbad;                  /* a state change the table refuses: it answers 500 */
 } cgiplus_req;
+
+/* The request's state changes (cgiplus_reqstate_step.c, the table in
+ * cgiplus_reqstate.c): OK, or HTTP_INTERNAL_SERVER_ERROR for a pair the
+ * table refuses (logged, q abandoned, q->rbad set). */
+int cgiplus_req_step(cgiplus_req *q, unsigned ev);
+/* The event q->end stands for: SENTINEL, EOF, TIMEOUT or REFUSED. */
+unsigned cgiplus_req_end_event(const cgiplus_req *q);
 
 int cgiplus_handler(request_rec *r);
 /* Nonzero if a frame (or, direct, output) can be read without waiting. */
@@ -252,6 +262,8 @@ int cgiplus_resp_client_state(apr_socket_t *cs);
 void cgiplus_resp_log_stderr(cgiplus_req *q, apr_size_t len);
 /* Reads frames to END, dropping STDOUT (STDERR is still logged). */
 apr_status_t cgiplus_resp_drain(cgiplus_req *q);
+/* Drains, then finishes (or abandons, a LOST in DRAIN) the request. */
+void cgiplus_resp_drain_rest(cgiplus_req *q);
 /* Parses headers and streams the response; returns an HTTP status or OK. */
 int cgiplus_resp_handle(cgiplus_req *q);
 /* Maps a non-ok END (before any output) to an HTTP status. */

@@ -270,7 +270,8 @@ apr_status_t cgiplus_resp_wait_first(cgiplus_req *q)
                                     : "no worker yet");
         q->client_gone = 1;
         q->r->connection->aborted = 1;
-        cgiplus_req_abort(q);
+        if (cgiplus_req_step(q, CGIPLUS_RE_CLIENT_GONE) == OK)
+            cgiplus_req_abort(q);
         return APR_ECONNABORTED;
     }
     return rv;
@@ -286,6 +287,17 @@ apr_status_t cgiplus_resp_drain(cgiplus_req *q)
         if (q->got_end || rv != APR_SUCCESS)
             return rv;
         rv = cgiplus_resp_read_frame(q);
+    }
+}
+
+void cgiplus_resp_drain_rest(cgiplus_req *q)
+{
+    if (cgiplus_resp_drain(q) != APR_SUCCESS) {
+        cgiplus_req_step(q, CGIPLUS_RE_LOST); /* DRAIN: the answer is decided */
+        cgiplus_req_abandon(q);
+    }
+    else {
+        cgiplus_req_finish(q);
     }
 }
 
@@ -436,6 +448,8 @@ static int resp_stream(cgiplus_req *q)
                               "sending ABORT to the runner", r->filename);
                 apr_brigade_cleanup(q->out);
                 q->out_len = 0;
+                if (cgiplus_req_step(q, CGIPLUS_RE_CLIENT_GONE) != OK)
+                    return HTTP_INTERNAL_SERVER_ERROR;
                 cgiplus_req_abort(q);
                 return OK;
             }
@@ -446,10 +460,14 @@ static int resp_stream(cgiplus_req *q)
                           "lost the runner in the middle of the response of %s; "
                           "cutting the client connection", r->filename);
             cgiplus_req_abandon(q);
+            if (cgiplus_req_step(q, CGIPLUS_RE_LOST) != OK)
+                return HTTP_INTERNAL_SERVER_ERROR;
             return resp_cut(q, bb);
         }
     }
 
+    if (cgiplus_req_step(q, cgiplus_req_end_event(q)) != OK)
+        return HTTP_INTERNAL_SERVER_ERROR;
     if (q->end.outcome != CGP_O_OK) {
         char how[64] = "";
 
@@ -534,15 +552,20 @@ static int resp_head(cgiplus_req *q)
         if (q->got_end)
             break;
         if (left <= 0 || !cgiplus_req_readable(q, left))
-            return resp_stream(q);
+            return cgiplus_req_step(q, CGIPLUS_RE_HOLD_OVER) != OK ? HTTP_INTERNAL_SERVER_ERROR
+                                                                   : resp_stream(q);
         if ((rv = cgiplus_resp_read_frame(q)) != APR_SUCCESS) {
             ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, CGIPLUS_LOGNO(1400)
                           "lost the runner while holding the header of HEAD %s "
                           "for its end; answering 502", r->filename);
             cgiplus_req_abandon(q);
+            if (cgiplus_req_step(q, CGIPLUS_RE_LOST) != OK)
+                return HTTP_INTERNAL_SERVER_ERROR;
             return resp_fail(q, HTTP_BAD_GATEWAY, "lost the runner during a HEAD response");
         }
     }
+    if (cgiplus_req_step(q, cgiplus_req_end_event(q)) != OK)
+        return HTTP_INTERNAL_SERVER_ERROR;
     if (q->end.outcome != CGP_O_OK) {
         ret = cgiplus_resp_end_status(q);
         cgiplus_req_finish(q);
@@ -560,13 +583,18 @@ int cgiplus_resp_handle(cgiplus_req *q)
 
     if (q->out_len == 0) {
         /* END came before any output */
+        if (cgiplus_req_step(q, cgiplus_req_end_event(q)) != OK)
+            return HTTP_INTERNAL_SERVER_ERROR;
         ret = cgiplus_resp_end_status(q);
         cgiplus_req_finish(q);
         return resp_fail(q, ret, NULL);
     }
+    if (cgiplus_req_step(q, CGIPLUS_RE_OUTPUT) != OK)
+        return HTTP_INTERNAL_SERVER_ERROR;
     q->io_status = APR_SUCCESS;
     if (q->nph && (ret = cgiplus_header_nph(q, &why)) == OK)
-        return resp_nph(q);
+        return cgiplus_req_step(q, CGIPLUS_RE_HEADER) != OK ? HTTP_INTERNAL_SERVER_ERROR
+                                                            : resp_nph(q);
     if (!q->nph)
         ret = cgiplus_header_scan(q, &why);
     /* CGI has its own framing: let the core choose C-L or chunked from
@@ -584,6 +612,8 @@ int cgiplus_resp_handle(cgiplus_req *q)
             ap_log_rerror(APLOG_MARK, APLOG_ERR, q->io_status, r, CGIPLUS_LOGNO(1074)
                           "timed out reading the header of %s", r->filename);
             cgiplus_req_abandon(q);
+            if (cgiplus_req_step(q, CGIPLUS_RE_LOST) != OK)
+                return HTTP_INTERNAL_SERVER_ERROR;
             return resp_fail(q, HTTP_GATEWAY_TIME_OUT, "timed out reading the header");
         }
         if (q->io_status != APR_SUCCESS) {
@@ -591,10 +621,14 @@ int cgiplus_resp_handle(cgiplus_req *q)
                           "lost the runner while reading the header of %s",
                           r->filename);
             cgiplus_req_abandon(q);
+            if (cgiplus_req_step(q, CGIPLUS_RE_LOST) != OK)
+                return HTTP_INTERNAL_SERVER_ERROR;
             return resp_fail(q, HTTP_BAD_GATEWAY, why);
         }
         if (q->got_end && q->end.outcome != CGP_O_OK) {
             /* the script failed inside its header: that is the reason */
+            if (cgiplus_req_step(q, cgiplus_req_end_event(q)) != OK)
+                return HTTP_INTERNAL_SERVER_ERROR;
             ret = cgiplus_resp_end_status(q);
             cgiplus_req_finish(q);
             return resp_fail(q, ret, NULL);
@@ -603,6 +637,8 @@ int cgiplus_resp_handle(cgiplus_req *q)
             ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1076)
                           "bad header from script %s: %s; answering %d",
                           r->filename, why, cgiplus_fail_status(q, HTTP_BAD_GATEWAY));
+            if (cgiplus_req_step(q, CGIPLUS_RE_BAD_HEADER) != OK)
+                return HTTP_INTERNAL_SERVER_ERROR;
             /* the rest of the output is of no use; keep the connection
              * only if the runner can end the request cleanly */
             if (q->got_end)
@@ -612,10 +648,12 @@ int cgiplus_resp_handle(cgiplus_req *q)
             return resp_fail(q, HTTP_BAD_GATEWAY, why);
         }
         /* 304 or 412 from the conditional checks: drop the output. */
-        if (cgiplus_resp_drain(q) != APR_SUCCESS)
-            cgiplus_req_abandon(q);
-        else
-            cgiplus_req_finish(q);
+        if (cgiplus_req_step(q, CGIPLUS_RE_DIVERT) != OK)
+            return HTTP_INTERNAL_SERVER_ERROR;
+        cgiplus_resp_drain_rest(q);
+        if (cgiplus_req_step(q, ret == HTTP_NOT_MODIFIED ? CGIPLUS_RE_FINISH
+                                                         : CGIPLUS_RE_ERROR) != OK)
+            return HTTP_INTERNAL_SERVER_ERROR;
         if (ret == HTTP_NOT_MODIFIED) {
             /* as mod_cgi: no error document, so mod_cache validation works */
             r->status = ret;
@@ -626,15 +664,17 @@ int cgiplus_resp_handle(cgiplus_req *q)
 
     /* X-CGIplus-File: the static fast path sends that file instead */
     if ((ret = cgiplus_static_offload(q)) != DECLINED)
-        return ret;
+        return cgiplus_req_step(q, ret == OK ? CGIPLUS_RE_FINISH : CGIPLUS_RE_ERROR) != OK
+               ? HTTP_INTERNAL_SERVER_ERROR : ret;
 
     location = apr_table_get(r->headers_out, "Location");
     if (location && r->status == HTTP_OK) {
         /* A redirect, internal or not: the rest of the output is dropped. */
-        if (cgiplus_resp_drain(q) != APR_SUCCESS)
-            cgiplus_req_abandon(q);
-        else
-            cgiplus_req_finish(q);
+        if (cgiplus_req_step(q, CGIPLUS_RE_DIVERT) != OK)
+            return HTTP_INTERNAL_SERVER_ERROR;
+        cgiplus_resp_drain_rest(q);
+        if (cgiplus_req_step(q, CGIPLUS_RE_FINISH) != OK)
+            return HTTP_INTERNAL_SERVER_ERROR;
         if (location[0] == '/') {
             /* The body is read already; the redirect is always a GET. */
             r->method = "GET";
@@ -645,5 +685,7 @@ int cgiplus_resp_handle(cgiplus_req *q)
         }
         return HTTP_MOVED_TEMPORARILY;
     }
+    if (cgiplus_req_step(q, r->header_only ? CGIPLUS_RE_HEADER_HEAD : CGIPLUS_RE_HEADER) != OK)
+        return HTTP_INTERNAL_SERVER_ERROR;
     return r->header_only ? resp_head(q) : resp_stream(q);
 }
