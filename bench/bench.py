@@ -39,8 +39,9 @@ def log(msg):
 def parse_args():
     ap = argparse.ArgumentParser(prog="bench/run", description=__doc__)
     ap.add_argument("--quick", action="store_true",
-                    help="the development subset: 10 connections, 1 run each, "
-                         "short runs (under 2 minutes)")
+                    help="the development subset: the figures to beat (10 "
+                         "connections, and 1 for the latency one), 1 short run "
+                         "each (under 2 minutes)")
     ap.add_argument("--only", choices=["scripting", "static"],
                     help="measure one section only")
     ap.add_argument("--no-tls", action="store_true", help="clear HTTP only")
@@ -130,9 +131,12 @@ def summarize(cell):
         "softirq_pct": med([r["softirq_pct"] for r in good
                             if r.get("softirq_pct") is not None]),
     }
-    for key in ("cpu_cgroup_s", "cpu_proc_s"):
+    # server CPU per 1000 requests: cgroup, /proc total, and the /proc total
+    # split by role (httpd, helper, workers; procs.cpu_split)
+    for key in ("cpu_cgroup_s", "cpu_proc_s", "cpu_httpd_s", "cpu_helper_s",
+                "cpu_workers_s"):
         vals = [r[key] / r["done"] * 1e6 for r in good if r.get(key) is not None and r.get("done")]
-        m[key.replace("_s", "_ms_per_1k")] = med(vals)
+        m[key[:-len("_s")] + "_ms_per_1k"] = med(vals)
     m["cpu_ms_per_1k"] = (m.get("cpu_cgroup_ms_per_1k")
                           if m.get("cpu_cgroup_ms_per_1k") is not None
                           else m.get("cpu_proc_ms_per_1k"))
@@ -182,16 +186,22 @@ class Bench:
         return "%s://127.0.0.1:%d%s" % (scheme, port, cell.path)
 
     def cpu_now(self):
+        """Counters that load.run reads before and after a timed run and
+        diffs: server CPU (cgroup, /proc total and its split by role), the
+        machine's busy, softirq and steal time."""
         snap = procs.snapshot()
         softirq, steal = procs.system_times()
+        httpd, helper, workers = procs.cpu_split(snap, self.srv.roots(), self.cgid_inode,
+                                                 self.srv.httpd_comm)
         return {"cpu_cgroup_s": self.cgroup.seconds(),
                 "cpu_proc_s": procs.cpu_seconds(snap, self.srv.server_pids(snap)),
+                "cpu_httpd_s": httpd, "cpu_helper_s": helper, "cpu_workers_s": workers,
                 "busy_s": procs.system_busy_seconds(),
                 "softirq_s": softirq, "steal_s": steal}
 
     def sample_memory(self):
         snap = procs.snapshot()
-        return procs.memory(snap, self.srv.roots(), self.cgid_inode)
+        return procs.memory(snap, self.srv.roots(), self.cgid_inode, self.srv.httpd_comm)
 
     def main(self):
         a = self.args

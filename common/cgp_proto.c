@@ -1,6 +1,7 @@
 /* cgp_proto.c: explicit pack/unpack of the module<->runner wire protocol
  * and of the script protocol's struct-mode records. No I/O, no allocation. */
 #include "cgp_proto.h"
+#include "cgp_table.h"
 
 #include <string.h>
 
@@ -49,7 +50,7 @@ const char *cgp_type_name(unsigned type)
         "?", "HELLO", "HELLO_ACK", "BEGIN", "PARAMS", "STDIN", "STDOUT",
         "STDERR", "END", "ABORT", "CALLOUT", "CALLOUT_ANSWER", "STATUS",
         "STATUS_REPLY", "STARTED", "PROGRESS", "DIRECT", "DIRECT_ACK", "CHANNEL",
-        "CHANNEL_ACK", "KICK", "POOL"
+        "CHANNEL_ACK", "KICK", "POOL", "GRANT"
     };
     return type <= CGP_T_MAX_ ? names[type] : "?";
 }
@@ -311,6 +312,30 @@ int cgp_pair_unpack(const unsigned char *in, size_t len, cgp_pair *p)
         return CGP_E_LEN;
     p->a = cgp_get32(in);
     p->b = cgp_get32(in + 4);
+    return CGP_OK;
+}
+
+int cgp_grant_pack(unsigned char out[CGP_GRANT_LEN], const cgp_grant *g)
+{
+    if (g->slot >= CGP_TABLE_SLOTS || g->pidx >= CGP_TABLE_POOLS)
+        return CGP_E_VALUE;
+    cgp_put32(out, g->slot);
+    cgp_put32(out + 4, g->sgen);
+    cgp_put32(out + 8, g->pidx);
+    cgp_put32(out + 12, g->pgen);
+    return CGP_OK;
+}
+
+int cgp_grant_unpack(const unsigned char *in, size_t len, cgp_grant *g)
+{
+    if (len != CGP_GRANT_LEN)
+        return CGP_E_LEN;
+    g->slot = cgp_get32(in);
+    g->sgen = cgp_get32(in + 4);
+    g->pidx = cgp_get32(in + 8);
+    g->pgen = cgp_get32(in + 12);
+    if (g->slot >= CGP_TABLE_SLOTS || g->pidx >= CGP_TABLE_POOLS)
+        return CGP_E_VALUE;
     return CGP_OK;
 }
 

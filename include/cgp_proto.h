@@ -41,7 +41,8 @@ enum cgp_type {
     CGP_T_CHANNEL_ACK = 19, /* R: cgp_channel + 5 descriptors (none if gone) */
     CGP_T_KICK = 20,   /* M: cgp_pair (pool index, pool generation): look at its slots */
     CGP_T_POOL = 21,   /* R: cgp_pair (pool index, pool generation) of this request's pool */
-    CGP_T_MAX_   = 21
+    CGP_T_GRANT = 22,  /* R: cgp_grant: a queued request's worker, now held by the child */
+    CGP_T_MAX_   = 22
 };
 
 #define CGP_F_END 0x0001u /* last frame of its stream */
@@ -107,6 +108,14 @@ typedef struct cgp_pair {
     uint32_t a, b;
 } cgp_pair;
 
+/* GRANT payload (16 bytes): u32 slot, u32 slot generation, u32 pool index,
+ * u32 pool generation. The runner moved the slot IDLE -> CHILD(the pid of
+ * the connection's HELLO); the request is over on the runner's side. */
+#define CGP_GRANT_LEN 16u
+typedef struct cgp_grant {
+    uint32_t slot, sgen, pidx, pgen;
+} cgp_grant;
+
 /* CHANNEL_ACK payload (144 bytes): u32 slot, u32 slot generation (0: no
  * such worker, no descriptors follow), u32 worker pid, then the worker's
  * CGIPLUSEOF, CGIPLUSESC and CGIPLUSEOT values, 44 bytes each. The
@@ -162,6 +171,10 @@ int cgp_started_unpack(const unsigned char *in, size_t len, cgp_started *s);
 
 int cgp_pair_pack(unsigned char out[CGP_PAIR_LEN], const cgp_pair *p);
 int cgp_pair_unpack(const unsigned char *in, size_t len, cgp_pair *p);
+/* A slot or pool index past the table's (CGP_TABLE_SLOTS, CGP_TABLE_POOLS
+ * in cgp_table.h) is CGP_E_VALUE. */
+int cgp_grant_pack(unsigned char out[CGP_GRANT_LEN], const cgp_grant *g);
+int cgp_grant_unpack(const unsigned char *in, size_t len, cgp_grant *g);
 /* A marker is "CGIPLUS-XXX-" and 32 hex digits; anything else is CGP_E_VALUE. */
 int cgp_channel_pack(unsigned char out[CGP_CHANNEL_LEN], const cgp_channel *c);
 int cgp_channel_unpack(const unsigned char *in, size_t len, cgp_channel *c);

@@ -357,27 +357,12 @@ static int direct_body(cgiplus_req *q, const char **data, apr_size_t *len)
     return OK;
 }
 
-int cgiplus_direct_run(cgiplus_req *q)
+/* The claimed (or granted) worker x takes q: its record and body go out. */
+static int direct_start(cgiplus_req *q, cgiplus_direct *x, const char *body, apr_size_t blen)
 {
     request_rec *r = q->r;
-    direct_poolref ref;
-    cgiplus_direct *x;
-    const char *body = NULL;
-    apr_size_t blen = 0;
     apr_status_t rv;
-    int ret;
 
-    if (!cgiplus_direct_pool_ref(q, &ref))
-        return DECLINED; /* the runner names the pool in its answer */
-    if ((ret = direct_body(q, &body, &blen)) != OK)
-        return ret;
-    x = apr_pcalloc(r->pool, sizeof(*x));
-    if (!cgiplus_direct_claim(q, &ref, x))
-        return DECLINED;
-    if (!(x->ch = cgiplus_direct_chan_get(r, x->sidx, x->sgen))) {
-        cgiplus_direct_unclaim(r, x);
-        return DECLINED;
-    }
     q->dx = x;
     q->worker_pid = x->ch->pid;
     x->body = body;
@@ -394,6 +379,57 @@ int cgiplus_direct_run(cgiplus_req *q)
     }
     direct_write(q);
     return OK;
+}
+
+int cgiplus_direct_run(cgiplus_req *q)
+{
+    request_rec *r = q->r;
+    direct_poolref ref;
+    cgiplus_direct *x;
+    const char *body = NULL;
+    apr_size_t blen = 0;
+    int ret;
+
+    if (!cgiplus_direct_pool_ref(q, &ref))
+        return DECLINED; /* the runner names the pool in its answer */
+    if ((ret = direct_body(q, &body, &blen)) != OK)
+        return ret;
+    x = apr_pcalloc(r->pool, sizeof(*x));
+    if (!cgiplus_direct_claim(q, &ref, x))
+        return DECLINED;
+    if (!(x->ch = cgiplus_direct_chan_get(r, x->sidx, x->sgen))) {
+        cgiplus_direct_unclaim(r, x);
+        return DECLINED;
+    }
+    return direct_start(q, x, body, blen);
+}
+
+int cgiplus_direct_grant(cgiplus_req *q, const cgp_grant *g)
+{
+    request_rec *r = q->r;
+    cgiplus_direct *x = apr_pcalloc(r->pool, sizeof(*x));
+    const char *body = NULL;
+    apr_size_t blen = 0;
+
+    if (!cgiplus_direct_granted_slot(r, g, x)) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1712)
+                      "the runner granted slot %lu (generation %lu) for %s, which this "
+                      "process does not hold; answering 503", (unsigned long)g->slot,
+                      (unsigned long)g->sgen, r->filename);
+        return HTTP_SERVICE_UNAVAILABLE;
+    }
+    if (q->aborting || direct_body(q, &body, &blen) != OK ||
+        !(x->ch = cgiplus_direct_chan_get(r, x->sidx, x->sgen))) {
+        /* never written to: it goes back as it came */
+        cgiplus_direct_unclaim(r, x);
+        if (q->aborting)
+            return OK;
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1713)
+                      "cannot reach the worker granted for %s (slot %lu); answering 503",
+                      r->filename, (unsigned long)g->slot);
+        return HTTP_SERVICE_UNAVAILABLE;
+    }
+    return direct_start(q, x, body, blen);
 }
 
 apr_status_t cgiplus_direct_wait_first(cgiplus_req *q)

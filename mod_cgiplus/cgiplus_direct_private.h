@@ -101,6 +101,9 @@ direct_chan *cgiplus_direct_chan_get(request_rec *r, uint32_t sidx, uint32_t sge
 int cgiplus_direct_pool_ref(cgiplus_req *q, direct_poolref *ref);
 /* Claims an idle worker of the pool: IDLE -> CHILD(our pid) by CAS. */
 int cgiplus_direct_claim(cgiplus_req *q, const direct_poolref *ref, cgiplus_direct *x);
+/* The slot GRANT names, if this child holds it in the current table (the
+ * runner did the CAS for it): x is filled as by a claim. */
+int cgiplus_direct_granted_slot(request_rec *r, const cgp_grant *g, cgiplus_direct *x);
 /* Gives back a worker claimed but not used (its channel could not be had). */
 void cgiplus_direct_unclaim(request_rec *r, cgiplus_direct *x);
 /* The worker goes back: IDLE for anyone, or RETURNED with what the runner

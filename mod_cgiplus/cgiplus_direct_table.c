@@ -322,6 +322,29 @@ int cgiplus_direct_claim(cgiplus_req *q, const direct_poolref *ref, cgiplus_dire
     return 0;
 }
 
+int cgiplus_direct_granted_slot(request_rec *r, const cgp_grant *g, cgiplus_direct *x)
+{
+    void *base = cgiplus_dp.base;
+    cgp_tslot *s;
+    uint64_t w;
+
+    if (!base)
+        return 0;
+    s = cgp_table_slot(base, g->slot);
+    w = atomic_load(&s->word);
+    if (cgp_tword_state(w) != CGP_TS_CHILD || cgp_tword_gen(w) != g->sgen ||
+        cgp_tword_pid(w) != cgiplus_dp.pid)
+        return 0; /* not ours (a table we no longer have): nothing to give back */
+    x->slot = s;
+    x->tp = cgp_table_pool(base, g->pidx);
+    x->sidx = g->slot;
+    x->sgen = g->sgen;
+    x->pidx = g->pidx;
+    x->pgen = g->pgen;
+    direct_note_uri(r, s);
+    return 1;
+}
+
 void cgiplus_direct_unclaim(request_rec *r, cgiplus_direct *x)
 {
     cgp_tslot_step(x->slot, CGP_TS_CHILD, x->sgen, cgiplus_dp.pid, CGP_TE_RELEASE, 0);

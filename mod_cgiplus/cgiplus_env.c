@@ -76,7 +76,7 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *l
 {
     request_rec *r = q->r;
     cgiplus_dir_conf *dc = ap_get_module_config(r->per_dir_config, &cgiplus_module);
-    env_kv begin[6 + CGIPLUS_BEGIN_MAX], *params;
+    env_kv begin[8 + CGIPLUS_BEGIN_MAX], *params; /* 7 fixed entries at most */
     char progress[24];
     const char *bn[CGIPLUS_BEGIN_MAX], *bv[CGIPLUS_BEGIN_MAX];
     char **env;
@@ -131,6 +131,12 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *l
         begin[nb].name = "direct";
         begin[nb].val = "1";
         nb++;
+        if (q->in.eos) {
+            /* the body is here whole: if it queues, the worker may come to us */
+            begin[nb].name = "grant";
+            begin[nb].val = "1";
+            nb++;
+        }
     }
     for (i = 0; i < nb; i++) {
         begin[i].nlen = strlen(begin[i].name);
@@ -148,7 +154,8 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *l
         q->pool_key = k = apr_palloc(r->pool, klen);
         for (i = 0; i < nb; i++) {
             if (!strcmp(begin[i].name, "uri") || !strcmp(begin[i].name, "callouts") ||
-                !strcmp(begin[i].name, "direct") || !strcmp(begin[i].name, "progress"))
+                !strcmp(begin[i].name, "direct") || !strcmp(begin[i].name, "grant") ||
+                !strcmp(begin[i].name, "progress"))
                 continue;
             memcpy(k, begin[i].name, begin[i].nlen);
             k += begin[i].nlen;

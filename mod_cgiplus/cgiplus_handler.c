@@ -144,6 +144,7 @@ void cgiplus_req_abort(cgiplus_req *q)
     apr_socket_timeout_set(c->sock, q->timeout < HANDLER_ABORT_WAIT
                                     ? q->timeout : HANDLER_ABORT_WAIT);
     rv = cgiplus_conn_sendv(c, &iov, 1);
+    q->aborting = 1;
     /* Whatever the script still writes is of no use; its stderr is logged. */
     while (rv == APR_SUCCESS && !q->got_end) {
         rv = cgiplus_resp_read_frame(q);
@@ -162,7 +163,8 @@ void cgiplus_req_abort(cgiplus_req *q)
                   "sent ABORT for %s; the runner ended the request: %s "
                   "(worker pid %lu); the connection is kept", q->r->filename,
                   cgp_outcome_name(q->end.outcome), (unsigned long)q->end.pid);
-    apr_socket_timeout_set(c->sock, q->timeout);
+    if (q->conn) /* a GRANT released it already */
+        apr_socket_timeout_set(c->sock, q->timeout);
     cgiplus_req_finish(q);
 }
 
@@ -323,13 +325,9 @@ static int handler_serve(cgiplus_req *q, cgiplus_dir_conf *dc)
     q->want_direct = cgiplus_direct_on(dc) && !strcmp(q->mode_name, "cgiplus") && !q->slog &&
                      cgiplus_direct_begin(q);
 
-    if ((rv = cgiplus_env_pack(q, &frames, &flen)) != APR_SUCCESS) {
-        cgiplus_req_step(q, CGIPLUS_RE_ERROR);
-        return HTTP_INTERNAL_SERVER_ERROR; /* logged */
-    }
-
     /* The body, whole if small, before the runner (and a worker) sees the
-     * request; its first frame goes out with BEGIN. */
+     * request; its first frame goes out with BEGIN, which says whether it
+     * is whole (grant). */
     if ((ret = cgiplus_req_step(q, CGIPLUS_RE_START)) != OK)
         return ret;
     cgiplus_body_init(r, &q->in);
@@ -339,6 +337,11 @@ static int handler_serve(cgiplus_req *q, cgiplus_dir_conf *dc)
     }
     if ((ret = cgiplus_req_step(q, CGIPLUS_RE_BODY_READ)) != OK)
         return ret;
+
+    if ((rv = cgiplus_env_pack(q, &frames, &flen)) != APR_SUCCESS) {
+        cgiplus_req_step(q, CGIPLUS_RE_ERROR);
+        return HTTP_INTERNAL_SERVER_ERROR; /* logged */
+    }
 
     ret = q->want_direct ? cgiplus_direct_run(q) : DECLINED;
     if (cgiplus_req_step(q, ret == OK ? CGIPLUS_RE_CLAIMED : ret == DECLINED

@@ -192,6 +192,7 @@ typedef struct cgiplus_req {
     int client_gone;           /* the client left before the first frame: ABORT sent */
     int compat;                /* served as mod_cgi would (CGIplusCompat, SSI) */
     int want_direct;           /* the direct path may serve it (BEGIN asks for POOL) */
+    int aborting;              /* ABORT sent: a GRANT then gives the worker back */
     const char *pool_key;      /* script, mode and settings: the pool it belongs to */
     apr_size_t pool_key_len;
     const cgiplus_kv *params;  /* the CGI variables (cgiplus_env.c) */
@@ -290,6 +291,10 @@ int cgiplus_direct_begin(cgiplus_req *q);
 /* Claims an idle worker and sends it the request: OK, DECLINED (relay it:
  * no idle worker, requests waiting, pool unknown) or an HTTP status. */
 int cgiplus_direct_run(cgiplus_req *q);
+/* GRANT: the runner handed q, which waited in its pool's queue, a worker
+ * this child now holds; q runs on it as if claimed (OK), or the worker
+ * goes back unused and q gets the status returned (OK after an ABORT). */
+int cgiplus_direct_grant(cgiplus_req *q, const cgp_grant *g);
 apr_status_t cgiplus_direct_wait_first(cgiplus_req *q);
 /* Reads until more output, the end or a failure (as one relayed frame). */
 apr_status_t cgiplus_direct_read(cgiplus_req *q);

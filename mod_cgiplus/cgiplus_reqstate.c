@@ -23,6 +23,7 @@ static const cgiplus_rnext req_table[CGIPLUS_RS_N_][CGIPLUS_RE_N_] = {
     R(SEND,   LOST,        ABANDON,    FAILED),
     R(SEND,   ERROR,       ANSWER,     FAILED),
 
+    R(WAIT,   GRANTED,     WRITE,      WAIT),   /* relayed until now; direct from here */
     R(WAIT,   OUTPUT,      PARSE,      HEAD),
     R(WAIT,   SENTINEL,    END_STATUS, FAILED), /* nothing before the sentinel: 502 */
     R(WAIT,   EOF,         END_STATUS, FAILED),
@@ -87,7 +88,7 @@ const char *cgiplus_rstate_name(unsigned st)
 const char *cgiplus_revent_name(unsigned ev)
 {
     static const char *const n[CGIPLUS_RE_N_] = {
-        "start", "body-read", "claimed", "no-idle", "sent", "retry", "output", "header",
+        "start", "body-read", "claimed", "no-idle", "sent", "granted", "retry", "output", "header",
         "header-head", "divert", "bad-header", "hold-over", "sentinel", "eof", "timeout",
         "refused", "lost", "client-gone", "finish", "error",
     };

@@ -30,6 +30,7 @@ enum cgiplus_revent {
     CGIPLUS_RE_CLAIMED,     /* an idle worker is ours and has the request record */
     CGIPLUS_RE_NO_IDLE,     /* no idle worker, requests wait, pool unknown, or not direct */
     CGIPLUS_RE_SENT,        /* the runner has the request and its body */
+    CGIPLUS_RE_GRANTED,     /* the runner handed the queued request a worker (GRANT) */
     CGIPLUS_RE_RETRY,       /* the runner closed before it took a byte: send again */
     CGIPLUS_RE_OUTPUT,      /* the script's first output */
     CGIPLUS_RE_HEADER,      /* the header is whole and good: the body follows */

@@ -68,7 +68,7 @@ static apr_status_t resp_proto_error(cgiplus_req *q, const char *what)
 apr_status_t cgiplus_resp_read_frame(cgiplus_req *q)
 {
     apr_bucket_alloc_t *ba = q->r->connection->bucket_alloc;
-    unsigned char hb[CGP_HDR_LEN], eb[CGP_END_LEN];
+    unsigned char hb[CGP_HDR_LEN], eb[CGP_GRANT_LEN]; /* the longest fixed payload */
     cgp_started st;
     cgp_hdr h;
     apr_status_t rv;
@@ -139,6 +139,31 @@ apr_status_t cgiplus_resp_read_frame(cgiplus_req *q)
             return rv;
         cgiplus_direct_learn(q, eb, CGP_PAIR_LEN);
         return APR_SUCCESS;
+    case CGP_T_GRANT: {
+        cgp_grant g;
+        int st;
+
+        if (h.len != CGP_GRANT_LEN)
+            return resp_proto_error(q, "GRANT of the wrong length");
+        if ((rv = cgiplus_conn_read_exact(q->conn, eb, CGP_GRANT_LEN)) != APR_SUCCESS)
+            return rv;
+        if ((crc = cgp_grant_unpack(eb, CGP_GRANT_LEN, &g)) != CGP_OK)
+            return resp_proto_error(q, apr_psprintf(q->r->pool, "GRANT: %s",
+                                                    cgp_strerror(crc)));
+        /* After an ABORT the worker goes back unused: no state change. */
+        if (!q->aborting && cgiplus_req_step(q, CGIPLUS_RE_GRANTED) != OK)
+            return APR_EGENERAL;
+        /* The runner is done with the request: the connection is free. */
+        cgiplus_conn_release(q->conn);
+        q->conn = NULL;
+        st = cgiplus_direct_grant(q, &g);
+        if (st != OK || !q->dx) {
+            q->got_end = 1;
+            q->end.outcome = q->aborting ? CGP_O_ABORTED : CGP_O_OVERLOADED;
+            q->end.retry_after = 1;
+        }
+        return APR_SUCCESS;
+    }
     case CGP_T_PROGRESS:
         /* Read: the next wait starts afresh, which is all it is for. */
         if (h.len != 0)
@@ -241,6 +266,8 @@ apr_status_t cgiplus_resp_wait_first(cgiplus_req *q)
             break;
         if (runner_rd) {
             rv = cgiplus_resp_read_frame(q);
+            if (rv == APR_SUCCESS && q->dx)
+                return cgiplus_direct_wait_first(q); /* GRANT: ours from now on */
             continue;
         }
         if (!client_rd)

@@ -336,6 +336,7 @@ struct runner_req {
     runner_spool body;
     int body_end;             /* STDIN END seen */
     int callouts;             /* the module answers CALLOUT frames */
+    int grant;                /* BEGIN grant 1: the child may take a published worker itself */
     uint64_t progress_ms;     /* BEGIN progress: PROGRESS at most this often, 0: never */
     uint64_t t_sent;          /* the last frame of this request to the module */
     uint64_t t_arrive, t_start, t_progress; /* monotonic ms */
@@ -535,6 +536,9 @@ unsigned long runner_worker_served(const runner_worker *w);
 void runner_worker_set_struct(runner_worker *w, int on);
 void runner_worker_set_lifetime(runner_worker *w, int64_t v);
 int runner_worker_claim(runner_worker *w);
+/* A queued request's published idle worker goes to its httpd child: IDLE ->
+ * CHILD(pid) by CAS, GRANT sent, the request freed. 0: the CAS lost. */
+int runner_worker_grant(runner_worker *w, runner_req *r);
 int runner_worker_held(const runner_worker *w);
 uint64_t runner_worker_direct_uri(const runner_worker *w, char *buf, size_t cap);
 void runner_worker_publish(runner_worker *w);
@@ -573,6 +577,8 @@ void runner_client_accept(int lfd);
 void runner_client_event(runner_client *c, uint32_t events);
 void runner_client_run(runner_client *c);
 void runner_client_update(runner_client *c);
+/* 1 if httpd child pid holds the table (an anchor connection is open). */
+int runner_client_anchored(pid_t pid);
 int runner_client_send(runner_client *c, unsigned type, unsigned flags, uint32_t reqid,
                        const void *data, size_t len);
 /* Sets c->corked first: what one read of a worker's output yields (the

@@ -217,7 +217,7 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
     size_t nl, vl, off = 0, slen = 0, ulen = 0;
     runner_set_over over;
     runner_mode mode = RUNNER_MODE_CGIPLUS;
-    int rc, callouts = 0, err = 0, direct = 0;
+    int rc, callouts = 0, err = 0, direct = 0, grant = 0;
     uint64_t progress = 0;
     uint32_t httpd_gen = 0;
 
@@ -246,6 +246,8 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
             callouts = vl == 1 && v[0] == '1';
         } else if (nl == 6 && memcmp(n, "direct", 6) == 0) {
             direct = vl == 1 && v[0] == '1';
+        } else if (nl == 5 && memcmp(n, "grant", 5) == 0) {
+            grant = vl == 1 && v[0] == '1';
         } else if (nl == 8 && memcmp(n, "progress", 8) == 0) {
             if (runner_parse_u64(v, vl, &progress) < 0) {
                 why = "progress is not a number of ms";
@@ -288,6 +290,7 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
     }
     r->pool = p;
     r->callouts = callouts;
+    r->grant = grant && direct;
     r->progress_ms = progress;
     c->req = r;
     if (direct && p->tidx >= 0) {
@@ -501,6 +504,15 @@ void runner_client_event(runner_client *c, uint32_t events)
     if ((events & (EPOLLHUP | EPOLLERR)) && !(c->ev.mask & EPOLLIN) && !c->peer_eof)
         c->broken = 1; /* gone while we were not reading */
     runner_client_run(c);
+}
+
+int runner_client_anchored(pid_t pid)
+{
+    const runner_client *c;
+    TAILQ_FOREACH(c, &runner_g.clients, link)
+        if (c->anchor && !c->closed && c->pid == pid)
+            return 1;
+    return 0;
 }
 
 void runner_client_close(runner_client *c)

@@ -166,24 +166,38 @@ unsigned runner_pool_idle_count(const runner_pool *p)
     return count_usable(p, 1);
 }
 
-/* The idle worker used most recently: the others may reach their idle
- * timeout, so a quiet pool shrinks. */
-static runner_worker *idle_worker(runner_pool *p)
+/* Gives r an idle worker: first one the runner holds (the one used most
+ * recently: the others may reach their idle timeout, so a quiet pool
+ * shrinks), relayed; else one free in the table, where the CAS decides
+ * between us and the children: granted to r's httpd child if r allows it
+ * (the bytes then never pass here), else claimed back and relayed.
+ * 0: no idle worker, r is untouched. */
+static int serve_idle(runner_pool *p, runner_req *r)
 {
     runner_worker *w, *best = NULL;
     if (p->mode != RUNNER_MODE_CGIPLUS || p->as_cgi)
-        return NULL;
+        return 0;
     TAILQ_FOREACH(w, &p->workers, plink)
         if (w->state == RUNNER_W_IDLE && usable(p, w) && !w->published &&
             (!best || w->t_idle >= best->t_idle))
             best = w;
-    if (best)
-        return best;
-    /* Free in the table: the CAS decides between us and the children. */
-    TAILQ_FOREACH(w, &p->workers, plink)
-        if (w->state == RUNNER_W_IDLE && usable(p, w) && runner_worker_claim(w))
-            return w;
-    return NULL;
+    if (!best)
+        TAILQ_FOREACH(w, &p->workers, plink) {
+            if (w->state != RUNNER_W_IDLE || !usable(p, w))
+                continue;
+            if (runner_worker_grant(w, r))
+                return 1;
+            if (runner_worker_claim(w)) {
+                best = w;
+                break;
+            }
+        }
+    if (!best)
+        return 0;
+    if (r->state == RUNNER_R_QUEUED)
+        runner_pool_dequeue(r);
+    runner_worker_assign(best, r);
+    return 1;
 }
 
 /* Spawn rate as GCRA: tokens_at is the theoretical arrival time in us; a
@@ -322,10 +336,7 @@ void runner_pool_dispatch(runner_pool *p)
 {
     while (!TAILQ_EMPTY(&p->queue) && runner_g.stop == RUNNER_RUN) {
         runner_req *r = TAILQ_FIRST(&p->queue);
-        runner_worker *w = idle_worker(p);
-        if (w) {
-            runner_pool_dequeue(r);
-            runner_worker_assign(w, r);
+        if (serve_idle(p, r)) {
             note_busy(p);
             continue;
         }
@@ -435,11 +446,10 @@ void runner_pool_submit(runner_req *r)
     }
     p->retired = 0;
     if (TAILQ_EMPTY(&p->queue)) {
-        runner_worker *w = idle_worker(p);
-        if (w || spawn_gate(p) == GATE_OK) {
-            if (w)
-                runner_worker_assign(w, r);
-            else
+        /* serve_idle may have freed r (granted) */
+        int served = serve_idle(p, r);
+        if (served || spawn_gate(p) == GATE_OK) {
+            if (!served)
                 start_new(p, r);
             maintain(p); /* one idle fewer: keep min_idle warm */
             runner_pool_rearm(p);

@@ -327,6 +327,40 @@ int runner_worker_claim(runner_worker *w)
     return 1;
 }
 
+int runner_worker_grant(runner_worker *w, runner_req *r)
+{
+    cgp_tslot *s = tslot(w);
+    runner_client *c = r->client;
+    unsigned char pl[CGP_GRANT_LEN];
+    cgp_grant g;
+
+    /* Only a child whose anchor is open: if it dies holding the worker,
+     * the anchor's close gives the worker back (runner_table_child_gone). */
+    if (!s || !w->published || !r->grant || !c || r->ended || !runner_client_anchored(c->pid))
+        return 0;
+    g.slot = (uint32_t)w->slot;
+    g.sgen = w->sgen;
+    runner_table_pool_ref(w->pool, &g.pidx, &g.pgen);
+    if (cgp_grant_pack(pl, &g) != CGP_OK ||
+        !cgp_tslot_step(s, CGP_TS_IDLE, w->sgen, 0, CGP_TE_CLAIM_CHILD, (uint32_t)c->pid))
+        return 0;
+    runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2507) "request %u (%s) waited %llu ms; worker "
+               "pid %ld goes to httpd child pid %ld", r->reqid, r->uri,
+               (unsigned long long)(runner_g.now - r->t_arrive), (long)w->pid, (long)c->pid);
+    if (r->state == RUNNER_R_QUEUED)
+        runner_pool_dequeue(r);
+    w->pool->requests--; /* counted once, by the child's release, as a direct request */
+    runner_client_send(c, CGP_T_GRANT, CGP_F_END, r->reqid, pl, sizeof(pl));
+    /* Over on this side: no END follows, and the module's frames of this
+     * request still on the way (its body) are dropped as answered ones. */
+    r->ended = 1;
+    r->client = NULL;
+    c->req = NULL;
+    runner_loop_kick(c);
+    runner_req_free(r);
+    return 1;
+}
+
 /* What a child serves on it: the URI's first bytes; returns ms since. */
 uint64_t runner_worker_direct_uri(const runner_worker *w, char *buf, size_t cap)
 {

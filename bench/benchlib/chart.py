@@ -40,7 +40,7 @@ def draw(cells, png, meta):
         return c.median.get("rps") if c and c.median else None
 
     panels = []
-    conc = plan.GOAL_CONC
+    conc = plan.MAIN_CONC
     for size in plan.SCRIPT_BODIES:
         targets = [t for t in plan.SCRIPTING
                    if any((c.target == t[0] and c.size == size and c.conc == conc)

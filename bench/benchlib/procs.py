@@ -192,11 +192,70 @@ def script_name(pid):
     return names[0] if names else "?"
 
 
-def memory(procs, roots, cgid_inode=None):
-    """Resident memory by role, in bytes, with process counts:
-    front (httpd children / nginx workers), runner, cgid daemon, fcgid process
-    manager with its applications, php-fpm master with its children, the
-    runner's workers."""
+def roles(procs, roots, cgid_inode=None, httpd_comm=None):
+    """(role, Proc) for every process of the servers' trees, each once:
+    httpd_parent, httpd_children (threaded children, and of httpd_comm if
+    given), runner with runner_workers, cgid_daemon (holds the ScriptSock)
+    with cgid_scripts, fcgid_pm (any other child of httpd) with fcgid_apps,
+    fpm_master with fpm_children, nginx_master with nginx_workers; processes
+    below an httpd child are httpd_other."""
+    def below(pid):
+        return [procs[p] for p in tree(procs, [pid]) - {pid}]
+
+    httpd = roots.get("httpd")
+    if httpd in procs:
+        yield "httpd_parent", procs[httpd]
+        for c in children(procs, httpd):
+            if c.comm == "cgiplus-runner":
+                yield "runner", c
+                kids = "runner_workers"
+            elif c.threads > 1 and (httpd_comm is None or c.comm == httpd_comm):
+                yield "httpd_children", c
+                kids = "httpd_other"
+            elif cgid_inode and holds_socket(c.pid, cgid_inode):
+                yield "cgid_daemon", c
+                kids = "cgid_scripts"
+            else:
+                yield "fcgid_pm", c
+                kids = "fcgid_apps"
+            for k in below(c.pid):
+                yield kids, k
+    for name, front, back in (("php", "fpm_master", "fpm_children"),
+                              ("nginx", "nginx_master", "nginx_workers")):
+        pid = roots.get(name)
+        if pid in procs:
+            yield front, procs[pid]
+            for k in below(pid):
+                yield back, k
+
+
+# The CPU split's groups: the front end, the target's helper (what stands
+# between the front end and the workers, or manages them), and the rest.
+FRONT_ROLES = {"httpd_parent", "httpd_children"}
+HELPER_ROLES = {"runner", "cgid_daemon", "fcgid_pm", "fpm_master", "nginx_master"}
+
+
+def cpu_split(procs, roots, cgid_inode=None, httpd_comm=None):
+    """(httpd, helper, workers) CPU seconds of the servers' trees: the front
+    end's and the helpers' own utime+stime; every other process's own time,
+    plus all that any process of the trees reaped (exited CGI processes and
+    workers). The three add up to cpu_seconds() over the same trees."""
+    ticks = [0, 0, 0]
+    for role, p in roles(procs, roots, cgid_inode, httpd_comm):
+        if role in FRONT_ROLES:
+            ticks[0] += p.own
+        elif role in HELPER_ROLES:
+            ticks[1] += p.own
+        else:
+            ticks[2] += p.own
+        ticks[2] += p.reaped
+    return tuple(t / CLK_TCK for t in ticks)
+
+
+def memory(procs, roots, cgid_inode=None, httpd_comm=None):
+    """Resident memory by role (see roles()), in bytes, with process counts;
+    the httpd parent is left out, and the runner's workers are also counted
+    per script (runner_workers:<script>)."""
     m = {}
 
     def add(role, p):
@@ -204,29 +263,10 @@ def memory(procs, roots, cgid_inode=None):
         r["rss"] += p.rss
         r["n"] += 1
 
-    httpd = roots.get("httpd")
-    if httpd in procs:
-        for c in children(procs, httpd):
-            if c.comm == "cgiplus-runner":
-                add("runner", c)
-                for pid in tree(procs, [c.pid]) - {c.pid}:
-                    add("runner_workers", procs[pid])
-                    add("runner_workers:" + script_name(pid), procs[pid])
-            elif c.threads > 1:
-                add("httpd_children", c)
-            elif cgid_inode and holds_socket(c.pid, cgid_inode):
-                add("cgid_daemon", c)
-                for pid in tree(procs, [c.pid]) - {c.pid}:
-                    add("cgid_scripts", procs[pid])
-            else:
-                add("fcgid_pm", c)
-                for pid in tree(procs, [c.pid]) - {c.pid}:
-                    add("fcgid_apps", procs[pid])
-    for name, front, back in (("php", "fpm_master", "fpm_children"),
-                              ("nginx", "nginx_master", "nginx_workers")):
-        pid = roots.get(name)
-        if pid in procs:
-            add(front, procs[pid])
-            for c in tree(procs, [pid]) - {pid}:
-                add(back, procs[c])
+    for role, p in roles(procs, roots, cgid_inode, httpd_comm):
+        if role in ("httpd_parent", "httpd_other"):
+            continue
+        add(role, p)
+        if role == "runner_workers":
+            add("runner_workers:" + script_name(p.pid), p)
     return m

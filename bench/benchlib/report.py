@@ -34,48 +34,61 @@ def index(cells):
     return {c.key(): c for c in cells}
 
 
-def rps(idx, section, target, size, conc, transport):
+def value(idx, section, target, size, conc, transport, metric="rps"):
     c = idx.get((section, target, size, conc, transport))
-    return c.median.get("rps") if c and c.median else None
+    return c.median.get(metric) if c and c.median else None
 
 
 def goals(cells):
-    """Each figure to beat, per body/file and transport, at 10 connections."""
+    """Each figure to beat (plan.GOALS), per body/file and transport."""
     idx = index(cells)
     out = []
-    for gid, text, num, den, section, sizes, need in plan.GOALS:
-        for size in sizes:
+    for goal in plan.GOALS:
+        for size in goal.sizes:
             for tr in plan.TRANSPORTS:
-                a = rps(idx, section, num, size, plan.GOAL_CONC, tr)
-                b = rps(idx, section, den, size, plan.GOAL_CONC, tr)
-                g = {"id": gid, "text": text, "size": size, "transport": tr,
-                     "numerator": num, "denominator": den, "need": need,
-                     "num_rps": a, "den_rps": b}
-                if a is None or b is None:
-                    missing = num if a is None else den
-                    c = idx.get((section, missing, size, plan.GOAL_CONC, tr))
+                a = value(idx, goal.section, goal.num, size, goal.conc, tr, goal.metric)
+                b = value(idx, goal.section, goal.den, size, goal.conc, tr, goal.metric)
+                g = {"id": goal.id, "text": goal.text, "size": size, "transport": tr,
+                     "concurrency": goal.conc, "metric": goal.metric,
+                     "numerator": goal.num, "denominator": goal.den,
+                     "inverted": goal.invert, "op": goal.op, "need": goal.need,
+                     "num_value": a, "den_value": b}
+                if not a or not b:
+                    missing = goal.num if not a else goal.den
+                    c = idx.get((goal.section, missing, size, goal.conc, tr))
                     if c is None:
                         continue  # not in this run's plan
-                    g["status"] = "not measured (%s: %s)" % (
-                        missing, c.status if c.status == "not available" else
-                        (c.reason or c.status))
+                    why = ("no %s figure" % goal.metric if c.status == "measured" else
+                           c.status if c.status == "not available" else
+                           (c.reason or c.status))
+                    g["status"] = "not measured (%s: %s)" % (missing, why)
                 else:
-                    g["ratio"] = a / b
-                    if g["ratio"] >= need:
+                    g["ratio"] = goal.ratio(a, b)
+                    if goal.met(g["ratio"]):
                         g["status"] = "met"
                     else:
-                        g["status"] = "short by %.0f%%" % (100 * (1 - g["ratio"] / need))
+                        g["status"] = "short by %.0f%%" % (100 * goal.shortfall(g["ratio"]))
                 out.append(g)
     return out
 
 
+def goal_values(g):
+    """The two measured values in the ratio's order, with the unit:
+    "123 / 100 req/s"."""
+    unit, spec = plan.METRICS[g["metric"]]
+    a, b = g["num_value"], g["den_value"]
+    if g["inverted"]:
+        a, b = b, a
+    return "%s / %s %s" % (fmt(a, spec), fmt(b, spec), unit)
+
+
 def goals_text(gs):
-    lines = ["Figures to beat (10 connections):"]
+    lines = ["Figures to beat:"]
     for g in gs:
         ratio = "%.2fx" % g["ratio"] if "ratio" in g else "-"
-        lines.append("  %-62s %-8s %-5s %9s (need %gx)  %s" % (
-            g["text"], plan.size_label(g["size"]), g["transport"], ratio,
-            g["need"], g["status"]))
+        lines.append("  %-70s c%-3d %-8s %-5s %9s (need %s %gx)  %s" % (
+            g["text"], g["concurrency"], plan.size_label(g["size"]), g["transport"],
+            ratio, g["op"], g["need"], g["status"]))
     return "\n".join(lines)
 
 
@@ -139,10 +152,44 @@ def table(cells, idx, refs, section, size, transport, file_col):
                fmt(m["mean_ms"], "%.2f"), fmt(m["p99_ms"], "%.2f"), str(m["failures"]),
                fmt(m.get("cpu_ms_per_1k"), "%.0f"), mem_text(m, c.role, c.target)]
         for _, ref in refs:
-            b = rps(idx, section, ref, c.size, c.conc, transport)
+            b = value(idx, section, ref, c.size, c.conc, transport)
             row.append("-" if not b or ref == c.target else "%.2f" % (m["rps"] / b))
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
+
+
+def cpu_split_section(cells):
+    """The CPU split per role of every measured scripting cell at the main
+    concurrency; [] when no cell has it (a results file from before it)."""
+    rows = [c for c in cells if c.section == "scripting" and c.conc == plan.MAIN_CONC
+            and c.status == "measured" and c.median.get("cpu_httpd_ms_per_1k") is not None]
+    if not rows:
+        return []
+    out = ["", "## CPU split", "",
+           "Server CPU ms per 1000 requests at %d connections by role, from /proc: "
+           "httpd (its parent and children, own time), the helper (%s; own time) and "
+           "the workers (every other server process, plus the CPU of every process "
+           "a server process reaped: exited CGI processes and workers). Total is the "
+           "/proc figure of all server processes. It leaves out CGI processes nobody "
+           "reaps (mod_cgid's), which only the cgroup counter in the tables above sees, "
+           "so mod_cgid's rows are too low and can even be negative: a CGI process "
+           "that exits unreaped during the run takes the CPU it had used before it "
+           "out of the sum. "
+           "All targets share one httpd, so the idle helpers and workers of the other "
+           "targets count too (a few ms at most)."
+           % (plan.MAIN_CONC, "the runner for mod_cgiplus, the cgid daemon for mod_cgid, "
+              "the fcgid process manager for mod_fcgid, the php-fpm master for php-fpm"),
+           "",
+           "| target | body | transport | httpd | helper | workers | total |",
+           "|---|---|---|---:|---:|---:|---:|"]
+    for c in rows:
+        m = c.median
+        out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            c.label, plan.size_label(c.size), c.transport,
+            fmt(m["cpu_httpd_ms_per_1k"]),
+            fmt(m["cpu_helper_ms_per_1k"]),
+            fmt(m["cpu_workers_ms_per_1k"]), fmt(m.get("cpu_proc_ms_per_1k"))))
+    return out
 
 
 def markdown(cells, gs, meta, png):
@@ -195,13 +242,13 @@ def markdown(cells, gs, meta, png):
     if png:
         out += ["![requests per second per target](%s)" % png, ""]
     out += ["## Figures to beat", "",
-            "| figure | body/file | transport | measured | needed | result |",
-            "|---|---|---|---:|---:|---|"]
+            "| figure | body/file | conc | transport | measured | needed | result |",
+            "|---|---|---:|---|---:|---:|---|"]
     for g in gs:
-        meas = "%.2fx (%s / %s req/s)" % (g["ratio"], fmt(g["num_rps"]), fmt(g["den_rps"])) \
-            if "ratio" in g else "-"
-        out.append("| %s | %s | %s | %s | %gx | %s |" % (
-            g["text"], plan.size_label(g["size"]), g["transport"], meas, g["need"],
+        meas = "%.2fx (%s)" % (g["ratio"], goal_values(g)) if "ratio" in g else "-"
+        out.append("| %s | %s | %d | %s | %s | %s %gx | %s |" % (
+            g["text"], plan.size_label(g["size"]), g["concurrency"], g["transport"], meas,
+            g["op"], g["need"],
             "**met**" if g["status"] == "met" else g["status"]))
     if not meta["static_fast_path"]["available"]:
         out += ["", "The static fast path was not measured: %s (bench/run checks with "
@@ -221,6 +268,7 @@ def markdown(cells, gs, meta, png):
                 what = ("%s body, " % plan.size_label(size)) if size is not None else ""
                 out += ["", "### %s%s" % (what, "TLS" if tr == "tls" else "clear HTTP"), "",
                         table(cells, idx, refs, section, size, tr, file_col)]
+    out += cpu_split_section(cells)
     bad = [c for c in cells if c.status not in ("measured",)]
     if bad:
         seen = set()

@@ -85,6 +85,8 @@ class Servers:
         self.ports = pick_ports()
         self.port, self.tls_port, self.nginx_port, self.nginx_tls_port = self.ports
         self.httpd_bin = os.path.join(apxs("SBINDIR"), apxs("TARGET"))
+        # the kernel keeps the first 15 bytes of a command's name
+        self.httpd_comm = os.path.basename(self.httpd_bin)[:15]
         self.libexec = apxs("LIBEXECDIR")
         self.fpm_bin = (shutil.which("php-fpm") or
                         (sorted(glob.glob("/usr/sbin/php-fpm*")) or [None])[-1])

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cgp_proto.h"
+#include "cgp_table.h"
 
 #define CHECK(c) do { if (!(c)) abort(); } while (0)
 
@@ -66,6 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     cgp_end e;
     cgp_started st;
     cgp_pair pr;
+    cgp_grant gr;
     cgp_channel ch;
     unsigned char out[CGP_CHANNEL_LEN], key[CGP_KEY_LEN];
 
@@ -97,6 +99,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
         CHECK(n == CGP_PAIR_LEN);
         cgp_pair_pack(out, &pr);
         CHECK(!memcmp(out, d, CGP_PAIR_LEN));
+    }
+    if (cgp_grant_unpack(d, n, &gr) == CGP_OK) {
+        CHECK(n == CGP_GRANT_LEN && gr.slot < CGP_TABLE_SLOTS && gr.pidx < CGP_TABLE_POOLS);
+        CHECK(cgp_grant_pack(out, &gr) == CGP_OK);
+        CHECK(!memcmp(out, d, CGP_GRANT_LEN));
     }
     if (cgp_channel_unpack(d, n, &ch) == CGP_OK) {
         /* a worker named has three well-formed markers; they pack back */

@@ -247,6 +247,26 @@ static void t_started(void)
            "started unpack pid 0 rejected");
 }
 
+static void t_grant(void)
+{
+    unsigned char b[CGP_GRANT_LEN];
+    cgp_grant m = { .slot = 4095, .sgen = 0x01020304u, .pidx = 255, .pgen = 7 }, g = { 0 };
+
+    ok(CGP_T_GRANT == 22 && strcmp(cgp_type_name(CGP_T_GRANT), "GRANT") == 0,
+       "GRANT is type 22");
+    is_int(cgp_grant_pack(b, &m), CGP_OK, "grant pack");
+    ok(b[0] == 0 && b[2] == 0x0f && b[3] == 0xff && b[4] == 1 && b[7] == 4 && b[11] == 255 &&
+       b[15] == 7, "grant: four u32, big-endian");
+    is_int(cgp_grant_unpack(b, CGP_GRANT_LEN, &g), CGP_OK, "grant unpack");
+    ok(g.slot == 4095 && g.sgen == 0x01020304u && g.pidx == 255 && g.pgen == 7,
+       "grant round trip");
+    is_int(cgp_grant_unpack(b, CGP_GRANT_LEN - 1, &g), CGP_E_LEN, "grant len 15");
+    b[2] = 0x10; /* slot 4096: past the table */
+    is_int(cgp_grant_unpack(b, CGP_GRANT_LEN, &g), CGP_E_VALUE, "grant slot past the table");
+    m.pidx = 256;
+    is_int(cgp_grant_pack(b, &m), CGP_E_VALUE, "grant pack pool past the table");
+}
+
 /* ------------------------------------------------------------ kv list */
 
 static void t_kv(void)
@@ -763,6 +783,7 @@ int main(void)
     t_key();
     t_end();
     t_started();
+    t_grant();
     t_kv();
     t_struct();
     t_sync();

@@ -22,6 +22,7 @@ static const struct row {
     { S(SEND), E(RETRY), A(RESEND), S(SEND) },
     { S(SEND), E(LOST), A(ABANDON), S(FAILED) },
     { S(SEND), E(ERROR), A(ANSWER), S(FAILED) },
+    { S(WAIT), E(GRANTED), A(WRITE), S(WAIT) },
     { S(WAIT), E(OUTPUT), A(PARSE), S(HEAD) },
     { S(WAIT), E(SENTINEL), A(END_STATUS), S(FAILED) },
     { S(WAIT), E(EOF), A(END_STATUS), S(FAILED) },
