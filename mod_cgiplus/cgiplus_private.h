@@ -257,7 +257,30 @@ apr_status_t cgiplus_resp_wait_first(cgiplus_req *q);
 /* The client's socket while waiting for the response (HTTP/1.x), NULL:
  * none; and what a readable one holds: 1 gone, 0 more data, -1 nothing. */
 apr_socket_t *cgiplus_resp_client_socket(cgiplus_req *q);
-int cgiplus_resp_client_state(apr_socket_t *cs);
+/* What a client socket that polled readable holds, while its request waits
+ * for the first output. EOF: it shut down its sending side, which a client
+ * that waits for its response does too (shutdown(SHUT_WR), nc -N), so it is
+ * no sign it left. */
+enum cgiplus_client_state {
+    CGIPLUS_CLIENT_NOTHING = -1, /* nothing after all */
+    CGIPLUS_CLIENT_THERE = 0,    /* it sent more (a pipelined request) */
+    CGIPLUS_CLIENT_GONE = 1,     /* a reset or another error */
+    CGIPLUS_CLIENT_EOF = 2,
+};
+/* The client watch of one wait (on the caller's stack). */
+typedef struct cgiplus_client_watch {
+    apr_socket_t *cs; /* NULL: not watched (HTTP/2; or it is known to be there) */
+    int eof;          /* its end of file was seen: only a reset or error counts */
+} cgiplus_client_watch;
+void cgiplus_resp_watch_init(cgiplus_req *q, cgiplus_client_watch *w);
+/* The watched socket polled readable (client_rd 2: a hang-up or error after
+ * its end of file): says what that is and updates w (THERE: no longer
+ * watched; EOF: only errors count from now on). One helper for the relay's
+ * wait and the direct path's. */
+int cgiplus_resp_client_seen(cgiplus_client_watch *w, int client_rd);
+/* The client left before the response began: marks q and steps
+ * CLIENT_GONE; nonzero if the caller is to give the worker back. */
+int cgiplus_resp_client_left(cgiplus_req *q);
 /* Logs q->errbuf[0..len) (a CGP_MAX_PAYLOAD + 1 buffer of the script's
  * stderr), a line at a time, in the request's virtual host's error log. */
 void cgiplus_resp_log_stderr(cgiplus_req *q, apr_size_t len);

@@ -191,12 +191,8 @@ apr_socket_t *cgiplus_resp_client_socket(cgiplus_req *q)
     return ap_get_conn_socket(c);
 }
 
-/* What a readable client socket holds: 1 the client is gone (a reset or
- * another error), 0 it sent more (a pipelined request: it is still there),
- * 2 end of file: it shut down its sending side, which a client that waits
- * for its response does too (shutdown(SHUT_WR), nc -N), so this is no sign
- * it left; -1 nothing after all. */
-int cgiplus_resp_client_state(apr_socket_t *cs)
+/* What a readable client socket holds (enum cgiplus_client_state). */
+static int resp_client_state(apr_socket_t *cs)
 {
     apr_os_sock_t fd;
     ssize_t n;
@@ -208,12 +204,40 @@ int cgiplus_resp_client_state(apr_socket_t *cs)
         n = recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
     while (n < 0 && errno == EINTR);
     if (n > 0)
-        return 0;
+        return CGIPLUS_CLIENT_THERE;
     if (n == 0)
-        return 2;
+        return CGIPLUS_CLIENT_EOF;
     if (errno == EAGAIN || errno == EWOULDBLOCK)
-        return -1;
-    return 1;
+        return CGIPLUS_CLIENT_NOTHING;
+    return CGIPLUS_CLIENT_GONE;
+}
+
+void cgiplus_resp_watch_init(cgiplus_req *q, cgiplus_client_watch *w)
+{
+    w->cs = cgiplus_resp_client_socket(q);
+    w->eof = 0;
+}
+
+int cgiplus_resp_client_seen(cgiplus_client_watch *w, int client_rd)
+{
+    /* after its end of file, only a hang-up or error is reported */
+    int st = client_rd == 2 ? CGIPLUS_CLIENT_GONE : resp_client_state(w->cs);
+
+    if (st == CGIPLUS_CLIENT_THERE)
+        w->cs = NULL; /* a pipelined request: the client is there */
+    else if (st == CGIPLUS_CLIENT_EOF)
+        /* Half-closed, or closed: only writing can tell. It gets its
+         * response; a client that is gone fails the first write
+         * (CGIPLUS1070) or resets the socket meanwhile. */
+        w->eof = 1;
+    return st;
+}
+
+int cgiplus_resp_client_left(cgiplus_req *q)
+{
+    q->client_gone = 1;
+    q->r->connection->aborted = 1;
+    return cgiplus_req_step(q, CGIPLUS_RE_CLIENT_GONE) == OK;
 }
 
 /* Waits up to q->timeout until the runner or the client is readable; with
@@ -252,17 +276,17 @@ static apr_status_t resp_wait_both(cgiplus_req *q, apr_socket_t *cs, int client_
 
 apr_status_t cgiplus_resp_wait_first(cgiplus_req *q)
 {
-    apr_socket_t *cs = cgiplus_resp_client_socket(q);
+    cgiplus_client_watch w;
     apr_status_t rv = APR_SUCCESS;
-    int client_eof = 0;
 
     if (q->dx)
         return cgiplus_direct_wait_first(q);
+    cgiplus_resp_watch_init(q, &w);
     while (rv == APR_SUCCESS && q->out_len == 0 && !q->got_end) {
-        int runner_rd = 1, client_rd = 0, st;
+        int runner_rd = 1, client_rd = 0;
 
-        if (cs && (rv = resp_wait_both(q, cs, client_eof, &runner_rd,
-                                       &client_rd)) != APR_SUCCESS)
+        if (w.cs && (rv = resp_wait_both(q, w.cs, w.eof, &runner_rd,
+                                         &client_rd)) != APR_SUCCESS)
             break;
         if (runner_rd) {
             rv = cgiplus_resp_read_frame(q);
@@ -270,23 +294,8 @@ apr_status_t cgiplus_resp_wait_first(cgiplus_req *q)
                 return cgiplus_direct_wait_first(q); /* GRANT: ours from now on */
             continue;
         }
-        if (!client_rd)
+        if (!client_rd || cgiplus_resp_client_seen(&w, client_rd) != CGIPLUS_CLIENT_GONE)
             continue;
-        /* after its end of file, only a hang-up or error is reported */
-        st = client_rd == 2 ? 1 : cgiplus_resp_client_state(cs);
-        if (st < 0)
-            continue;
-        if (st == 0) {
-            cs = NULL; /* a pipelined request: the client is there */
-            continue;
-        }
-        if (st == 2) {
-            /* Half-closed, or closed: only writing can tell. It gets its
-             * response; a client that is gone fails the first write
-             * (CGIPLUS1070) or resets the socket meanwhile (below). */
-            client_eof = 1;
-            continue;
-        }
         /* Reset while queued or waiting for its worker: the runner drops
          * the request (a queued one never runs); nobody gets a response. */
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, q->r, CGIPLUS_LOGNO(1077)
@@ -295,9 +304,7 @@ apr_status_t cgiplus_resp_wait_first(cgiplus_req *q)
                       q->worker_pid ? apr_psprintf(q->r->pool, "worker pid %lu",
                                                    (unsigned long)q->worker_pid)
                                     : "no worker yet");
-        q->client_gone = 1;
-        q->r->connection->aborted = 1;
-        if (cgiplus_req_step(q, CGIPLUS_RE_CLIENT_GONE) == OK)
+        if (cgiplus_resp_client_left(q))
             cgiplus_req_abort(q);
         return APR_ECONNABORTED;
     }
