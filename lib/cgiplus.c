@@ -15,6 +15,7 @@
 
 #define CGIPLUS_IN_FD    3
 #define CGIPLUS_MAX_ANSWER 8192u
+#define CGIPLUS_OUT_BUFFER (128 * 1024) /* stdout's buffer: the runner's stdout pipe size */
 
 extern char **environ;
 
@@ -200,6 +201,13 @@ int cgiplus_accept(void)
             return -1;
         }
         stdin = st.body;
+        /* A response of up to this size reaches the pipe in one write, with
+         * its sentinel: the server wakes once for it (the runner makes the
+         * pipe as large). A script that streams flushes as before. */
+        {
+            static char outbuf[CGIPLUS_OUT_BUFFER]; /* glibc ignores a size without one */
+            setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+        }
     } else if (!st.persistent) {
         fflush(stdout);
         return 0;
@@ -239,21 +247,16 @@ int cgiplus_accept(void)
 
 void cgiplus_finish(void)
 {
-    size_t done = 0;
-
-    fflush(stdout);
-    if (!st.in_request)
+    if (!st.in_request) {
+        fflush(stdout);
         return;
-    st.in_request = 0;
-    /* One write: the sentinel line stays whole on the pipe. */
-    while (done < st.eoflen) {
-        ssize_t w = write(STDOUT_FILENO, st.eofline + done, st.eoflen - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return;             /* the runner is gone; accept will see EOF */
-        done += (size_t)w;
     }
+    st.in_request = 0;
+    /* The sentinel goes out with what is buffered, in one write when it
+     * fits; the reader's scanner takes it split as well. If the runner is
+     * gone, accept sees EOF. */
+    fwrite(st.eofline, 1, st.eoflen, stdout);
+    fflush(stdout);
 }
 
 const char *cgiplus_callout(const char *request)

@@ -152,6 +152,7 @@ static apr_status_t direct_read(cgiplus_req *q)
         n = read(x->ch->fd_out, buf + x->tail_len, DIRECT_READ);
     while (n < 0 && errno == EINTR);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        x->out_ready = 0;
         apr_bucket_free(buf);
         return APR_SUCCESS;
     }
@@ -159,6 +160,7 @@ static apr_status_t direct_read(cgiplus_req *q)
         n = 0;
         final = 1; /* end of file before the sentinel: a held tail is output */
     }
+    x->out_ready = n == DIRECT_READ; /* a full read: more is likely there */
     len = x->tail_len + (apr_size_t)n;
     x->tail_len = 0;
     heap = apr_bucket_heap_create(buf, len ? len : 1, apr_bucket_free, ba);
@@ -312,8 +314,14 @@ apr_status_t cgiplus_direct_read(cgiplus_req *q)
     apr_off_t had = q->out_len;
 
     /* Until something arrives: output, the end, a failure. */
-    while (rv == APR_SUCCESS && !q->got_end && q->out_len == had)
-        rv = direct_step(q, -1, -1, 0, NULL);
+    while (rv == APR_SUCCESS && !q->got_end && q->out_len == had) {
+        cgiplus_direct *x = q->dx;
+
+        if (x->out_ready && x->in_off == x->in_len && x->body_off == x->body_len)
+            rv = direct_read(q); /* readable already: a poll would only say so again */
+        else
+            rv = direct_step(q, -1, -1, 0, NULL);
+    }
     return rv;
 }
 
@@ -322,13 +330,14 @@ int cgiplus_direct_readable(cgiplus_req *q, apr_interval_time_t wait)
     struct pollfd pf;
     int rc;
 
-    if (q->dx->in_off < q->dx->in_len || q->dx->body_off < q->dx->body_len)
+    if (q->dx->in_off < q->dx->in_len || q->dx->body_off < q->dx->body_len || q->dx->out_ready)
         return 1; /* the next step has work to do */
     pf.fd = q->dx->ch->fd_out;
     pf.events = POLLIN;
     do
         rc = poll(&pf, 1, (int)apr_time_as_msec(wait));
     while (rc < 0 && errno == EINTR);
+    q->dx->out_ready = rc > 0;
     return rc != 0;
 }
 

@@ -68,6 +68,7 @@ typedef struct cgiplus_direct {
     apr_int64_t over_out, over_np;    /* 0 the pool's, -1 none, >0 ms */
     int no_abort;
     int eof;                  /* stdout closed before the sentinel */
+    int out_ready;            /* stdout is known readable: the next read needs no poll */
     int broken;               /* the worker cannot be reused as it is */
     int released;
     unsigned logs;

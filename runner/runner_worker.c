@@ -14,6 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* A worker's stdout pipe: libcgiplus's stdout buffer (CGIPLUS_OUT_BUFFER). */
+#define RUNNER_STDOUT_PIPE (128 * 1024)
+
 static void read_out(runner_worker *w, int drain);
 static void read_err(runner_worker *w, int drain);
 
@@ -132,6 +135,10 @@ int runner_worker_spawn(runner_pool *p, runner_worker **out)
                    p->script, strerror(err));
         goto fail;
     }
+    /* A response the library writes at once (its stdout buffer is as large)
+     * then wakes the reader once. Past the user's pipe quota this fails and
+     * the pipe keeps the kernel's size: only slower. */
+    (void)fcntl(po[1], F_SETPIPE_SZ, RUNNER_STDOUT_PIPE);
     snprintf(e_eof, sizeof(e_eof), "CGIPLUSEOF=%s", w->eof);
     snprintf(e_esc, sizeof(e_esc), "CGIPLUSESC=%s", w->esc);
     snprintf(e_eot, sizeof(e_eot), "CGIPLUSEOT=%s", w->eot);

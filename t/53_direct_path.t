@@ -12,7 +12,7 @@ use Apache::TestRequest qw(GET);
 use Time::HiRes qw(sleep time);
 use JSON::PP ();
 
-plan tests => 16, need_cgiplus_tools();
+plan tests => 19, need_cgiplus_tools();
 
 sub need_cgiplus_tools {
     my @miss = grep { system("command -v $_ >/dev/null 2>&1") != 0 } qw(strace h2load);
@@ -112,6 +112,18 @@ ok t_cmp($dc <= 15 ? 1 : 0, 1, "at most 15 system calls per direct request ($dc)
 # Queueing: two workers, 20 clients. Every request is answered 200, none
 # waits anywhere near Timeout, no worker is killed or started anew.
 h2load(200, 4, '/direct/small/hello');
+# Queued requests reach the runner (a BEGIN each), but their bytes do not:
+# a worker that frees up is handed to the waiting request's child (GRANT,
+# "CP", 1, 22), which writes the record itself; the runner writes none.
+my ($gcalls, $gres, $gtext) = traced_calls(sub { h2load(2000, 20, '/direct/small/hello') },
+                                           { full => 1 }, $runner);
+ok t_cmp($gres->{two}, 2000, '2000 requests at c20 on a pool of 2 answered 200 while the runner is traced');
+my $qbegins = () = $gtext =~ /^\d*\s*read\(\d+, "CP\\1\\3/mg;
+my $grants = () = $gtext =~ /^\d*\s*write\(\d+, "CP\\1\\26/mg;
+my $qrecords = () = $gtext =~ /^\d*\s*write\(\d+, "!\\n/mg;
+ok t_cmp($qbegins > 0 && $grants > 0 ? 1 : 0, 1,
+         "requests queued ($qbegins BEGINs read) and got their worker handed to their child ($grants GRANTs)");
+ok t_cmp($qrecords, 0, 'the runner wrote no request record: no queued request was relayed');
 my $before = -s $logf;
 my $reqlog = "$vars->{t_logs}/h2load-direct-small.log";
 my $q = h2load(20000, 20, '/direct/small/hello', $reqlog);

@@ -6,10 +6,13 @@ KIB = 1024
 # Scripting targets: id, label, server, path (the body size is the query
 # string), role in the memory report.
 # The script each persistent target's workers run, for the memory report.
-WORKER_SCRIPT = {"cgiplus-c": "hello", "cgiplus-python": "hello.py",
+WORKER_SCRIPT = {"cgiplus-c": "hello", "cgiplus-c-relay": "hello", "cgiplus-python": "hello.py",
                  "cgiplus-perl": "hello.pl", "cgiplus-sh": "hello.sh"}
 SCRIPTING = [
     ("cgiplus-c", "mod_cgiplus persistent, C", "httpd", "/cgiplus/c", "runner"),
+    # the same, every byte through the runner (round 1's path): before/after
+    ("cgiplus-c-relay", "mod_cgiplus persistent, C, relayed (CGIplusDirect off)", "httpd",
+     "/cgiplus-relay/c", "runner"),
     ("cgiplus-python", "mod_cgiplus persistent, Python", "httpd", "/cgiplus/py", "runner"),
     ("cgiplus-perl", "mod_cgiplus persistent, Perl", "httpd", "/cgiplus/pl", "runner"),
     ("cgiplus-sh", "mod_cgiplus persistent, sh", "httpd", "/cgiplus/sh", "runner"),
