@@ -3,7 +3,8 @@
  * after argv[0], split on '+', each word %XX-decoded and its shell
  * metacharacters backslash-escaped (httpd's ap_escape_shell_cmd). Persistent
  * workers start before any request and get no arguments. */
-#include "runner.h"
+#include "runner_record.h"
+#include "cgp_proto.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -43,13 +44,13 @@ static size_t arg_word(const char *w, size_t n, char *out)
     return o;
 }
 
-char **runner_cgi_argv(const runner_req *r, const char *path)
+char **runner_cgi_argv(const runner_buf *params, const char *path)
 {
     const char *n, *v, *q = NULL;
     size_t nl, vl, ql = 0, off = 0, words = 0, bytes = 0, at = 0;
     char **argv = NULL;
 
-    while (cgp_kv_next(r->params.p, r->params.len, &off, &n, &nl, &v, &vl) == 1)
+    while (cgp_kv_next(params->p, params->len, &off, &n, &nl, &v, &vl) == 1)
         if (nl == 12 && memcmp(n, "QUERY_STRING", 12) == 0) {
             const char *nul = memchr(v, '\0', vl); /* as in the environment */
             q = v;

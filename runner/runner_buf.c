@@ -1,5 +1,5 @@
 /* runner_buf.c: the growable byte FIFO used for every pending output. */
-#include "runner.h"
+#include "runner_buf.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -11,17 +11,6 @@
 #include <string.h>
 #include <strings.h>
 
-int64_t runner_parse_minutes(const char *p, size_t len)
-{
-    uint64_t ms;
-    if (len == 4 && strncasecmp(p, "none", 4) == 0)
-        return -1;
-    if (runner_parse_duration(p, len, 60000, &ms) < 0)
-        return -2;
-    return (int64_t)ms; /* 0: the default */
-}
-
-
 static void say_time(char *ans, size_t cap, const char *what, int64_t v)
 {
     if (v < 0)

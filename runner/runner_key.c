@@ -3,7 +3,9 @@
  * (--key-fd) or from a key file; every connection must prove it in its
  * HELLO. The runner is made not dumpable so that a script running as the
  * runner's own user cannot read it from memory. */
-#include "runner.h"
+#include "runner_key.h"
+#include "runner_log.h"
+#include "runner_parse.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,7 +3,7 @@
  * "[Tue Dec 01 08:12:01.123456 2026] [cgiplus-runner:LEVEL] [pid N] CGIPLUSnnnn: message".
  * When httpd started us, each SIGHUP (httpd's restart, after it reopened its
  * logs) takes httpd's current error log again (docs/RUNNER.md, Logging). */
-#include "runner.h"
+#include "runner_log.h"
 
 #include <errno.h>
 #include <fcntl.h>

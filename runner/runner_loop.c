@@ -304,11 +304,21 @@ int runner_loop_run(void)
             return -1;
         }
         runner_g.now = runner_now_ms();
+        /* Deploy events first: a request httpd sent after it saw the new
+         * file meets the rolled-over pool (its event was queued before the
+         * request was written; a full batch may have left it out). */
+        int watched = n == MAX_EVENTS;
+        for (int i = 0; i < n && !watched; i++)
+            watched = ((runner_ev *)evs[i].data.ptr)->kind == RUNNER_EV_WATCH;
+        if (watched)
+            runner_pool_watch_event();
         for (int i = 0; i < n; i++) {
             runner_ev *ev = evs[i].data.ptr;
             if (ev->fd < 0) /* closed earlier in this turn */
                 continue;
             switch (ev->kind) {
+            case RUNNER_EV_WATCH:
+                break;
             case RUNNER_EV_SIGNAL:
                 on_signals();
                 break;
@@ -339,6 +349,7 @@ void runner_loop_fini(void)
     runner_client_close_all();
     runner_pool_free_all();
     bury();
+    runner_watch_fini();
     runner_ev_close(&runner_g.ev_listen);
     runner_ev_close(&runner_g.ev_sig);
     if (runner_g.sig_w >= 0)

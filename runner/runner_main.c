@@ -383,6 +383,8 @@ int main(int argc, char **argv)
     runner_table_init(); /* none: every request is relayed */
     int init = runner_loop_init(lfd);
     lfd = -1; /* the loop owns it now, even on failure */
+    if (init == 0)
+        runner_watch_init(); /* none: every pool stats its script per request */
     if (init < 0 || (runner_g.o.pidfile && write_pidfile() < 0))
         goto out;
     runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2056) "cgiplus-runner/%s listening on %s (protocol "

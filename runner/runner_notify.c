@@ -4,7 +4,9 @@
  * handed over as descriptor 3 with $LISTEN_FDS/$LISTEN_PID
  * (sd_listen_fds(3), socket activation). Both variables are read once at
  * start and removed, so no worker ever sees them. */
-#include "runner.h"
+#include "runner_notify.h"
+#include "runner_log.h"
+#include "runner_parse.h"
 
 #include <errno.h>
 #include <fcntl.h>

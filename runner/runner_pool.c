@@ -391,12 +391,14 @@ static void roll_over(runner_pool *p, const struct stat *st)
                (unsigned long long)p->id, p->gen, idle, busy);
 }
 
-/* The script must exist and be executable; checked per request so a removed
- * script answers 404 even while its workers still run. A changed file
- * (another inode, size, mtime or ctime) rolls the pool over. */
+/* The script must exist and be executable (else 404/403, even while its
+ * workers still run). A changed file (another inode, size, mtime or ctime)
+ * rolls the pool over. One stat, made when an event names the script, or
+ * per request for a pool that could not be watched. */
 static int check_script(runner_pool *p)
 {
     struct stat st;
+    p->relook_at = 0;
     if (stat(p->script, &st) < 0)
         return errno == EACCES ? EACCES : ENOENT;
     if (!S_ISREG(st.st_mode) || !(st.st_mode & 0111))
@@ -411,9 +413,12 @@ static int check_script(runner_pool *p)
         struct timespec rt;
         clock_gettime(CLOCK_REALTIME, &rt);
         int64_t now_ns = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
-        if (st.st_ino == p->ident_ino && now_ns - ct < (int64_t)RUNNER_SETTLE_MS * 1000000 &&
-            count_usable(p, 0))
+        int64_t still_ms = (now_ns - ct) / 1000000;
+        if (st.st_ino == p->ident_ino && still_ms < (int64_t)RUNNER_SETTLE_MS &&
+            count_usable(p, 0)) {
+            p->relook_at = runner_g.now + (uint64_t)((int64_t)RUNNER_SETTLE_MS - still_ms) + 1;
             return 0;
+        }
         roll_over(p, &st);
     }
     p->have_ident = 1;
@@ -426,10 +431,42 @@ static int check_script(runner_pool *p)
     return 0;
 }
 
+/* Watches the way to the script again (what an event named may have
+ * moved), then stats it once. */
+static int look(runner_pool *p)
+{
+    if (!p->watch.failed)
+        runner_watch_set(&p->watch, p->script);
+    p->script_err = check_script(p);
+    p->looked = 1;
+    return p->script_err;
+}
+
+/* What a request finds: the last look while the watch holds, else a stat. */
+static int script_state(runner_pool *p)
+{
+    if (p->looked && p->watch.ok && !p->watch.dirty)
+        return p->script_err;
+    return look(p);
+}
+
+void runner_pool_watch_event(void)
+{
+    int all = runner_watch_read();
+    runner_pool *p;
+    if (all < 0)
+        return;
+    TAILQ_FOREACH(p, &runner_g.pools, link)
+        if (p->looked && (all || p->watch.dirty)) {
+            look(p);
+            runner_pool_dispatch(p); /* old idle workers went: min_idle, the queue */
+        }
+}
+
 void runner_pool_submit(runner_req *r)
 {
     runner_pool *p = r->pool;
-    int err = check_script(p);
+    int err = script_state(p);
 
     p->requests++;
     p->last_used = runner_g.now;
@@ -444,7 +481,10 @@ void runner_pool_submit(runner_req *r)
         runner_req_end(r, CGP_O_OVERLOADED, 1, 0, 0);
         return;
     }
-    p->retired = 0;
+    if (p->retired) { /* retired since its BEGIN: the children may use it again */
+        p->retired = 0;
+        runner_table_pool_sync(p);
+    }
     if (TAILQ_EMPTY(&p->queue)) {
         /* serve_idle may have freed r (granted) */
         int served = serve_idle(p, r);
@@ -606,6 +646,7 @@ void runner_pool_rearm(runner_pool *p)
         MIN_DL(p->last_used + runner_g.conf.pool_idle);
     if (!p->retired && p->stale_since)
         MIN_DL(stale_due(p));
+    MIN_DL(p->relook_at);
 #undef MIN_DL
     p->deadline = dl;
 }
@@ -614,6 +655,8 @@ void runner_pool_timer(runner_pool *p)
 {
     p->deadline = 0;
     runner_table_pool_used(p);
+    if (p->relook_at && runner_g.now >= p->relook_at)
+        look(p);
     expire_queue(p);
     if (!p->retired && runner_g.now >= p->last_used + runner_g.conf.pool_idle &&
         TAILQ_EMPTY(&p->queue))
@@ -652,7 +695,7 @@ void runner_pool_declared(void)
                        cp->script, strerror(err));
             continue;
         }
-        check_script(p);
+        look(p);
         runner_pool_dispatch(p);
     }
 }
@@ -671,6 +714,7 @@ static void pool_free(runner_pool *p)
 {
     slot_done(p);
     runner_table_pool_del(p);
+    runner_watch_drop(&p->watch);
     TAILQ_REMOVE(&runner_g.pools, p, link);
     runner_set_free(&p->set);
     free(p->script);

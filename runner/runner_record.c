@@ -2,7 +2,9 @@
  * CGIPLUSIN record ("!" + NAME=value lines, or "!!N" + struct entries); for a
  * plain CGI run, its environment. CONTENT_LENGTH is always ours (exact);
  * plain CGI leaves it out when the request had none and no body. */
-#include "runner.h"
+#include "runner_record.h"
+#include "runner_log.h"
+#include "cgp_proto.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -26,7 +28,7 @@ static int is_name(const char *n, size_t len, const char *want)
     return len == strlen(want) && memcmp(n, want, len) == 0;
 }
 
-static int build_lines(const runner_req *r, runner_buf *out)
+static int build_lines(const runner_buf *params, uint64_t cl, runner_buf *out)
 {
     const char *n, *v;
     size_t nl, vl, off = 0;
@@ -34,7 +36,7 @@ static int build_lines(const runner_req *r, runner_buf *out)
 
     if (runner_buf_append(out, "!\n", 2) < 0)
         return -1;
-    while ((rc = cgp_kv_next(r->params.p, r->params.len, &off, &n, &nl, &v, &vl)) == 1) {
+    while ((rc = cgp_kv_next(params->p, params->len, &off, &n, &nl, &v, &vl)) == 1) {
         if (is_name(n, nl, "CONTENT_LENGTH") || !name_ok(n, nl))
             continue;
         if (runner_buf_reserve(out, nl + vl + 2) < 0)
@@ -52,19 +54,19 @@ static int build_lines(const runner_req *r, runner_buf *out)
         errno = EINVAL;
         return -1;
     }
-    return runner_buf_printf(out, "CONTENT_LENGTH=%" PRIu64 "\n\n", r->cl);
+    return runner_buf_printf(out, "CONTENT_LENGTH=%" PRIu64 "\n\n", cl);
 }
 
-static int build_struct(const runner_req *r, runner_buf *out)
+static int build_struct(const runner_buf *params, uint64_t cl, runner_buf *out)
 {
     static char entry[STRUCT_ENTRY_MAX];
-    char cl[40];
+    char clv[40];
     const char *n, *v;
     size_t nl, vl, off, total = 2;
-    int rc, cll = snprintf(cl, sizeof(cl), "CONTENT_LENGTH=%" PRIu64, r->cl);
+    int rc, cll = snprintf(clv, sizeof(clv), "CONTENT_LENGTH=%" PRIu64, cl);
 
     /* First pass: N, the byte count after the "!!N" line. */
-    for (off = 0; (rc = cgp_kv_next(r->params.p, r->params.len, &off, &n, &nl, &v, &vl)) == 1;)
+    for (off = 0; (rc = cgp_kv_next(params->p, params->len, &off, &n, &nl, &v, &vl)) == 1;)
         if (!is_name(n, nl, "CONTENT_LENGTH") && name_ok(n, nl) && nl + 1 + vl <= STRUCT_ENTRY_MAX)
             total += 2 + nl + 1 + vl;
     if (rc < 0) {
@@ -77,7 +79,7 @@ static int build_struct(const runner_req *r, runner_buf *out)
 
     size_t pos = 0;
     unsigned char *base = out->p + out->len;
-    for (off = 0; cgp_kv_next(r->params.p, r->params.len, &off, &n, &nl, &v, &vl) == 1;) {
+    for (off = 0; cgp_kv_next(params->p, params->len, &off, &n, &nl, &v, &vl) == 1;) {
         if (is_name(n, nl, "CONTENT_LENGTH") || !name_ok(n, nl))
             continue;
         if (nl + 1 + vl > STRUCT_ENTRY_MAX) {
@@ -94,7 +96,7 @@ static int build_struct(const runner_req *r, runner_buf *out)
         if (cgp_struct_pack(base, total, &pos, entry, nl + 1 + vl) != CGP_OK)
             goto fail;
     }
-    if (cgp_struct_pack(base, total, &pos, cl, (size_t)cll) != CGP_OK ||
+    if (cgp_struct_pack(base, total, &pos, clv, (size_t)cll) != CGP_OK ||
         cgp_struct_end(base, total, &pos) != CGP_OK || pos != total)
         goto fail;
     out->len += total;
@@ -104,9 +106,9 @@ fail:
     return -1;
 }
 
-int runner_record_build(const runner_req *r, int struct_mode, runner_buf *out)
+int runner_record_build(const runner_buf *params, uint64_t cl, int struct_mode, runner_buf *out)
 {
-    return struct_mode ? build_struct(r, out) : build_lines(r, out);
+    return struct_mode ? build_struct(params, cl, out) : build_lines(params, cl, out);
 }
 
 /* Whether the pool's configured environment names `name` (NAME=value list). */
@@ -119,19 +121,19 @@ static int env_has(const runner_pool_set *set, const char *name)
     return 0;
 }
 
-char **
-runner_record_env(const runner_req *r)
+char **runner_record_env(const runner_buf *params, uint64_t cl, int cl_given,
+                         const runner_pool_set *set)
 {
     const char *n, *v;
     size_t nl, vl, off = 0, count = 0, i = 0;
     int have_path = 0, have_gi = 0;
 
-    while (cgp_kv_next(r->params.p, r->params.len, &off, &n, &nl, &v, &vl) == 1)
+    while (cgp_kv_next(params->p, params->len, &off, &n, &nl, &v, &vl) == 1)
         count++;
     char **env = calloc(count + 4 + RUNNER_ENV_MAX, sizeof(char *));
     if (!env)
         return NULL;
-    for (off = 0; cgp_kv_next(r->params.p, r->params.len, &off, &n, &nl, &v, &vl) == 1;) {
+    for (off = 0; cgp_kv_next(params->p, params->len, &off, &n, &nl, &v, &vl) == 1;) {
         if (is_name(n, nl, "CONTENT_LENGTH") || !name_ok(n, nl))
             continue;
         have_path |= is_name(n, nl, "PATH");
@@ -149,21 +151,20 @@ runner_record_env(const runner_req *r)
     }
     /* As mod_cgi: a request that had no length and no body has no
      * CONTENT_LENGTH (a worker's record always has one: CGIplus). */
-    if (r->cl_given || r->cl > 0) {
-        if (asprintf(&env[i], "CONTENT_LENGTH=%" PRIu64, r->cl) < 0) {
+    if (cl_given || cl > 0) {
+        if (asprintf(&env[i], "CONTENT_LENGTH=%" PRIu64, cl) < 0) {
             env[i] = NULL;
             goto fail;
         }
         i++;
     }
     /* The fixed PATH, unless the pool's env names its own. */
-    if (!have_path && !env_has(&r->pool->set, "PATH") &&
+    if (!have_path && !env_has(set, "PATH") &&
         !(env[i++] = strdup("PATH=" RUNNER_DEFAULT_PATH)))
         goto fail;
     if (!have_gi && !(env[i++] = strdup("GATEWAY_INTERFACE=CGI/1.1")))
         goto fail;
     /* The pool's configured variables, copied: the array owns its strings. */
-    const runner_pool_set *set = &r->pool->set;
     for (size_t o = 0; o < set->env_len && i < count + 3 + RUNNER_ENV_MAX;) {
         if (!(env[i++] = strdup(set->env + o)))
             goto fail;

@@ -34,8 +34,7 @@ void runner_req_free(runner_req *r)
         return;
     runner_spool_free(&r->body);
     runner_buf_free(&r->params);
-    runner_buf_free(&r->hdr);
-    runner_buf_free(&r->recs);
+    runner_hdr_free(&r->hdr);
     free(r->uri);
     free(r);
 }

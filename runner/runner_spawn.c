@@ -2,7 +2,9 @@
  * session, drops to --user/--group when the runner is root, moves to the
  * script's directory, keeps exactly the descriptors it is given and reports
  * a failure before exec as (stage, errno) on the exec pipe. */
-#include "runner.h"
+#include "runner_spawn.h"
+#include "runner_loop.h"
+#include "cgp_proto.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,8 @@
  * cap, then an unlinked temp file in the spool directory (spool_dir, made
  * 0700 at start), itself capped (spool_max); the bytes leave in the order
  * they came (memory always holds the oldest ones). */
-#include "runner.h"
+#include "runner_spool.h"
+#include "runner_log.h"
 
 #include <errno.h>
 #include <fcntl.h>

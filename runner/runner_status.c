@@ -2,6 +2,7 @@
  * snapshot (runner_status_collect, the only place that reads pools and
  * workers for the page) and hands it to the renderer the module asked for:
  * JSON, HTML or Prometheus text (docs/RUNNER.md, "Status"). */
+#include "runner.h"
 #include "runner_status.h"
 
 #include "config.h"

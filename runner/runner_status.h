@@ -5,7 +5,11 @@
 #ifndef RUNNER_STATUS_H
 #define RUNNER_STATUS_H
 
-#include "runner.h"
+#include "runner_buf.h"
+#include "runner_conf.h"
+#include "runner_end.h"
+#include "cgp_proto.h"
+#include "cgp_table.h"
 
 enum runner_st_format { RUNNER_ST_JSON, RUNNER_ST_HTML, RUNNER_ST_METRICS };
 

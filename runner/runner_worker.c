@@ -198,8 +198,8 @@ int runner_worker_spawn_cgi(runner_pool *p, runner_req *r)
 
     if (refuse_root(p) < 0)
         return -1;
-    if (!(w = worker_new(p)) || !(env = runner_record_env(r)) ||
-        !(argv = runner_cgi_argv(r, p->script))) {
+    if (!(w = worker_new(p)) || !(env = runner_record_env(&r->params, r->cl, r->cl_given, &p->set)) ||
+        !(argv = runner_cgi_argv(&r->params, p->script))) {
         err = ENOMEM;
         goto fail;
     }
@@ -462,7 +462,7 @@ void runner_worker_assign(runner_worker *w, runner_req *r)
         w->olen = 0;
         w->junk = 0;
         size_t before = runner_buf_used(&w->inq);
-        if (runner_record_build(r, w->struct_mode, &w->inq) < 0) {
+        if (runner_record_build(&r->params, r->cl, w->struct_mode, &w->inq) < 0) {
             int err = errno;
             w->inq.len = w->inq.off + before; /* never leave half a record */
             runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2022) "cannot build the request record "
@@ -636,11 +636,42 @@ void runner_worker_take_stderr(runner_worker *w)
     take_stderr(w); /* before a child reads it: nothing of ours is left half */
 }
 
+static void hdr_send(void *arg, const unsigned char *d, size_t len)
+{
+    runner_worker_send(arg, d, len);
+}
+
+/* The header block of w's request ended: what its Script-Control asked. */
+static void hdr_apply(runner_worker *w, runner_req *r)
+{
+    const runner_ctl *c = &r->hdr.ctl;
+    if (c->no_abort)
+        r->no_abort = 1;
+    if (c->have_lifetime)
+        runner_worker_set_lifetime(w, c->lifetime);
+    if (c->have_tmo_output)
+        r->tmo_output = c->tmo_output;
+    if (c->have_tmo_noprogress)
+        r->tmo_noprogress = c->tmo_noprogress;
+    runner_worker_rearm(w);
+}
+
+/* Output of w's request through its header scanner (flush: no more comes). */
+static void hdr_feed(runner_worker *w, const unsigned char *d, size_t len, int flush)
+{
+    runner_req *r = w->req;
+    if (!r)
+        return;
+    runner_hdr_sink s = { hdr_send, w, (long)w->pid, w->pool->script };
+    if (flush ? runner_hdr_flush(&r->hdr, &s) : runner_hdr_output(&r->hdr, &s, d, len))
+        hdr_apply(w, r);
+}
+
 static void request_done(runner_worker *w)
 {
     runner_req *r = w->req;
     runner_pool *p = w->pool;
-    runner_hdr_flush(w);
+    hdr_feed(w, NULL, 0, 1);
     take_stderr(w);
     runner_callout_log_summary(w, 1);
     runner_callout_expire(w, 2); /* unanswered and no longer awaited */
@@ -689,7 +720,7 @@ static void output(runner_worker *w, const unsigned char *d, size_t len)
         w->had_output = 1;
         runner_req_progress(r);
     }
-    runner_hdr_output(w, d, len);
+    hdr_feed(w, d, len, 0);
 }
 
 static void process_out(runner_worker *w, size_t n, int final)
@@ -763,7 +794,7 @@ static void out_eof(runner_worker *w)
          * decided when the exit status is known. */
         runner_req *r = w->req;
         if (r && w->had_output) {
-            runner_hdr_flush(w);
+            hdr_feed(w, NULL, 0, 1);
             take_stderr(w);
             w->req = NULL;
             r->worker = NULL;
@@ -1218,7 +1249,7 @@ void runner_worker_adopt(runner_worker *w, uint64_t bound)
     r->drain = 1;
     r->have_cl = 1;
     r->body_end = 1;
-    r->hdr_done = 1;
+    r->hdr.done = 1;
     r->state = RUNNER_R_RUNNING;
     r->t_start = r->t_progress = runner_g.now;
     w->req = r;

@@ -12,7 +12,7 @@ use IO::Socket::INET;
 use Time::HiRes qw(sleep);
 
 my @mpms = ('prefork', 'worker');
-plan tests => 4 * @mpms;
+plan tests => 5 * @mpms;
 
 my $vars = Apache::Test::config()->{vars};
 my $top = $vars->{top_dir};
@@ -73,4 +73,10 @@ CONF
     ok t_cmp($opens > 0 && $opens <= 32 ? 1 : 0, 1,
              "$mpm: $opens runner connections for $requests requests (pooled)");
     ok t_cmp($errors, 0, "$mpm: no module errors logged");
+    # The direct path under this MPM: the runner hands requests to workers
+    # itself (CGIPLUS2021) only for a worker's first request and a child's
+    # first of the pool; the rest are claimed or granted in the table.
+    my $relayed = () = $log =~ /CGIPLUS2021: /g;
+    ok t_cmp($relayed < $requests / 10 ? 1 : 0, 1,
+             "$mpm: the direct path served the requests ($relayed of $requests relayed)");
 }

@@ -14,7 +14,7 @@ use lib 't/htdocs/pool/lib';
 use PoolTest qw(wire_connect wire_status wait_for wire_key_file standalone_runner);
 use PrivHttpd qw(httpd_start httpd_stop httpd_log);
 
-plan tests => 8;
+plan tests => 10;
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{t_logs}/onepool";
@@ -28,6 +28,7 @@ chmod 0755, $dir;
 standalone_runner($dir, 'runner', <<"CONF");
 socket $dir/r.sock
 user $vars->{user}
+log_level debug
 [defaults]
 max_workers 2
 [pool $script]
@@ -72,7 +73,20 @@ $st = wire_status(wire_connect("$dir/r.sock"));
 ok t_cmp(join(' ', map { $_->{id} } @{ $st->{pools} }), $declared, 'no twin pool: one pool, the declared one');
 ok t_cmp($st->{pools}[0]{settings}{max_workers}, 4, "the section's max_workers (4), not httpd's (3)");
 ok t_cmp($st->{pools}[0]{counters}{requests}, 6, 'the declared pool counted the six requests');
+# The direct path with a runner httpd did not start (CGIplusRunnerSocket):
+# after a worker's first request and a child's first of the pool, requests
+# are claimed in the runner's table; the runner hands few to workers itself.
+my $more = 0;
+for (1 .. 30) {
+    my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port", Timeout => 5) or die;
+    print $s "GET /pool/app.pl?y=$_ HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
+    local $/;
+    $more += (scalar <$s>) =~ m{^HTTP/1\.1 200.*pool=declared }s ? 1 : 0;
+}
+ok t_cmp($more, 30, 'thirty more requests served by the declared pool');
 my $log = do { local (@ARGV, $/) = ("$dir/runner.log"); <> } // '';
+my $relayed = () = $log =~ /CGIPLUS2021: /g;
+ok t_cmp($relayed <= 12 ? 1 : 0, 1, "the direct path took most of them ($relayed of 36 relayed)");
 my $notes = () = $log =~ /CGIPLUS2450: pool #$declared of \S+app\.pl: the runner's \[pool\] section decides/g;
 ok t_cmp($notes, 1, 'the runner says once that the section decides (2450)');
 

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../runner/runner.h"
+#include "../../runner/runner_conf.h"
+#include "../../runner/runner_log.h"
+#include "../../runner/runner_loop.h"
 
 #define CHECK(c) do { if (!(c)) abort(); } while (0)
 

@@ -3,14 +3,14 @@
  * bytes a script controls. It is fed in chunks (size from the first byte);
  * what the runner passes on must be the input with the Script-Control
  * lines of the header block taken out, nothing else lost, added or
- * reordered. runner_worker_send/rearm are the sink here (they live in
- * runner_worker.c, which this target does not link). */
+ * reordered. It links the scanner alone: its sink appends to a buffer. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "../../runner/runner.h"
+#include "../../runner/runner_hdr.h"
+#include "../../runner/runner_log.h"
 
 #define CHECK(c) do { if (!(c)) abort(); } while (0)
 
@@ -18,21 +18,10 @@ static unsigned char filler[RUNNER_HDR_MAX]; /* 'x', no line end */
 
 static runner_buf sent;
 
-void runner_worker_send(runner_worker *w, const unsigned char *d, size_t len)
+static void sink(void *arg, const unsigned char *d, size_t len)
 {
-    (void)w;
+    (void)arg;
     CHECK(runner_buf_append(&sent, d, len) == 0);
-}
-
-void runner_worker_rearm(runner_worker *w)
-{
-    (void)w;
-}
-
-/* runner_table.c's, without a table. */
-void runner_worker_set_lifetime(runner_worker *w, int64_t v)
-{
-    w->lifetime = v;
 }
 
 /* The model: "Script-Control" in any case, blanks, then ':'. */
@@ -68,36 +57,28 @@ static void expect(const unsigned char *in, size_t n, runner_buf *out)
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
-    runner_pool pool;
-    runner_worker w;
-    runner_req r;
+    runner_hdr h;
+    runner_hdr_sink s = { sink, NULL, 1, "/fuzz/script" };
     runner_buf want = { 0 };
     size_t chunk, off;
-    int unscanned, r_records;
+    int unscanned, ended = 0;
 
     if (n < 2)
         return 0;
     chunk = (size_t)(d[0] & 0x7f) + 1;
     unscanned = d[0] & 0x80; /* no header end within RUNNER_HDR_MAX */
-    r_records = d[1] & 1;
+    memset(&h, 0, sizeof h);
+    h.buffer_records = d[1] & 1;
     d += 2;
     n -= 2;
-    memset(&pool, 0, sizeof pool);
-    memset(&w, 0, sizeof w);
-    memset(&r, 0, sizeof r);
-    pool.script = "/fuzz/script";
-    w.pool = &pool;
-    w.req = &r;
-    w.pid = 1;
-    r.buffer_records = r_records;
     memset(&sent, 0, sizeof sent);
 
-    if (unscanned) {
-        runner_hdr_output(&w, filler, sizeof filler);
-    }
+    if (unscanned)
+        ended += runner_hdr_output(&h, &s, filler, sizeof filler);
     for (off = 0; off < n; off += chunk)
-        runner_hdr_output(&w, d + off, n - off < chunk ? n - off : chunk);
-    runner_hdr_flush(&w);
+        ended += runner_hdr_output(&h, &s, d + off, n - off < chunk ? n - off : chunk);
+    ended += runner_hdr_flush(&h, &s);
+    CHECK(ended == 1 && h.done); /* the header block ends exactly once */
 
     if (unscanned) {
         CHECK(runner_buf_used(&sent) == sizeof filler + n);
@@ -109,8 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     }
     runner_buf_free(&want);
     runner_buf_free(&sent);
-    runner_buf_free(&r.hdr);
-    runner_buf_free(&r.recs);
+    runner_hdr_free(&h);
     return 0;
 }
 
@@ -122,6 +102,3 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     memset(filler, 'x', sizeof filler);
     return 0;
 }
-
-/* runner_conf.c's settings code refers to the runner's state; unused here. */
-runner_ctx runner_g;

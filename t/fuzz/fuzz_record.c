@@ -10,12 +10,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../runner/runner.h"
+#include "../../runner/runner_record.h"
+#include "../../runner/runner_log.h"
+#include "cgp_proto.h"
 #include "../../lib/cgp_records.h"
 
 #define CHECK(c) do { if (!(c)) abort(); } while (0)
 
-runner_ctx runner_g; /* unused by these functions */
+/* What the runner builds a record from. */
+struct input {
+    runner_buf params;
+    uint64_t cl;
+    int cl_given;
+};
 
 struct src {
     const unsigned char *p;
@@ -50,7 +57,7 @@ static const char *lookup(char **vec, const char *n, size_t nl)
 }
 
 /* Parses the record back and compares it with the params. */
-static void check_record(const runner_req *r, const runner_buf *rec, int struct_mode)
+static void check_record(const struct input *r, const runner_buf *rec, int struct_mode)
 {
     struct src s = { rec->p + rec->off, runner_buf_used(rec), 0 };
     cgp_rd rd;
@@ -99,8 +106,8 @@ static void check_record(const runner_req *r, const runner_buf *rec, int struct_
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
-    static runner_pool pool;
-    runner_req r;
+    static const runner_pool_set set; /* no configured environment */
+    struct input r;
     runner_buf rec = { 0 };
     char **env;
     int mode;
@@ -108,7 +115,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     if (n < 2)
         return 0;
     memset(&r, 0, sizeof r);
-    r.pool = &pool;
     r.cl = d[0] * 1000003ull;
     r.cl_given = d[1] & 1;
     d += 2;
@@ -118,12 +124,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     CHECK(runner_buf_append(&r.params, d, n) == 0 || n == 0);
     for (mode = 0; mode < 2; mode++) {
         rec.off = rec.len = 0;
-        if (runner_record_build(&r, mode, &rec) == 0)
+        if (runner_record_build(&r.params, r.cl, mode, &rec) == 0)
             check_record(&r, &rec, mode);
         else
             CHECK(errno == EINVAL || errno == ENOMEM);
     }
-    if ((env = runner_record_env(&r)) != NULL) {
+    if ((env = runner_record_env(&r.params, r.cl, r.cl_given, &set)) != NULL) {
         for (char **e = env; *e; e++)
             CHECK(strchr(*e, '=') && **e != '=');
         runner_env_free(env);

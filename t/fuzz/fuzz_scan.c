@@ -10,7 +10,7 @@
 
 #include "cgp_scan.h"
 
-/* As the runner reads (runner.h: RUNNER_READ_CHUNK, RUNNER_OBUF_CAP); the
+/* As the runner reads (runner_worker.h: RUNNER_READ_CHUNK, RUNNER_OBUF_CAP); the
  * module's direct path reads 64 KiB after a held tail of the same bound. */
 #define RUNNER_READ_CHUNK 61440u
 #define RUNNER_OBUF_CAP (RUNNER_READ_CHUNK + CGP_SCAN_LINE_MAX + 64u)

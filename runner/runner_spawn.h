@@ -1,0 +1,28 @@
+/* runner_spawn.h: fork + exec of one script process (runner_spawn.c). */
+#ifndef RUNNER_SPAWN_H
+#define RUNNER_SPAWN_H
+
+#include "runner_types.h"
+#include "runner_conf.h"
+
+#define RUNNER_SPAWN_MAXFD 4
+typedef struct runner_spawn_spec {
+    const char *path;         /* script; also argv[0] */
+    char **argv;              /* NULL-ended, or NULL for just { path } */
+    const char *dir;          /* chdir target */
+    char **envp;
+    int fds[RUNNER_SPAWN_MAXFD]; /* become the child's 0..nfds-1 */
+    int nfds;
+    int exec_fd;              /* write end of the exec error pipe (CLOEXEC) */
+    const runner_pool_set *set; /* user and rlimits */
+} runner_spawn_spec;
+/* Where a child failed before exec, as reported on the exec pipe. */
+enum runner_stage { RUNNER_STAGE_SETSID = 1, RUNNER_STAGE_CREDS, RUNNER_STAGE_CHDIR,
+                    RUNNER_STAGE_FDS, RUNNER_STAGE_EXEC, RUNNER_STAGE_RLIMIT };
+pid_t runner_spawn(const runner_spawn_spec *s);
+const char *runner_spawn_stage(unsigned stage);
+int runner_random_hex(char *out, size_t nhex);
+/* Appends the pool's configured environment to envp (NULL-ended, cap slots). */
+size_t runner_spawn_env(const runner_pool_set *set, char **envp, size_t n, size_t cap);
+
+#endif

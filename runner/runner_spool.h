@@ -1,0 +1,31 @@
+/* runner_spool.h: a request body on its way to the script (runner_spool.c). */
+#ifndef RUNNER_SPOOL_H
+#define RUNNER_SPOOL_H
+
+#include "runner_buf.h"
+
+#define RUNNER_SPOOL_MEM        (1024u * 1024u) /* body bytes kept in memory, then a temp file */
+
+/* Body bytes not yet written to the script: memory first, then an unlinked
+ * file in the spool directory. Owned by its request. */
+typedef struct runner_spool {
+    runner_buf mem;      /* the oldest pending bytes */
+    int fd;              /* temp file, -1: none yet */
+    uint64_t file_wr;    /* temp file holds [file_rd, file_wr) */
+    uint64_t file_rd;
+    uint64_t total;      /* bytes ever appended */
+} runner_spool;
+
+/* Makes (0700) or checks the spool directory; 0, or -1 with err. */
+int runner_spool_setup(const char *dir, char *err, size_t errlen);
+void runner_spool_init(runner_spool *s);
+/* Past mem_cap bytes in memory the rest goes to the file, which may hold at
+ * most file_cap bytes (else -1, errno EFBIG). */
+int runner_spool_append(runner_spool *s, const void *d, size_t n, size_t mem_cap,
+                        uint64_t file_cap);
+uint64_t runner_spool_pending(const runner_spool *s);
+int runner_spool_flush(runner_spool *s, int fd); /* 0 empty, 1 EAGAIN, -1 errno */
+void runner_spool_discard(runner_spool *s);
+void runner_spool_free(runner_spool *s);
+
+#endif
