@@ -443,37 +443,29 @@ int cgiplus_direct_grant(cgiplus_req *q, const cgp_grant *g)
 
 apr_status_t cgiplus_direct_wait_first(cgiplus_req *q)
 {
-    apr_socket_t *cs = cgiplus_resp_client_socket(q);
+    cgiplus_client_watch w;
     apr_os_sock_t fd = -1;
     apr_status_t rv = APR_SUCCESS;
-    int client_eof = 0;
 
-    if (cs && apr_os_sock_get(&fd, cs) != APR_SUCCESS)
+    cgiplus_resp_watch_init(q, &w);
+    if (w.cs && apr_os_sock_get(&fd, w.cs) != APR_SUCCESS)
         fd = -1;
     while (rv == APR_SUCCESS && q->out_len == 0 && !q->got_end) {
-        int client_rd = 0, st;
+        int client_rd = 0;
 
-        rv = direct_step(q, -1, fd, client_eof, &client_rd);
+        rv = direct_step(q, -1, fd, w.eof, &client_rd);
         if (rv != APR_SUCCESS || !client_rd || q->out_len || q->got_end)
             continue;
-        st = client_rd == 2 ? 1 : cgiplus_resp_client_state(cs);
-        if (st < 0)
-            continue;
-        if (st == 0) {
-            fd = -1; /* a pipelined request: the client is there */
-            continue;
-        }
-        if (st == 2) {
-            /* Half-closed, or closed: only writing can tell (as relayed). */
-            client_eof = 1;
+        if (cgiplus_resp_client_seen(&w, client_rd) != CGIPLUS_CLIENT_GONE) {
+            if (!w.cs)
+                fd = -1; /* it sent more: no longer watched */
             continue;
         }
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, q->r, CGIPLUS_LOGNO(1710)
                       "client connection reset before the response of %s began; worker pid %lu "
                       "is drained and kept", q->r->filename, (unsigned long)q->dx->ch->pid);
-        q->client_gone = 1;
-        q->r->connection->aborted = 1;
-        cgiplus_direct_release(q, 1);
+        if (cgiplus_resp_client_left(q))
+            cgiplus_direct_release(q, 1);
         return APR_ECONNABORTED;
     }
     return rv;

@@ -206,6 +206,8 @@ static int handler_exchange(cgiplus_req *q, unsigned char *frames, apr_size_t fl
         rv = cgiplus_conn_acquire(r, attempt > 0, &q->conn);
         if (rv != APR_SUCCESS) {
             /* cgiplus_conn_acquire logged why */
+            if ((status = cgiplus_req_step(q, CGIPLUS_RE_ERROR)) != OK)
+                return status;
             apr_table_setn(r->err_headers_out, "Retry-After",
                            apr_itoa(r->pool, CGIPLUS_RETRY_AFTER));
             return HTTP_SERVICE_UNAVAILABLE;
@@ -216,14 +218,18 @@ static int handler_exchange(cgiplus_req *q, unsigned char *frames, apr_size_t fl
         rv = cgiplus_body_send_first(q, frames, flen);
         if (rv == APR_SUCCESS && !q->stdin_done)
             rv = cgiplus_body_stream(q, &status);
-        if (rv == APR_SUCCESS)
+        if (rv == APR_SUCCESS) {
+            if (cgiplus_req_step(q, CGIPLUS_RE_SENT) != OK)
+                return HTTP_INTERNAL_SERVER_ERROR;
             rv = cgiplus_resp_wait_first(q);
+        }
         if (rv == APR_SUCCESS || q->client_gone)
             return OK; /* client_gone: ABORT sent and logged, no response */
         if (status) {
             /* the client's side failed (body too large, gone, bad chunk) */
             cgiplus_req_abandon(q);
-            return status;
+            return cgiplus_req_step(q, CGIPLUS_RE_ERROR) != OK ? HTTP_INTERNAL_SERVER_ERROR
+                                                               : status;
         }
         if (attempt == 0 && q->unsent && cgiplus_conn_is_dead(rv)) {
             /* The runner closed the connection before it took a byte of
@@ -235,6 +241,8 @@ static int handler_exchange(cgiplus_req *q, unsigned char *frames, apr_size_t fl
                           "the request; sending %s on a fresh one", r->filename);
             cgiplus_conn_close(q->conn);
             q->conn = NULL;
+            if ((status = cgiplus_req_step(q, CGIPLUS_RE_RETRY)) != OK)
+                return status;
             continue;
         }
         ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, CGIPLUS_LOGNO(1081)
@@ -245,16 +253,17 @@ static int handler_exchange(cgiplus_req *q, unsigned char *frames, apr_size_t fl
                                                    (unsigned long)q->worker_pid)
                                     : "no worker had it yet");
         cgiplus_req_abandon(q);
+        if ((status = cgiplus_req_step(q, CGIPLUS_RE_LOST)) != OK)
+            return status;
         return APR_STATUS_IS_TIMEUP(rv) ? HTTP_GATEWAY_TIME_OUT : HTTP_BAD_GATEWAY;
     }
 }
 
+static int handler_serve(cgiplus_req *q, cgiplus_dir_conf *dc);
+
 int cgiplus_handler(request_rec *r)
 {
     cgiplus_req *q;
-    unsigned char *frames;
-    apr_size_t flen;
-    apr_status_t rv;
     cgiplus_dir_conf *dc = ap_get_module_config(r->per_dir_config, &cgiplus_module);
     int nph, is_included, ret, compat;
 
@@ -296,6 +305,21 @@ int cgiplus_handler(request_rec *r)
     } while (q->reqid == 0);
     apr_pool_cleanup_register(r->pool, q, handler_cleanup, apr_pool_cleanup_null);
 
+    ret = handler_serve(q, dc);
+    if (q->rbad) /* a state change the table refused: logged (CGIPLUS1091) */
+        return r->sent_bodyct ? OK : HTTP_INTERNAL_SERVER_ERROR;
+    return ret;
+}
+
+/* The request after the checks: body, direct path or relay, response. */
+static int handler_serve(cgiplus_req *q, cgiplus_dir_conf *dc)
+{
+    request_rec *r = q->r;
+    unsigned char *frames;
+    apr_size_t flen;
+    apr_status_t rv;
+    int ret;
+
     /* The direct path: persistent workers, no script log (it wants what the
      * runner relays); the body must be read whole (cgiplus_direct_run). */
     q->want_direct = cgiplus_direct_on(dc) && !strcmp(q->mode_name, "cgiplus") && !q->slog &&
@@ -304,17 +328,31 @@ int cgiplus_handler(request_rec *r)
     /* The body, whole if small, before the runner (and a worker) sees the
      * request; its first frame goes out with BEGIN, which says whether it
      * is whole (grant). */
+    if ((ret = cgiplus_req_step(q, CGIPLUS_RE_START)) != OK)
+        return ret;
     cgiplus_body_init(r, &q->in);
-    if ((ret = cgiplus_body_preread(r, &q->in)) != OK)
+    if ((ret = cgiplus_body_preread(r, &q->in)) != OK) {
+        cgiplus_req_step(q, CGIPLUS_RE_ERROR);
         return ret; /* logged */
+    }
+    if ((ret = cgiplus_req_step(q, CGIPLUS_RE_BODY_READ)) != OK)
+        return ret;
 
-    if ((rv = cgiplus_env_pack(q, &frames, &flen)) != APR_SUCCESS)
+    if ((rv = cgiplus_env_pack(q, &frames, &flen)) != APR_SUCCESS) {
+        cgiplus_req_step(q, CGIPLUS_RE_ERROR);
         return HTTP_INTERNAL_SERVER_ERROR; /* logged */
+    }
 
-    if (q->want_direct && (ret = cgiplus_direct_run(q)) != DECLINED) {
-        if (ret == OK)
-            ret = cgiplus_resp_wait_first(q) == APR_SUCCESS || q->client_gone
-                  ? OK : HTTP_BAD_GATEWAY;
+    ret = q->want_direct ? cgiplus_direct_run(q) : DECLINED;
+    if (cgiplus_req_step(q, ret == OK ? CGIPLUS_RE_CLAIMED : ret == DECLINED
+                            ? CGIPLUS_RE_NO_IDLE : CGIPLUS_RE_ERROR) != OK)
+        return HTTP_INTERNAL_SERVER_ERROR;
+    if (ret != DECLINED) {
+        if (ret == OK && cgiplus_resp_wait_first(q) != APR_SUCCESS && !q->client_gone) {
+            ret = HTTP_BAD_GATEWAY;
+            if (cgiplus_req_step(q, CGIPLUS_RE_LOST) != OK)
+                return HTTP_INTERNAL_SERVER_ERROR;
+        }
         if (ret != OK || q->client_gone) {
             cgiplus_req_abandon(q);
             return ret == OK ? OK : cgiplus_fail_status(q, ret);

@@ -15,6 +15,7 @@
 
 #include "cgp_proto.h"
 #include "cgiplus_logno.h"
+#include "cgiplus_reqstate.h"
 
 #define CGIPLUS_EXPORT __attribute__((visibility("default")))
 
@@ -197,7 +198,16 @@ typedef struct cgiplus_req {
     const cgiplus_kv *params;  /* the CGI variables (cgiplus_env.c) */
     int nparams;
     struct cgiplus_direct *dx; /* on the direct path: its worker; NULL: relayed */
+    unsigned char rstate;      /* enum cgiplus_rstate: changed by cgiplus_req_step only */
+    int rbad;                  /* a state change the table refuses: it answers 500 */
 } cgiplus_req;
+
+/* The request's state changes (cgiplus_reqstate_step.c, the table in
+ * cgiplus_reqstate.c): OK, or HTTP_INTERNAL_SERVER_ERROR for a pair the
+ * table refuses (logged, q abandoned, q->rbad set). */
+int cgiplus_req_step(cgiplus_req *q, unsigned ev);
+/* The event q->end stands for: SENTINEL, EOF, TIMEOUT or REFUSED. */
+unsigned cgiplus_req_end_event(const cgiplus_req *q);
 
 int cgiplus_handler(request_rec *r);
 /* Nonzero if a frame (or, direct, output) can be read without waiting. */
@@ -247,12 +257,37 @@ apr_status_t cgiplus_resp_wait_first(cgiplus_req *q);
 /* The client's socket while waiting for the response (HTTP/1.x), NULL:
  * none; and what a readable one holds: 1 gone, 0 more data, -1 nothing. */
 apr_socket_t *cgiplus_resp_client_socket(cgiplus_req *q);
-int cgiplus_resp_client_state(apr_socket_t *cs);
+/* What a client socket that polled readable holds, while its request waits
+ * for the first output. EOF: it shut down its sending side, which a client
+ * that waits for its response does too (shutdown(SHUT_WR), nc -N), so it is
+ * no sign it left. */
+enum cgiplus_client_state {
+    CGIPLUS_CLIENT_NOTHING = -1, /* nothing after all */
+    CGIPLUS_CLIENT_THERE = 0,    /* it sent more (a pipelined request) */
+    CGIPLUS_CLIENT_GONE = 1,     /* a reset or another error */
+    CGIPLUS_CLIENT_EOF = 2,
+};
+/* The client watch of one wait (on the caller's stack). */
+typedef struct cgiplus_client_watch {
+    apr_socket_t *cs; /* NULL: not watched (HTTP/2; or it is known to be there) */
+    int eof;          /* its end of file was seen: only a reset or error counts */
+} cgiplus_client_watch;
+void cgiplus_resp_watch_init(cgiplus_req *q, cgiplus_client_watch *w);
+/* The watched socket polled readable (client_rd 2: a hang-up or error after
+ * its end of file): says what that is and updates w (THERE: no longer
+ * watched; EOF: only errors count from now on). One helper for the relay's
+ * wait and the direct path's. */
+int cgiplus_resp_client_seen(cgiplus_client_watch *w, int client_rd);
+/* The client left before the response began: marks q and steps
+ * CLIENT_GONE; nonzero if the caller is to give the worker back. */
+int cgiplus_resp_client_left(cgiplus_req *q);
 /* Logs q->errbuf[0..len) (a CGP_MAX_PAYLOAD + 1 buffer of the script's
  * stderr), a line at a time, in the request's virtual host's error log. */
 void cgiplus_resp_log_stderr(cgiplus_req *q, apr_size_t len);
 /* Reads frames to END, dropping STDOUT (STDERR is still logged). */
 apr_status_t cgiplus_resp_drain(cgiplus_req *q);
+/* Drains, then finishes (or abandons, a LOST in DRAIN) the request. */
+void cgiplus_resp_drain_rest(cgiplus_req *q);
 /* Parses headers and streams the response; returns an HTTP status or OK. */
 int cgiplus_resp_handle(cgiplus_req *q);
 /* Maps a non-ok END (before any output) to an HTTP status. */

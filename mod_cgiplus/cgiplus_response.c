@@ -150,6 +150,9 @@ apr_status_t cgiplus_resp_read_frame(cgiplus_req *q)
         if ((crc = cgp_grant_unpack(eb, CGP_GRANT_LEN, &g)) != CGP_OK)
             return resp_proto_error(q, apr_psprintf(q->r->pool, "GRANT: %s",
                                                     cgp_strerror(crc)));
+        /* After an ABORT the worker goes back unused: no state change. */
+        if (!q->aborting && cgiplus_req_step(q, CGIPLUS_RE_GRANTED) != OK)
+            return APR_EGENERAL;
         /* The runner is done with the request: the connection is free. */
         cgiplus_conn_release(q->conn);
         q->conn = NULL;
@@ -188,12 +191,8 @@ apr_socket_t *cgiplus_resp_client_socket(cgiplus_req *q)
     return ap_get_conn_socket(c);
 }
 
-/* What a readable client socket holds: 1 the client is gone (a reset or
- * another error), 0 it sent more (a pipelined request: it is still there),
- * 2 end of file: it shut down its sending side, which a client that waits
- * for its response does too (shutdown(SHUT_WR), nc -N), so this is no sign
- * it left; -1 nothing after all. */
-int cgiplus_resp_client_state(apr_socket_t *cs)
+/* What a readable client socket holds (enum cgiplus_client_state). */
+static int resp_client_state(apr_socket_t *cs)
 {
     apr_os_sock_t fd;
     ssize_t n;
@@ -205,12 +204,40 @@ int cgiplus_resp_client_state(apr_socket_t *cs)
         n = recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
     while (n < 0 && errno == EINTR);
     if (n > 0)
-        return 0;
+        return CGIPLUS_CLIENT_THERE;
     if (n == 0)
-        return 2;
+        return CGIPLUS_CLIENT_EOF;
     if (errno == EAGAIN || errno == EWOULDBLOCK)
-        return -1;
-    return 1;
+        return CGIPLUS_CLIENT_NOTHING;
+    return CGIPLUS_CLIENT_GONE;
+}
+
+void cgiplus_resp_watch_init(cgiplus_req *q, cgiplus_client_watch *w)
+{
+    w->cs = cgiplus_resp_client_socket(q);
+    w->eof = 0;
+}
+
+int cgiplus_resp_client_seen(cgiplus_client_watch *w, int client_rd)
+{
+    /* after its end of file, only a hang-up or error is reported */
+    int st = client_rd == 2 ? CGIPLUS_CLIENT_GONE : resp_client_state(w->cs);
+
+    if (st == CGIPLUS_CLIENT_THERE)
+        w->cs = NULL; /* a pipelined request: the client is there */
+    else if (st == CGIPLUS_CLIENT_EOF)
+        /* Half-closed, or closed: only writing can tell. It gets its
+         * response; a client that is gone fails the first write
+         * (CGIPLUS1070) or resets the socket meanwhile. */
+        w->eof = 1;
+    return st;
+}
+
+int cgiplus_resp_client_left(cgiplus_req *q)
+{
+    q->client_gone = 1;
+    q->r->connection->aborted = 1;
+    return cgiplus_req_step(q, CGIPLUS_RE_CLIENT_GONE) == OK;
 }
 
 /* Waits up to q->timeout until the runner or the client is readable; with
@@ -249,17 +276,17 @@ static apr_status_t resp_wait_both(cgiplus_req *q, apr_socket_t *cs, int client_
 
 apr_status_t cgiplus_resp_wait_first(cgiplus_req *q)
 {
-    apr_socket_t *cs = cgiplus_resp_client_socket(q);
+    cgiplus_client_watch w;
     apr_status_t rv = APR_SUCCESS;
-    int client_eof = 0;
 
     if (q->dx)
         return cgiplus_direct_wait_first(q);
+    cgiplus_resp_watch_init(q, &w);
     while (rv == APR_SUCCESS && q->out_len == 0 && !q->got_end) {
-        int runner_rd = 1, client_rd = 0, st;
+        int runner_rd = 1, client_rd = 0;
 
-        if (cs && (rv = resp_wait_both(q, cs, client_eof, &runner_rd,
-                                       &client_rd)) != APR_SUCCESS)
+        if (w.cs && (rv = resp_wait_both(q, w.cs, w.eof, &runner_rd,
+                                         &client_rd)) != APR_SUCCESS)
             break;
         if (runner_rd) {
             rv = cgiplus_resp_read_frame(q);
@@ -267,23 +294,8 @@ apr_status_t cgiplus_resp_wait_first(cgiplus_req *q)
                 return cgiplus_direct_wait_first(q); /* GRANT: ours from now on */
             continue;
         }
-        if (!client_rd)
+        if (!client_rd || cgiplus_resp_client_seen(&w, client_rd) != CGIPLUS_CLIENT_GONE)
             continue;
-        /* after its end of file, only a hang-up or error is reported */
-        st = client_rd == 2 ? 1 : cgiplus_resp_client_state(cs);
-        if (st < 0)
-            continue;
-        if (st == 0) {
-            cs = NULL; /* a pipelined request: the client is there */
-            continue;
-        }
-        if (st == 2) {
-            /* Half-closed, or closed: only writing can tell. It gets its
-             * response; a client that is gone fails the first write
-             * (CGIPLUS1070) or resets the socket meanwhile (below). */
-            client_eof = 1;
-            continue;
-        }
         /* Reset while queued or waiting for its worker: the runner drops
          * the request (a queued one never runs); nobody gets a response. */
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, q->r, CGIPLUS_LOGNO(1077)
@@ -292,9 +304,8 @@ apr_status_t cgiplus_resp_wait_first(cgiplus_req *q)
                       q->worker_pid ? apr_psprintf(q->r->pool, "worker pid %lu",
                                                    (unsigned long)q->worker_pid)
                                     : "no worker yet");
-        q->client_gone = 1;
-        q->r->connection->aborted = 1;
-        cgiplus_req_abort(q);
+        if (cgiplus_resp_client_left(q))
+            cgiplus_req_abort(q);
         return APR_ECONNABORTED;
     }
     return rv;
@@ -310,6 +321,17 @@ apr_status_t cgiplus_resp_drain(cgiplus_req *q)
         if (q->got_end || rv != APR_SUCCESS)
             return rv;
         rv = cgiplus_resp_read_frame(q);
+    }
+}
+
+void cgiplus_resp_drain_rest(cgiplus_req *q)
+{
+    if (cgiplus_resp_drain(q) != APR_SUCCESS) {
+        cgiplus_req_step(q, CGIPLUS_RE_LOST); /* DRAIN: the answer is decided */
+        cgiplus_req_abandon(q);
+    }
+    else {
+        cgiplus_req_finish(q);
     }
 }
 
@@ -460,6 +482,8 @@ static int resp_stream(cgiplus_req *q)
                               "sending ABORT to the runner", r->filename);
                 apr_brigade_cleanup(q->out);
                 q->out_len = 0;
+                if (cgiplus_req_step(q, CGIPLUS_RE_CLIENT_GONE) != OK)
+                    return HTTP_INTERNAL_SERVER_ERROR;
                 cgiplus_req_abort(q);
                 return OK;
             }
@@ -470,10 +494,14 @@ static int resp_stream(cgiplus_req *q)
                           "lost the runner in the middle of the response of %s; "
                           "cutting the client connection", r->filename);
             cgiplus_req_abandon(q);
+            if (cgiplus_req_step(q, CGIPLUS_RE_LOST) != OK)
+                return HTTP_INTERNAL_SERVER_ERROR;
             return resp_cut(q, bb);
         }
     }
 
+    if (cgiplus_req_step(q, cgiplus_req_end_event(q)) != OK)
+        return HTTP_INTERNAL_SERVER_ERROR;
     if (q->end.outcome != CGP_O_OK) {
         char how[64] = "";
 
@@ -558,15 +586,20 @@ static int resp_head(cgiplus_req *q)
         if (q->got_end)
             break;
         if (left <= 0 || !cgiplus_req_readable(q, left))
-            return resp_stream(q);
+            return cgiplus_req_step(q, CGIPLUS_RE_HOLD_OVER) != OK ? HTTP_INTERNAL_SERVER_ERROR
+                                                                   : resp_stream(q);
         if ((rv = cgiplus_resp_read_frame(q)) != APR_SUCCESS) {
             ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, CGIPLUS_LOGNO(1400)
                           "lost the runner while holding the header of HEAD %s "
                           "for its end; answering 502", r->filename);
             cgiplus_req_abandon(q);
+            if (cgiplus_req_step(q, CGIPLUS_RE_LOST) != OK)
+                return HTTP_INTERNAL_SERVER_ERROR;
             return resp_fail(q, HTTP_BAD_GATEWAY, "lost the runner during a HEAD response");
         }
     }
+    if (cgiplus_req_step(q, cgiplus_req_end_event(q)) != OK)
+        return HTTP_INTERNAL_SERVER_ERROR;
     if (q->end.outcome != CGP_O_OK) {
         ret = cgiplus_resp_end_status(q);
         cgiplus_req_finish(q);
@@ -584,13 +617,18 @@ int cgiplus_resp_handle(cgiplus_req *q)
 
     if (q->out_len == 0) {
         /* END came before any output */
+        if (cgiplus_req_step(q, cgiplus_req_end_event(q)) != OK)
+            return HTTP_INTERNAL_SERVER_ERROR;
         ret = cgiplus_resp_end_status(q);
         cgiplus_req_finish(q);
         return resp_fail(q, ret, NULL);
     }
+    if (cgiplus_req_step(q, CGIPLUS_RE_OUTPUT) != OK)
+        return HTTP_INTERNAL_SERVER_ERROR;
     q->io_status = APR_SUCCESS;
     if (q->nph && (ret = cgiplus_header_nph(q, &why)) == OK)
-        return resp_nph(q);
+        return cgiplus_req_step(q, CGIPLUS_RE_HEADER) != OK ? HTTP_INTERNAL_SERVER_ERROR
+                                                            : resp_nph(q);
     if (!q->nph)
         ret = cgiplus_header_scan(q, &why);
     /* CGI has its own framing: let the core choose C-L or chunked from
@@ -608,6 +646,8 @@ int cgiplus_resp_handle(cgiplus_req *q)
             ap_log_rerror(APLOG_MARK, APLOG_ERR, q->io_status, r, CGIPLUS_LOGNO(1074)
                           "timed out reading the header of %s", r->filename);
             cgiplus_req_abandon(q);
+            if (cgiplus_req_step(q, CGIPLUS_RE_LOST) != OK)
+                return HTTP_INTERNAL_SERVER_ERROR;
             return resp_fail(q, HTTP_GATEWAY_TIME_OUT, "timed out reading the header");
         }
         if (q->io_status != APR_SUCCESS) {
@@ -615,10 +655,14 @@ int cgiplus_resp_handle(cgiplus_req *q)
                           "lost the runner while reading the header of %s",
                           r->filename);
             cgiplus_req_abandon(q);
+            if (cgiplus_req_step(q, CGIPLUS_RE_LOST) != OK)
+                return HTTP_INTERNAL_SERVER_ERROR;
             return resp_fail(q, HTTP_BAD_GATEWAY, why);
         }
         if (q->got_end && q->end.outcome != CGP_O_OK) {
             /* the script failed inside its header: that is the reason */
+            if (cgiplus_req_step(q, cgiplus_req_end_event(q)) != OK)
+                return HTTP_INTERNAL_SERVER_ERROR;
             ret = cgiplus_resp_end_status(q);
             cgiplus_req_finish(q);
             return resp_fail(q, ret, NULL);
@@ -627,6 +671,8 @@ int cgiplus_resp_handle(cgiplus_req *q)
             ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1076)
                           "bad header from script %s: %s; answering %d",
                           r->filename, why, cgiplus_fail_status(q, HTTP_BAD_GATEWAY));
+            if (cgiplus_req_step(q, CGIPLUS_RE_BAD_HEADER) != OK)
+                return HTTP_INTERNAL_SERVER_ERROR;
             /* the rest of the output is of no use; keep the connection
              * only if the runner can end the request cleanly */
             if (q->got_end)
@@ -636,10 +682,12 @@ int cgiplus_resp_handle(cgiplus_req *q)
             return resp_fail(q, HTTP_BAD_GATEWAY, why);
         }
         /* 304 or 412 from the conditional checks: drop the output. */
-        if (cgiplus_resp_drain(q) != APR_SUCCESS)
-            cgiplus_req_abandon(q);
-        else
-            cgiplus_req_finish(q);
+        if (cgiplus_req_step(q, CGIPLUS_RE_DIVERT) != OK)
+            return HTTP_INTERNAL_SERVER_ERROR;
+        cgiplus_resp_drain_rest(q);
+        if (cgiplus_req_step(q, ret == HTTP_NOT_MODIFIED ? CGIPLUS_RE_FINISH
+                                                         : CGIPLUS_RE_ERROR) != OK)
+            return HTTP_INTERNAL_SERVER_ERROR;
         if (ret == HTTP_NOT_MODIFIED) {
             /* as mod_cgi: no error document, so mod_cache validation works */
             r->status = ret;
@@ -650,15 +698,17 @@ int cgiplus_resp_handle(cgiplus_req *q)
 
     /* X-CGIplus-File: the static fast path sends that file instead */
     if ((ret = cgiplus_static_offload(q)) != DECLINED)
-        return ret;
+        return cgiplus_req_step(q, ret == OK ? CGIPLUS_RE_FINISH : CGIPLUS_RE_ERROR) != OK
+               ? HTTP_INTERNAL_SERVER_ERROR : ret;
 
     location = apr_table_get(r->headers_out, "Location");
     if (location && r->status == HTTP_OK) {
         /* A redirect, internal or not: the rest of the output is dropped. */
-        if (cgiplus_resp_drain(q) != APR_SUCCESS)
-            cgiplus_req_abandon(q);
-        else
-            cgiplus_req_finish(q);
+        if (cgiplus_req_step(q, CGIPLUS_RE_DIVERT) != OK)
+            return HTTP_INTERNAL_SERVER_ERROR;
+        cgiplus_resp_drain_rest(q);
+        if (cgiplus_req_step(q, CGIPLUS_RE_FINISH) != OK)
+            return HTTP_INTERNAL_SERVER_ERROR;
         if (location[0] == '/') {
             /* The body is read already; the redirect is always a GET. */
             r->method = "GET";
@@ -669,5 +719,7 @@ int cgiplus_resp_handle(cgiplus_req *q)
         }
         return HTTP_MOVED_TEMPORARILY;
     }
+    if (cgiplus_req_step(q, r->header_only ? CGIPLUS_RE_HEADER_HEAD : CGIPLUS_RE_HEADER) != OK)
+        return HTTP_INTERNAL_SERVER_ERROR;
     return r->header_only ? resp_head(q) : resp_stream(q);
 }

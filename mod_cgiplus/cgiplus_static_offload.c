@@ -58,10 +58,9 @@ int cgiplus_static_offload(cgiplus_req *q)
     apr_table_unset(r->headers_out, CGIPLUS_OFFLOAD_HEADER);
     apr_table_unset(r->err_headers_out, CGIPLUS_OFFLOAD_HEADER);
     /* Whatever the script wrote after its header is not the response. */
-    if (cgiplus_resp_drain(q) != APR_SUCCESS)
-        cgiplus_req_abandon(q);
-    else
-        cgiplus_req_finish(q);
+    if (cgiplus_req_step(q, CGIPLUS_RE_DIVERT) != OK)
+        return HTTP_INTERNAL_SERVER_ERROR;
+    cgiplus_resp_drain_rest(q);
 
     if (path[0] != '/' || !ap_normalize_path(path, AP_NORMALIZE_NOT_ABOVE_ROOT |
                                                    AP_NORMALIZE_MERGE_SLASHES)) {

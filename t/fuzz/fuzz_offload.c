@@ -12,9 +12,8 @@
 #include <stdint.h>
 
 /* The request machinery offload.c refers to; not reached from offload_root. */
-apr_status_t cgiplus_resp_drain(cgiplus_req *q) { (void)q; abort(); }
-void cgiplus_req_abandon(cgiplus_req *q) { (void)q; abort(); }
-void cgiplus_req_finish(cgiplus_req *q) { (void)q; abort(); }
+int cgiplus_req_step(cgiplus_req *q, unsigned ev) { (void)q; (void)ev; abort(); }
+void cgiplus_resp_drain_rest(cgiplus_req *q) { (void)q; abort(); }
 int cgiplus_static_respond(request_rec *r, cgiplus_static_mount *m, const char *rel,
                            cgiplus_serve_e mode)
 {
