@@ -597,7 +597,9 @@ static void read_err(runner_worker *w, int drain)
 {
     char buf[8192];
     for (int i = 0; drain || i < 4; i++) {
-        if (w->ev_err.fd < 0)
+        /* Published (perhaps by the read before): a child may hold it and
+         * read its stderr now; only a dead worker's rest is taken. */
+        if (w->ev_err.fd < 0 || (w->published && !drain))
             return;
         if (!drain && runner_worker_out_paused(w))
             return;
@@ -781,7 +783,10 @@ static void out_eof(runner_worker *w)
 static void read_out_all(runner_worker *w, int drain)
 {
     for (int i = 0; drain || i < 4; i++) {
-        if (w->ev_out.fd < 0)
+        /* The read before may have ended its request and published it (or
+         * an event was already pending): a child may have claimed it since,
+         * and what it writes now is that child's response. */
+        if (w->ev_out.fd < 0 || w->published)
             return;
         if (!drain && runner_worker_out_paused(w))
             return;
