@@ -1204,7 +1204,7 @@ void runner_worker_kill(runner_worker *w, int sig)
         kill(w->pid, sig);
 }
 
-void runner_worker_adopt(runner_worker *w, uint64_t bound)
+void runner_worker_adopt(runner_worker *w, uint64_t bound, int no_abort)
 {
     runner_req *r = runner_req_new(NULL, 0, "(drain)", 7);
     if (!r) {
@@ -1228,10 +1228,18 @@ void runner_worker_adopt(runner_worker *w, uint64_t bound)
     /* as an orphan's: one output timeout, httpd's Timeout where none */
     if (!bound)
         bound = runner_g.conf.http_timeout ? runner_g.conf.http_timeout : RUNNER_DRAIN_MS;
-    w->dl_drain = runner_g.now + bound;
+    if (no_abort) {
+        /* A no-abort orphan, as one of the relay (runner_worker_orphaned):
+         * past the bound it is stopped as a timeout (2084), not killed. */
+        r->no_abort = 1;
+        w->t_orphan = runner_g.now;
+        w->dl_orphan_max = runner_g.now + bound;
+    } else {
+        w->dl_drain = runner_g.now + bound;
+    }
     runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2505) "draining worker pid %ld of %s to its "
                "sentinel (at most %llu ms), then it serves again", (long)w->pid,
-               w->pool->script, (unsigned long long)(w->dl_drain - runner_g.now));
+               w->pool->script, (unsigned long long)bound);
     runner_worker_update(w);
     runner_worker_rearm(w);
     read_out(w, 0); /* it may be there already */
