@@ -85,6 +85,7 @@ enum cgp_tstate {
 #define CGP_TS_DRAIN  16u /* RETURNED: mid-response; drain to its sentinel, reuse */
 #define CGP_TS_EOF    32u /* RETURNED: it closed its stdout (it is dying): reap it */
 #define CGP_TS_BROKEN 64u /* RETURNED: it broke the protocol (answers unread): stop it */
+#define CGP_TS_NOABORT 128u /* with DRAIN: Script-Control no-abort, an orphan as relayed */
 
 #define CGP_TGEN_MASK 0xffffffu
 

@@ -401,7 +401,8 @@ void cgiplus_direct_release(cgiplus_req *q, int client_gone)
         /* Mid-response: the runner reads it to its sentinel, then reuses it. */
         /* one output timeout more, as an orphan of the relay; 0: httpd's Timeout */
         atomic_store(&s->drain_ms, atomic_load(&x->tp->tmo_output));
-        add = CGP_TS_DRAIN;
+        /* no-abort: stopped past the bound as a relayed orphan is (2084) */
+        add = CGP_TS_DRAIN | (x->no_abort ? CGP_TS_NOABORT : 0);
         target = CGP_TS_RETURNED;
     }
     else {

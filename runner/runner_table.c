@@ -431,7 +431,7 @@ static void take_returned(runner_worker *w)
     w->published = 0;
     runner_worker_sync(w);
     uint32_t fl = atomic_fetch_and(&s->flags, ~(CGP_TS_KILL | CGP_TS_DRAIN | CGP_TS_RETIRE |
-                                                CGP_TS_EOF | CGP_TS_BROKEN));
+                                                CGP_TS_EOF | CGP_TS_BROKEN | CGP_TS_NOABORT));
     if (fl & CGP_TS_EOF) {
         runner_worker_gone(w); /* it dies by itself; its exit says how */
     } else if (fl & CGP_TS_BROKEN) {
@@ -439,7 +439,7 @@ static void take_returned(runner_worker *w)
     } else if (fl & CGP_TS_KILL) {
         runner_worker_stop(w, RUNNER_END_TIMEOUT, 1);
     } else if (fl & CGP_TS_DRAIN) {
-        runner_worker_adopt(w, atomic_load(&s->drain_ms));
+        runner_worker_adopt(w, atomic_load(&s->drain_ms), (fl & CGP_TS_NOABORT) != 0);
     } else {
         uint64_t maxr = w->pool->set.v[RUNNER_S_MAX_REQUESTS];
         runner_wend why = w->retire ? w->retire
@@ -490,7 +490,7 @@ void runner_table_child_gone(pid_t pid)
             runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2502) "httpd child pid %ld went away "
                        "holding worker pid %ld of %s; draining it", (long)pid, (long)w->pid,
                        w->pool->script);
-            runner_worker_adopt(w, w->pool->set.v[RUNNER_S_TIMEOUT_OUTPUT]);
+            runner_worker_adopt(w, w->pool->set.v[RUNNER_S_TIMEOUT_OUTPUT], 0);
         } else if (cgp_tword_state(atomic_load(&s->word)) == CGP_TS_RETURNED) {
             take_returned(w);
         }

@@ -604,7 +604,9 @@ static void read_err(runner_worker *w, int drain)
 {
     char buf[8192];
     for (int i = 0; drain || i < 4; i++) {
-        if (w->ev_err.fd < 0)
+        /* Published (perhaps by the read before): a child may hold it and
+         * read its stderr now; only a dead worker's rest is taken. */
+        if (w->ev_err.fd < 0 || (w->published && !drain))
             return;
         if (!drain && runner_worker_out_paused(w))
             return;
@@ -819,7 +821,10 @@ static void out_eof(runner_worker *w)
 static void read_out_all(runner_worker *w, int drain)
 {
     for (int i = 0; drain || i < 4; i++) {
-        if (w->ev_out.fd < 0)
+        /* The read before may have ended its request and published it (or
+         * an event was already pending): a child may have claimed it since,
+         * and what it writes now is that child's response. */
+        if (w->ev_out.fd < 0 || w->published)
             return;
         if (!drain && runner_worker_out_paused(w))
             return;
@@ -1237,7 +1242,7 @@ void runner_worker_kill(runner_worker *w, int sig)
         kill(w->pid, sig);
 }
 
-void runner_worker_adopt(runner_worker *w, uint64_t bound)
+void runner_worker_adopt(runner_worker *w, uint64_t bound, int no_abort)
 {
     runner_req *r = runner_req_new(NULL, 0, "(drain)", 7);
     if (!r) {
@@ -1261,10 +1266,18 @@ void runner_worker_adopt(runner_worker *w, uint64_t bound)
     /* as an orphan's: one output timeout, httpd's Timeout where none */
     if (!bound)
         bound = runner_g.conf.http_timeout ? runner_g.conf.http_timeout : RUNNER_DRAIN_MS;
-    w->dl_drain = runner_g.now + bound;
+    if (no_abort) {
+        /* A no-abort orphan, as one of the relay (runner_worker_orphaned):
+         * past the bound it is stopped as a timeout (2084), not killed. */
+        r->no_abort = 1;
+        w->t_orphan = runner_g.now;
+        w->dl_orphan_max = runner_g.now + bound;
+    } else {
+        w->dl_drain = runner_g.now + bound;
+    }
     runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2505) "draining worker pid %ld of %s to its "
                "sentinel (at most %llu ms), then it serves again", (long)w->pid,
-               w->pool->script, (unsigned long long)(w->dl_drain - runner_g.now));
+               w->pool->script, (unsigned long long)bound);
     runner_worker_update(w);
     runner_worker_rearm(w);
     read_out(w, 0); /* it may be there already */

@@ -158,7 +158,8 @@ void runner_worker_want_back(runner_worker *w);
 void runner_worker_take_stderr(runner_worker *w);
 void runner_worker_gone(runner_worker *w);
 /* Takes back a worker mid-response: its output is read to the sentinel and
- * dropped, then it is idle again; killed if that takes over bound ms. */
-void runner_worker_adopt(runner_worker *w, uint64_t bound);
+ * dropped, then it is idle again; killed if that takes over bound ms (a
+ * no-abort one is stopped then, as a timeout: CGIPLUS2084). */
+void runner_worker_adopt(runner_worker *w, uint64_t bound, int no_abort);
 
 #endif

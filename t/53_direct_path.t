@@ -139,7 +139,14 @@ if ($maxms >= 10000) { # what happened meanwhile: the slowest requests, the log
 }
 # A missed wake-up would wait out CGIplusQueueWait (20 s: 503) or Timeout.
 ok t_cmp($maxms < 10000 ? 1 : 0, 1, "the slowest took $q->{max}: no missed wake-up");
+my $at50 = -s $logf;
 my $q2 = h2load(20000, 50, '/direct/small/hello');
+if ($q2->{two} != 20000) { # what h2load saw, and the event MPM closing connections
+    print STDERR map { "# $_\n" } split /\n/, $q2->{out};
+    open my $lf, '<', $logf or die "$logf: $!";
+    seek $lf, $at50, 0;
+    print STDERR map { "# $_" } grep { /All workers are busy|MaxRequestWorkers|scoreboard is full/ } <$lf>;
+}
 ok t_cmp($q2->{two}, 20000, '20000 more at c50: all 200');
 my $h2c = Apache::Test::config()->port('cgiplus_h2c');
 my $o2 = `h2load -n 20000 -c 20 -m 10 http://127.0.0.1:$h2c/direct/small/hello 2>&1`;

@@ -1,0 +1,66 @@
+# A worker passes between the runner and the httpd children: the runner
+# relays a queued request on it, publishes it when the response ends, and a
+# child may claim it at once. From then on its stdout is the child's: the
+# runner must not read it, or it takes the child's response (logged as
+# output after the sentinel, CGIPLUS2025) and the child waits until httpd's
+# Timeout. The runner's reads are slowed (strace -e inject) so that a child
+# claims the worker while the runner is still in its read loop; c4 on the
+# two workers of /direct/small/ sends some requests through the queue.
+# Before the fix this failed 3 runs of 3 (one request a 504 after 60 s).
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use Apache::TestRequest qw(GET);
+use Time::HiRes qw(sleep time);
+
+plan tests => 4, need_cgiplus_tools();
+
+sub need_cgiplus_tools {
+    my @miss = grep { system("command -v $_ >/dev/null 2>&1") != 0 } qw(strace h2load);
+    return @miss ? skip("needs @miss") : 1;
+}
+
+my $vars = Apache::Test::config()->{vars};
+my $port = $vars->{port};
+my $logf = "$vars->{t_logs}/error_log";
+
+open my $pf, '<', "$vars->{t_logs}/cgiplus-runner.pid" or die "runner pid file: $!";
+chomp(my $runner = <$pf>);
+
+# Every child knows the pool (the runner named it): requests go direct
+# whenever the worker is free, through the runner's queue when it is not.
+system("h2load --h1 -n 200 -c 8 http://127.0.0.1:$port/direct/small/hello >/dev/null 2>&1");
+GET('/direct/small/hello') for 1 .. 30;
+
+my $before = -s $logf;
+my $trace = "$vars->{t_logs}/strace-handover-$$.txt";
+unlink $trace;
+my @tids = map { m{/(\d+)$} ? $1 : () } glob("/proc/$runner/task/*");
+my $st = fork // die "fork: $!";
+if (!$st) {
+    open STDERR, '>', '/dev/null';
+    # every read of the runner waits 20 ms before it is made
+    exec 'strace', '-qq', '-s', '8', '-e', 'trace=read', '-e', 'inject=read:delay_enter=20000',
+         '-o', $trace, map { ('-p', $_) } @tids;
+    exit 127;
+}
+sleep 1.5; # strace attaches
+my $t0 = time;
+my $o = `h2load --h1 -n 4000 -c 4 http://127.0.0.1:$port/direct/small/hello 2>&1`;
+my $secs = time - $t0;
+kill 'INT', $st;
+waitpid $st, 0;
+
+my ($two) = $o =~ /status codes: (\d+) 2xx/;
+ok t_cmp($two // 0, 4000, "4000 requests at c4 on a pool of two workers, the runner slowed: all 200")
+    or print STDERR map { "# $_\n" } split /\n/, $o;
+open my $tf, '<', $trace or die "$trace: $!";
+my $relayed = () = do { local $/; <$tf> } =~ /^\d*\s*read\(\d+, "CP\\1\\3/mg;
+ok t_cmp($relayed > 0 ? 1 : 0, 1, "some went through the runner's queue ($relayed)");
+ok t_cmp($secs < 50 ? 1 : 0, 1, sprintf('none waited for a response that never came (%.1f s in all)', $secs));
+open my $lf, '<', $logf or die "$logf: $!";
+seek $lf, $before, 0;
+my @junk = grep { /CGIPLUS2025:/ } <$lf>;
+ok t_cmp(scalar(@junk), 0, 'the runner read no output of a worker a child held (no CGIPLUS2025)')
+    or print STDERR map { "# $_" } @junk;
