@@ -47,45 +47,7 @@ static void direct_answer(cgiplus_req *q, const char *text)
     x->in_len += n + 1;
 }
 
-/* As the runner reads it. */
-apr_int64_t cgiplus_direct_minutes(const char *p, apr_size_t len)
-{
-    apr_uint64_t whole = 0, frac = 0, fdiv = 1, unit = 60000;
-    apr_size_t i = 0;
-
-    if (len == 4 && !strncasecmp(p, "none", 4))
-        return -1;
-    if (len == 0 || len > 24)
-        return -2;
-    while (i < len && p[i] >= '0' && p[i] <= '9')
-        whole = whole * 10 + (apr_uint64_t)(p[i++] - '0');
-    if (i == 0)
-        return -2;
-    if (i < len && p[i] == '.') {
-        for (i++; i < len && p[i] >= '0' && p[i] <= '9' && fdiv < 1000000; i++) {
-            frac = frac * 10 + (apr_uint64_t)(p[i] - '0');
-            fdiv *= 10;
-        }
-    }
-    if (i < len) {
-        apr_size_t u = len - i;
-
-        if (u == 2 && !strncasecmp(p + i, "ms", 2))
-            unit = 1;
-        else if (u == 1 && (p[i] == 's' || p[i] == 'S'))
-            unit = 1000;
-        else if (u == 1 && (p[i] == 'm' || p[i] == 'M'))
-            unit = 60000;
-        else if (u == 1 && (p[i] == 'h' || p[i] == 'H'))
-            unit = 3600000;
-        else
-            return -2;
-    }
-    if (whole > 1000000000u)
-        return -2;
-    return (apr_int64_t)(whole * unit + frac * unit / fdiv);
-}
-
+/* Durations are read by cgp_parse_minutes, as the runner reads them. */
 static const char *direct_say_time(cgiplus_req *q, const char *what, apr_int64_t v)
 {
     if (v < 0)
@@ -130,7 +92,7 @@ void cgiplus_direct_callout(cgiplus_req *q, const unsigned char *line, apr_size_
     }
     else if (cgp_callout_is(&c, "LIFETIME") || cgp_callout_is(&c, "TIMEOUT-OUTPUT") ||
              cgp_callout_is(&c, "TIMEOUT-NOPROGRESS")) {
-        apr_int64_t v = cgiplus_direct_minutes(par, plen);
+        apr_int64_t v = cgp_parse_minutes(par, plen);
 
         if (v == -2) {
             ans = apr_psprintf(q->r->pool, "400 %.*s wants minutes, 0 or none",
@@ -195,7 +157,7 @@ void cgiplus_direct_script_control(cgiplus_req *q)
                 ;
         }
         apr_collapse_spaces(tok, tok);
-        m = eq ? cgiplus_direct_minutes(val, strcspn(val, " \t")) : -2;
+        m = eq ? cgp_parse_minutes(val, strcspn(val, " \t")) : -2;
         if (!strcasecmp(tok, "no-abort"))
             x->no_abort = 1;
         else if (!strcasecmp(tok, "X-lifetime") && m != -2) {

@@ -10,6 +10,7 @@
 #include "apr_hash.h"
 #include "apr_thread_mutex.h"
 
+#include "cgp_parse.h"
 #include "cgp_scan.h"
 #include "cgp_table.h"
 
@@ -117,9 +118,6 @@ apr_status_t cgiplus_direct_record(cgiplus_req *q, int struct_mode, apr_size_t c
 /* cgiplus_direct_callout.c: callouts answered in the child */
 void cgiplus_direct_callout(cgiplus_req *q, const unsigned char *line, apr_size_t len,
                             int too_long);
-/* "minutes" | "none" | "0", with an optional unit: -1 none, 0 default,
- * >0 ms, -2 bad. */
-apr_int64_t cgiplus_direct_minutes(const char *p, apr_size_t len);
 
 /* cgiplus_direct.c: the request's I/O */
 void cgiplus_direct_end(cgiplus_req *q, int outcome);

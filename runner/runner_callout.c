@@ -220,7 +220,7 @@ void runner_callout_line(runner_worker *w, const unsigned char *line, size_t len
         snprintf(ans, sizeof(ans), "200 logged");
     } else if (cgp_callout_is(&c, "LIFETIME") || cgp_callout_is(&c, "TIMEOUT-OUTPUT") ||
                cgp_callout_is(&c, "TIMEOUT-NOPROGRESS")) {
-        int64_t v = runner_parse_minutes(par, plen);
+        int64_t v = cgp_parse_minutes(par, plen);
         if (v == -2) {
             snprintf(ans, sizeof(ans), "400 %.*s wants minutes, 0 or none",
                      (int)(klen > 40 ? 40 : klen), kw);

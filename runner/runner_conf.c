@@ -173,7 +173,7 @@ int runner_set_parse(runner_set_over *o, const char *name, size_t nlen, const ch
             }
             break;
         case K_TIME:
-            if (runner_parse_duration(val, vlen, 1000, &v) < 0) {
+            if (cgp_parse_duration(val, vlen, 1000, &v) < 0) {
                 *why = "a duration wants N[.F][ms|s|m|h] or none";
                 return -1;
             }
@@ -372,7 +372,7 @@ static int global_key(runner_conf *c, const char *k, const char *v, const char *
     for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
         if (strcmp(k, times[i].name))
             continue;
-        if (runner_parse_duration(v, strlen(v), 1000, &n) < 0 || n < times[i].min) {
+        if (cgp_parse_duration(v, strlen(v), 1000, &n) < 0 || n < times[i].min) {
             *why = "a duration wants N[.F][ms|s|m|h] (and not none)";
             return -1;
         }

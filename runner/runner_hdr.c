@@ -25,7 +25,7 @@ static void directive(runner_hdr *h, const runner_hdr_sink *s, const char *d, si
         nlen--;
     while (vlen && (*val == ' ' || *val == '\t'))
         val++, vlen--;
-    int64_t v = eq ? runner_parse_minutes(val, vlen) : -2;
+    int64_t v = eq ? cgp_parse_minutes(val, vlen) : -2;
 
     if (ieq(d, nlen, "no-abort"))
         c->no_abort = 1;

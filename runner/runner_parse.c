@@ -6,8 +6,6 @@
 #include <string.h>
 #include <strings.h>
 
-#define MS_MAX (UINT64_C(1) << 40) /* ~35 years: no overflow when added to now */
-
 int runner_parse_u64(const char *s, size_t len, uint64_t *out)
 {
     uint64_t v = 0;
@@ -20,58 +18,4 @@ int runner_parse_u64(const char *s, size_t len, uint64_t *out)
     }
     *out = v;
     return 0;
-}
-
-int runner_parse_duration(const char *s, size_t len, uint64_t unit_ms, uint64_t *ms)
-{
-    size_t i = 0, n;
-    uint64_t whole = 0, frac = 0, scale = 1;
-
-    if (len == 4 && strncasecmp(s, "none", 4) == 0) {
-        *ms = 0;
-        return 0;
-    }
-    for (n = 0; i < len && isdigit((unsigned char)s[i]) && n < 12; i++, n++)
-        whole = whole * 10 + (uint64_t)(s[i] - '0');
-    if (n == 0)
-        return -1;
-    if (i < len && s[i] == '.') {
-        i++;
-        for (n = 0; i < len && isdigit((unsigned char)s[i]); i++, n++)
-            if (n < 6) {
-                frac = frac * 10 + (uint64_t)(s[i] - '0');
-                scale *= 10;
-            }
-    }
-    const char *u = s + i;
-    size_t ul = len - i;
-    if (ul == 0)
-        ;
-    else if (ul == 2 && strncasecmp(u, "ms", 2) == 0)
-        unit_ms = 1;
-    else if (ul == 1 && (*u == 's' || *u == 'S'))
-        unit_ms = 1000;
-    else if (ul == 1 && (*u == 'm' || *u == 'M'))
-        unit_ms = 60000;
-    else if (ul == 1 && (*u == 'h' || *u == 'H'))
-        unit_ms = 3600000;
-    else
-        return -1;
-    uint64_t v = whole * unit_ms + frac * unit_ms / scale;
-    if (v > MS_MAX)
-        return -1;
-    if (v == 0 && (whole || frac))
-        v = 1; /* a positive value never rounds down to "none" */
-    *ms = v;
-    return 0;
-}
-
-int64_t runner_parse_minutes(const char *p, size_t len)
-{
-    uint64_t ms;
-    if (len == 4 && strncasecmp(p, "none", 4) == 0)
-        return -1;
-    if (runner_parse_duration(p, len, 60000, &ms) < 0)
-        return -2;
-    return (int64_t)ms; /* 0: the default */
 }
