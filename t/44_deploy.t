@@ -9,35 +9,16 @@ use Apache::TestUtil;
 use File::Path qw(make_path);
 use Time::HiRes qw(sleep time);
 use lib 't/htdocs/pool/lib';
-use PoolTest qw(hget status pool_of);
+use PoolTest qw(hget status pool_of version_script);
 
 plan tests => 9;
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{t_logs}/deploy";
-my $lib = "$vars->{top_dir}/lib/perl";
 make_path($dir);
 chmod 0755, $dir;
 
-sub script {
-    my ($v) = @_;
-    return <<"PERL";
-#!/usr/bin/perl
-use strict;
-use warnings;
-use lib '$lib';
-use CGIplus;
-use Time::HiRes qw(sleep);
-\$| = 1;
-while (CGIplus::accept()) {
-    print "Content-Type: text/plain\\n\\n";
-    print "version=$v pid=\$\$\\n";
-    sleep 0.02;
-    print "done\\n";
-    CGIplus::finish();
-}
-PERL
-}
+sub script { version_script($_[0], 1) }
 
 sub deploy {
     my ($v, $in_place) = @_;

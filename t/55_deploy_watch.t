@@ -12,7 +12,7 @@ use Apache::TestUtil;
 use File::Path qw(make_path);
 use Time::HiRes qw(sleep time);
 use lib 't/htdocs/pool/lib';
-use PoolTest qw(hget);
+use PoolTest qw(hget version_script);
 
 plan tests => 17, need_strace();
 
@@ -21,7 +21,6 @@ sub need_strace {
 }
 
 my $vars = Apache::Test::config()->{vars};
-my $lib = "$vars->{top_dir}/lib/perl";
 my $logf = "$vars->{t_logs}/error_log";
 
 open my $pf, '<', "$vars->{t_logs}/httpd.pid" or die "pid file: $!";
@@ -30,22 +29,7 @@ my ($runner) = grep { `cat /proc/$_/comm` =~ /cgiplus/ }
                grep { /^\d+$/ } map { (split ' ')[0] } `ps --ppid $parent -o pid=`;
 ok t_cmp($runner ? 1 : 0, 1, "the runner is a child of httpd (pid @{[$runner // '?']})");
 
-sub script {
-    my ($v) = @_;
-    return <<"PERL";
-#!/usr/bin/perl
-use strict;
-use warnings;
-use lib '$lib';
-use CGIplus;
-\$| = 1;
-while (CGIplus::accept()) {
-    print "Content-Type: text/plain\\n\\n";
-    print "version=$v pid=\$\$\\n";
-    CGIplus::finish();
-}
-PERL
-}
+sub script { version_script($_[0]) }
 
 # A new file written beside the target, then renamed over it.
 sub deploy {

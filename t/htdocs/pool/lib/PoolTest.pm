@@ -14,7 +14,8 @@ use Apache::Test ();
 use POSIX ();
 
 our @EXPORT_OK = qw(hstart hfinish hfinish_all hget hmany status pool_of wait_for wire_connect wire_key wire_key_file wire_hello
-                    wire_request wire_frames wire_status wire_send runner_pid standalone_runner);
+                    wire_request wire_frames wire_status wire_send runner_pid standalone_runner
+                    version_script);
 
 my $vars = Apache::Test::config()->{vars};
 
@@ -120,6 +121,28 @@ sub pool_of {
 }
 
 # Polls cond (a sub) until true or timeout s; returns its last value.
+# A persistent Perl script that answers "version=V pid=PID"; with $slow it
+# takes 20 ms more and ends with "done" (a deploy can land mid-response).
+sub version_script {
+    my ($v, $slow) = @_;
+    my $lib = "$vars->{top_dir}/lib/perl";
+    my ($use, $more) = $slow ? ("use Time::HiRes qw(sleep);\n", "    sleep 0.02;\n    print \"done\\n\";\n")
+                             : ('', '');
+    return <<"PERL";
+#!/usr/bin/perl
+use strict;
+use warnings;
+use lib '$lib';
+use CGIplus;
+${use}\$| = 1;
+while (CGIplus::accept()) {
+    print "Content-Type: text/plain\\n\\n";
+    print "version=$v pid=\$\$\\n";
+${more}    CGIplus::finish();
+}
+PERL
+}
+
 sub wait_for {
     my ($cond, $timeout, $step) = @_;
     my $end = time + ($timeout // 5);
