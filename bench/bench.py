@@ -53,6 +53,11 @@ def parse_args():
                     "warm-up before each later run of a configuration (default 0.25)")
     ap.add_argument("--runs", type=int, help="timed runs per configuration, "
                     "the median is reported (default 3, quick 1)")
+    ap.add_argument("--cgiplus-top", metavar="DIR", help="measure the mod_cgiplus and "
+                    "cgiplus-runner built in another tree (a before and after, with "
+                    "this tree's bench and scripts)")
+    ap.add_argument("--conc", help="comma-separated scripting concurrencies to keep "
+                    "(default 1,10,50,200)")
     ap.add_argument("--targets", help="comma-separated target ids to keep "
                     "(see docs/BENCH.md)")
     ap.add_argument("--out", default=os.path.join(HERE, "results"),
@@ -211,10 +216,14 @@ class Bench:
         if a.targets:
             keep = set(a.targets.split(","))
             self.cells = [c for c in self.cells if c.target in keep]
+        if a.conc:
+            keep = {int(c) for c in a.conc.split(",")}
+            self.cells = [c for c in self.cells if c.section != "scripting" or c.conc in keep]
         self.run_dir = tempfile.mkdtemp(prefix="cgiplus-bench.")
         os.chmod(self.run_dir, 0o755)
         self.cgroup = procs.Cgroup()
-        self.srv = servers.Servers(TOP, self.run_dir, self.cgroup, log)
+        self.srv = servers.Servers(TOP, self.run_dir, self.cgroup, log,
+                                   os.path.abspath(a.cgiplus_top) if a.cgiplus_top else None)
         log("run directory %s, ports %s, CPU accounting: %s" % (
             self.run_dir, self.srv.ports,
             "cgroup " + self.cgroup.kind if self.cgroup.path else "/proc only"))
@@ -231,6 +240,7 @@ class Bench:
             "runs": a.runs, "rewarm_s": a.rewarm, "busy_limit_pct": BUSY_LIMIT,
             "warmup_cap_s": WARMUP_CAP,
             "machine": machine(),
+            "cgiplus_build": self.srv.cgiplus,
             "cpu_accounting": ("cgroup " + self.cgroup.kind) if self.cgroup.path else "proc",
             "static_fast_path": {"available": self.srv.static_available,
                                  "reason": self.srv.static_reason},
@@ -275,7 +285,9 @@ class Bench:
                     continue
                 ck = (cell.target, cell.size, cell.transport)
                 if ck not in checked:
-                    checked[ck] = load.check(url, cell.size)
+                    # the hellos answer N bytes of x; static files are what they are
+                    checked[ck] = load.check(url, cell.size, b"x" * cell.size
+                                             if cell.section == "scripting" else None)
                     log("check %-20s %-5s %-8s %s" % (cell.target, cell.transport,
                                                       plan.size_label(cell.size),
                                                       checked[ck][1]))

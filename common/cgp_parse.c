@@ -1,13 +1,41 @@
-/* cgp_parse.c: the duration syntax of the runner's configuration, BEGIN
- * keys, Script-Control and callouts, and of the module's direct-path
- * callouts: one parser, so both ends read a value alike. */
+/* cgp_parse.c: the number, size and duration syntax of the settings (the
+ * module's directives, the runner's configuration and BEGIN keys), of
+ * Script-Control and of callouts: one parser, so both ends read a value
+ * alike. */
 #include "cgp_parse.h"
 
 #include <ctype.h>
 #include <string.h>
 #include <strings.h>
 
-#define MS_MAX (UINT64_C(1) << 40) /* ~35 years: no overflow when added to now */
+
+int cgp_parse_u64(const char *s, size_t len, uint64_t *out)
+{
+    uint64_t v = 0;
+    if (len == 0 || len > 19)
+        return -1;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    *out = v;
+    return 0;
+}
+
+int cgp_parse_size(const char *s, size_t len, uint64_t *out)
+{
+    uint64_t mul = 1, v;
+    if (len && s[len - 1] && strchr("kKmMgG", s[len - 1])) {
+        char c = (char)tolower((unsigned char)s[len - 1]);
+        mul = c == 'k' ? 1024u : c == 'm' ? 1024u * 1024u : 1024u * 1024u * 1024u;
+        len--;
+    }
+    if (cgp_parse_u64(s, len, &v) < 0 || v > (uint64_t)CGP_SIZE_MAX / mul)
+        return -1;
+    *out = v * mul;
+    return 0;
+}
 
 int cgp_parse_duration(const char *s, size_t len, uint64_t unit_ms, uint64_t *ms)
 {
@@ -45,8 +73,8 @@ int cgp_parse_duration(const char *s, size_t len, uint64_t unit_ms, uint64_t *ms
     else
         return -1;
     uint64_t v = whole * unit_ms + frac * unit_ms / scale;
-    if (v > MS_MAX)
-        return -1;
+    if (v > (uint64_t)CGP_MS_MAX)
+        return -2;
     if (v == 0 && (whole || frac))
         v = 1; /* a positive value never rounds down to "none" */
     *ms = v;

@@ -44,14 +44,23 @@ const char *cgp_strerror(int rc)
     }
 }
 
+int cgp_type_valid(unsigned type)
+{
+    return (type >= 1 && type <= CGP_T_MAX_) ||
+           (type >= CGP_T_WS_FIRST_ && type <= CGP_T_WS_LAST_);
+}
+
 const char *cgp_type_name(unsigned type)
 {
     static const char *const names[] = {
         "?", "HELLO", "HELLO_ACK", "BEGIN", "PARAMS", "STDIN", "STDOUT",
         "STDERR", "END", "ABORT", "CALLOUT", "CALLOUT_ANSWER", "STATUS",
         "STATUS_REPLY", "STARTED", "PROGRESS", "DIRECT", "DIRECT_ACK", "CHANNEL",
-        "CHANNEL_ACK", "KICK", "POOL", "GRANT"
+        "CHANNEL_ACK", "KICK", "POOL", "GRANT", "FCGI_CHANNEL", "FCGI_CHANNEL_ACK"
     };
+    static const char *const ws[] = { "WS_ACCEPT", "WS_MSG", "WS_CLOSE" };
+    if (type >= CGP_T_WS_FIRST_ && type <= CGP_T_WS_LAST_)
+        return ws[type - CGP_T_WS_FIRST_];
     return type <= CGP_T_MAX_ ? names[type] : "?";
 }
 
@@ -59,16 +68,44 @@ const char *cgp_outcome_name(unsigned outcome)
 {
     static const char *const names[] = {
         "ok", "overloaded", "timeout", "crashed", "spawn-failed",
-        "not-found", "too-large", "bad-request", "aborted"
+        "not-found", "too-large", "bad-request", "aborted", "refused"
     };
     return outcome <= CGP_O_MAX_ ? names[outcome] : "?";
+}
+
+const char *cgp_cause_name(unsigned cause)
+{
+    return cause == CGP_C_BAD_HEADER ? "bad-header" : cause == CGP_C_BAD_BODY ? "bad-body"
+                                                                              : cgp_outcome_name(cause);
+}
+
+int cgp_abort_pack(unsigned char out[CGP_ABORT_LEN], unsigned cause)
+{
+    if (cause == 0 || cause > CGP_C_MAX_)
+        return CGP_E_VALUE;
+    out[0] = (unsigned char)cause;
+    return CGP_OK;
+}
+
+int cgp_abort_unpack(const unsigned char *in, size_t len, unsigned *cause)
+{
+    if (len == 0) {
+        *cause = CGP_O_ABORTED;
+        return CGP_OK;
+    }
+    if (len != CGP_ABORT_LEN)
+        return CGP_E_LEN;
+    if (in[0] == 0 || in[0] > CGP_C_MAX_)
+        return CGP_E_VALUE;
+    *cause = in[0];
+    return CGP_OK;
 }
 
 int cgp_hdr_pack(unsigned char out[CGP_HDR_LEN], const cgp_hdr *h)
 {
     if (h->len > CGP_MAX_PAYLOAD)
         return CGP_E_LEN;
-    if (h->type == 0 || h->type > CGP_T_MAX_)
+    if (!cgp_type_valid(h->type))
         return CGP_E_TYPE;
     out[0] = CGP_MAGIC0;
     out[1] = CGP_MAGIC1;
@@ -87,7 +124,7 @@ int cgp_hdr_unpack(const unsigned char in[CGP_HDR_LEN], cgp_hdr *h)
         return CGP_E_MAGIC;
     if (in[2] != CGP_VERSION)
         return CGP_E_VERSION;
-    if (in[3] == 0 || in[3] > CGP_T_MAX_)
+    if (!cgp_type_valid(in[3]))
         return CGP_E_TYPE;
     h->version = in[2];
     h->type = in[3];

@@ -42,6 +42,8 @@
 #ifndef CGIPLUS_H
 #define CGIPLUS_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -88,6 +90,56 @@ const char *cgiplus_callout(const char *request);
  * Returns 0 on success (and in plain CGI, where it does nothing), -1 with
  * errno otherwise (EPROTO if the runner did not answer 200). */
 int cgiplus_struct_mode(void);
+
+/* ---- WebSocket workers (docs/PROTOCOL.md part 2, "WebSocket workers") ----
+ *
+ * An upgrade to a persistent script in a WebSocket scope starts it in the
+ * script's WebSocket pool: there it serves no CGI requests, only events of
+ * its WebSocket connections, many at once:
+ *
+ *     cgiplus_ws_event ev;
+ *     while (cgiplus_ws_next(&ev) > 0) {
+ *         if (ev.type == CGIPLUS_WS_OPEN)
+ *             cgiplus_ws_accept(ev.conn, NULL);
+ *         else if (ev.type == CGIPLUS_WS_MESSAGE)
+ *             cgiplus_ws_send(ev.conn, ev.binary, ev.data, ev.len);
+ *     }
+ *
+ * Every accepted connection ends with exactly one CGIPLUS_WS_CLOSE event.
+ * Outside a WebSocket pool (a plain GET to the script) cgiplus_ws_next
+ * answers each request 426 Upgrade Required and returns 0 at the end. */
+enum { CGIPLUS_WS_OPEN = 1, CGIPLUS_WS_MESSAGE = 2, CGIPLUS_WS_CLOSE = 3 };
+typedef struct cgiplus_ws_event {
+    int type;                  /* CGIPLUS_WS_OPEN, _MESSAGE or _CLOSE */
+    unsigned long conn;        /* the connection's id (never 0) */
+    int binary;                /* MESSAGE: 1 binary, 0 text (valid UTF-8) */
+    const unsigned char *data; /* MESSAGE: the whole message, valid until the next call */
+    size_t len;
+    unsigned code;             /* CLOSE: the close code (1005: none, 1006: dropped) */
+    const char *reason;        /* CLOSE: its reason, NUL-ended */
+} cgiplus_ws_event;
+
+/* 1 in a WebSocket pool (the first call says HELLO to the runner). */
+int cgiplus_ws_enabled(void);
+/* Waits for the next event: 1, 0 when the runner closed the channel (exit),
+ * -1 with errno (EPROTO: a malformed record). */
+int cgiplus_ws_next(cgiplus_ws_event *ev);
+/* A CGI variable of the last OPEN (REMOTE_ADDR, QUERY_STRING,
+ * HTTP_SEC_WEBSOCKET_PROTOCOL...), valid until the next OPEN; NULL if unset. */
+const char *cgiplus_ws_getenv(const char *name);
+/* Takes the connection of an OPEN; protocol: one the client offered, or NULL. */
+int cgiplus_ws_accept(unsigned long conn, const char *protocol);
+/* Answers an OPEN with an HTTP response instead: status 200-599, headers as
+ * nheaders (name, value) pairs in headers[0..2*nheaders), the body. */
+int cgiplus_ws_refuse(unsigned long conn, int status, const char *const *headers,
+                      unsigned nheaders, const void *body, size_t len);
+/* A message to one connection (text must be UTF-8), to every connection of
+ * the pool but except (0: none), and a close (code 1000-4999, reason of at
+ * most 123 bytes). -1 with errno: ENOTSUP outside a WebSocket pool,
+ * EMSGSIZE over CGIplusWebSocketMaxMessage, EINVAL, or a write's. */
+int cgiplus_ws_send(unsigned long conn, int binary, const void *data, size_t len);
+int cgiplus_ws_broadcast(unsigned long except, int binary, const void *data, size_t len);
+int cgiplus_ws_close(unsigned long conn, unsigned code, const char *reason);
 
 #ifdef __cplusplus
 }

@@ -4,4 +4,7 @@
 #ifndef CGIPLUS_LOGNO_H
 #define CGIPLUS_LOGNO_H
 #define CGIPLUS_LOGNO(n) "CGIPLUS" #n ": "
+/* A count's noun in a log line or the status page: "1 worker", "2 workers"
+ * ("%d worker%s", n, CGIPLUS_S(n)). */
+#define CGIPLUS_S(n) ((n) == 1 ? "" : "s")
 #endif

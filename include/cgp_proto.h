@@ -27,7 +27,8 @@ enum cgp_type {
     CGP_T_STDOUT = 6, /* R: script output bytes, sentinel removed */
     CGP_T_STDERR = 7, /* R: script stderr, whole lines */
     CGP_T_END    = 8, /* R: request over; payload cgp_end */
-    CGP_T_ABORT  = 9, /* M: client went away; runner answers with END */
+    CGP_T_ABORT  = 9, /* M: ends request <reqid> (runner answers END), or counts a failure of
+                       * the one that ended last; payload none or cgp_abort */
     CGP_T_CALLOUT = 10, /* R: a script callout only httpd can answer (text line) */
     CGP_T_CALLOUT_ANSWER = 11, /* M: the answer line to CALLOUT */
     CGP_T_STATUS = 12, /* M: asks for the runner's state (no request active) */
@@ -42,8 +43,21 @@ enum cgp_type {
     CGP_T_KICK = 20,   /* M: cgp_pair (pool index, pool generation): look at its slots */
     CGP_T_POOL = 21,   /* R: cgp_pair (pool index, pool generation) of this request's pool */
     CGP_T_GRANT = 22,  /* R: cgp_grant: a queued request's worker, now held by the child */
-    CGP_T_MAX_   = 22
+    /* A FastCGI worker's connection (docs/PROTOCOL.md, "FastCGI workers"): */
+    CGP_T_FCGI_CHANNEL = 23, /* M: cgp_pair (slot, slot generation) of a FastCGI worker */
+    CGP_T_FCGI_CHANNEL_ACK = 24, /* R: cgp_pair (slot, generation; 0: none) + its socket */
+    CGP_T_MAX_   = 24,
+    /* WebSocket connections (docs/PROTOCOL.md, "WebSocket connections"):
+     * numbered from 40, apart from the request frames above. */
+    CGP_T_WS_ACCEPT = 40, /* R: the worker took the upgrade; END follows (cgp_wsr.h) */
+    CGP_T_WS_MSG = 41,    /* M, R: u8 kind (1 text, 2 binary) + a piece of a message;
+                             CGP_F_END on its last piece */
+    CGP_T_WS_CLOSE = 42,  /* M, R: u16 close code + UTF-8 reason (at most 123 bytes) */
+    CGP_T_WS_FIRST_ = 40,
+    CGP_T_WS_LAST_ = 42
 };
+/* 1 if type is a frame type of this protocol version. */
+int cgp_type_valid(unsigned type);
 
 #define CGP_F_END 0x0001u /* last frame of its stream */
 
@@ -58,7 +72,19 @@ enum cgp_outcome {
     CGP_O_TOO_LARGE = 6,  /* body over the configured limit: 413 */
     CGP_O_BAD_REQUEST = 7,/* protocol misuse by the module: 500 */
     CGP_O_ABORTED = 8,    /* answer to ABORT */
-    CGP_O_MAX_ = 8
+    CGP_O_REFUSED = 9,    /* suEXEC's checks refused the script: 500; detail: cgp_suexec_why */
+    CGP_O_MAX_ = 9
+};
+
+/* Why a request failed, as the status page counts it: an END outcome
+ * (1..CGP_O_MAX_) the runner decided, or one of these, which only httpd
+ * sees and reports (ABORT's cause, or the direct path's table). They come
+ * after the last outcome: a new outcome moves them (both sides of the
+ * wire are built from this header). */
+enum cgp_cause {
+    CGP_C_BAD_HEADER = CGP_O_MAX_ + 1, /* the script's output is no valid CGI response: 502 (500 compat) */
+    CGP_C_BAD_BODY,                    /* the client's body could not be read: 400, 408 */
+    CGP_C_MAX_ = CGP_C_BAD_BODY
 };
 
 /* One decoded frame header. Caller-owned, lives on the stack. */
@@ -95,6 +121,15 @@ typedef struct cgp_end {
     uint32_t pid;
     uint32_t detail;
 } cgp_end;
+
+/* ABORT payload: none (the client went away), or 1 byte: the cause
+ * (1..CGP_C_MAX_) under which httpd failed the request. */
+#define CGP_ABORT_LEN 1u
+int cgp_abort_pack(unsigned char out[CGP_ABORT_LEN], unsigned cause);
+/* Sets *cause (CGP_O_ABORTED for an empty payload); CGP_E_LEN, CGP_E_VALUE. */
+int cgp_abort_unpack(const unsigned char *in, size_t len, unsigned *cause);
+/* "bad-header", "bad-body", else cgp_outcome_name. */
+const char *cgp_cause_name(unsigned cause);
 
 /* STARTED payload (4 bytes): u32 pid of the worker the request went to. */
 #define CGP_STARTED_LEN 4u

@@ -107,7 +107,7 @@ static int open_channel(void)
         }
     } else if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
         int e = errno;
-        fprintf(stderr, CGIPLUS_LOGNO(3007)
+        fprintf(stderr, CGIPLUS_LOGNO(3009)
                 "libcgiplus: CGIPLUSIN descriptor 3 unusable: %s\n",
                 strerror(e));
         errno = e;
@@ -152,7 +152,7 @@ static int setup_channel(void)
 fail:
     e = errno;
     if (e == ENOMEM)
-        fprintf(stderr, CGIPLUS_LOGNO(3006) "libcgiplus: out of memory\n");
+        fprintf(stderr, CGIPLUS_LOGNO(3010) "libcgiplus: out of memory\n");
     free(st.eofline);
     free(st.esc);
     free(st.eot);

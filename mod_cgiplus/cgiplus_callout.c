@@ -1,10 +1,9 @@
-/* cgiplus_callout.c: answers the script callouts only httpd can answer,
- * which the runner forwards as CALLOUT frames: MAP-PATH (a URL path mapped
- * to a file by httpd's own translation, as a sub-request) and LOG (a line in
- * the error log of the request's virtual host). Answers are queued and sent
- * between whole frames, since a CALLOUT can arrive while a body frame is
- * half written. */
-#include "cgiplus_private.h"
+/* cgiplus_callout.c: the answers to the script callouts only httpd can
+ * answer, for every kind of worker (the relay gets them as CALLOUT frames,
+ * the direct path reads them itself): MAP-PATH (a URL path mapped to a file
+ * by httpd's own translation, as a sub-request) and LOG (a line in the
+ * error log of the request's virtual host). */
+#include "cgiplus_callout.h"
 
 #include <string.h>
 
@@ -17,12 +16,6 @@
 
 /* The longest answer line the runner relays (docs/PROTOCOL.md, Callouts). */
 #define CGIPLUS_ANSWER_MAX 4096
-
-/* One queued answer; lives in r->pool until the request ends. */
-struct cgiplus_answer {
-    struct cgiplus_answer *next;
-    const char *text;
-};
 
 static const char *callout_map_path(request_rec *r, const char *path)
 {
@@ -49,9 +42,8 @@ static const char *callout_map_path(request_rec *r, const char *path)
     return ans;
 }
 
-const char *cgiplus_callout_answer(cgiplus_req *q, const char *line)
+const char *cgiplus_callout_answer(request_rec *r, const char *line)
 {
-    request_rec *r = q->r;
     const char *colon = strchr(line, ':');
     const char *arg;
     apr_size_t klen;
@@ -70,45 +62,4 @@ const char *cgiplus_callout_answer(cgiplus_req *q, const char *line)
         return "200 logged";
     }
     return apr_psprintf(r->pool, "501 %.*s is not answered by httpd", (int)klen, line);
-}
-
-apr_status_t cgiplus_callout_read(cgiplus_req *q, apr_size_t len)
-{
-    struct cgiplus_answer *a, **tail;
-    char *line = apr_palloc(q->r->pool, len + 1);
-    apr_status_t rv;
-
-    if ((rv = cgiplus_conn_read_exact(q->conn, line, len)) != APR_SUCCESS)
-        return rv;
-    line[len] = '\0';
-    if (memchr(line, '\0', len) || strpbrk(line, "\r\n"))
-        return APR_EINVAL;
-    a = apr_pcalloc(q->r->pool, sizeof(*a));
-    a->text = cgiplus_callout_answer(q, line);
-    for (tail = &q->answers; *tail; tail = &(*tail)->next)
-        ;
-    *tail = a;
-    return q->mid_frame ? APR_SUCCESS : cgiplus_callout_flush(q);
-}
-
-apr_status_t cgiplus_callout_flush(cgiplus_req *q)
-{
-    unsigned char hb[CGP_HDR_LEN];
-    struct iovec iov[2];
-    apr_status_t rv = APR_SUCCESS;
-
-    while (q->answers && rv == APR_SUCCESS) {
-        cgp_hdr h = { CGP_VERSION, CGP_T_CALLOUT_ANSWER, 0, q->reqid,
-                      (uint32_t)strlen(q->answers->text) };
-
-        if (cgp_hdr_pack(hb, &h) != CGP_OK)
-            return APR_EINVAL;
-        iov[0].iov_base = hb;
-        iov[0].iov_len = CGP_HDR_LEN;
-        iov[1].iov_base = (void *)q->answers->text;
-        iov[1].iov_len = h.len;
-        rv = cgiplus_conn_sendv(q->conn, iov, 2);
-        q->answers = q->answers->next;
-    }
-    return rv;
 }

@@ -1,12 +1,20 @@
 /* cgiplus_conf.c: the directives of mod_cgiplus, their validation and their
- * defaults. Every value is checked when it is read: a bad one stops httpd
- * from starting with a sentence that says why. */
-#include "cgiplus_private.h"
+ * defaults. Each setting is a row of the shared table (include/
+ * cgp_settings.def): the directive's entry, its parsing, its refusal, its
+ * merging and its default all come from the row. Every value is checked
+ * when it is read: a bad one stops httpd from starting with a sentence that
+ * says why. */
+#include "cgiplus_conf.h"
+#include "cgiplus_module.h"
+#include "cgiplus_runner.h"
 #include "cgiplus_static.h"
+#include "cgp_defaults.h"
 
 #include <pwd.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/un.h>
+#include <unistd.h>
 
 #include "httpd.h"
 #include "http_config.h"
@@ -18,74 +26,11 @@
 #include "apr_file_io.h"
 #include "apr_lib.h"
 #include "ap_mpm.h"
+#include "unixd.h"
 #include <grp.h>
 
 
 APLOG_USE_MODULE(cgiplus);
-
-/* Built-in defaults: the value of every setting that no directive names.
- * The runner socket has no default here: without CGIplusRunnerSocket the
- * module starts its own runner on DefaultRuntimeDir/cgiplus-runner.sock. */
-static const struct {
-    const char *runner_path;   /* the runner binary the module starts */
-    int max_workers;           /* the most workers of one pool (BEGIN) */
-    cgiplus_mode_e mode;       /* persistent workers rather than plain CGI */
-    int max_workers_total;     /* CGIplusMaxWorkersTotal */
-    apr_int64_t backoff_base, backoff_max, kill_grace, callout_timeout; /* ms */
-} cgiplus_defaults = {
-    CGIPLUS_RUNNER_PATH,
-    4,
-    CGIPLUS_MODE_CGIPLUS,
-    256,
-    1000, 60000, 2000, 5000,
-};
-
-/* Pool settings sent in BEGIN when a directive names them; the runner's
- * own defaults (docs/RUNNER.md) apply otherwise. Index = bit in have. */
-enum pool_kind { PK_COUNT, PK_TIME, PK_SIZE };
-static const struct pool_key {
-    const char *directive, *key;
-    enum pool_kind kind;
-    apr_int64_t max;
-} pool_keys[] = {
-    { "CGIplusMinIdle", "min_idle", PK_COUNT, 4096 },
-    { "CGIplusMaxRequests", "max_requests", PK_COUNT, 4294967295LL },
-    { "CGIplusMaxAge", "max_age", PK_TIME, 0 },
-    { "CGIplusIdleTimeout", "idle_timeout", PK_TIME, 0 },
-    { "CGIplusSpawnRate", "spawn_rate", PK_COUNT, 10000 },
-    { "CGIplusQueueDepth", "queue_depth", PK_COUNT, 100000 },
-    { "CGIplusQueueWait", "queue_wait", PK_TIME, 0 },
-    { "CGIplusTimeoutOutput", "timeout_output", PK_TIME, 0 },
-    { "CGIplusTimeoutNoProgress", "timeout_noprogress", PK_TIME, 0 },
-    { "CGIplusRLimit cpu", "rlimit_cpu", PK_COUNT, 4294967295LL },
-    { "CGIplusRLimit as", "rlimit_as", PK_SIZE, 0 },
-    { "CGIplusRLimit nofile", "rlimit_nofile", PK_COUNT, 1 << 20 },
-    { "CGIplusRLimit nproc", "rlimit_nproc", PK_COUNT, 1 << 22 },
-};
-#define POOL_N (int)(sizeof(pool_keys) / sizeof(pool_keys[0]))
-#define POOL_MIN_IDLE 0   /* indexes the contradiction checks need */
-#define POOL_QUEUE_WAIT 6
-#define POOL_NOPROGRESS 8
-#define POOL_RLIMIT 9 /* index of the first CGIplusRLimit key */
-#define POOL_NOPROGRESS 8 /* index of CGIplusTimeoutNoProgress */
-
-/* Pool settings of one directory; from pconf, lives one generation. */
-struct cgiplus_pool_conf {
-    apr_int64_t v[POOL_N];     /* counts, bytes, or ms (-1: none) */
-    unsigned have;             /* bit i: v[i] was named here */
-    const char *at[POOL_N];    /* "file:line" that set v[i], for warnings */
-    const char *mw_at;         /* "file:line" of the CGIplusMaxWorkers in force */
-    apr_array_header_t *env;   /* CGIplusSetEnv "NAME=value", NULL: not here */
-    const char *user;          /* CGIplusUser as "uid:gid", NULL: not here */
-};
-
-/* Runner-wide settings (main server only); from pconf. 0: unset. */
-struct cgiplus_global_conf {
-    int max_workers_total;
-    apr_int64_t backoff_base, backoff_max, kill_grace, callout_timeout;
-    const char *spool_dir;    /* CGIplusSpoolDir, NULL: the runner's default */
-    apr_int64_t spool_max;    /* CGIplusSpoolMax, bytes */
-};
 
 /* Users named by CGIplusUser anywhere in this generation: the runner may
  * run scripts as these only. Reset with pconf. */
@@ -97,11 +42,23 @@ static apr_status_t users_reset(void *unused)
     return APR_SUCCESS;
 }
 
+static cgiplus_settings *settings_make(apr_pool_t *p)
+{
+    cgiplus_settings *c = apr_palloc(p, sizeof(*c));
+    int i;
+
+    for (i = 0; i < CGP_S_N_; i++) {
+        c->v[i].n = CGP_UNSET;
+        c->v[i].p = c->v[i].at = NULL;
+    }
+    return c;
+}
+
 void *cgiplus_create_server_conf(apr_pool_t *p, server_rec *s)
 {
     cgiplus_server_conf *c = apr_pcalloc(p, sizeof(cgiplus_server_conf));
 
-    c->global = apr_pcalloc(p, sizeof(*c->global));
+    c->global = settings_make(p);
     return c;
 }
 
@@ -110,86 +67,93 @@ void *cgiplus_merge_server_conf(apr_pool_t *p, void *basev, void *addv)
     const cgiplus_server_conf *base = basev, *add = addv;
     cgiplus_server_conf *c = apr_palloc(p, sizeof(*c));
 
-    c->runner_socket = add->runner_socket ? add->runner_socket : base->runner_socket;
-    c->runner_path = add->runner_path ? add->runner_path : base->runner_path;
-    c->runner_key_file = add->runner_key_file ? add->runner_key_file
-                                              : base->runner_key_file;
-    c->global = base->global; /* runner-wide: the main server's */
+    c->global = base->global; /* main server only: the main server's */
     c->static_sc = cgiplus_static_merge_sconf(p, base->static_sc, add->static_sc);
     return c;
 }
 
 void *cgiplus_create_dir_conf(apr_pool_t *p, char *dir)
 {
-    cgiplus_dir_conf *c = apr_pcalloc(p, sizeof(cgiplus_dir_conf));
-
-    c->scriptlog_len = c->scriptlog_buf = -1; /* 0 is a real value */
-    c->body_buffer = c->body_min_rate = -1;
-    c->pool = apr_pcalloc(p, sizeof(*c->pool));
-    return c;
+    return settings_make(p);
 }
 
-static struct cgiplus_pool_conf *pool_merge(apr_pool_t *p,
-                                            const struct cgiplus_pool_conf *base,
-                                            const struct cgiplus_pool_conf *add)
-{
-    struct cgiplus_pool_conf *c = apr_pcalloc(p, sizeof(*c));
-    int i;
-
-    for (i = 0; i < POOL_N; i++) {
-        c->v[i] = (add->have & (1u << i)) ? add->v[i] : base->v[i];
-        c->at[i] = (add->have & (1u << i)) ? add->at[i] : base->at[i];
-    }
-    c->have = base->have | add->have;
-    c->env = add->env ? add->env : base->env;
-    c->user = add->user ? add->user : base->user;
-    return c;
-}
-
+/* What a section names wins; the rest comes from the section around it.
+ * A list's entries follow the outer section's (CGP_SF_LIST). */
 void *cgiplus_merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
 {
-    const cgiplus_dir_conf *base = basev, *add = addv;
-    cgiplus_dir_conf *c = apr_palloc(p, sizeof(*c));
+    const cgiplus_settings *base = basev, *add = addv;
+    cgiplus_settings *c = apr_palloc(p, sizeof(*c));
+    int i;
 
-    c->max_workers = add->max_workers ? add->max_workers : base->max_workers;
-    c->mode = add->mode != CGIPLUS_MODE_UNSET ? add->mode : base->mode;
-    c->pool = pool_merge(p, base->pool, add->pool);
-    c->pool->mw_at = add->max_workers ? add->pool->mw_at : base->pool->mw_at;
-    c->compat = add->compat ? add->compat : base->compat;
-    c->direct = add->direct ? add->direct : base->direct;
-    c->max_header = add->max_header ? add->max_header : base->max_header;
-    c->scriptlog = add->scriptlog ? add->scriptlog : base->scriptlog;
-    c->scriptlog_len = add->scriptlog_len >= 0 ? add->scriptlog_len : base->scriptlog_len;
-    c->scriptlog_buf = add->scriptlog_buf >= 0 ? add->scriptlog_buf : base->scriptlog_buf;
-    c->body_buffer = add->body_buffer >= 0 ? add->body_buffer : base->body_buffer;
-    c->body_min_rate = add->body_min_rate >= 0 ? add->body_min_rate : base->body_min_rate;
+    for (i = 0; i < CGP_S_N_; i++) {
+        c->v[i] = add->v[i].n != CGP_UNSET ? add->v[i] : base->v[i];
+        if ((cgp_settings[i].flags & CGP_SF_LIST) && add->v[i].n > 0 && base->v[i].n > 0)
+            c->v[i].p = apr_array_append(p, base->v[i].p, add->v[i].p);
+    }
     return c;
 }
 
-const char *cgiplus_set_direct(cmd_parms *cmd, void *dcv, int on)
-{
-    cgiplus_dir_conf *dc = dcv;
+/* ---- getters ---- */
 
-    dc->direct = on ? 2 : 1;
-    return NULL;
+static cgiplus_settings *global_of(server_rec *s)
+{
+    cgiplus_server_conf *sc = ap_get_module_config(s->module_config, &cgiplus_module);
+
+    return sc->global;
 }
 
-const char *cgiplus_conf_runner_path(const cgiplus_server_conf *sc)
+static apr_int64_t val_i(const cgiplus_settings *c, cgp_setting_id id)
 {
-    return sc->runner_path ? sc->runner_path : cgiplus_defaults.runner_path;
+    return c->v[id].n != CGP_UNSET ? c->v[id].n : cgp_settings[id].dflt;
 }
 
-int cgiplus_conf_max_workers(const cgiplus_dir_conf *dc)
+static const char *val_s(const cgiplus_settings *c, cgp_setting_id id)
 {
-    return dc->max_workers ? dc->max_workers : cgiplus_defaults.max_workers;
+    return c->v[id].n > 0 ? c->v[id].p : NULL;
 }
 
-const char *cgiplus_conf_mode_name(const cgiplus_dir_conf *dc)
+apr_int64_t cgiplus_conf_geti(const cgiplus_dir_conf *dc, cgp_setting_id id)
 {
-    cgiplus_mode_e m = dc->mode != CGIPLUS_MODE_UNSET ? dc->mode
-                                                      : cgiplus_defaults.mode;
-    return m == CGIPLUS_MODE_CGI ? "cgi" : "cgiplus";
+    return val_i(dc, id);
 }
+
+const char *cgiplus_conf_gets(const cgiplus_dir_conf *dc, cgp_setting_id id)
+{
+    return val_s(dc, id);
+}
+
+int cgiplus_conf_named(const cgiplus_dir_conf *dc, cgp_setting_id id)
+{
+    return dc->v[id].n != CGP_UNSET;
+}
+
+apr_int64_t cgiplus_conf_sgeti(server_rec *s, cgp_setting_id id)
+{
+    return val_i(global_of(s), id);
+}
+
+const char *cgiplus_conf_sgets(server_rec *s, cgp_setting_id id)
+{
+    return val_s(global_of(s), id);
+}
+
+void cgiplus_conf_sset(server_rec *s, cgp_setting_id id, apr_int64_t n, const void *p)
+{
+    cgiplus_val *v = &global_of(s)->v[id];
+
+    v->n = n;
+    v->p = p;
+    v->at = NULL;
+}
+
+const char *cgiplus_conf_runner_path(server_rec *s)
+{
+    const char *path = cgiplus_conf_sgets(s, CGP_S_RUNNER_PATH);
+
+    return path ? path : CGIPLUS_RUNNER_PATH;
+}
+
+/* ---- reading a directive ---- */
 
 /* Where the directive being read is: "file:line", for warnings later. */
 static const char *conf_at(cmd_parms *cmd)
@@ -197,6 +161,39 @@ static const char *conf_at(cmd_parms *cmd)
     return cmd->directive ? apr_psprintf(cmd->pool, "%s:%d", cmd->directive->filename,
                                          cmd->directive->line_num)
                           : "(command line)";
+}
+
+/* The settings a directive of row id goes into: the directory's, or for
+ * runner-wide and server rows the main server's (NULL and *err elsewhere). */
+static cgiplus_settings *conf_target(cmd_parms *cmd, void *dcv, cgp_setting_id id,
+                                     const char **err)
+{
+    unsigned scope = cgp_settings[id].scope;
+
+    if (scope == CGP_SC_POOL || scope == CGP_SC_DIR)
+        return dcv;
+    if ((*err = ap_check_cmd_context(cmd, GLOBAL_ONLY)) != NULL)
+        return NULL;
+    return global_of(cmd->server);
+}
+
+static void conf_put(cmd_parms *cmd, cgiplus_settings *c, cgp_setting_id id, apr_int64_t n,
+                     const void *p)
+{
+    c->v[id].n = n;
+    c->v[id].p = p;
+    c->v[id].at = conf_at(cmd);
+}
+
+const char *cgiplus_conf_store(cmd_parms *cmd, void *dcv, cgp_setting_id id, apr_int64_t n,
+                               const void *p)
+{
+    const char *err = NULL;
+    cgiplus_settings *c = conf_target(cmd, dcv, id, &err);
+
+    if (c)
+        conf_put(cmd, c, id, n, p);
+    return err;
 }
 
 /* Resolves a path against ServerRoot; NULL with *err set if it is unusable. */
@@ -218,165 +215,143 @@ static const char *conf_path(cmd_parms *cmd, const char *arg, const char **err)
     return path;
 }
 
-static const char *set_runner_socket(cmd_parms *cmd, void *dummy, const char *arg)
+/* "'a' (what a is), 'b' (...) or 'c' (...)": the names an enum row takes
+ * (up to its max). */
+static const char *enum_text(apr_pool_t *p, const cgp_setting *d)
 {
-    cgiplus_server_conf *sc =
-        ap_get_module_config(cmd->server->module_config, &cgiplus_module);
-    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
-    const char *path;
-    struct sockaddr_un sun;
+    const char *t = "";
+    int i;
 
+    for (i = 0; i <= d->max; i++)
+        t = apr_psprintf(p, "%s%s'%s' (%s)", t, !i ? "" : i < d->max ? ", " : " or ",
+                         d->names[i].name, d->names[i].what);
+    return t;
+}
+
+/* Reads arg as a value of number row id: NULL, or the refusal, which says
+ * name (the directive, as its user wrote it). */
+static const char *conf_number(cmd_parms *cmd, cgp_setting_id id, const char *name,
+                               const char *arg, apr_int64_t *out)
+{
+    const cgp_setting *d = &cgp_settings[id];
+    apr_pool_t *p = cmd->pool;
+    int rc = cgp_setting_parse(id, arg, strlen(arg), out);
+    char t[24];
+
+    if (rc == 0)
+        return NULL;
+    switch (d->type) {
+    case CGP_ST_COUNT:
+        return apr_psprintf(p, "%s takes a whole number from %" APR_INT64_T_FMT " to %"
+                            APR_INT64_T_FMT "%s, not '%s'", name, d->min, d->max,
+                            d->flags & CGP_SF_NONE ? ", or 'none'" : "", arg);
+    case CGP_ST_SIZE:
+        if (d->flags & CGP_SF_NONE) {
+            cgp_size_text(d->min, t);
+            return apr_psprintf(p, "%s takes a size of at least %s (K, M or G allowed) or "
+                                "'none', not '%s'", name, t, arg);
+        }
+        if (rc == CGP_SE_HIGH)
+            return apr_psprintf(p, "%s takes at most %s, not '%s'", name, d->most ? d->most
+                                : apr_psprintf(p, "%" APR_INT64_T_FMT " bytes", d->max), arg);
+        if (rc == CGP_SE_LOW)
+            return apr_psprintf(p, "%s takes a number of bytes of at least %" APR_INT64_T_FMT
+                                " (K, M or G allowed)", name, d->min);
+        return apr_psprintf(p, "%s takes a whole number of bytes (K, M or G allowed), "
+                            "not '%s'", name, arg);
+    case CGP_ST_DURATION:
+        if (rc == CGP_SE_LOW && d->min > 1)
+            return apr_psprintf(p, "%s takes a duration of at least %" APR_INT64_T_FMT "ms%s, "
+                                "not '%s'", name, d->min,
+                                d->flags & CGP_SF_NONE ? ", or 'none'" : "", arg);
+        if (rc == CGP_SE_LOW)
+            return apr_psprintf(p, "%s takes a duration, not 'none'", name);
+        if (rc == CGP_SE_HIGH)
+            return apr_psprintf(p, "%s: '%s' is too long a time", name, arg);
+        return apr_psprintf(p, "%s takes a duration: a number of seconds (fractions "
+                            "allowed, or with a unit: 1500ms, 2s, 1.5m, 1h) or 'none', "
+                            "not '%s'", name, arg);
+    case CGP_ST_ENUM:
+        return apr_psprintf(p, "%s takes %s, not '%s'", name, enum_text(p, d), arg);
+    default:
+        return apr_psprintf(p, "%s: '%s' is not a value it takes", name, arg);
+    }
+}
+
+/* Any row whose directive takes one value: a number, or a path. cmd->info
+ * is the row's id. */
+const char *cgiplus_conf_set(cmd_parms *cmd, void *dcv, const char *arg)
+{
+    cgp_setting_id id = (cgp_setting_id)(intptr_t)cmd->info;
+    const char *err = NULL, *path = NULL;
+    cgiplus_settings *c = conf_target(cmd, dcv, id, &err);
+    apr_int64_t n = 1;
+
+    if (!c)
+        return err;
+    if (cgp_settings[id].type == CGP_ST_PATH)
+        path = conf_path(cmd, arg, &err);
+    else
+        err = conf_number(cmd, id, cmd->cmd->name, arg, &n);
     if (err)
         return err;
-    if (!(path = conf_path(cmd, arg, &err)))
+    conf_put(cmd, c, id, n, path);
+    return NULL;
+}
+
+const char *cgiplus_conf_set_flag(cmd_parms *cmd, void *dcv, int on)
+{
+    return cgiplus_conf_store(cmd, dcv, (cgp_setting_id)(intptr_t)cmd->info, on ? 1 : 0, NULL);
+}
+
+const char *cgiplus_conf_set_runner_socket(cmd_parms *cmd, void *dcv, const char *arg)
+{
+    const char *err = NULL, *path;
+    cgiplus_settings *c = conf_target(cmd, dcv, CGP_S_RUNNER_SOCKET, &err);
+    struct sockaddr_un sun;
+
+    if (!c || !(path = conf_path(cmd, arg, &err)))
         return err;
     if (strlen(path) >= sizeof(sun.sun_path))
         return apr_psprintf(cmd->pool, "CGIplusRunnerSocket: the path '%s' is "
                             "%" APR_SIZE_T_FMT " bytes long, but a UNIX socket "
                             "path must be shorter than %" APR_SIZE_T_FMT " bytes",
                             path, strlen(path), sizeof(sun.sun_path));
-    sc->runner_socket = path;
+    conf_put(cmd, c, CGP_S_RUNNER_SOCKET, 1, path);
     return NULL;
 }
 
-/* CGIplusRunnerPath, CGIplusRunnerKeyFile: a path into the server conf
- * field at cmd->info, checked once all is read (check_config, post_config). */
-static const char *set_server_path(cmd_parms *cmd, void *dummy, const char *arg)
+/* CGIplusRunnerUser NAME|#UID: who a runner started on its own may run
+ * as, besides root (the module checks its peer before it sends the key). */
+const char *cgiplus_conf_set_runner_user(cmd_parms *cmd, void *dcv, const char *arg)
 {
-    cgiplus_server_conf *sc =
-        ap_get_module_config(cmd->server->module_config, &cgiplus_module);
-    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
-    const char *path;
+    const char *err = NULL;
+    cgiplus_settings *c = conf_target(cmd, dcv, CGP_S_RUNNER_USER, &err);
+    struct passwd *pw;
+    uid_t uid;
 
-    if (err)
+    if (!c)
         return err;
-    if (!(path = conf_path(cmd, arg, &err)))
-        return err;
-    *(const char **)((char *)sc + (apr_size_t)cmd->info) = path;
-    return NULL;
-}
+    if (arg[0] == '#') {
+        const char *p;
+        unsigned long n = 0;
 
-static const char *set_max_workers(cmd_parms *cmd, void *dcv, const char *arg)
-{
-    cgiplus_dir_conf *dc = dcv;
-    const char *p;
-    long n = 0;
-
-    for (p = arg; *p >= '0' && *p <= '9' && n <= CGIPLUS_MAX_WORKERS; p++)
-        n = n * 10 + (*p - '0');
-    if (p == arg || *p || n < 1 || n > CGIPLUS_MAX_WORKERS)
-        return apr_psprintf(cmd->pool, "CGIplusMaxWorkers takes a whole number "
-                            "from 1 to %d, not '%s'", CGIPLUS_MAX_WORKERS, arg);
-    dc->max_workers = (int)n;
-    dc->pool->mw_at = conf_at(cmd);
-    return NULL;
-}
-
-static const char *set_mode(cmd_parms *cmd, void *dcv, const char *arg)
-{
-    cgiplus_dir_conf *dc = dcv;
-
-    if (!strcasecmp(arg, "cgiplus"))
-        dc->mode = CGIPLUS_MODE_CGIPLUS;
-    else if (!strcasecmp(arg, "cgi"))
-        dc->mode = CGIPLUS_MODE_CGI;
-    else
-        return apr_psprintf(cmd->pool, "CGIplusMode takes 'cgiplus' (persistent "
-                            "workers) or 'cgi' (one process per request), not '%s'",
-                            arg);
-    return NULL;
-}
-
-/* "none" | N[.F][ms|s|m|h] (seconds by default) -> ms, -1 for none; the
- * runner reads the same syntax. NULL, or why the value is wrong. */
-static const char *parse_duration(apr_pool_t *p, const char *name, const char *arg,
-                                  apr_int64_t *ms)
-{
-    const char *s = arg;
-    apr_int64_t whole = 0, frac = 0, scale = 1, unit = 1000;
-    int digits = 0;
-
-    if (!strcasecmp(arg, "none")) {
-        *ms = -1;
-        return NULL;
+        for (p = arg + 1; *p >= '0' && *p <= '9' && n <= 0xffffffffUL; p++)
+            n = n * 10 + (unsigned long)(*p - '0');
+        if (p == arg + 1 || *p || n >= 0xffffffffUL)
+            return apr_psprintf(cmd->pool, "CGIplusRunnerUser takes a user name or #UID "
+                                "(a number), not '%s'", arg);
+        uid = (uid_t)n;
     }
-    for (; *s >= '0' && *s <= '9' && digits < 12; s++, digits++)
-        whole = whole * 10 + (*s - '0');
-    if (*s == '.')
-        for (s++; *s >= '0' && *s <= '9'; s++)
-            if (scale < 1000000) {
-                frac = frac * 10 + (*s - '0');
-                scale *= 10;
-            }
-    if (!strcasecmp(s, "ms"))
-        unit = 1;
-    else if (!strcasecmp(s, "s") || !*s)
-        unit = 1000;
-    else if (!strcasecmp(s, "m"))
-        unit = 60000;
-    else if (!strcasecmp(s, "h"))
-        unit = 3600000;
-    else
-        digits = 0;
-    if (!digits)
-        return apr_psprintf(p, "%s takes a duration: a number of seconds (fractions "
-                            "allowed, or with a unit: 1500ms, 2s, 1.5m, 1h) or 'none', "
-                            "not '%s'", name, arg);
-    *ms = whole * unit + frac * unit / scale;
-    if (*ms > (APR_INT64_C(1) << 40))
-        return apr_psprintf(p, "%s: '%s' is too long a time", name, arg);
-    if (*ms == 0)
-        *ms = (whole || frac) ? 1 : -1; /* 0 means none, as in the runner */
-    return NULL;
-}
-
-static const char *parse_count(apr_pool_t *p, const char *name, const char *arg,
-                               apr_int64_t max, int size, apr_int64_t *out)
-{
-    const char *s;
-    apr_int64_t v = 0, mul = 1;
-
-    /* max 0 means no maximum: the digits still all count (only the bound
-     * below stops an overflow). */
-    for (s = arg; *s >= '0' && *s <= '9' && v < (APR_INT64_C(1) << 40); s++)
-        v = v * 10 + (*s - '0');
-    if (size && *s && !s[1] && strchr("kKmMgG", *s)) {
-        mul = (*s == 'k' || *s == 'K') ? 1024 : (*s == 'm' || *s == 'M') ? 1048576
-                                                                       : 1073741824;
-        s++;
+    else if ((pw = getpwnam(arg)) != NULL) {
+        uid = pw->pw_uid;
     }
-    if (s == arg || *s || (max && v > max) || v > (APR_INT64_C(1) << 62) / mul)
-        return apr_psprintf(p, "%s takes a whole number%s%s, not '%s'", name,
-                            max ? apr_psprintf(p, " from 0 to %" APR_INT64_T_FMT, max) : "",
-                            size ? " of bytes (K, M or G allowed)" : "", arg);
-    *out = v * mul;
+    else {
+        return apr_psprintf(cmd->pool, "CGIplusRunnerUser: there is no user named '%s' "
+                            "(a user name, or #UID)", arg);
+    }
+    conf_put(cmd, c, CGP_S_RUNNER_USER, (apr_int64_t)uid, NULL);
     return NULL;
-}
-
-static const char *pool_value(cmd_parms *cmd, struct cgiplus_pool_conf *pc, int i,
-                              const char *arg)
-{
-    const struct pool_key *k = &pool_keys[i];
-    const char *err;
-    apr_int64_t v;
-
-    if (k->kind == PK_TIME)
-        err = parse_duration(cmd->pool, k->directive, arg, &v);
-    else
-        err = parse_count(cmd->pool, k->directive, arg, k->max, k->kind == PK_SIZE, &v);
-    if (err)
-        return err;
-    pc->v[i] = v;
-    pc->have |= 1u << i;
-    pc->at[i] = conf_at(cmd);
-    return NULL;
-}
-
-static const char *set_pool(cmd_parms *cmd, void *dcv, const char *arg)
-{
-    cgiplus_dir_conf *dc = dcv;
-
-    return pool_value(cmd, dc->pool, (int)((const struct pool_key *)cmd->info - pool_keys), arg);
 }
 
 int cgiplus_cgi_module_loaded(void)
@@ -389,11 +364,11 @@ int cgiplus_cgi_module_loaded(void)
  * seconds, or ms/mi/h). httpd hands it to every module that declares it:
  * mod_cgi(d), if loaded, keeps it for what it serves; here it applies to
  * what mod_cgiplus serves. */
-static const char *set_cgid_timeout(cmd_parms *cmd, void *dcv, const char *arg)
+const char *cgiplus_conf_set_cgid_timeout(cmd_parms *cmd, void *dcv, const char *arg)
 {
-    cgiplus_dir_conf *dc = dcv;
     const char *u = arg;
     apr_interval_time_t t;
+    apr_int64_t ms;
 
     while (apr_isdigit(*u))
         u++;
@@ -403,39 +378,47 @@ static const char *set_cgid_timeout(cmd_parms *cmd, void *dcv, const char *arg)
         ap_timeout_parameter_parse(arg, &t, "s") != APR_SUCCESS || t < 0)
         return apr_psprintf(cmd->pool, "%s takes a time in seconds (or with a "
                             "unit: 500ms, 2mi, 1h), not '%s'", cmd->cmd->name, arg);
-    dc->pool->v[POOL_NOPROGRESS] = t ? (apr_int64_t)apr_time_as_msec(t) : -1;
-    if (t && dc->pool->v[POOL_NOPROGRESS] == 0)
-        dc->pool->v[POOL_NOPROGRESS] = 1;
-    dc->pool->have |= 1u << POOL_NOPROGRESS;
-    return NULL;
+    ms = (apr_int64_t)apr_time_as_msec(t);
+    if (t && ms == 0)
+        ms = 1; /* 0 means none */
+    return cgiplus_conf_store(cmd, dcv, CGP_S_TIMEOUT_NOPROGRESS, ms, NULL);
 }
 
 /* mod_cgid's ScriptSock names its daemon's socket: there is no such daemon
  * here (the runner's socket is DefaultRuntimeDir's, or CGIplusRunnerSocket),
  * so it is accepted for an unedited configuration and means nothing. */
-static const char *set_script_sock(cmd_parms *cmd, void *dummy, const char *arg)
+const char *cgiplus_conf_set_script_sock(cmd_parms *cmd, void *dummy, const char *arg)
 {
     if (!*arg)
         return "ScriptSock needs a path";
     return NULL;
 }
 
-static const char *set_rlimit(cmd_parms *cmd, void *dcv, const char *what, const char *arg)
+/* CGIplusRLimit cpu|as|nofile|nproc N: the rows from CGP_S_RLIMIT_CPU on. */
+const char *cgiplus_conf_set_rlimit(cmd_parms *cmd, void *dcv, const char *what, const char *arg)
 {
     static const char *const names[] = { "cpu", "as", "nofile", "nproc" };
-    cgiplus_dir_conf *dc = dcv;
+    cgp_setting_id id;
+    apr_int64_t n;
+    const char *err;
     int i;
 
     for (i = 0; i < 4; i++)
-        if (!strcasecmp(what, names[i]))
-            return pool_value(cmd, dc->pool, POOL_RLIMIT + i, arg);
+        if (!strcasecmp(what, names[i])) {
+            id = (cgp_setting_id)(CGP_S_RLIMIT_CPU + i);
+            err = conf_number(cmd, id, apr_pstrcat(cmd->pool, "CGIplusRLimit ", names[i],
+                                                   NULL), arg, &n);
+            return err ? err : cgiplus_conf_store(cmd, dcv, id, n, NULL);
+        }
     return apr_psprintf(cmd->pool, "CGIplusRLimit takes cpu (seconds), as (bytes of "
                         "address space), nofile or nproc, then a number; not '%s'", what);
 }
 
-static const char *set_env(cmd_parms *cmd, void *dcv, const char *name, const char *val)
+const char *cgiplus_conf_set_env(cmd_parms *cmd, void *dcv, const char *name, const char *val)
 {
     cgiplus_dir_conf *dc = dcv;
+    cgiplus_val *e = &dc->v[CGP_S_ENV];
+    apr_array_header_t *env;
     const char *s;
 
     for (s = name; *s; s++)
@@ -446,17 +429,16 @@ static const char *set_env(cmd_parms *cmd, void *dcv, const char *name, const ch
         return "CGIplusSetEnv: NAME=value must fit 4096 bytes on one line";
     /* A section's first CGIplusSetEnv starts its own list (no inheritance
      * of single variables: the set replaces the outer one). */
-    if (!dc->pool->env)
-        dc->pool->env = apr_array_make(cmd->pool, 4, sizeof(const char *));
-    if (dc->pool->env->nelts >= 64)
+    env = e->n != CGP_UNSET ? (apr_array_header_t *)e->p
+                            : apr_array_make(cmd->pool, 4, sizeof(const char *));
+    if (env->nelts >= 64)
         return "CGIplusSetEnv: at most 64 variables per section";
-    APR_ARRAY_PUSH(dc->pool->env, const char *) = apr_pstrcat(cmd->pool, name, "=", val, NULL);
-    return NULL;
+    APR_ARRAY_PUSH(env, const char *) = apr_pstrcat(cmd->pool, name, "=", val, NULL);
+    return cgiplus_conf_store(cmd, dcv, CGP_S_ENV, 1, env);
 }
 
-static const char *set_user(cmd_parms *cmd, void *dcv, const char *user, const char *group)
+const char *cgiplus_conf_set_user(cmd_parms *cmd, void *dcv, const char *user, const char *group)
 {
-    cgiplus_dir_conf *dc = dcv;
     uid_t uid;
     gid_t gid;
     const char *v;
@@ -491,7 +473,7 @@ static const char *set_user(cmd_parms *cmd, void *dcv, const char *user, const c
     if (uid == 0 || gid == 0)
         return "CGIplusUser: scripts never run as root (uid or gid 0)";
     v = apr_psprintf(cmd->pool, "%ld:%ld", (long)uid, (long)gid);
-    dc->pool->user = v;
+    cgiplus_conf_store(cmd, dcv, CGP_S_USER, 1, v);
     if (!cgiplus_users) {
         cgiplus_users = apr_array_make(cmd->pool, 4, sizeof(const char *));
         apr_pool_cleanup_register(cmd->pool, NULL, users_reset, apr_pool_cleanup_null);
@@ -503,139 +485,40 @@ static const char *set_user(cmd_parms *cmd, void *dcv, const char *user, const c
     return NULL;
 }
 
-static struct cgiplus_global_conf *global_conf(cmd_parms *cmd, const char **err)
+/* CGIplusSpawnBackoff FIRST [LONGEST]: rows backoff_base and backoff_max. */
+const char *cgiplus_conf_set_backoff(cmd_parms *cmd, void *dcv, const char *base, const char *max)
 {
-    cgiplus_server_conf *sc =
-        ap_get_module_config(cmd->server->module_config, &cgiplus_module);
+    const char *err = NULL, *name = cmd->cmd->name;
+    cgiplus_settings *c = conf_target(cmd, dcv, CGP_S_BACKOFF_BASE, &err);
+    apr_int64_t b = 0, m = 0;
+    int rb, rm = 0;
 
-    *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
-    return sc->global;
-}
-
-static const char *set_max_total(cmd_parms *cmd, void *dummy, const char *arg)
-{
-    const char *err;
-    struct cgiplus_global_conf *g = global_conf(cmd, &err);
-    apr_int64_t v;
-
-    if (err || (err = parse_count(cmd->pool, "CGIplusMaxWorkersTotal", arg, 65536, 0, &v)))
+    if (!c)
         return err;
-    if (v < 1)
-        return "CGIplusMaxWorkersTotal takes a whole number from 1 to 65536";
-    g->max_workers_total = (int)v;
-    return NULL;
-}
-
-static const char *set_backoff(cmd_parms *cmd, void *dummy, const char *base, const char *max)
-{
-    const char *err;
-    struct cgiplus_global_conf *g = global_conf(cmd, &err);
-
-    if (err || (err = parse_duration(cmd->pool, "CGIplusSpawnBackoff", base, &g->backoff_base)))
-        return err;
-    if (max && (err = parse_duration(cmd->pool, "CGIplusSpawnBackoff", max, &g->backoff_max)))
-        return err;
-    if (g->backoff_base < 0 || (max && g->backoff_max < g->backoff_base))
+    rb = cgp_setting_parse(CGP_S_BACKOFF_BASE, base, strlen(base), &b);
+    if (max)
+        rm = cgp_setting_parse(CGP_S_BACKOFF_MAX, max, strlen(max), &m);
+    /* a malformed delay says so; 'none' (below the least) gets the sentence below */
+    if (rb && rb != CGP_SE_LOW)
+        return conf_number(cmd, CGP_S_BACKOFF_BASE, name, base, &b);
+    if (rm && rm != CGP_SE_LOW)
+        return conf_number(cmd, CGP_S_BACKOFF_MAX, name, max, &m);
+    if (rb || rm || (max && m < b))
         return "CGIplusSpawnBackoff takes a first delay and an optional longest delay, "
                "not 'none', the longest no shorter than the first";
+    conf_put(cmd, c, CGP_S_BACKOFF_BASE, b, NULL);
+    if (max)
+        conf_put(cmd, c, CGP_S_BACKOFF_MAX, m, NULL);
     return NULL;
 }
 
-static const char *set_kill_grace(cmd_parms *cmd, void *dummy, const char *arg)
-{
-    const char *err;
-    struct cgiplus_global_conf *g = global_conf(cmd, &err);
+/* ---- what the module tells the runner ---- */
 
-    if (err || (err = parse_duration(cmd->pool, "CGIplusKillGrace", arg, &g->kill_grace)))
-        return err;
-    if (g->kill_grace < 0)
-        return "CGIplusKillGrace takes a duration, not 'none'";
-    return NULL;
-}
-
-static const char *set_callout_timeout(cmd_parms *cmd, void *dummy, const char *arg)
-{
-    const char *err;
-    struct cgiplus_global_conf *g = global_conf(cmd, &err);
-
-    if (err || (err = parse_duration(cmd->pool, "CGIplusCalloutTimeout", arg,
-                                     &g->callout_timeout)))
-        return err;
-    if (g->callout_timeout < 0)
-        return "CGIplusCalloutTimeout takes a duration, not 'none'";
-    return NULL;
-}
-
-static const char *set_spool_dir(cmd_parms *cmd, void *dummy, const char *arg)
-{
-    const char *err;
-    struct cgiplus_global_conf *g = global_conf(cmd, &err);
-
-    if (err || !(g->spool_dir = conf_path(cmd, arg, &err)))
-        return err;
-    return NULL;
-}
-
-static const char *set_spool_max(cmd_parms *cmd, void *dummy, const char *arg)
-{
-    const char *err;
-    struct cgiplus_global_conf *g = global_conf(cmd, &err);
-
-    if (err || (err = parse_count(cmd->pool, "CGIplusSpoolMax", arg, 0, 1, &g->spool_max)))
-        return err;
-    if (g->spool_max < 1)
-        return "CGIplusSpoolMax takes a number of bytes of at least 1 (K, M or G allowed)";
-    return NULL;
-}
-
-/* A request body up to this is read whole before the runner sees the
- * request (mod_fcgid's FcgidMaxRequestInMem); a larger one must come at
- * this many bytes a second at least (mod_reqtimeout's body MinRate). */
-#define BODY_BUFFER_DEFAULT (64 * 1024)
-#define BODY_BUFFER_MAX     (16 * 1024 * 1024)
-#define BODY_RATE_DEFAULT   500
-#define BODY_RATE_MAX       (1024 * 1024 * 1024)
-
-/* CGIplusBodyBuffer (cmd->info NULL) and CGIplusBodyMinRate. */
-static const char *set_body(cmd_parms *cmd, void *dcv, const char *arg)
-{
-    cgiplus_dir_conf *dc = dcv;
-    int rate = cmd->info != NULL;
-    const char *name = rate ? "CGIplusBodyMinRate" : "CGIplusBodyBuffer";
-    apr_int64_t v, max = rate ? BODY_RATE_MAX : BODY_BUFFER_MAX;
-    const char *err = parse_count(cmd->pool, name, arg, 0, 1, &v);
-
-    if (!err && v > max)
-        err = apr_psprintf(cmd->pool, "%s takes at most %" APR_INT64_T_FMT " bytes%s, not '%s'",
-                           name, max, rate ? " a second" : "", arg);
-    if (err)
-        return err;
-    if (rate)
-        dc->body_min_rate = v;
-    else
-        dc->body_buffer = v;
-    return NULL;
-}
-
-apr_off_t cgiplus_conf_body_buffer(const cgiplus_dir_conf *dc)
-{
-    return dc->body_buffer >= 0 ? dc->body_buffer : BODY_BUFFER_DEFAULT;
-}
-
-apr_off_t cgiplus_conf_body_min_rate(const cgiplus_dir_conf *dc)
-{
-    return dc->body_min_rate >= 0 ? dc->body_min_rate : BODY_RATE_DEFAULT;
-}
-
-static const char *ms_text(apr_pool_t *p, apr_int64_t ms)
-{
-    return ms < 0 ? "none" : apr_psprintf(p, "%" APR_INT64_T_FMT "ms", ms);
-}
-
-int cgiplus_conf_begin(request_rec *r, const cgiplus_dir_conf *dc,
+int cgiplus_conf_begin(request_rec *r, const cgiplus_dir_conf *dc, int ws,
                        const char **names, const char **vals, int max)
 {
-    const struct cgiplus_pool_conf *pc = dc->pool;
+    int last = ws ? CGP_S_POOL_N_ : CGP_S_WS_FIRST_; /* a WebSocket pool's rows: ws only */
+    const apr_array_header_t *env = dc->v[CGP_S_ENV].p;
     int i, n = 0, gen = 0;
 
     /* The configuration generation: after a restart, pools only older
@@ -644,24 +527,23 @@ int cgiplus_conf_begin(request_rec *r, const cgiplus_dir_conf *dc,
         names[n] = "generation";
         vals[n++] = apr_itoa(r->pool, gen);
     }
-    if (dc->max_workers && n < max) {
-        names[n] = "max_workers";
-        vals[n++] = apr_itoa(r->pool, dc->max_workers);
-    }
-    for (i = 0; i < POOL_N && n < max; i++) {
-        if (!(pc->have & (1u << i)))
+    /* A pool's settings this directory names; the runner has the rest. */
+    for (i = 0; i < last && n < max; i++) {
+        char t[24];
+
+        if (!cgiplus_conf_named(dc, i))
             continue;
-        names[n] = pool_keys[i].key;
-        vals[n++] = pool_keys[i].kind == PK_TIME ? ms_text(r->pool, pc->v[i])
-                    : apr_psprintf(r->pool, "%" APR_INT64_T_FMT, pc->v[i]);
+        names[n] = cgp_settings[i].key;
+        if (cgp_settings[i].type == CGP_ST_USER) {
+            vals[n++] = val_s(dc, i);
+            continue;
+        }
+        cgp_setting_format(i, dc->v[i].n, t);
+        vals[n++] = apr_pstrdup(r->pool, t);
     }
-    if (pc->user && n < max) {
-        names[n] = "user";
-        vals[n++] = pc->user;
-    }
-    for (i = 0; pc->env && i < pc->env->nelts && n < max; i++) {
+    for (i = 0; env && i < env->nelts && n < max; i++) {
         names[n] = "env";
-        vals[n++] = APR_ARRAY_IDX(pc->env, i, const char *);
+        vals[n++] = APR_ARRAY_IDX(env, i, const char *);
     }
     return n;
 }
@@ -677,42 +559,66 @@ static const char *runner_log_level(server_rec *s)
            : l == APLOG_INFO ? "info" : "debug";
 }
 
+/* Requests httpd serves at once (MaxRequestWorkers), 0 if the MPM says not. */
+static int conf_http_threads(void)
+{
+    int daemons = 0, threads = 0;
+
+    if (ap_mpm_query(AP_MPMQ_MAX_DAEMONS, &daemons) != APR_SUCCESS ||
+        ap_mpm_query(AP_MPMQ_MAX_THREADS, &threads) != APR_SUCCESS || daemons <= 0)
+        return 0;
+    return daemons * (threads > 0 ? threads : 1);
+}
+
+/* Every runner-wide row a directive named, and what httpd itself says
+ * (its Timeout, its LogLevel, the users CGIplusUser names, suEXEC's
+ * settings: cgiplus_conf_sset); the rest is the runner's default, the same
+ * table's. */
 apr_status_t cgiplus_conf_write_runner(apr_pool_t *p, server_rec *s, const char *path)
 {
-    cgiplus_server_conf *sc = ap_get_module_config(s->module_config, &cgiplus_module);
-    const struct cgiplus_global_conf *g = sc->global;
-    const char *tmp = apr_pstrcat(p, path, ".new", NULL);
-    apr_int64_t base = g->backoff_base > 0 ? g->backoff_base : cgiplus_defaults.backoff_base;
-    apr_int64_t max = g->backoff_max > 0 ? g->backoff_max
-                      : base > cgiplus_defaults.backoff_max ? base : cgiplus_defaults.backoff_max;
+    const cgiplus_settings *g = global_of(s);
+    /* A unique name made with O_EXCL (mkstemp), then renamed over path:
+     * root never opens a name someone else may have planted (a symlink to
+     * a root file, where DefaultRuntimeDir is writable by others), and
+     * rename replaces a link at path instead of following it. */
+    char *tmp = apr_pstrcat(p, path, ".XXXXXX", NULL);
     apr_file_t *f;
     apr_status_t rv;
-    int i;
+    int i, j;
 
-    rv = apr_file_open(&f, tmp, APR_FOPEN_WRITE | APR_FOPEN_CREATE | APR_FOPEN_TRUNCATE,
-                       APR_FPROT_UREAD | APR_FPROT_UWRITE, p);
+    rv = apr_file_mktemp(&f, tmp, APR_FOPEN_CREATE | APR_FOPEN_WRITE | APR_FOPEN_EXCL, p);
     if (rv != APR_SUCCESS)
         return rv;
-    apr_file_printf(f, "# Written by mod_cgiplus at every httpd (re)start; edits are lost.\n"
-                    "# The runner reads it at start and on SIGHUP (docs/RUNNER.md).\n"
-                    "max_workers_total %d\nkill_grace %" APR_INT64_T_FMT "ms\n"
-                    "backoff_base %" APR_INT64_T_FMT "ms\nbackoff_max %" APR_INT64_T_FMT "ms\n"
-                    "http_timeout %" APR_INT64_T_FMT "ms\n"
-                    "callout_timeout %" APR_INT64_T_FMT "ms\n"
-                    "log_level %s\n",
-                    g->max_workers_total ? g->max_workers_total
-                                         : cgiplus_defaults.max_workers_total,
-                    g->kill_grace > 0 ? g->kill_grace : cgiplus_defaults.kill_grace,
-                    base, max, (apr_int64_t)apr_time_as_msec(s->timeout),
-                    g->callout_timeout > 0 ? g->callout_timeout
-                                           : cgiplus_defaults.callout_timeout,
-                    runner_log_level(s));
-    for (i = 0; cgiplus_users && i < cgiplus_users->nelts; i++)
-        apr_file_printf(f, "allow_user %s\n", APR_ARRAY_IDX(cgiplus_users, i, const char *));
-    if (g->spool_dir)
-        apr_file_printf(f, "spool_dir %s\n", g->spool_dir);
-    if (g->spool_max)
-        apr_file_printf(f, "spool_max %" APR_INT64_T_FMT "\n", g->spool_max);
+    apr_file_puts("# Written by mod_cgiplus at every httpd (re)start; edits are lost.\n"
+                  "# The runner reads it at start and on SIGHUP (docs/RUNNER.md).\n", f);
+    for (i = 0; i < CGP_S_N_; i++) {
+        const cgp_setting *d = &cgp_settings[i];
+        char t[24];
+        const char *v = t;
+
+        if (d->scope != CGP_SC_RUNNER || !d->key)
+            continue;
+        if (i == CGP_S_HTTP_TIMEOUT)
+            cgp_setting_format(i, (apr_int64_t)apr_time_as_msec(s->timeout), t);
+        else if (i == CGP_S_HTTP_THREADS)
+            cgp_setting_format(i, conf_http_threads(), t);
+        else if (i == CGP_S_LOG_LEVEL)
+            v = runner_log_level(s);
+        else if (i == CGP_S_ALLOW_USER) {
+            for (j = 0; cgiplus_users && j < cgiplus_users->nelts; j++)
+                apr_file_printf(f, "%s %s\n", d->key,
+                                APR_ARRAY_IDX(cgiplus_users, j, const char *));
+            continue;
+        }
+        else if (g->v[i].n == CGP_UNSET)
+            continue;
+        else if (d->type == CGP_ST_PATH || d->type == CGP_ST_STRING)
+            v = val_s(g, i);
+        else
+            cgp_setting_format(i, g->v[i].n, t);
+        if (v && *v)
+            apr_file_printf(f, "%s %s\n", d->key, v);
+    }
     rv = apr_file_close(f);
     if (rv == APR_SUCCESS)
         rv = apr_file_rename(tmp, path, p);
@@ -720,107 +626,6 @@ apr_status_t cgiplus_conf_write_runner(apr_pool_t *p, server_rec *s, const char 
         apr_file_remove(tmp, p);
     return rv;
 }
-
-/* The one directive table of the module. */
-const command_rec cgiplus_cmds[] = {
-    AP_INIT_TAKE1("CGIplusRunnerSocket", set_runner_socket, NULL, RSRC_CONF,
-                  "path of the socket of a separately started cgiplus-runner; "
-                  "without it the module starts its own runner"),
-    AP_INIT_TAKE1("CGIplusRunnerPath", set_server_path,
-                  (void *)APR_OFFSETOF(cgiplus_server_conf, runner_path), RSRC_CONF,
-                  "the cgiplus-runner binary the module starts"),
-    AP_INIT_TAKE1("CGIplusRunnerKeyFile", set_server_path,
-                  (void *)APR_OFFSETOF(cgiplus_server_conf, runner_key_file), RSRC_CONF,
-                  "a file (mode 0600, read as root at startup) holding the key "
-                  "that lets httpd talk to the runner: 64 hex digits; required "
-                  "with CGIplusRunnerSocket, else a random key is made"),
-    AP_INIT_TAKE1("CGIplusMaxWorkers", set_max_workers, NULL,
-                  RSRC_CONF | ACCESS_CONF,
-                  "the most persistent workers of one script (1-4096)"),
-    AP_INIT_TAKE1("CGIplusMode", set_mode, NULL, RSRC_CONF | ACCESS_CONF,
-                  "'cgiplus' (persistent workers) or 'cgi' (one process per request)"),
-    AP_INIT_TAKE1("CGIplusMinIdle", set_pool, (void *)&pool_keys[0], RSRC_CONF | ACCESS_CONF,
-                  "idle workers of a pool kept warm (0-4096)"),
-    AP_INIT_TAKE1("CGIplusMaxRequests", set_pool, (void *)&pool_keys[1], RSRC_CONF | ACCESS_CONF,
-                  "requests a worker serves before it is replaced (0: no limit)"),
-    AP_INIT_TAKE1("CGIplusMaxAge", set_pool, (void *)&pool_keys[2], RSRC_CONF | ACCESS_CONF,
-                  "how long a worker lives before it is replaced (duration or none)"),
-    AP_INIT_TAKE1("CGIplusIdleTimeout", set_pool, (void *)&pool_keys[3], RSRC_CONF | ACCESS_CONF,
-                  "how long a worker may stay idle (CGIplus LIFETIME; duration or none)"),
-    AP_INIT_TAKE1("CGIplusSpawnRate", set_pool, (void *)&pool_keys[4], RSRC_CONF | ACCESS_CONF,
-                  "workers a pool may start per second (0: no limit)"),
-    AP_INIT_TAKE1("CGIplusQueueDepth", set_pool, (void *)&pool_keys[5], RSRC_CONF | ACCESS_CONF,
-                  "requests that may wait for a busy pool (0: none wait)"),
-    AP_INIT_TAKE1("CGIplusQueueWait", set_pool, (void *)&pool_keys[6], RSRC_CONF | ACCESS_CONF,
-                  "how long a request may wait for a worker (duration or none)"),
-    AP_INIT_TAKE1("CGIplusTimeoutOutput", set_pool, (void *)&pool_keys[7], RSRC_CONF | ACCESS_CONF,
-                  "how long a script may take for one response (duration or none)"),
-    AP_INIT_TAKE1("CGIplusTimeoutNoProgress", set_pool, (void *)&pool_keys[8],
-                  RSRC_CONF | ACCESS_CONF,
-                  "how long a script may write nothing during a request (duration or none)"),
-    AP_INIT_TAKE2("CGIplusRLimit", set_rlimit, NULL, RSRC_CONF | ACCESS_CONF,
-                  "a resource limit of the workers: cpu, as, nofile or nproc, then a number"),
-    AP_INIT_TAKE2("CGIplusSetEnv", set_env, NULL, RSRC_CONF | ACCESS_CONF,
-                  "a variable in the workers' environment: NAME value"),
-    AP_INIT_TAKE12("CGIplusUser", set_user, NULL, RSRC_CONF | ACCESS_CONF,
-                   "the user (and group) scripts run as; default httpd's User and Group"),
-    AP_INIT_TAKE1("CGIplusMaxWorkersTotal", set_max_total, NULL, RSRC_CONF,
-                  "the most worker processes of the runner across all pools"),
-    AP_INIT_TAKE12("CGIplusSpawnBackoff", set_backoff, NULL, RSRC_CONF,
-                   "crash-loop backoff: first delay and longest delay"),
-    AP_INIT_TAKE1("CGIplusKillGrace", set_kill_grace, NULL, RSRC_CONF,
-                  "time between SIGTERM and SIGKILL when a worker is stopped"),
-    AP_INIT_TAKE1("CGIplusSpoolDir", set_spool_dir, NULL, RSRC_CONF,
-                  "the directory (made 0700 by the runner) where the runner spools "
-                  "request bodies; default DefaultRuntimeDir/cgiplus-spool"),
-    AP_INIT_TAKE1("CGIplusSpoolMax", set_spool_max, NULL, RSRC_CONF,
-                  "the most bytes of one request body the runner spools to disk; a "
-                  "chunked body needing more is answered 413 (K, M or G allowed)"),
-    AP_INIT_TAKE1("CGIplusCalloutTimeout", set_callout_timeout, NULL, RSRC_CONF,
-                  "how long a script's MAP-PATH or LOG callout waits for httpd's answer"),
-    AP_INIT_FLAG("CGIplusDirect", cgiplus_set_direct, NULL, RSRC_CONF | ACCESS_CONF,
-                 "On: the httpd child talks to an idle persistent worker itself (the "
-                 "direct path); Off: every request goes through the runner"),
-    AP_INIT_FLAG("CGIplusCompat", cgiplus_set_compat, NULL, RSRC_CONF | ACCESS_CONF,
-                 "On: serve the cgi-script handler (mod_cgi/mod_cgid) here through "
-                 "the runner, as plain CGI unless CGIplusMode says otherwise"),
-    AP_INIT_TAKE1("CGIplusBodyBuffer", set_body, NULL, RSRC_CONF | ACCESS_CONF,
-                  "a request body up to this many bytes is read whole before a "
-                  "worker is taken (0 to 16M, K or M allowed)"),
-    AP_INIT_TAKE1("CGIplusBodyMinRate", set_body, (void *)1, RSRC_CONF | ACCESS_CONF,
-                  "bytes a second a larger request body must keep, else 408 (0: none)"),
-    AP_INIT_TAKE1("CGIplusMaxHeaderSize", cgiplus_set_max_header, NULL,
-                  RSRC_CONF | ACCESS_CONF,
-                  "the most bytes of a script's CGI header block (1024-1048576)"),
-    AP_INIT_TAKE1("CGIplusScriptLog", cgiplus_set_scriptlog, NULL,
-                  RSRC_CONF | ACCESS_CONF,
-                  "file logging failed script requests (as mod_cgi's ScriptLog), "
-                  "or 'none'"),
-    AP_INIT_TAKE1("CGIplusScriptLogLength", cgiplus_set_scriptlog_len, NULL,
-                  RSRC_CONF | ACCESS_CONF,
-                  "the script log is written only while smaller than this (bytes)"),
-    AP_INIT_TAKE1("CGIplusScriptLogBuffer", cgiplus_set_scriptlog_buf, NULL,
-                  RSRC_CONF | ACCESS_CONF,
-                  "the most request body bytes written to the script log"),
-    /* mod_cgi's and mod_cgid's names: a configuration written for them
-     * starts unedited. Where they are loaded too, httpd hands these to
-     * them as well: ScriptLog* are theirs then (docs/cgi-compat.md). */
-    AP_INIT_TAKE1("ScriptLog", cgiplus_set_cgi_scriptlog, NULL, RSRC_CONF,
-                  "mod_cgi's script log (without mod_cgi/mod_cgid: "
-                  "CGIplusScriptLog for this server)"),
-    AP_INIT_TAKE1("ScriptLogLength", cgiplus_set_cgi_scriptlog, (void *)1, RSRC_CONF,
-                  "mod_cgi's ScriptLogLength (CGIplusScriptLogLength)"),
-    AP_INIT_TAKE1("ScriptLogBuffer", cgiplus_set_cgi_scriptlog, (void *)2, RSRC_CONF,
-                  "mod_cgi's ScriptLogBuffer (CGIplusScriptLogBuffer)"),
-    AP_INIT_TAKE1("CGIDScriptTimeout", set_cgid_timeout, NULL, RSRC_CONF | ACCESS_CONF,
-                  "mod_cgid's script timeout: CGIplusTimeoutNoProgress"),
-    AP_INIT_TAKE1("CGIScriptTimeout", set_cgid_timeout, NULL, RSRC_CONF | ACCESS_CONF,
-                  "mod_cgi's script timeout: CGIplusTimeoutNoProgress"),
-    AP_INIT_TAKE1("ScriptSock", set_script_sock, NULL, RSRC_CONF,
-                  "mod_cgid's daemon socket: accepted, no meaning here"),
-    CGIPLUS_STATIC_CMDS,
-    { NULL }
-};
 
 /* ---- contradictions: warnings at configtest and at every (re)start ---- */
 
@@ -835,42 +640,46 @@ static void warn_once(apr_hash_t *seen, server_rec *s, const char *at, const cha
 
 /* The settings in force in one section (dc merged with its server's). */
 static void warn_section(apr_pool_t *p, apr_hash_t *seen, server_rec *s,
-                         const cgiplus_dir_conf *dc, int total)
+                         const cgiplus_dir_conf *dc, apr_int64_t total)
 {
-    const struct cgiplus_pool_conf *pc = dc->pool;
-    int mw = cgiplus_conf_max_workers(dc);
-    const char *mw_from = dc->max_workers ? apr_psprintf(p, "CGIplusMaxWorkers %d (%s)", mw,
-                                                         pc->mw_at)
-                                          : apr_psprintf(p, "the default CGIplusMaxWorkers %d", mw);
+    static const cgp_setting_id below_timeout[] = { CGP_S_QUEUE_WAIT, CGP_S_TIMEOUT_NOPROGRESS };
+    const char *mw_at = dc->v[CGP_S_MAX_WORKERS].at;
+    /* unset: the runner's default, computed as it does */
+    apr_int64_t mw = mw_at ? cgiplus_conf_geti(dc, CGP_S_MAX_WORKERS)
+                           : cgp_default_max_workers(cgp_cpus(), (unsigned)conf_http_threads(),
+                                                     (unsigned)total);
+    const char *mw_from = mw_at ? apr_psprintf(p, "CGIplusMaxWorkers %" APR_INT64_T_FMT " (%s)",
+                                               mw, mw_at)
+                                : apr_psprintf(p, "the default CGIplusMaxWorkers %"
+                                               APR_INT64_T_FMT, mw);
     apr_int64_t timeout_ms = apr_time_as_msec(s->timeout);
-    static const int below_timeout[] = { POOL_QUEUE_WAIT, POOL_NOPROGRESS };
+    const char *mi_at = dc->v[CGP_S_MIN_IDLE].at;
+    apr_int64_t mi = cgiplus_conf_geti(dc, CGP_S_MIN_IDLE);
     int i;
-
-    const char *mi_at = pc->at[POOL_MIN_IDLE];
-    apr_int64_t mi = (pc->have & (1u << POOL_MIN_IDLE)) ? pc->v[POOL_MIN_IDLE] : 0;
 
     if (mi > mw)
         warn_once(seen, s, mi_at, apr_psprintf(p, "%s: CGIplusMinIdle %" APR_INT64_T_FMT
-                  " is more than %s: at most %d workers are kept warm", mi_at, mi, mw_from, mw));
+                  " is more than %s: at most %" APR_INT64_T_FMT " worker%s %s kept warm",
+                  mi_at, mi, mw_from, mw, CGIPLUS_S(mw), mw == 1 ? "is" : "are"));
     if (mi > total)
         warn_once(seen, s, apr_pstrcat(p, mi_at, "/total", NULL), apr_psprintf(p,
-                  "%s: CGIplusMinIdle %" APR_INT64_T_FMT " is more than CGIplusMaxWorkersTotal "
-                  "%d: the runner never runs that many workers", mi_at, mi, total));
-    if (dc->max_workers > total)
-        warn_once(seen, s, pc->mw_at, apr_psprintf(p, "%s: CGIplusMaxWorkers %d is more than "
-                  "CGIplusMaxWorkersTotal %d: the pool never reaches it", pc->mw_at, mw, total));
+                  "%s: CGIplusMinIdle %" APR_INT64_T_FMT " is more than CGIplusMaxWorkersTotal %"
+                  APR_INT64_T_FMT ": the runner never runs that many workers", mi_at, mi, total));
+    if (mw_at && mw > total)
+        warn_once(seen, s, mw_at, apr_psprintf(p, "%s: CGIplusMaxWorkers %" APR_INT64_T_FMT
+                  " is more than CGIplusMaxWorkersTotal %" APR_INT64_T_FMT ": the pool never "
+                  "reaches it", mw_at, mw, total));
     for (i = 0; i < 2; i++) {
-        int k = below_timeout[i];
+        cgp_setting_id k = below_timeout[i];
+        apr_int64_t v = cgiplus_conf_named(dc, k) ? dc->v[k].n : 0; /* 0: none */
 
-        if ((pc->have & (1u << k)) && pc->v[k] >= timeout_ms)
-            warn_once(seen, s, pc->at[k], apr_psprintf(p, "%s: %s %s is "
+        if (v > 0 && v >= timeout_ms)
+            warn_once(seen, s, dc->v[k].at, apr_psprintf(p, "%s: %s %" APR_INT64_T_FMT "%s is "
                       "not below httpd's Timeout (%" APR_INT64_T_FMT " s in %s): httpd gives up "
                       "on the runner first and the client gets httpd's 504 instead of the "
                       "runner's answer; set it below Timeout",
-                      pc->at[k], pool_keys[k].directive,
-                      pc->v[k] % 1000 ? ms_text(p, pc->v[k])
-                                      : apr_psprintf(p, "%" APR_INT64_T_FMT "s", pc->v[k] / 1000),
-                      timeout_ms / 1000,
+                      dc->v[k].at, cgp_settings[k].directive, v % 1000 ? v : v / 1000,
+                      v % 1000 ? "ms" : "s", timeout_ms / 1000,
                       s->is_virtual ? "this virtual host" : "the main server"));
     }
 }
@@ -889,9 +698,7 @@ static cgiplus_dir_conf *section_conf(apr_pool_t *p, cgiplus_dir_conf *base,
  * (with their <Files>), each merged with the server's own settings. */
 static void warn_contradictions(apr_pool_t *p, server_rec *main_s)
 {
-    cgiplus_server_conf *msc = ap_get_module_config(main_s->module_config, &cgiplus_module);
-    int total = msc->global->max_workers_total ? msc->global->max_workers_total
-                                               : cgiplus_defaults.max_workers_total;
+    apr_int64_t total = cgiplus_conf_sgeti(main_s, CGP_S_MAX_WORKERS_TOTAL);
     apr_hash_t *seen = apr_hash_make(p);
     server_rec *s;
     int i, j, k;
@@ -919,48 +726,54 @@ static void warn_contradictions(apr_pool_t *p, server_rec *main_s)
     }
 }
 
-/* Checks what can only be checked once the whole configuration is read. */
-int cgiplus_check_config(apr_pool_t *pconf, apr_pool_t *plog,
-                         apr_pool_t *ptemp, server_rec *s)
+/* Interpreters that run code inside httpd's children, which hold the
+ * runner's key and (direct path) every pool's channels: code they run can
+ * drive the runner as any pool, so next to them CGIplusUser keeps nothing
+ * apart (docs/RELIABILITY.md). Only a warning: the administrator may trust
+ * that code as much as httpd itself. */
+static void warn_in_process(apr_pool_t *p, server_rec *s)
 {
-    cgiplus_server_conf *sc = ap_get_module_config(s->module_config,
-                                                   &cgiplus_module);
-    const char *bin = cgiplus_conf_runner_path(sc);
-    const char *sock;
-    struct sockaddr_un sun;
-    apr_finfo_t fi;
-    apr_status_t rv;
+    static const struct { const char *name, *hint; } mods[] = {
+        { "mod_perl.c", "" },
+        { "mod_wsgi.c", " in embedded mode (WSGIRestrictEmbedded On stops it)" },
+        { "mod_python.c", "" },
+        { "mod_php.c", "" }, { "mod_php7.c", "" }, { "mod_php5.c", "" },
+        { "mod_lua.c", "" },
+    };
+    const char *users;
+    int i;
 
-    if (sc->runner_socket && !sc->runner_key_file) {
-        ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0, s,
-                     CGIPLUS_LOGNO(1203) "mod_cgiplus: CGIplusRunnerSocket needs "
-                     "CGIplusRunnerKeyFile: the runner accepts only connections "
-                     "that prove the key its key_file holds (docs/RUNNER.md)");
-        return HTTP_INTERNAL_SERVER_ERROR;
-    }
+    if (!cgiplus_users || !cgiplus_users->nelts)
+        return;
+    users = apr_array_pstrcat(p, cgiplus_users, ',');
+    for (i = 0; i < (int)(sizeof(mods) / sizeof(mods[0])); i++)
+        if (ap_find_linked_module(mods[i].name))
+            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, CGIPLUS_LOGNO(1180)
+                         "%s is loaded beside pools with a CGIplusUser (uid:gid %s): "
+                         "code it runs%s runs inside httpd's children, which hold the "
+                         "runner's key and every pool's channels, so it can run "
+                         "requests as any pool's user and see them; CGIplusUser "
+                         "separates scripts from each other, not from it. Keep such "
+                         "code as trusted as httpd, or run it out of process "
+                         "(docs/RELIABILITY.md)", mods[i].name, users, mods[i].hint);
+}
+
+int cgiplus_conf_post_config(apr_pool_t *pconf, apr_pool_t *plog,
+                             apr_pool_t *ptemp, server_rec *s)
+{
+    /* httpd reads its configuration twice at startup: say it once. */
+    if (ap_state_query(AP_SQ_MAIN_STATE) != AP_SQ_MS_CREATE_PRE_CONFIG)
+        warn_in_process(ptemp, s);
+    return OK;
+}
+
+/* Warns (at configtest and every start) of settings that contradict each
+ * other; never refuses. */
+int cgiplus_conf_check_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
+                              server_rec *s)
+{
     warn_contradictions(ptemp, s);
-    if (sc->runner_socket)
-        return OK; /* a runner started by someone else: nothing to start */
-
-    rv = apr_stat(&fi, bin, APR_FINFO_TYPE | APR_FINFO_PROT, ptemp);
-    if (rv != APR_SUCCESS || fi.filetype != APR_REG ||
-        !(fi.protection & (APR_FPROT_UEXECUTE | APR_FPROT_GEXECUTE |
-                           APR_FPROT_WEXECUTE))) {
-        ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, rv, s,
-                     CGIPLUS_LOGNO(1001) "mod_cgiplus cannot start the runner: "
-                     "'%s' is not an executable file; install cgiplus-runner, "
-                     "point CGIplusRunnerPath at it, or name an already running "
-                     "runner with CGIplusRunnerSocket", bin);
-        return HTTP_INTERNAL_SERVER_ERROR;
-    }
-    sock = ap_runtime_dir_relative(ptemp, CGIPLUS_SOCK_NAME);
-    if (!sock || strlen(sock) >= sizeof(sun.sun_path)) {
-        ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0, s,
-                     CGIPLUS_LOGNO(1002) "mod_cgiplus: the runner socket path "
-                     "'%s' is too long for a UNIX socket (at most %" APR_SIZE_T_FMT
-                     " bytes); choose a shorter DefaultRuntimeDir",
-                     sock ? sock : "(invalid)", sizeof(sun.sun_path) - 1);
-        return HTTP_INTERNAL_SERVER_ERROR;
-    }
+    if (ap_state_query(AP_SQ_RUN_MODE) == AP_SQ_RM_CONFIG_TEST)
+        warn_in_process(ptemp, s); /* httpd -t: no post_config */
     return OK;
 }

@@ -2,7 +2,9 @@
  * (connect + HELLO/HELLO_ACK), a mutex-protected stack of idle connections
  * for reuse (safe under prefork, worker and event), and the socket I/O
  * primitives the request code uses. */
-#include "cgiplus_private.h"
+#include "cgiplus_conn.h"
+#include "cgiplus_runner.h"
+#include "cgp_proto.h"
 
 #include <errno.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include "http_config.h"
 #include "http_log.h"
 #include "ap_mpm.h"
+#include "apr_atomic.h"
 #include "apr_poll.h"
 #include "apr_strings.h"
 #include "apr_thread_mutex.h"
@@ -27,6 +30,10 @@ static struct {
     int nidle;
     int cap;
 } cp;
+
+/* The pid of the runner this process last opened a connection to (0:
+ * none yet): a new one means the runner restarted. */
+static apr_uint32_t conn_last_runner;
 
 static apr_status_t conn_child_exit(void *unused)
 {
@@ -199,6 +206,10 @@ static apr_status_t conn_hello(request_rec *r, cgiplus_conn *c)
 
     if (!cgiplus_key())
         return APR_EINIT;
+    /* The runner proves itself first: a socket someone else put in its
+     * place gets nothing (issue 20, hole 5). */
+    if ((rv = cgiplus_runner_peer_check(r, c->sock)) != APR_SUCCESS)
+        return rv;
     memcpy(hello.key, cgiplus_key(), CGP_KEY_LEN); /* proves we are httpd */
     h.type = CGP_T_HELLO;
     h.len = CGP_HELLO_LEN;
@@ -232,7 +243,13 @@ static apr_status_t conn_hello(request_rec *r, cgiplus_conn *c)
         return APR_EGENERAL;
     }
     c->runner_pid = hello.pid;
+    apr_atomic_set32(&conn_last_runner, hello.pid);
     return APR_SUCCESS;
+}
+
+apr_uint32_t cgiplus_conn_last_runner(void)
+{
+    return apr_atomic_read32(&conn_last_runner);
 }
 
 static apr_status_t conn_open(request_rec *r, const char *path,
@@ -322,8 +339,9 @@ apr_status_t cgiplus_conn_acquire(request_rec *r, int fresh, cgiplus_conn **out)
                                                     : delay * 2;
     }
     ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, CGIPLUS_LOGNO(1025)
-                  "cannot reach cgiplus-runner at %s (%d attempts over %" APR_TIME_T_FMT
+                  "cannot reach cgiplus-runner at %s (%d attempt%s over %" APR_TIME_T_FMT
                   " ms); is it running, and does it hold the key httpd holds?", path, tries,
+                  CGIPLUS_S(tries),
                   apr_time_as_msec(apr_time_now() - deadline + CGIPLUS_CONNECT_WAIT));
     return rv;
 }

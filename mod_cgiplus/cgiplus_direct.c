@@ -6,11 +6,12 @@
  * worker's descriptors come from the runner once per worker (CHANNEL) and
  * are cached per process. */
 #include "cgiplus_direct_private.h"
+#include "cgiplus_scriptlog.h"
 
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
-#include <sys/socket.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "http_log.h"
@@ -19,16 +20,31 @@
 
 APLOG_USE_MODULE(cgiplus);
 
+static apr_status_t direct_step(cgiplus_req *q, apr_interval_time_t wait, apr_os_sock_t cs,
+                                int cs_eof, int *client_rd);
+static int direct_start(cgiplus_req *q, cgiplus_direct *x, const char *body, apr_size_t blen);
+
+/* A CGIplus worker: its descriptors, its record on CGIPLUSIN. */
+static const direct_proto direct_cgiplus = {
+    .xp = &cgiplus_direct_xport,
+    .xsize = sizeof(cgiplus_direct),
+    .chan_get = cgiplus_direct_chan_get,
+    .start = direct_start,
+    .step = direct_step,
+};
+
 #define DIRECT_READ        (64 * 1024)  /* one read of the worker's stdout */
 #define DIRECT_ERR_LINE    4096         /* a longer stderr line is logged in pieces (as the runner) */
 
-/* Writes what the worker takes now of CGIPLUSIN and the body. */
+/* Writes what the worker takes now of CGIPLUSIN and the body; while the
+ * record's last byte is held, neither it nor the body. */
 static void direct_write(cgiplus_req *q)
 {
-    cgiplus_direct *x = q->dx;
+    cgiplus_direct *x = direct_x(q);
+    apr_size_t end = x->in_len - (x->held ? 1 : 0);
 
-    while (x->in_off < x->in_len && !x->broken) {
-        ssize_t n = write(x->ch->fd_in, x->in + x->in_off, x->in_len - x->in_off);
+    while (x->in_off < end && !x->broken) {
+        ssize_t n = write(x->ch->fd_in, x->in + x->in_off, end - x->in_off);
 
         if (n > 0) {
             x->in_off += (apr_size_t)n;
@@ -40,9 +56,10 @@ static void direct_write(cgiplus_req *q)
             break;
         x->broken = 1; /* it closed CGIPLUSIN: its stdout says the rest */
     }
-    while (x->body_off < x->body_len) {
-        ssize_t n = send(x->ch->fd_body, x->body + x->body_off, x->body_len - x->body_off,
-                         MSG_DONTWAIT | MSG_NOSIGNAL);
+    while (x->body_off < x->body_len && !x->held) {
+        /* a pipe whose write end the runner made non-blocking (httpd
+         * ignores SIGPIPE; the runner holds a reader anyway) */
+        ssize_t n = write(x->ch->fd_body, x->body + x->body_off, x->body_len - x->body_off);
 
         if (n > 0) {
             x->body_off += (apr_size_t)n;
@@ -62,18 +79,18 @@ static void direct_write(cgiplus_req *q)
  * the response is over, since what it wrote before its end belongs here. */
 static void direct_stderr(cgiplus_req *q, int flush)
 {
-    cgiplus_direct *x = q->dx;
+    cgiplus_direct *x = direct_x(q);
     ssize_t n;
 
     if (x->err_eof)
         return;
-    if (!q->errbuf)
-        q->errbuf = apr_palloc(q->r->pool, CGP_MAX_PAYLOAD + 1);
+    if (!x->errbuf)
+        x->errbuf = apr_palloc(q->r->pool, CGP_MAX_PAYLOAD + 1);
     for (;;) {
         apr_size_t room = CGP_MAX_PAYLOAD - x->err_len, done = 0;
         char *nl;
 
-        n = read(x->ch->fd_err, q->errbuf + x->err_len, room > 8192 ? 8192 : room);
+        n = read(x->ch->fd_err, x->errbuf + x->err_len, room > 8192 ? 8192 : room);
         if (n < 0 && errno == EINTR)
             continue;
         if (n > 0)
@@ -81,9 +98,9 @@ static void direct_stderr(cgiplus_req *q, int flush)
         else if (n == 0)
             x->err_eof = 1;
         /* everything up to the last line end, then over-long pieces */
-        for (nl = q->errbuf + x->err_len; nl > q->errbuf && nl[-1] != '\n'; nl--)
+        for (nl = x->errbuf + x->err_len; nl > x->errbuf && nl[-1] != '\n'; nl--)
             ;
-        done = (apr_size_t)(nl - q->errbuf);
+        done = (apr_size_t)(nl - x->errbuf);
         if (!done && x->err_len >= DIRECT_ERR_LINE)
             done = DIRECT_ERR_LINE;
         if (!done && n <= 0 && flush)
@@ -94,9 +111,9 @@ static void direct_stderr(cgiplus_req *q, int flush)
 
             if (rest > sizeof(keep))
                 rest = sizeof(keep);
-            memcpy(keep, q->errbuf + done, rest);
-            cgiplus_resp_log_stderr(q, done);
-            memcpy(q->errbuf, keep, rest);
+            memcpy(keep, x->errbuf + done, rest);
+            cgiplus_script_stderr(q, x->errbuf, done);
+            memcpy(x->errbuf, keep, rest);
             x->err_len = rest;
         }
         if (n <= 0 || !flush)
@@ -104,19 +121,18 @@ static void direct_stderr(cgiplus_req *q, int flush)
     }
 }
 
-void cgiplus_direct_end(cgiplus_req *q, int outcome)
+void cgiplus_direct_end(cgiplus_req *q, int outcome, apr_uint32_t detail)
 {
-    q->got_end = 1;
+    cgp_end e = { 0 };
+
     direct_stderr(q, 1);
-    q->end.outcome = (uint8_t)outcome;
-    q->end.pid = q->dx->ch->pid;
-    q->end.detail = 0;
-    q->end.retry_after = 0;
+    e.outcome = (uint8_t)outcome;
+    e.pid = direct_x(q)->ch->pid;
+    e.detail = detail;
+    cgiplus_req_end(q, &e);
 }
 
-/* The wait status of a worker whose stdout closed: the runner reaps it at
- * once and stores it in the slot; waited for briefly (a crash path only). */
-static uint32_t direct_exit_status(cgiplus_direct *x)
+uint32_t cgiplus_direct_exit_status(cgiplus_direct *x)
 {
     int i;
 
@@ -136,7 +152,7 @@ static uint32_t direct_exit_status(cgiplus_direct *x)
  * go to q->out as buckets over that memory, callouts are answered. */
 static apr_status_t direct_read(cgiplus_req *q)
 {
-    cgiplus_direct *x = q->dx;
+    cgiplus_direct *x = direct_x(q);
     apr_bucket_alloc_t *ba = q->r->connection->bucket_alloc;
     apr_size_t len, pos = 0;
     apr_bucket *heap;
@@ -178,32 +194,36 @@ static apr_status_t direct_read(cgiplus_req *q)
             apr_bucket_copy(heap, &b);
             b->start = (apr_off_t)((const char *)out - buf);
             b->length = outlen;
-            APR_BRIGADE_INSERT_TAIL(q->out, b);
-            q->out_len += (apr_off_t)outlen;
-            q->got_stdout = 1;
+            cgiplus_req_out(q, b);
         }
         else if (ev == CGP_SCAN_CALLOUT || ev == CGP_SCAN_CALLOUT_LONG) {
-            cgiplus_direct_callout(q, out, outlen, ev == CGP_SCAN_CALLOUT_LONG);
-            if (q->got_end) { /* it broke the protocol: nothing more is read */
+            if (cgiplus_direct_callout(q, out, outlen, ev == CGP_SCAN_CALLOUT_LONG) &&
+                !q->ended)
+                cgiplus_direct_end(q, CGP_O_CRASHED, CGIPLUS_END_BROKEN);
+            if (q->ended) { /* it broke the protocol: nothing more is read */
                 pos = len;
                 break;
             }
         }
         else {
-            cgiplus_direct_end(q, CGP_O_OK);
-            if (pos < len)
-                ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, q->r, CGIPLUS_LOGNO(1705)
-                              "worker pid %lu of %s wrote %" APR_SIZE_T_FMT " bytes after "
-                              "its sentinel; discarded", (unsigned long)x->ch->pid,
-                              q->r->filename, len - pos);
+            cgiplus_direct_end(q, CGP_O_OK, 0);
+            if (pos < len) {
+                /* nothing may follow it: that would be the next response */
+                ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, q->r, CGIPLUS_LOGNO(1705)
+                              "worker pid %lu of %s wrote %" APR_SIZE_T_FMT " byte%s after "
+                              "its sentinel; discarded, and the worker is stopped as broken",
+                              (unsigned long)x->ch->pid, q->r->filename, len - pos,
+                              CGIPLUS_S(len - pos));
+                x->broken = 1;
+            }
             pos = len;
             break;
         }
     }
-    if (!q->got_end && pos < len) {
+    if (!q->ended && pos < len) {
         if (len - pos > sizeof(x->tail)) {
             x->broken = 1; /* cannot happen: the scanner holds less */
-            cgiplus_direct_end(q, CGP_O_CRASHED);
+            cgiplus_direct_end(q, CGP_O_CRASHED, 0);
         }
         else {
             memcpy(x->tail, buf + pos, len - pos);
@@ -211,10 +231,9 @@ static apr_status_t direct_read(cgiplus_req *q)
         }
     }
     apr_bucket_destroy(heap); /* buf lives on in the output buckets */
-    if (final && !q->got_end) {
+    if (final && !q->ended) {
         x->eof = 1;
-        cgiplus_direct_end(q, CGP_O_CRASHED);
-        q->end.detail = direct_exit_status(x);
+        cgiplus_direct_end(q, CGP_O_CRASHED, cgiplus_direct_exit_status(x));
     }
     if (x->in_off < x->in_len)
         direct_write(q); /* answers at once: the script waits for them */
@@ -226,6 +245,74 @@ static apr_uint64_t direct_tmo(apr_int64_t over, apr_uint32_t pool)
     return over < 0 ? 0 : over > 0 ? (apr_uint64_t)over : pool;
 }
 
+apr_int64_t cgiplus_direct_wait_ms(cgiplus_req *q, apr_interval_time_t wait, int *by_deadline)
+{
+    cgiplus_direct *x = direct_x(q);
+    apr_uint64_t now = cgiplus_direct_now_ms(), dl = 0;
+    apr_uint64_t out = direct_tmo(x->over_out, atomic_load(&x->tp->tmo_output));
+    apr_uint64_t np = direct_tmo(x->over_np, atomic_load(&x->tp->tmo_noprogress));
+    /* httpd's Timeout, as a relay read */
+    apr_int64_t ms = wait >= 0 ? apr_time_as_msec(wait) : apr_time_as_msec(q->timeout);
+
+    *by_deadline = 0;
+    if (out)
+        dl = x->t_start + out;
+    if (np && (!dl || x->t_progress + np < dl))
+        dl = x->t_progress + np;
+    if (dl) {
+        apr_int64_t left = dl > now ? (apr_int64_t)(dl - now) : 0;
+
+        if (left <= ms) {
+            ms = left;
+            *by_deadline = 1;
+        }
+    }
+    return ms > INT32_MAX ? INT32_MAX : ms;
+}
+
+void cgiplus_direct_timeout(cgiplus_req *q, int by_deadline)
+{
+    cgiplus_direct *x = direct_x(q);
+    apr_uint64_t now = cgiplus_direct_now_ms();
+    apr_uint64_t out = direct_tmo(x->over_out, atomic_load(&x->tp->tmo_output));
+
+    ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, q->r, CGIPLUS_LOGNO(1706)
+                  "%s (worker pid %lu): %s timeout after %" APR_UINT64_T_FMT " ms; "
+                  "answering 504 and %s", q->r->filename, (unsigned long)x->ch->pid,
+                  !by_deadline ? "httpd's" : out && now >= x->t_start + out ? "output"
+                                                                            : "no-progress",
+                  now - x->t_start, x->no_abort ? "letting it finish (no-abort)"
+                                                : "stopping the worker");
+    cgiplus_direct_end(q, CGP_O_TIMEOUT, 0);
+}
+
+/* While the record's last byte is held: CGIPLUSIN reported empty (all
+ * the worker was given is read) and nothing was written meanwhile, so the
+ * byte goes; stdout readable (or closed) first, and the worker is unfit:
+ * what it wrote is no response to a request it does not have. In that
+ * order: stdout is looked at after CGIPLUSIN was seen empty (a fence
+ * between the two system calls), so output written before the worker
+ * read its record is found. */
+static void direct_held(cgiplus_req *q, int in_empty, int out_ready)
+{
+    cgiplus_direct *x = direct_x(q);
+    struct pollfd pf = { x->ch->fd_out, POLLIN, 0 };
+
+    if (out_ready || x->broken) {
+        x->unfit = 1;
+        return;
+    }
+    if (!in_empty || x->in_off + 1 != x->in_len)
+        return;
+    atomic_thread_fence(memory_order_seq_cst);
+    if (poll(&pf, 1, 0) != 0) {
+        x->unfit = 1;
+        return;
+    }
+    x->held = 0;
+    direct_write(q);
+}
+
 /* One round: waits (at most wait; -1: until something happens or a
  * deadline passes) and does what the descriptors allow. A client socket
  * given is watched too (*client_rd). APR_TIMEUP: wait passed, nothing
@@ -233,27 +320,26 @@ static apr_uint64_t direct_tmo(apr_int64_t over, apr_uint32_t pool)
 static apr_status_t direct_step(cgiplus_req *q, apr_interval_time_t wait, apr_os_sock_t cs,
                                 int cs_eof, int *client_rd)
 {
-    cgiplus_direct *x = q->dx;
+    cgiplus_direct *x = direct_x(q);
     struct pollfd pf[5];
-    apr_uint64_t now = cgiplus_direct_now_ms(), dl = 0, t;
-    apr_uint64_t out = direct_tmo(x->over_out, atomic_load(&x->tp->tmo_output));
-    apr_uint64_t np = direct_tmo(x->over_np, atomic_load(&x->tp->tmo_noprogress));
-    apr_int64_t ms;
-    int n = 2, i_in = -1, i_body = -1, i_cs = -1, rc;
-    int by_deadline = 0;
+    apr_size_t in_before = x->in_off;
+    int n = 0, i_out, i_err, i_in = -1, i_body = -1, i_cs = -1, rc, by_deadline;
+    apr_int64_t ms = cgiplus_direct_wait_ms(q, wait, &by_deadline);
 
     if (client_rd)
         *client_rd = 0;
-    pf[0].fd = x->ch->fd_out;
-    pf[0].events = POLLIN;
-    pf[1].fd = x->err_eof ? -1 : x->ch->fd_err;
-    pf[1].events = POLLIN;
     if (x->in_off < x->in_len && !x->broken) {
         i_in = n;
         pf[n].fd = x->ch->fd_in;
         pf[n++].events = POLLOUT;
     }
-    if (x->body_off < x->body_len) {
+    i_out = n;
+    pf[n].fd = x->ch->fd_out;
+    pf[n++].events = POLLIN;
+    i_err = n;
+    pf[n].fd = x->err_eof ? -1 : x->ch->fd_err;
+    pf[n++].events = POLLIN;
+    if (x->body_off < x->body_len && !x->held) {
         i_body = n;
         pf[n].fd = x->ch->fd_body;
         pf[n++].events = POLLOUT;
@@ -264,58 +350,41 @@ static apr_status_t direct_step(cgiplus_req *q, apr_interval_time_t wait, apr_os
         /* after its end of file only a hang-up or error (always reported) */
         pf[n++].events = cs_eof ? 0 : POLLIN;
     }
-    if (out && (!dl || x->t_start + out < dl))
-        dl = x->t_start + out;
-    if (np && (!dl || x->t_progress + np < dl))
-        dl = x->t_progress + np;
-    t = (apr_uint64_t)apr_time_as_msec(q->timeout); /* httpd's Timeout, as a relay read */
-    ms = wait >= 0 ? apr_time_as_msec(wait) : (apr_int64_t)t;
-    if (dl) {
-        apr_int64_t left = dl > now ? (apr_int64_t)(dl - now) : 0;
-
-        if (left <= ms) {
-            ms = left;
-            by_deadline = 1;
-        }
-    }
     do
-        rc = poll(pf, (nfds_t)n, (int)(ms > INT32_MAX ? INT32_MAX : ms));
+        rc = poll(pf, (nfds_t)n, (int)ms);
     while (rc < 0 && errno == EINTR);
     if (rc < 0)
         return APR_FROM_OS_ERROR(errno);
     if (rc == 0) {
         if (wait >= 0 && !by_deadline)
             return APR_TIMEUP;
-        now = cgiplus_direct_now_ms();
-        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, q->r, CGIPLUS_LOGNO(1706)
-                      "%s (worker pid %lu): %s timeout after %" APR_UINT64_T_FMT " ms; "
-                      "answering 504 and %s", q->r->filename, (unsigned long)x->ch->pid,
-                      !by_deadline ? "httpd's" : out && now >= x->t_start + out ? "output"
-                                                                                : "no-progress",
-                      now - x->t_start, x->no_abort ? "letting it finish (no-abort)"
-                                                    : "stopping the worker");
-        cgiplus_direct_end(q, CGP_O_TIMEOUT);
+        cgiplus_direct_timeout(q, by_deadline);
         return APR_SUCCESS;
     }
     if ((i_in >= 0 && pf[i_in].revents) || (i_body >= 0 && pf[i_body].revents))
         direct_write(q);
     if (i_cs >= 0 && pf[i_cs].revents && client_rd)
         *client_rd = cs_eof ? 2 : 1;
-    if (pf[1].revents)
+    if (pf[i_err].revents)
         direct_stderr(q, 0);
-    if (pf[0].revents)
+    if (x->held) {
+        direct_held(q, i_in >= 0 && (pf[i_in].revents & POLLOUT) && x->in_off == in_before,
+                    pf[i_out].revents != 0);
+        return APR_SUCCESS;
+    }
+    if (pf[i_out].revents)
         return direct_read(q);
     return APR_SUCCESS;
 }
 
-apr_status_t cgiplus_direct_read(cgiplus_req *q)
+/* Reads until something arrives: output, the end, a failure. */
+static apr_status_t direct_read_op(cgiplus_req *q)
 {
     apr_status_t rv = APR_SUCCESS;
     apr_off_t had = q->out_len;
 
-    /* Until something arrives: output, the end, a failure. */
-    while (rv == APR_SUCCESS && !q->got_end && q->out_len == had) {
-        cgiplus_direct *x = q->dx;
+    while (rv == APR_SUCCESS && !q->ended && q->out_len == had) {
+        cgiplus_direct *x = direct_x(q);
 
         if (x->out_ready && x->in_off == x->in_len && x->body_off == x->body_len)
             rv = direct_read(q); /* readable already: a poll would only say so again */
@@ -325,19 +394,25 @@ apr_status_t cgiplus_direct_read(cgiplus_req *q)
     return rv;
 }
 
-int cgiplus_direct_readable(cgiplus_req *q, apr_interval_time_t wait)
+static int direct_out_fd(cgiplus_req *q)
 {
+    return direct_x(q)->ch->fd_out;
+}
+
+static int direct_readable(cgiplus_req *q, apr_interval_time_t wait)
+{
+    cgiplus_direct *x = direct_x(q);
     struct pollfd pf;
     int rc;
 
-    if (q->dx->in_off < q->dx->in_len || q->dx->body_off < q->dx->body_len || q->dx->out_ready)
+    if (x->in_off < x->in_len || x->body_off < x->body_len || x->out_ready)
         return 1; /* the next step has work to do */
-    pf.fd = q->dx->ch->fd_out;
+    pf.fd = x->ch->fd_out;
     pf.events = POLLIN;
     do
         rc = poll(&pf, 1, (int)apr_time_as_msec(wait));
     while (rc < 0 && errno == EINTR);
-    q->dx->out_ready = rc > 0;
+    x->out_ready = rc > 0;
     return rc != 0;
 }
 
@@ -366,31 +441,40 @@ static int direct_body(cgiplus_req *q, const char **data, apr_size_t *len)
     return OK;
 }
 
-/* The claimed (or granted) worker x takes q: its record and body go out. */
+void cgiplus_direct_started(cgiplus_req *q, const direct_proto *p, cgiplus_direct *x,
+                            const char *body, apr_size_t blen)
+{
+    cgiplus_req_attach(q, p->xp, x);
+    q->worker_pid = x->ch->pid;
+    x->body = body;
+    x->body_len = blen;
+    x->t_start = x->t_progress = cgiplus_direct_now_ms();
+    atomic_fetch_add(&x->tp->requests, 1);
+    atomic_store(&x->tp->last_used, x->t_start); /* the pool is in use: not "unused" */
+}
+
+/* The claimed (or granted) worker x takes q: its record and body go out.
+ * OK, or 500 (logged; the worker went back). */
 static int direct_start(cgiplus_req *q, cgiplus_direct *x, const char *body, apr_size_t blen)
 {
     request_rec *r = q->r;
     apr_status_t rv;
 
-    q->dx = x;
-    q->worker_pid = x->ch->pid;
-    x->body = body;
-    x->body_len = blen;
-    x->t_start = x->t_progress = cgiplus_direct_now_ms();
+    cgiplus_direct_started(q, &direct_cgiplus, x, body, blen);
     cgp_scan_init(&x->scan, x->ch->eof, x->ch->esc, x->ch->eot);
     if ((rv = cgiplus_direct_record(q, (atomic_load(&x->slot->flags) & CGP_TS_STRUCT) != 0, blen))
         != APR_SUCCESS) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, CGIPLUS_LOGNO(1709)
                       "cannot build the request record for %s", r->filename);
-        q->got_end = 0;
         cgiplus_direct_release(q, 0);
         return HTTP_INTERNAL_SERVER_ERROR;
     }
+    x->held = 1; /* until its stdout is found empty once it has read the rest */
     direct_write(q);
     return OK;
 }
 
-int cgiplus_direct_run(cgiplus_req *q)
+unsigned cgiplus_direct_take(cgiplus_req *q, const direct_proto *p)
 {
     request_rec *r = q->r;
     direct_poolref ref;
@@ -400,23 +484,43 @@ int cgiplus_direct_run(cgiplus_req *q)
     int ret;
 
     if (!cgiplus_direct_pool_ref(q, &ref))
-        return DECLINED; /* the runner names the pool in its answer */
-    if ((ret = direct_body(q, &body, &blen)) != OK)
-        return ret;
-    x = apr_pcalloc(r->pool, sizeof(*x));
-    if (!cgiplus_direct_claim(q, &ref, x))
-        return DECLINED;
-    if (!(x->ch = cgiplus_direct_chan_get(r, x->sidx, x->sgen))) {
-        cgiplus_direct_unclaim(r, x);
-        return DECLINED;
+        return CGIPLUS_RE_NO_IDLE; /* the runner names the pool in its answer */
+    if ((ret = direct_body(q, &body, &blen)) == DECLINED)
+        return CGIPLUS_RE_NO_IDLE;
+    if (ret != OK) {
+        q->status = ret;
+        return CGIPLUS_RE_ERROR;
     }
-    return direct_start(q, x, body, blen);
+    x = apr_pcalloc(r->pool, p->xsize);
+    if ((ret = cgiplus_direct_claim(q, &ref, x)) < 0)
+        return CGIPLUS_RE_NO_IDLE;
+    if (ret == 0 && (ret = cgiplus_direct_wait(q, &ref, x)) != OK) {
+        /* none idle: it waited in the table's queue, and */
+        if (ret == DECLINED)
+            return CGIPLUS_RE_NO_IDLE; /* the runner must see it */
+        if (ret == DONE)
+            return cgiplus_req_client_left(q); /* it left the queue (logged) */
+        q->status = ret; /* 503: the queue is full or it waited out (logged) */
+        return CGIPLUS_RE_ERROR;
+    }
+    if (!(x->ch = p->chan_get(r, x->sidx, x->sgen))) {
+        cgiplus_direct_unclaim(r, x);
+        return CGIPLUS_RE_NO_IDLE;
+    }
+    if ((ret = p->start(q, x, body, blen)) == DECLINED)
+        return CGIPLUS_RE_NO_IDLE; /* it never reached the worker */
+    if (ret != OK) {
+        q->status = ret;
+        return CGIPLUS_RE_ERROR;
+    }
+    return CGIPLUS_RE_CLAIMED;
 }
 
-int cgiplus_direct_grant(cgiplus_req *q, const cgp_grant *g)
+int cgiplus_direct_take_granted(cgiplus_req *q, const cgp_grant *g, int take,
+                                const direct_proto *p)
 {
     request_rec *r = q->r;
-    cgiplus_direct *x = apr_pcalloc(r->pool, sizeof(*x));
+    cgiplus_direct *x = apr_pcalloc(r->pool, p->xsize);
     const char *body = NULL;
     apr_size_t blen = 0;
 
@@ -427,46 +531,135 @@ int cgiplus_direct_grant(cgiplus_req *q, const cgp_grant *g)
                       (unsigned long)g->sgen, r->filename);
         return HTTP_SERVICE_UNAVAILABLE;
     }
-    if (q->aborting || direct_body(q, &body, &blen) != OK ||
-        !(x->ch = cgiplus_direct_chan_get(r, x->sidx, x->sgen))) {
+    if (!take || direct_body(q, &body, &blen) != OK ||
+        !(x->ch = p->chan_get(r, x->sidx, x->sgen))) {
         /* never written to: it goes back as it came */
         cgiplus_direct_unclaim(r, x);
-        if (q->aborting)
+        if (!take)
             return OK;
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1713)
                       "cannot reach the worker granted for %s (slot %lu); answering 503",
                       r->filename, (unsigned long)g->slot);
         return HTTP_SERVICE_UNAVAILABLE;
     }
-    return direct_start(q, x, body, blen);
+    return p->start(q, x, body, blen);
 }
 
-apr_status_t cgiplus_direct_wait_first(cgiplus_req *q)
+/* The worker was unfit before its record was whole: it wrote output with
+ * no request (it would pass for this one's response), or it ended. It goes
+ * back to be stopped, and the request, which never reached it, to the
+ * runner (RETRY) with its body as it was; past DIRECT_REDO_MAX unfit
+ * workers it fails (LOST, 502). */
+static unsigned direct_unfit(cgiplus_req *q)
+{
+    cgiplus_direct *x = direct_x(q);
+    int n = 0;
+
+    if (ioctl(x->ch->fd_out, FIONREAD, &n) == 0 && n > 0)
+        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, q->r, CGIPLUS_LOGNO(1130)
+                      "%s (worker pid %lu) wrote %d bytes while it had no request; the "
+                      "worker is stopped as broken and the request goes to another one",
+                      q->r->filename, (unsigned long)x->ch->pid, n);
+    else
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, q->r, CGIPLUS_LOGNO(1131)
+                      "%s (worker pid %lu) ended before it read its request; the request "
+                      "goes to another worker", q->r->filename, (unsigned long)x->ch->pid);
+    cgiplus_direct_hand_back(q, n > 0 ? CGP_TS_BROKEN : CGP_TS_EOF);
+    cgiplus_body_reset(&q->in, x->body, x->body_len, q->r->connection->bucket_alloc);
+    cgiplus_req_detach(q);
+    q->worker_pid = 0;
+    if (q->redos + 1 > DIRECT_REDO_MAX) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, q->r, CGIPLUS_LOGNO(1132)
+                      "%u workers of %s in a row were unfit for the request (output with "
+                      "no request, or ended); answering 502", q->redos + 1, q->r->filename);
+        cgiplus_direct_count(q, CGP_O_CRASHED); /* the status page's count of that 502 */
+        q->status = HTTP_BAD_GATEWAY;
+        return CGIPLUS_RE_LOST;
+    }
+    return CGIPLUS_RE_RETRY;
+}
+
+unsigned cgiplus_direct_wait_first(cgiplus_req *q, const direct_proto *p)
 {
     cgiplus_client_watch w;
     apr_os_sock_t fd = -1;
     apr_status_t rv = APR_SUCCESS;
 
-    cgiplus_resp_watch_init(q, &w);
+    cgiplus_req_watch_init(q, &w);
     if (w.cs && apr_os_sock_get(&fd, w.cs) != APR_SUCCESS)
         fd = -1;
-    while (rv == APR_SUCCESS && q->out_len == 0 && !q->got_end) {
+    while (rv == APR_SUCCESS && q->out_len == 0 && !q->ended) {
         int client_rd = 0;
 
-        rv = direct_step(q, -1, fd, w.eof, &client_rd);
-        if (rv != APR_SUCCESS || !client_rd || q->out_len || q->got_end)
+        if (direct_x(q)->unfit)
+            return direct_unfit(q);
+        rv = p->step(q, -1, fd, w.eof, &client_rd);
+        if (rv != APR_SUCCESS || !client_rd || q->out_len || q->ended)
             continue;
-        if (cgiplus_resp_client_seen(&w, client_rd) != CGIPLUS_CLIENT_GONE) {
+        if (cgiplus_req_client_seen(&w, client_rd) != CGIPLUS_CLIENT_GONE) {
             if (!w.cs)
                 fd = -1; /* it sent more: no longer watched */
             continue;
         }
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, q->r, CGIPLUS_LOGNO(1710)
                       "client connection reset before the response of %s began; worker pid %lu "
-                      "is drained and kept", q->r->filename, (unsigned long)q->dx->ch->pid);
-        if (cgiplus_resp_client_left(q))
-            cgiplus_direct_release(q, 1);
-        return APR_ECONNABORTED;
+                      "is drained and kept", q->r->filename, (unsigned long)direct_x(q)->ch->pid);
+        return cgiplus_req_client_left(q);
     }
-    return rv;
+    if (rv != APR_SUCCESS) {
+        q->status = HTTP_BAD_GATEWAY;
+        return CGIPLUS_RE_LOST;
+    }
+    return cgiplus_req_first_event(q);
 }
+
+/* The worker goes back: idle, or to the runner to drain or stop. */
+static void direct_finish(cgiplus_req *q)
+{
+    cgiplus_direct_release(q, 0);
+}
+
+/* The client left: the runner drains the worker; this thread is free at once. */
+static void direct_abort(cgiplus_req *q)
+{
+    cgiplus_direct_release(q, 1);
+}
+
+int cgiplus_direct_report(cgiplus_req *q)
+{
+    if (!q->fail_cause || q->fail_reported || !cgiplus_direct_count(q, q->fail_cause))
+        return 0;
+    cgiplus_req_report(q); /* told */
+    return 1;
+}
+
+static unsigned direct_run(cgiplus_req *q)
+{
+    return cgiplus_direct_take(q, &direct_cgiplus);
+}
+
+static int direct_grant(cgiplus_req *q, const cgp_grant *g, int take)
+{
+    return cgiplus_direct_take_granted(q, g, take, &direct_cgiplus);
+}
+
+static unsigned direct_wait_first(cgiplus_req *q)
+{
+    return cgiplus_direct_wait_first(q, &direct_cgiplus);
+}
+
+const cgiplus_xport cgiplus_direct_xport = {
+    .name = "direct",
+    .start = direct_run,
+    .report = cgiplus_direct_report,
+    .grant = direct_grant,
+    .learn = cgiplus_direct_learn,
+    .wait_first = direct_wait_first,
+    .read = direct_read_op,
+    .readable = direct_readable,
+    .out_fd = direct_out_fd,
+    .header = cgiplus_direct_script_control,
+    .finish = direct_finish,
+    .abort = direct_abort,
+    .abandon = direct_finish,
+};

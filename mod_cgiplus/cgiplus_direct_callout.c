@@ -1,6 +1,7 @@
 /* cgiplus_direct_callout.c: what a script asks of the direct path: its
  * callouts (answered on CGIPLUSIN) and its Script-Control header. */
 #include "cgiplus_direct_private.h"
+#include "cgiplus_callout.h"
 
 #include <string.h>
 
@@ -11,10 +12,11 @@ APLOG_USE_MODULE(cgiplus);
 
 #define DIRECT_ANSWERS_MAX (64 * 1024)  /* callout answers the script has not taken */
 
-/* Queues one answer line for CGIPLUSIN. */
-static void direct_answer(cgiplus_req *q, const char *text)
+/* Queues one answer line for CGIPLUSIN; nonzero if there is no room: the
+ * script does not read them. */
+static int direct_answer(cgiplus_req *q, const char *text)
 {
-    cgiplus_direct *x = q->dx;
+    cgiplus_direct *x = direct_x(q);
     apr_size_t n = strlen(text), pend = x->in_len - x->in_off;
 
     if (pend + n + 1 > DIRECT_ANSWERS_MAX) {
@@ -24,11 +26,7 @@ static void direct_answer(cgiplus_req *q, const char *text)
                           "(%" APR_SIZE_T_FMT " bytes pending); it will be stopped",
                           q->r->filename, (unsigned long)x->ch->pid, pend);
         x->broken = 1;
-        if (!q->got_end) { /* its request fails now: 502, the worker is stopped */
-            cgiplus_direct_end(q, CGP_O_CRASHED);
-            q->end.detail = CGIPLUS_END_BROKEN;
-        }
-        return;
+        return 1; /* its request fails now: 502, the worker is stopped */
     }
     if (x->in_off > 0 && x->in_off == x->in_len)
         x->in_off = x->in_len = 0;
@@ -45,6 +43,7 @@ static void direct_answer(cgiplus_req *q, const char *text)
     memcpy(x->in + x->in_len, text, n);
     x->in[x->in_len + n] = '\n';
     x->in_len += n + 1;
+    return 0;
 }
 
 /* Durations are read by cgp_parse_minutes, as the runner reads them. */
@@ -57,10 +56,10 @@ static const char *direct_say_time(cgiplus_req *q, const char *what, apr_int64_t
     return apr_psprintf(q->r->pool, "200 %s %" APR_INT64_T_FMT " ms", what, v);
 }
 
-void cgiplus_direct_callout(cgiplus_req *q, const unsigned char *line, apr_size_t len,
-                            int too_long)
+int cgiplus_direct_callout(cgiplus_req *q, const unsigned char *line, apr_size_t len,
+                           int too_long)
 {
-    cgiplus_direct *x = q->dx;
+    cgiplus_direct *x = direct_x(q);
     const char *kw, *par, *ans;
     apr_size_t klen, plen;
     cgp_callout c;
@@ -68,13 +67,10 @@ void cgiplus_direct_callout(cgiplus_req *q, const unsigned char *line, apr_size_
 
     cgp_callout_split(line, len, &c);
     want = c.want;
-    if (too_long) {
-        if (want > 0)
-            direct_answer(q, "400 callout line too long");
-        return;
-    }
+    if (too_long)
+        return want > 0 ? direct_answer(q, "400 callout line too long") : 0;
     if (want < 0 || len == (apr_size_t)(want == 0))
-        return; /* a comment, or a blank line: it asks nothing */
+        return 0; /* a comment, or a blank line: it asks nothing */
     line = (const unsigned char *)c.kw; /* what follows a '!' */
     len -= want == 0;
     kw = c.kw;
@@ -88,7 +84,8 @@ void cgiplus_direct_callout(cgiplus_req *q, const unsigned char *line, apr_size_
         if (cgp_callout_is(&c, "LOG") && ++x->logs > DIRECT_LOG_MAX)
             ans = "429 LOG dropped (rate limit)"; /* counted once at the end */
         else
-            ans = cgiplus_callout_answer(q, apr_pstrmemdup(q->r->pool, (const char *)line, len));
+            ans = cgiplus_callout_answer(q->r, apr_pstrmemdup(q->r->pool, (const char *)line,
+                                                                 len));
     }
     else if (cgp_callout_is(&c, "LIFETIME") || cgp_callout_is(&c, "TIMEOUT-OUTPUT") ||
              cgp_callout_is(&c, "TIMEOUT-NOPROGRESS")) {
@@ -112,6 +109,11 @@ void cgiplus_direct_callout(cgiplus_req *q, const unsigned char *line, apr_size_
             ans = direct_say_time(q, "timeout-noprogress", v);
         }
     }
+    else if (cgp_callout_is(&c, "RETIRE")) {
+        /* handed back to the runner after this request, which stops it */
+        atomic_fetch_or(&x->slot->flags, CGP_TS_RETIRE);
+        ans = "200 retire";
+    }
     else if (cgp_callout_is(&c, "CGIPLUS")) {
         if (plen == 6 && !strncasecmp(par, "struct", 6)) {
             atomic_fetch_or(&x->slot->flags, CGP_TS_STRUCT);
@@ -129,15 +131,14 @@ void cgiplus_direct_callout(cgiplus_req *q, const unsigned char *line, apr_size_
         ans = apr_psprintf(q->r->pool, "400 unknown callout %.*s",
                            (int)(klen > 40 ? 40 : klen), kw);
     }
-    if (want > 0)
-        direct_answer(q, ans);
+    return want > 0 ? direct_answer(q, ans) : 0;
 }
 
 /* Script-Control (WASD's directives) from the parsed header. */
 void cgiplus_direct_script_control(cgiplus_req *q)
 {
     const char *v = apr_table_get(q->r->headers_out, "Script-Control");
-    cgiplus_direct *x = q->dx;
+    cgiplus_direct *x = direct_x(q);
     char *copy, *tok, *last;
 
     if (!v)

@@ -13,13 +13,17 @@
 
 APLOG_USE_MODULE(cgiplus);
 
+/* This child's view of the direct path: defined here, with the channels
+ * it caches, so the table's code calls down to the channels, never back. */
+cgiplus_direct_proc cgiplus_dp;
+
 void cgiplus_direct_chan_close(direct_chan *ch)
 {
-    close(ch->fd_in);
-    close(ch->fd_body);
-    close(ch->fd_out);
-    close(ch->fd_peer);
-    close(ch->fd_err);
+    int *fds[] = { &ch->fd_in, &ch->fd_body, &ch->fd_out, &ch->fd_peer, &ch->fd_err };
+
+    for (unsigned i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+        if (*fds[i] >= 0) /* a FastCGI worker's channel has only fd_out */
+            close(*fds[i]);
     free(ch);
 }
 
@@ -111,6 +115,62 @@ apr_status_t cgiplus_direct_send(cgiplus_conn *c, unsigned type, const unsigned 
     return cgiplus_conn_sendv(c, iov, len ? 2 : 1);
 }
 
+direct_chan *cgiplus_direct_chan_cached(uint32_t sidx, uint32_t sgen)
+{
+    direct_chan *ch;
+
+    apr_thread_mutex_lock(cgiplus_dp.mu);
+    ch = cgiplus_dp.chans[sidx];
+    if (ch && ch->gen == sgen)
+        ch->refs++;
+    else
+        ch = NULL;
+    apr_thread_mutex_unlock(cgiplus_dp.mu);
+    return ch;
+}
+
+void cgiplus_direct_chan_keep(direct_chan *ch)
+{
+    apr_thread_mutex_lock(cgiplus_dp.mu);
+    if (cgiplus_dp.base) {
+        direct_chan *old = cgiplus_dp.chans[ch->slot];
+
+        if (old) { /* that slot's previous worker */
+            old->dead = 1;
+            if (old->refs == 0)
+                cgiplus_direct_chan_close(old);
+        }
+        cgiplus_dp.chans[ch->slot] = ch;
+    }
+    else {
+        ch->dead = 1; /* dropped meanwhile: used once */
+    }
+    apr_thread_mutex_unlock(cgiplus_dp.mu);
+}
+
+apr_status_t cgiplus_direct_ask(request_rec *r, unsigned type, const unsigned char pl[CGP_PAIR_LEN],
+                                unsigned want, unsigned char *ans, apr_size_t alen, int *fds,
+                                int maxfds, int *nfds)
+{
+    cgiplus_conn *c;
+    apr_status_t rv;
+
+    *nfds = 0;
+    if ((rv = cgiplus_conn_acquire(r, 0, &c)) != APR_SUCCESS)
+        return rv;
+    if (c->runner_pid != cgiplus_dp.runner_pid) {
+        cgiplus_conn_close(c); /* another runner than the table's */
+        return APR_EGENERAL;
+    }
+    if ((rv = cgiplus_direct_send(c, type, pl, CGP_PAIR_LEN)) != APR_SUCCESS ||
+        (rv = cgiplus_direct_recv(c, want, ans, alen, fds, maxfds, nfds)) != APR_SUCCESS) {
+        cgiplus_conn_close(c);
+        return rv;
+    }
+    cgiplus_conn_release(c);
+    return APR_SUCCESS;
+}
+
 direct_chan *cgiplus_direct_chan_get(request_rec *r, uint32_t sidx, uint32_t sgen)
 {
     unsigned char pl[CGP_PAIR_LEN], ab[CGP_CHANNEL_LEN];
@@ -118,31 +178,13 @@ direct_chan *cgiplus_direct_chan_get(request_rec *r, uint32_t sidx, uint32_t sge
     cgp_pair pr = { sidx, sgen };
     cgp_channel cc;
     direct_chan *ch;
-    cgiplus_conn *c;
 
-    apr_thread_mutex_lock(cgiplus_dp.mu);
-    ch = cgiplus_dp.chans[sidx];
-    if (ch && ch->gen == sgen) {
-        ch->refs++;
-        apr_thread_mutex_unlock(cgiplus_dp.mu);
+    if ((ch = cgiplus_direct_chan_cached(sidx, sgen)))
         return ch;
-    }
-    apr_thread_mutex_unlock(cgiplus_dp.mu);
-
-    if (cgiplus_conn_acquire(r, 0, &c) != APR_SUCCESS)
-        return NULL;
-    if (c->runner_pid != cgiplus_dp.runner_pid) {
-        cgiplus_conn_close(c);
-        return NULL;
-    }
     cgp_pair_pack(pl, &pr);
-    if (cgiplus_direct_send(c, CGP_T_CHANNEL, pl, sizeof(pl)) != APR_SUCCESS ||
-        cgiplus_direct_recv(c, CGP_T_CHANNEL_ACK, ab, sizeof(ab), fds, CGP_CHANNEL_FDS, &nfds)
-            != APR_SUCCESS) {
-        cgiplus_conn_close(c);
+    if (cgiplus_direct_ask(r, CGP_T_CHANNEL, pl, CGP_T_CHANNEL_ACK, ab, sizeof(ab), fds,
+                           CGP_CHANNEL_FDS, &nfds) != APR_SUCCESS)
         return NULL;
-    }
-    cgiplus_conn_release(c);
     if (cgp_channel_unpack(ab, sizeof(ab), &cc) != CGP_OK || cc.slot != sidx ||
         cc.gen != sgen || nfds != CGP_CHANNEL_FDS || !(ch = calloc(1, sizeof(*ch)))) {
         for (i = 0; i < nfds; i++)
@@ -161,20 +203,6 @@ direct_chan *cgiplus_direct_chan_get(request_rec *r, uint32_t sidx, uint32_t sge
     memcpy(ch->esc, cc.esc, sizeof(ch->esc));
     memcpy(ch->eot, cc.eot, sizeof(ch->eot));
     ch->refs = 1;
-    apr_thread_mutex_lock(cgiplus_dp.mu);
-    if (cgiplus_dp.base) {
-        direct_chan *old = cgiplus_dp.chans[sidx];
-
-        if (old) { /* that slot's previous worker */
-            old->dead = 1;
-            if (old->refs == 0)
-                cgiplus_direct_chan_close(old);
-        }
-        cgiplus_dp.chans[sidx] = ch;
-    }
-    else {
-        ch->dead = 1; /* dropped meanwhile: used once */
-    }
-    apr_thread_mutex_unlock(cgiplus_dp.mu);
+    cgiplus_direct_chan_keep(ch);
     return ch;
 }

@@ -22,7 +22,7 @@ static int direct_name_ok(const cgiplus_kv *kv)
 
 apr_status_t cgiplus_direct_record(cgiplus_req *q, int struct_mode, apr_size_t cl)
 {
-    cgiplus_direct *x = q->dx;
+    cgiplus_direct *x = direct_x(q);
     char clv[48];
     apr_size_t total = 0, off = 0, i, k;
     int cll = apr_snprintf(clv, sizeof(clv), "CONTENT_LENGTH=%" APR_SIZE_T_FMT, cl);

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "http_log.h"
@@ -17,8 +16,6 @@ APLOG_USE_MODULE(cgiplus);
 
 #define DIRECT_CHECK_EVERY apr_time_from_msec(200) /* is the runner still there? */
 #define DIRECT_POOLS_MAX   4096         /* pool keys cached per process */
-
-cgiplus_direct_proc cgiplus_dp;
 
 /* The runner went away (or restarted): its table and every cached channel
  * are dropped. The mapping stays (a request may still read it); the old
@@ -66,7 +63,7 @@ void cgiplus_direct_child_init(apr_pool_t *pchild, server_rec *s)
 
 int cgiplus_direct_on(const cgiplus_dir_conf *dc)
 {
-    return dc->direct != 1; /* on unless CGIplusDirect off */
+    return cgiplus_conf_geti(dc, CGP_S_DIRECT) != 0;
 }
 
 /* Asks the runner for its table on a connection of its own, which then
@@ -151,7 +148,7 @@ done:
 
 /* Every so often: the anchor readable means the runner closed it (it died
  * or restarted); then the table and the channels are of no use. */
-static void direct_check(void)
+void cgiplus_direct_check(void)
 {
     apr_time_t now = apr_time_now();
 
@@ -166,13 +163,17 @@ static void direct_check(void)
     apr_thread_mutex_unlock(cgiplus_dp.mu);
 }
 
-void cgiplus_direct_runner_seen(apr_uint32_t runner_pid)
+/* A connection to the runner said another pid than the table's: another
+ * runner answers now. */
+static void direct_runner_seen(void)
 {
-    if (!cgiplus_dp.mu || !cgiplus_dp.base || runner_pid == cgiplus_dp.runner_pid)
+    apr_uint32_t runner_pid = cgiplus_conn_last_runner();
+
+    if (!cgiplus_dp.base || !runner_pid || runner_pid == cgiplus_dp.runner_pid)
         return;
     apr_thread_mutex_lock(cgiplus_dp.mu);
     if (cgiplus_dp.base && runner_pid != cgiplus_dp.runner_pid)
-        direct_drop_locked(); /* another runner answers now */
+        direct_drop_locked();
     apr_thread_mutex_unlock(cgiplus_dp.mu);
 }
 
@@ -180,22 +181,22 @@ int cgiplus_direct_begin(cgiplus_req *q)
 {
     if (!cgiplus_dp.mu)
         return 0;
-    direct_check();
+    direct_runner_seen();
+    cgiplus_direct_check();
     if (!cgiplus_dp.base)
         direct_open(q->r);
     return cgiplus_dp.base != NULL;
 }
 
-void cgiplus_direct_learn(cgiplus_req *q, const unsigned char *pl, apr_size_t len)
+void cgiplus_direct_learn(cgiplus_req *q, const cgp_pair *pool, apr_uint32_t runner_pid)
 {
-    cgp_pair pr;
+    cgp_pair pr = *pool;
     direct_poolref *ref;
 
-    if (!cgiplus_dp.mu || !q->pool_key || cgp_pair_unpack(pl, len, &pr) != CGP_OK ||
-        pr.a >= CGP_TABLE_POOLS || !q->conn)
+    if (!cgiplus_dp.mu || !q->pool_key || pr.a >= CGP_TABLE_POOLS)
         return;
     apr_thread_mutex_lock(cgiplus_dp.mu);
-    if (cgiplus_dp.base && q->conn->runner_pid == cgiplus_dp.runner_pid) {
+    if (cgiplus_dp.base && runner_pid == cgiplus_dp.runner_pid) {
         ref = apr_hash_get(cgiplus_dp.pools, q->pool_key, (apr_ssize_t)q->pool_key_len);
         if (!ref && cgiplus_dp.npools < DIRECT_POOLS_MAX) {
             ref = apr_palloc(cgiplus_dp.pool, sizeof(*ref));
@@ -212,9 +213,9 @@ void cgiplus_direct_learn(cgiplus_req *q, const unsigned char *pl, apr_size_t le
     apr_thread_mutex_unlock(cgiplus_dp.mu);
 }
 
-/* Tells the runner to look at a pool's slots (a worker came free while
- * requests wait, or one was handed back). Off the common path. */
-static void direct_kick(request_rec *r, uint32_t pidx, uint32_t pgen)
+/* Tells the runner to look at a pool (a worker handed back, or to one of
+ * its tickets; waiters while it may start workers). Off the common path. */
+void cgiplus_direct_kick(request_rec *r, uint32_t pidx, uint32_t pgen)
 {
     unsigned char pl[CGP_PAIR_LEN];
     cgp_pair pr = { pidx, pgen };
@@ -246,7 +247,9 @@ int cgiplus_direct_pool_ref(cgiplus_req *q, direct_poolref *ref)
 }
 
 /* The script file the request names is the one the pool's workers run
- * (else the runner must see the request: it rolls the pool over). */
+ * (else the runner must see the request: it rolls the pool over). An
+ * engine pool's program is not the request's file: the runner's watch
+ * sees the engine change, and the engine each script. */
 static int direct_same_file(const request_rec *r, cgp_tpool *tp)
 {
     const apr_finfo_t *f = &r->finfo;
@@ -280,22 +283,50 @@ static void direct_note_uri(request_rec *r, cgp_tslot *s)
     atomic_store_explicit(&s->claimed_ms, cgiplus_direct_now_ms(), memory_order_relaxed);
 }
 
+int cgiplus_direct_hold(cgiplus_req *q, const direct_poolref *ref, uint32_t sidx,
+                        uint32_t sgen, cgiplus_direct *x)
+{
+    void *base = cgiplus_dp.base;
+    cgp_tslot *s = cgp_table_slot(base, sidx);
+    cgp_tpool *tp = cgp_table_pool(base, ref->idx);
+
+    x->slot = s;
+    x->tp = tp;
+    x->sidx = sidx;
+    x->sgen = sgen;
+    x->pidx = ref->idx;
+    x->pgen = ref->gen;
+    direct_note_uri(q->r, s);
+    /* The pool may have changed hands meanwhile, or the runner wants it back. */
+    if (atomic_load(&tp->gen) != ref->gen || (atomic_load(&s->flags) & CGP_TS_RETIRE)) {
+        cgp_tslot_step(s, CGP_TS_CHILD, sgen, cgiplus_dp.pid, CGP_TE_HAND_BACK, 0);
+        cgiplus_direct_kick(q->r, x->pidx, x->pgen);
+        return 0;
+    }
+    cgp_tpool_busy(tp, 1); /* the status page's max active */
+    return 1;
+}
+
 int cgiplus_direct_claim(cgiplus_req *q, const direct_poolref *ref, cgiplus_direct *x)
 {
     void *base = cgiplus_dp.base;
     cgp_tpool *tp;
+    cgp_tq tq;
     uint32_t first, n, i;
 
     if (!base)
-        return 0;
+        return -1;
     tp = cgp_table_pool(base, ref->idx);
     if (atomic_load(&tp->gen) != ref->gen || !(atomic_load(&tp->flags) & CGP_TP_DIRECT) ||
-        atomic_load(&tp->waiters) > 0 || !direct_same_file(q->r, tp))
-        return 0; /* FIFO: newcomers queue behind waiting requests */
+        (!q->engine && !direct_same_file(q->r, tp)))
+        return -1;
+    /* FIFO: newcomers queue behind waiting requests */
+    if (cgp_tq_get(base, ref->idx, &tq) && atomic_load(&tq.q->queued) > 0)
+        return 0;
     first = atomic_load(&tp->first_slot);
     n = atomic_load(&tp->nslots);
     if (first >= CGP_TABLE_SLOTS || n > CGP_TABLE_SLOTS - first)
-        return 0;
+        return -1;
     for (i = first; i < first + n; i++) {
         cgp_tslot *s = cgp_table_slot(base, i);
         uint64_t w = atomic_load(&s->word);
@@ -304,20 +335,7 @@ int cgiplus_direct_claim(cgiplus_req *q, const direct_poolref *ref, cgiplus_dire
             !cgp_tslot_step(s, CGP_TS_IDLE, cgp_tword_gen(w), 0, CGP_TE_CLAIM_CHILD,
                             cgiplus_dp.pid))
             continue;
-        x->slot = s;
-        x->tp = tp;
-        x->sidx = i;
-        x->sgen = cgp_tword_gen(w);
-        x->pidx = ref->idx;
-        x->pgen = ref->gen;
-        direct_note_uri(q->r, s);
-        /* The pool may have changed hands between the checks and the CAS. */
-        if (atomic_load(&tp->gen) != ref->gen || (atomic_load(&s->flags) & CGP_TS_RETIRE)) {
-            cgp_tslot_step(s, CGP_TS_CHILD, x->sgen, cgiplus_dp.pid, CGP_TE_HAND_BACK, 0);
-            direct_kick(q->r, x->pidx, x->pgen);
-            return 0;
-        }
-        return 1;
+        return cgiplus_direct_hold(q, ref, i, cgp_tword_gen(w), x) ? 1 : -1;
     }
     return 0;
 }
@@ -341,63 +359,129 @@ int cgiplus_direct_granted_slot(request_rec *r, const cgp_grant *g, cgiplus_dire
     x->sgen = g->sgen;
     x->pidx = g->pidx;
     x->pgen = g->pgen;
-    direct_note_uri(r, s);
+    direct_note_uri(r, s); /* the runner counted it busy (GRANT) */
     return 1;
+}
+
+int cgiplus_direct_count(cgiplus_req *q, unsigned cause)
+{
+    void *base = cgiplus_dp.base;
+    direct_poolref ref;
+    cgp_tpool *tp;
+
+    if (!base || cause >= CGP_TPOOL_OUTCOMES || !cgiplus_direct_pool_ref(q, &ref))
+        return 0;
+    tp = cgp_table_pool(base, ref.idx);
+    if (atomic_load(&tp->gen) != ref.gen)
+        return 0;
+    atomic_fetch_add(&tp->requests, 1);
+    atomic_fetch_add(&tp->outcomes[cause], 1);
+    return 1;
+}
+
+int cgiplus_direct_pass(request_rec *r, cgiplus_direct *x)
+{
+    void *base = cgiplus_dp.base;
+    uint32_t ticket;
+    cgp_tq tq;
+    int rc;
+
+    if (!base || x->slot != cgp_table_slot(base, x->sidx) ||
+        atomic_load(&x->tp->gen) != x->pgen || !cgp_tq_get(base, x->pidx, &tq))
+        /* not the current table's pool: nobody of it can wait */
+        return cgp_tslot_step(x->slot, CGP_TS_CHILD, x->sgen, cgiplus_dp.pid,
+                              CGP_TE_RELEASE, 0);
+    rc = cgp_tq_pass(&tq, x->sidx, x->sgen, CGP_TS_CHILD, cgiplus_dp.pid,
+                     cgiplus_dp.pid, cgiplus_dp.runner_pid, &ticket);
+    if (rc == CGP_TQ_TO_RUNNER) /* a request the runner holds: it must know */
+        cgiplus_direct_kick(r, x->pidx, x->pgen);
+    return rc != CGP_TQ_LOST;
 }
 
 void cgiplus_direct_unclaim(request_rec *r, cgiplus_direct *x)
 {
-    cgp_tslot_step(x->slot, CGP_TS_CHILD, x->sgen, cgiplus_dp.pid, CGP_TE_RELEASE, 0);
-    if (atomic_load(&x->tp->waiters) > 0)
-        direct_kick(r, x->pidx, x->pgen);
+    cgp_tpool_busy(x->tp, -1);
+    cgiplus_direct_pass(r, x);
 }
 
-/* The worker goes back: IDLE for anyone, or RETURNED with what the runner
- * must do. A waiter in the runner's queue is told about a freed worker. */
-void cgiplus_direct_release(cgiplus_req *q, int client_gone)
+void cgiplus_direct_hand_back(cgiplus_req *q, uint32_t flag)
 {
-    cgiplus_direct *x = q->dx;
-    cgp_tslot *s = x->slot;
-    unsigned target = CGP_TS_IDLE;
-    uint32_t add = 0;
-    int clean = q->got_end && q->end.outcome == CGP_O_OK && !x->broken &&
-                x->in_off == x->in_len;
+    cgiplus_direct *x = direct_x(q);
 
     if (x->released)
         return;
     x->released = 1;
+    /* Not a request of this worker: it leaves the busy count, and the
+     * request is counted where it runs next (cgiplus_direct_started counted it). */
+    atomic_fetch_sub(&x->tp->requests, 1);
+    cgp_tpool_busy(x->tp, -1);
+    atomic_fetch_or(&x->slot->flags, flag);
+    if (cgp_tslot_step(x->slot, CGP_TS_CHILD, x->sgen, cgiplus_dp.pid, CGP_TE_HAND_BACK, 0))
+        cgiplus_direct_kick(q->r, x->pidx, x->pgen);
+    apr_thread_mutex_lock(cgiplus_dp.mu);
+    cgiplus_direct_chan_unref_locked(x->ch);
+    apr_thread_mutex_unlock(cgiplus_dp.mu);
+}
+
+/* The worker goes back: to the oldest waiting request, IDLE for anyone,
+ * or RETURNED with what the runner must do. */
+void cgiplus_direct_release(cgiplus_req *q, int client_gone)
+{
+    cgiplus_direct *x = direct_x(q);
+    cgp_tslot *s = x->slot;
+    unsigned target = CGP_TS_IDLE;
+    uint32_t add = 0;
+    int clean = q->ended && q->end.outcome == CGP_O_OK && !x->broken &&
+                x->in_off == x->in_len;
+    uint64_t now = cgiplus_direct_now_ms();
+    uint32_t slow = atomic_load(&x->tp->slow_ms);
+    unsigned cause;
+
+    if (x->released)
+        return;
+    x->released = 1;
+    cgp_tpool_busy(x->tp, -1);
     if (x->logs > DIRECT_LOG_MAX)
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, q->r, CGIPLUS_LOGNO(1711)
                       "%s (worker pid %lu) sent %u LOG callouts in one request; the %u "
                       "past the first %d were dropped", q->r->filename,
                       (unsigned long)x->ch->pid, x->logs, x->logs - DIRECT_LOG_MAX,
                       DIRECT_LOG_MAX);
-    atomic_fetch_add(&x->tp->requests, 1);
-    atomic_fetch_add(&x->tp->outcomes[client_gone && !q->got_end ? CGP_O_ABORTED
-                                      : q->got_end && q->end.outcome < CGP_TPOOL_OUTCOMES
+    /* what the client got: the module's cause if it failed the request */
+    cause = cgiplus_req_report(q);
+    atomic_fetch_add(&x->tp->outcomes[cause ? cause
+                                      : client_gone && !q->ended ? CGP_O_ABORTED
+                                      : q->ended && q->end.outcome < CGP_TPOOL_OUTCOMES
                                       ? q->end.outcome : CGP_O_CRASHED], 1);
+    if (slow && now - x->t_start > slow)
+        atomic_fetch_add(&x->tp->slow, 1); /* as the runner's slow_request */
     if (clean) {
         uint32_t maxr = atomic_load(&x->tp->max_requests);
         uint64_t served;
 
         if (x->body_len) {
-            /* What the script left unread would be the next body. */
+            /* What the script left unread would be the next body (the
+             * runner's reader of the pipe: non-blocking, unlike the script's). */
             char junk[4096];
             ssize_t n;
 
-            while ((n = recv(x->ch->fd_peer, junk, sizeof(junk), MSG_DONTWAIT)) > 0 ||
+            while ((n = read(x->ch->fd_peer, junk, sizeof(junk))) > 0 ||
                    (n < 0 && errno == EINTR))
                 ;
         }
         served = atomic_fetch_add(&s->served, 1) + 1;
         atomic_fetch_add(&x->tp->served, 1);
-        atomic_store(&s->last_ms, cgiplus_direct_now_ms());
-        atomic_store(&x->tp->last_used, cgiplus_direct_now_ms());
+        atomic_store(&s->last_ms, now);
+        atomic_store(&x->tp->last_used, now);
         if ((atomic_load(&s->flags) & CGP_TS_RETIRE) || (maxr && served >= maxr))
             target = CGP_TS_RETURNED;
+        if (x->eof) { /* a FastCGI application closed its connection after it */
+            add = CGP_TS_EOF;
+            target = CGP_TS_RETURNED;
+        }
     }
-    else if (!x->eof && !x->broken &&
-             (client_gone || !q->got_end || (q->end.outcome == CGP_O_TIMEOUT && x->no_abort))) {
+    else if (!x->eof && !x->broken && !x->held &&
+             (client_gone || !q->ended || (q->end.outcome == CGP_O_TIMEOUT && x->no_abort))) {
         /* Mid-response: the runner reads it to its sentinel, then reuses it. */
         /* one output timeout more, as an orphan of the relay; 0: httpd's Timeout */
         atomic_store(&s->drain_ms, atomic_load(&x->tp->tmo_output));
@@ -406,23 +490,22 @@ void cgiplus_direct_release(cgiplus_req *q, int client_gone)
         target = CGP_TS_RETURNED;
     }
     else {
-        /* gone (its exit tells how), broken, or timed out */
+        /* gone (its exit tells how), broken, timed out, or it has half a
+         * record (the next one would not parse) */
         add = x->eof ? CGP_TS_EOF : x->broken ? CGP_TS_BROKEN : CGP_TS_KILL;
         target = CGP_TS_RETURNED;
     }
     if (add)
         atomic_fetch_or(&s->flags, add);
-    if (cgp_tslot_step(s, CGP_TS_CHILD, x->sgen, cgiplus_dp.pid,
-                       target == CGP_TS_IDLE ? CGP_TE_RELEASE : CGP_TE_HAND_BACK, 0) &&
-        (target == CGP_TS_RETURNED || x->lifetime_set || atomic_load(&x->tp->waiters) > 0))
-        direct_kick(q->r, x->pidx, x->pgen);
+    if (target == CGP_TS_IDLE) {
+        /* to the oldest waiting request, or free for anyone */
+        if (cgiplus_direct_pass(q->r, x) && x->lifetime_set)
+            cgiplus_direct_kick(q->r, x->pidx, x->pgen); /* its timer */
+    }
+    else if (cgp_tslot_step(s, CGP_TS_CHILD, x->sgen, cgiplus_dp.pid, CGP_TE_HAND_BACK, 0)) {
+        cgiplus_direct_kick(q->r, x->pidx, x->pgen);
+    }
     apr_thread_mutex_lock(cgiplus_dp.mu);
     cgiplus_direct_chan_unref_locked(x->ch);
     apr_thread_mutex_unlock(cgiplus_dp.mu);
-}
-
-void cgiplus_direct_finish(cgiplus_req *q, int client_gone)
-{
-    if (q->dx)
-        cgiplus_direct_release(q, client_gone);
 }

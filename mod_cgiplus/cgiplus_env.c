@@ -1,6 +1,10 @@
 /* cgiplus_env.c: the CGI environment of a request and the BEGIN + PARAMS
  * frames that carry it to the runner, packed into one buffer. */
-#include "cgiplus_private.h"
+#include "cgiplus_conf.h"
+#include "cgiplus_engine.h"
+#include "cgiplus_env.h"
+#include "cgiplus_fcgid.h"
+#include "cgiplus_suexec.h"
 
 #include <string.h>
 
@@ -64,9 +68,10 @@ static int env_check(request_rec *r, const env_kv *kv)
     if (kv->nlen == 0 || kv->nlen > CGP_MAX_NAME ||
         cgp_kv_size(kv->nlen, kv->vlen) > CGP_MAX_PAYLOAD) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1030)
-                      "CGI variable %.64s (%" APR_SIZE_T_FMT " bytes of name, %"
+                      "CGI variable %.64s (%" APR_SIZE_T_FMT " byte%s of name, %"
                       APR_SIZE_T_FMT " of value) is too large for the runner "
-                      "protocol: %s", kv->name, kv->nlen, kv->vlen, r->filename);
+                      "protocol: %s", kv->name, kv->nlen, CGIPLUS_S(kv->nlen), kv->vlen,
+                      r->filename);
         return 0;
     }
     return 1;
@@ -76,15 +81,17 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *l
 {
     request_rec *r = q->r;
     cgiplus_dir_conf *dc = ap_get_module_config(r->per_dir_config, &cgiplus_module);
-    env_kv begin[8 + CGIPLUS_BEGIN_MAX], *params; /* 7 fixed entries at most */
+    env_kv begin[8 + CGIPLUS_BEGIN_MAX], *params; /* 8 fixed entries at most */
     char progress[24];
     const char *bn[CGIPLUS_BEGIN_MAX], *bv[CGIPLUS_BEGIN_MAX];
     char **env;
-    int i, n, nb = 0;
+    int i, n, nb = 0, nb_env;
     apr_size_t room, pb, pp, off = 0;
 
     ap_add_common_vars(r);
     ap_add_cgi_vars(r);
+    if (q->fcgid)
+        cgiplus_fcgid_env(r, dc); /* FcgidPassHeader, FcgidFixPathinfo */
     /* Scripts get the runner's fixed PATH (or CGIplusSetEnv PATH), never
      * the PATH of whoever started httpd, which ap_add_common_vars copies. */
     apr_table_unset(r->subprocess_env, "PATH");
@@ -99,8 +106,9 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *l
         apr_table_unset(r->subprocess_env, "HTTP_TRANSFER_ENCODING");
     }
 
+    /* An engine pool runs the engine; the script is SCRIPT_FILENAME. */
     begin[nb].name = "script";
-    begin[nb].val = r->filename;
+    begin[nb].val = q->engine ? q->engine : r->filename;
     nb++;
     begin[nb].name = "mode";
     begin[nb].val = q->mode_name;
@@ -121,12 +129,23 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *l
     begin[nb].val = progress;
     nb++;
     /* The pool settings this directory names; the runner has the rest. */
-    n = cgiplus_conf_begin(r, dc, bn, bv, CGIPLUS_BEGIN_MAX);
+    n = cgiplus_conf_begin(r, dc, q->ws != NULL, bn, bv, CGIPLUS_BEGIN_MAX);
+    if (!q->fcgid)
+        n += cgiplus_engine_begin(r, dc, bn + n, bv + n, CGIPLUS_BEGIN_MAX - n);
+    else /* its Fcgid* settings: the runner takes the last of a key */
+        n += cgiplus_fcgid_begin(r, dc, q->engine ? q->engine : r->filename, bn + n, bv + n,
+                                 CGIPLUS_BEGIN_MAX - n);
     for (i = 0; i < n; i++, nb++) {
         begin[nb].name = bn[i];
         begin[nb].val = bv[i];
     }
-    if (q->want_direct) {
+    /* suEXEC's user for this request (its pool's user; the runner checks) */
+    if ((q->suexec = cgiplus_suexec_identity(r))) {
+        begin[nb].name = "suexec";
+        begin[nb].val = q->suexec;
+        nb++;
+    }
+    if (q->claim) {
         /* the runner says which table entry is this request's pool */
         begin[nb].name = "direct";
         begin[nb].val = "1";
@@ -144,7 +163,7 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *l
         if (!env_check(r, &begin[i]))
             return APR_EINVAL;
     }
-    if (q->want_direct) {
+    if (q->claim) {
         /* The pool key: everything in BEGIN but the request's own keys. */
         char *k;
         apr_size_t klen = 0;
@@ -172,16 +191,22 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *l
     for (n = 0; env[n]; n++)
         ;
     params = apr_palloc(r->pool, sizeof(*params) * (apr_size_t)(n + 1));
-    for (i = 0; i < n; i++) {
+    for (i = nb_env = 0; i < n; i++) {
         const char *eq = strchr(env[i], '=');
+        env_kv *kv = &params[nb_env];
 
-        params[i].name = env[i];
-        params[i].nlen = eq ? (apr_size_t)(eq - env[i]) : strlen(env[i]);
-        params[i].val = eq ? eq + 1 : "";
-        params[i].vlen = strlen(params[i].val);
-        if (!env_check(r, &params[i]))
+        kv->name = env[i];
+        kv->nlen = eq ? (apr_size_t)(eq - env[i]) : strlen(env[i]);
+        kv->val = eq ? eq + 1 : "";
+        kv->vlen = strlen(kv->val);
+        /* suexec hands the script only the variables of its safe list */
+        if (q->suexec && !cgiplus_suexec_env_safe(kv->name, kv->nlen))
+            continue;
+        if (!env_check(r, kv))
             return APR_EINVAL;
+        nb_env++;
     }
+    n = nb_env;
 
     q->params = params;
     q->nparams = n;

@@ -4,7 +4,8 @@
  * wire. Each line is checked (malformed, folded, oversized) before httpd's
  * own scanner sees it, so Status, Location, Last-Modified and conditional
  * requests behave exactly as under mod_cgi. */
-#include "cgiplus_private.h"
+#include "cgiplus_conf.h"
+#include "cgiplus_header.h"
 
 #include <string.h>
 
@@ -18,30 +19,23 @@
 
 APLOG_USE_MODULE(cgiplus);
 
-#define HDR_DEFAULT_MAX   (64 * 1024)
-#define HDR_MIN           1024
-#define HDR_MAX           (1024 * 1024)
 /* httpd's scanner reads a line into MAX_STRING_LEN - 1 bytes, newline and
  * NUL included: a longer line would be split into two headers. */
 #define HDR_LINE_MAX      (MAX_STRING_LEN - 3)
 
-apr_size_t cgiplus_conf_max_header(const cgiplus_dir_conf *dc)
-{
-    return dc->max_header ? dc->max_header : HDR_DEFAULT_MAX;
-}
-
+/* CGIplusMaxHeaderSize: said as a number of bytes, as mod_cgi's sizes are. */
 const char *cgiplus_set_max_header(cmd_parms *cmd, void *dcv, const char *arg)
 {
-    cgiplus_dir_conf *dc = dcv;
+    const cgp_setting *d = &cgp_settings[CGP_S_MAX_HEADER_SIZE];
     apr_off_t n;
     char *end;
 
     if (apr_strtoff(&n, arg, &end, 10) != APR_SUCCESS || *end || end == arg ||
-        n < HDR_MIN || n > HDR_MAX)
+        n < d->min || n > d->max)
         return apr_psprintf(cmd->pool, "CGIplusMaxHeaderSize takes a number of "
-                            "bytes from %d to %d, not '%s'", HDR_MIN, HDR_MAX, arg);
-    dc->max_header = (apr_size_t)n;
-    return NULL;
+                            "bytes from %" APR_INT64_T_FMT " to %" APR_INT64_T_FMT ", not '%s'",
+                            d->min, d->max, arg);
+    return cgiplus_conf_store(cmd, dcv, CGP_S_MAX_HEADER_SIZE, n, NULL);
 }
 
 const char *cgiplus_header_raw(cgiplus_req *q, apr_size_t *len)
@@ -75,9 +69,9 @@ static apr_status_t header_collect(cgiplus_req *q, header_buf *hb, int *done)
         apr_size_t blen, k;
 
         if (APR_BRIGADE_EMPTY(q->out)) {
-            if (q->got_end)
+            if (q->ended)
                 break;
-            if ((rv = cgiplus_resp_read_frame(q)) != APR_SUCCESS)
+            if ((rv = cgiplus_req_read(q)) != APR_SUCCESS)
                 break;
             continue;
         }
@@ -189,11 +183,11 @@ static int header_getsfunc(char *w, int wlen, void *arg)
     return 1;
 }
 
-int cgiplus_header_scan(cgiplus_req *q, const char **why)
+int cgiplus_header_scan(cgiplus_req *q, const char **why, apr_status_t *io)
 {
     request_rec *r = q->r;
     cgiplus_dir_conf *dc = ap_get_module_config(r->per_dir_config, &cgiplus_module);
-    apr_size_t limit = cgiplus_conf_max_header(dc), len, i, start;
+    apr_size_t limit = (apr_size_t)cgiplus_conf_geti(dc, CGP_S_MAX_HEADER_SIZE), len, i, start;
     char *buf, *clean, *out;
     char sbuf[MAX_STRING_LEN];
     header_buf hb;
@@ -202,6 +196,7 @@ int cgiplus_header_scan(cgiplus_req *q, const char **why)
     int done, ret;
 
     *why = NULL;
+    *io = APR_SUCCESS;
     hb.limit = limit;
     hb.cap = limit < HDR_FIRST_CAP ? limit : HDR_FIRST_CAP;
     hb.p = apr_palloc(r->pool, hb.cap + 1);
@@ -213,7 +208,7 @@ int cgiplus_header_scan(cgiplus_req *q, const char **why)
     q->hdr_raw = buf;
     q->hdr_raw_len = len;
     if (rv != APR_SUCCESS) {
-        q->io_status = rv;
+        *io = rv;
         *why = "lost the runner while reading the header";
         return APR_STATUS_IS_TIMEUP(rv) ? HTTP_GATEWAY_TIME_OUT : HTTP_BAD_GATEWAY;
     }
@@ -224,8 +219,8 @@ int cgiplus_header_scan(cgiplus_req *q, const char **why)
     }
     if (!done) {
         *why = apr_psprintf(r->pool, "Premature end of script headers (the output "
-                            "ended after %" APR_SIZE_T_FMT " bytes, before the "
-                            "empty line)", len);
+                            "ended after %" APR_SIZE_T_FMT " byte%s, before the "
+                            "empty line)", len, CGIPLUS_S(len));
         return HTTP_BAD_GATEWAY;
     }
 
@@ -268,17 +263,18 @@ int cgiplus_header_scan(cgiplus_req *q, const char **why)
 /* "HTTP/1.1 200": the shortest status line start. */
 #define NPH_PEEK 12
 
-int cgiplus_header_nph(cgiplus_req *q, const char **why)
+int cgiplus_header_nph(cgiplus_req *q, const char **why, apr_status_t *io)
 {
     char *p = apr_palloc(q->r->pool, NPH_PEEK + 1);
     apr_size_t len = NPH_PEEK;
     apr_status_t rv = APR_SUCCESS;
 
     *why = NULL;
-    while (q->out_len < NPH_PEEK && !q->got_end && rv == APR_SUCCESS)
-        rv = cgiplus_resp_read_frame(q);
+    *io = APR_SUCCESS;
+    while (q->out_len < NPH_PEEK && !q->ended && rv == APR_SUCCESS)
+        rv = cgiplus_req_read(q);
     if (rv != APR_SUCCESS) {
-        q->io_status = rv;
+        *io = rv;
         *why = "lost the runner while reading the status line";
         return APR_STATUS_IS_TIMEUP(rv) ? HTTP_GATEWAY_TIME_OUT : HTTP_BAD_GATEWAY;
     }

@@ -9,7 +9,9 @@
  * for an included request. exec cmd runs the command with /bin/sh from the
  * httpd child, exactly as mod_cgi does: a shell command line is no script
  * file a pool could keep (docs/cgi-compat.md). */
-#include "cgiplus_private.h"
+#include "cgiplus_conf.h"
+#include "cgiplus_include.h"
+#include "cgiplus_suexec.h"
 
 #include <string.h>
 
@@ -108,8 +110,19 @@ static apr_status_t include_cmd(include_ctx_t *ctx, ap_filter_t *f,
     apr_procattr_t *attr;
     apr_proc_t *proc = apr_pcalloc(r->pool, sizeof(*proc));
     apr_file_t *devnull;
+    const char *sx = cgiplus_suexec_identity(r);
     apr_status_t rv;
 
+    if (sx) {
+        /* mod_cgi hands the command line to suexec, which takes it for a
+         * program's name in the document's directory and refuses it: the
+         * element inserts nothing. No shell as httpd's user here either. */
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1323)
+                      "exec cmd \"%s\" in %s not run: the document is under suEXEC (%s), "
+                      "which runs no command lines; nothing inserted, as with mod_cgi",
+                      command, r->filename, sx);
+        return APR_SUCCESS;
+    }
     include_ssi_vars(r);
     if ((rv = apr_procattr_create(&attr, r->pool)) != APR_SUCCESS ||
         (rv = apr_procattr_io_set(attr, APR_NO_PIPE, APR_FULL_BLOCK,

@@ -5,7 +5,8 @@
  * module starts reads it once from a pipe. It is in no argv, no environment
  * and no file a script can read, and only in the memory of processes a
  * script cannot inspect (not dumpable). */
-#include "cgiplus_private.h"
+#include "cgiplus_runner.h"
+#include "cgp_proto.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -81,7 +82,7 @@ static apr_status_t key_file(apr_pool_t *p, server_rec *s, const char *path,
         why = "cannot be opened";
         goto fail;
     }
-    rv = apr_file_info_get(&fi, APR_FINFO_TYPE | APR_FINFO_PROT, f);
+    rv = apr_file_info_get(&fi, APR_FINFO_TYPE | APR_FINFO_PROT | APR_FINFO_USER, f);
     if (rv == APR_SUCCESS && (fi.filetype != APR_REG ||
         (fi.protection & (APR_FPROT_GREAD | APR_FPROT_WREAD | APR_FPROT_GWRITE |
                           APR_FPROT_WWRITE)))) {
@@ -89,6 +90,17 @@ static apr_status_t key_file(apr_pool_t *p, server_rec *s, const char *path,
         rv = APR_EINVAL;
         why = "must be a regular file that only its owner may read or write "
               "(chmod 0600 or 0400)";
+        goto fail;
+    }
+    /* Its owner may read it: that must be root (an httpd started by
+     * another user can only have its own, and its scripts run as it). */
+    if (rv == APR_SUCCESS && fi.user != geteuid()) {
+        apr_file_close(f);
+        rv = APR_EINVAL;
+        why = apr_psprintf(p, "is owned by uid %lu: it must be owned by %s, since "
+                           "whoever owns it can read the key and drive the runner "
+                           "(chown root:root)", (unsigned long)fi.user,
+                           geteuid() ? "httpd's own user" : "root");
         goto fail;
     }
     if (rv == APR_SUCCESS)

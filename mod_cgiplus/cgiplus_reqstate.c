@@ -16,7 +16,8 @@ static const cgiplus_rnext req_table[CGIPLUS_RS_N_][CGIPLUS_RE_N_] = {
 
     R(CLAIM,  CLAIMED,     WRITE,      WAIT),
     R(CLAIM,  NO_IDLE,     RELAY,      SEND),
-    R(CLAIM,  ERROR,       ANSWER,     FAILED),
+    R(CLAIM,  ERROR,       ANSWER,     FAILED), /* also 503: the table's queue full, or waited out */
+    R(CLAIM,  CLIENT_GONE, ABORT,      GONE),   /* it left while waiting in the table's queue */
 
     R(SEND,   SENT,        WAIT,       WAIT),
     R(SEND,   RETRY,       RESEND,     SEND),
@@ -32,6 +33,7 @@ static const cgiplus_rnext req_table[CGIPLUS_RS_N_][CGIPLUS_RE_N_] = {
     R(WAIT,   LOST,        ABANDON,    FAILED),
     R(WAIT,   RETRY,       RESEND,     SEND),
     R(WAIT,   CLIENT_GONE, ABORT,      GONE),
+    R(WAIT,   ACCEPTED,    UPGRADE,    UPGRADED), /* a WebSocket's (cgiplus_ws_open.c) */
 
     R(HEAD,   HEADER,      PASS,       STREAM),
     R(HEAD,   HEADER_HEAD, HOLD,       HOLD),
@@ -73,14 +75,14 @@ cgiplus_rnext cgiplus_req_next(unsigned st, unsigned ev)
 int cgiplus_rstate_final(unsigned st)
 {
     return st == CGIPLUS_RS_DONE || st == CGIPLUS_RS_FAILED || st == CGIPLUS_RS_CUT ||
-           st == CGIPLUS_RS_GONE;
+           st == CGIPLUS_RS_GONE || st == CGIPLUS_RS_UPGRADED;
 }
 
 const char *cgiplus_rstate_name(unsigned st)
 {
     static const char *const n[CGIPLUS_RS_N_] = {
         "NEW", "BODY", "CLAIM", "SEND", "WAIT", "HEAD", "HOLD", "STREAM", "DRAIN",
-        "DONE", "FAILED", "CUT", "GONE",
+        "DONE", "FAILED", "CUT", "GONE", "UPGRADED",
     };
     return st < CGIPLUS_RS_N_ ? n[st] : "?";
 }
@@ -90,7 +92,7 @@ const char *cgiplus_revent_name(unsigned ev)
     static const char *const n[CGIPLUS_RE_N_] = {
         "start", "body-read", "claimed", "no-idle", "sent", "granted", "retry", "output", "header",
         "header-head", "divert", "bad-header", "hold-over", "sentinel", "eof", "timeout",
-        "refused", "lost", "client-gone", "finish", "error",
+        "refused", "lost", "client-gone", "finish", "error", "accepted",
     };
     return ev < CGIPLUS_RE_N_ ? n[ev] : "?";
 }
@@ -100,7 +102,7 @@ const char *cgiplus_raction_name(unsigned act)
     static const char *const n[CGIPLUS_RA_N_] = {
         "invalid", "read-body", "claim", "write", "relay", "wait", "resend", "parse",
         "pass", "hold", "drop", "replace", "eos", "end-status", "answer", "abandon", "cut",
-        "abort",
+        "abort", "upgrade",
     };
     return act < CGIPLUS_RA_N_ ? n[act] : "?";
 }

@@ -5,7 +5,7 @@
 #ifndef CGIPLUS_REQSTATE_H
 #define CGIPLUS_REQSTATE_H
 
-/* Where a request is. The last four are final. */
+/* Where a request is. The last five are final. */
 enum cgiplus_rstate {
     CGIPLUS_RS_NEW,    /* the handler took it; its variables are packed */
     CGIPLUS_RS_BODY,   /* its body is pre-read (before any worker is taken) */
@@ -19,7 +19,8 @@ enum cgiplus_rstate {
     CGIPLUS_RS_DONE,   /* answered in full */
     CGIPLUS_RS_FAILED, /* answered with an error status before the response began */
     CGIPLUS_RS_CUT,    /* the response had begun: the connection was cut */
-    CGIPLUS_RS_GONE,   /* the client left: ABORT sent, or the worker handed back */
+    CGIPLUS_RS_GONE,   /* the client left: ABORT sent, worker handed back, queue left */
+    CGIPLUS_RS_UPGRADED, /* a WebSocket: the connection is the worker's (cgiplus_ws_*.c) */
     CGIPLUS_RS_N_
 };
 
@@ -46,6 +47,7 @@ enum cgiplus_revent {
     CGIPLUS_RE_CLIENT_GONE, /* the client reset its connection or a write failed */
     CGIPLUS_RE_FINISH,      /* what replaced the script's body is answered */
     CGIPLUS_RE_ERROR,       /* the module answers an error status of its own */
+    CGIPLUS_RE_ACCEPTED,    /* a worker accepted the WebSocket upgrade (WS_ACCEPT, no output) */
     CGIPLUS_RE_N_
 };
 
@@ -68,7 +70,8 @@ enum cgiplus_raction {
     CGIPLUS_RA_ANSWER,     /* answer the module's status (502 for a bad header) */
     CGIPLUS_RA_ABANDON,    /* give up the connection or the worker; 502 or 504 */
     CGIPLUS_RA_CUT,        /* cut the client connection (an error bucket) */
-    CGIPLUS_RA_ABORT,      /* ABORT to the runner, or the worker handed back to drain */
+    CGIPLUS_RA_ABORT,      /* ABORT, the worker handed back to drain, or the queue left */
+    CGIPLUS_RA_UPGRADE,    /* 101: the connection becomes the WebSocket's */
     CGIPLUS_RA_N_
 };
 
@@ -80,7 +83,7 @@ typedef struct cgiplus_rnext {
 /* The table: what event ev does in state st. Out-of-range values and
  * pairs that cannot happen give CGIPLUS_RA_INVALID. */
 cgiplus_rnext cgiplus_req_next(unsigned st, unsigned ev);
-/* Nonzero for DONE, FAILED, CUT, GONE. */
+/* Nonzero for DONE, FAILED, CUT, GONE, UPGRADED. */
 int cgiplus_rstate_final(unsigned st);
 /* Names for log lines and the test ("?" out of range). */
 const char *cgiplus_rstate_name(unsigned st);

@@ -1,12 +1,21 @@
-/* cgiplus_response.c: the runner's answer to one request: STDOUT, STDERR
- * and END frames; the script's CGI header parsed by httpd's own scanner;
- * the body streamed to the client as it arrives; END outcomes mapped to
- * HTTP statuses. */
-#include "cgiplus_private.h"
+/* cgiplus_response.c: the request from its first output on, as the
+ * actions of its state machine (cgiplus_req.h; docs/DESIGN.md, "A
+ * request's states"): the script's CGI header parsed by httpd's own
+ * scanner; the body streamed to the client as it arrives, held for a slow
+ * one (cgiplus_outbuf.c); a HEAD response held for its length; what
+ * replaces the script's body (a redirect, X-CGIplus-File, 304/412); END
+ * outcomes mapped to HTTP statuses; the request's end, whichever it is.
+ * The output comes through q's kind of worker (q->xp), never named here. */
+#include "cgiplus_header.h"
+#include "cgiplus_outbuf.h"
+#include "cgiplus_resp.h"
+#include "cgiplus_scriptlog.h"
+#include "cgiplus_static.h"
+#include "cgp_shebang.h"
+#include "cgp_suexec.h"
 
 #include <errno.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 
 #include "httpd.h"
@@ -17,322 +26,33 @@
 #include "http_request.h"
 #include "util_filter.h"
 #include "util_script.h"
-#include "apr_portable.h"
 #include "apr_strings.h"
 
 
 APLOG_USE_MODULE(cgiplus);
 
-/* Bytes collected from frames that are already there before they are
+/* Bytes collected from output that is already there before they are
  * passed down in one go; anything less waits only if more is readable. */
 #define RESP_PASS_BYTES (64 * 1024)
+/* How long the header of a HEAD response waits for the script's end. */
+#define RESP_HEAD_HOLD apr_time_from_sec(1)
 
-/* Logs a STDERR payload, one error-log line per script line: each line is
- * one write to the log of the request's own virtual host, so lines of
- * concurrent scripts never mix inside a line. */
-void cgiplus_resp_log_stderr(cgiplus_req *q, apr_size_t len)
+/* The response's own state of one request (q->resp). From r->pool; lives
+ * for the request. Changed by this file only. */
+typedef struct resp_state {
+    cgiplus_outbuf *ob;        /* the stream's, once it began */
+    apr_bucket_brigade *bb;
+    const char *why;           /* a bad header: what is wrong with it */
+    int replace;               /* 304 or 412 from the conditional checks, 0: none */
+    const char *file;          /* X-CGIplus-File, NULL: none */
+    const char *location;      /* a redirect, NULL: none */
+} resp_state;
+
+static resp_state *resp_get(cgiplus_req *q)
 {
-    char *p = q->errbuf, *end = q->errbuf + len;
-
-    while (p < end) {
-        char *nl = memchr(p, '\n', (apr_size_t)(end - p));
-        char *eol = nl ? nl : end;
-        apr_size_t n = (apr_size_t)(eol - p);
-
-        if (n > 0 && p[n - 1] == '\r')
-            n--;
-        if (n > 0 || nl) {
-            if (q->worker_pid)
-                ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, q->r, CGIPLUS_LOGNO(1050)
-                              "stderr from %s (pid %lu): %.*s", q->r->filename,
-                              (unsigned long)q->worker_pid, (int)n, p);
-            else /* the runner did not say which process (it breaks the protocol) */
-                ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, q->r, CGIPLUS_LOGNO(1050)
-                              "stderr from %s: %.*s", q->r->filename, (int)n, p);
-            if (q->slog)
-                cgiplus_scriptlog_stderr(q, p, n);
-        }
-        p = nl ? nl + 1 : end;
-    }
-}
-
-static apr_status_t resp_proto_error(cgiplus_req *q, const char *what)
-{
-    ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, q->r, CGIPLUS_LOGNO(1051)
-                  "protocol error from cgiplus-runner (pid %lu) serving %s: %s",
-                  (unsigned long)q->conn->runner_pid, q->r->filename, what);
-    q->conn_dirty = 1;
-    return APR_EGENERAL;
-}
-
-apr_status_t cgiplus_resp_read_frame(cgiplus_req *q)
-{
-    apr_bucket_alloc_t *ba = q->r->connection->bucket_alloc;
-    unsigned char hb[CGP_HDR_LEN], eb[CGP_GRANT_LEN]; /* the longest fixed payload */
-    cgp_started st;
-    cgp_hdr h;
-    apr_status_t rv;
-    char *buf;
-    int crc;
-
-    if (q->dx)
-        return cgiplus_direct_read(q);
-    if ((rv = cgiplus_conn_read_exact(q->conn, hb, CGP_HDR_LEN)) != APR_SUCCESS)
-        return rv;
-    if ((crc = cgp_hdr_unpack(hb, &h)) != CGP_OK)
-        return resp_proto_error(q, cgp_strerror(crc));
-    if (h.reqid != q->reqid)
-        return resp_proto_error(q, apr_psprintf(q->r->pool, "%s frame for request "
-                                "%lu, expected %lu", cgp_type_name(h.type),
-                                (unsigned long)h.reqid, (unsigned long)q->reqid));
-    if (q->got_end)
-        return resp_proto_error(q, "a frame after END");
-
-    switch (h.type) {
-    case CGP_T_STDOUT:
-        if (h.len == 0)
-            return APR_SUCCESS;
-        /* Read straight into the bucket's memory: no second copy. */
-        buf = apr_bucket_alloc(h.len, ba);
-        if (!buf)
-            return APR_ENOMEM;
-        if ((rv = cgiplus_conn_read_exact(q->conn, buf, h.len)) != APR_SUCCESS) {
-            apr_bucket_free(buf);
-            return rv;
-        }
-        APR_BRIGADE_INSERT_TAIL(q->out, apr_bucket_heap_create(buf, h.len,
-                                apr_bucket_free, ba));
-        q->out_len += h.len;
-        q->got_stdout = 1;
-        return APR_SUCCESS;
-    case CGP_T_STDERR:
-        if (!q->errbuf) /* most requests never need it */
-            q->errbuf = apr_palloc(q->r->pool, CGP_MAX_PAYLOAD + 1);
-        if ((rv = cgiplus_conn_read_exact(q->conn, q->errbuf, h.len)) != APR_SUCCESS)
-            return rv;
-        cgiplus_resp_log_stderr(q, h.len);
-        return APR_SUCCESS;
-    case CGP_T_END:
-        if (h.len != CGP_END_LEN)
-            return resp_proto_error(q, "END of the wrong length");
-        if ((rv = cgiplus_conn_read_exact(q->conn, eb, CGP_END_LEN)) != APR_SUCCESS)
-            return rv;
-        if ((crc = cgp_end_unpack(eb, CGP_END_LEN, &q->end)) != CGP_OK)
-            return resp_proto_error(q, apr_psprintf(q->r->pool, "END: %s",
-                                                    cgp_strerror(crc)));
-        q->got_end = 1;
-        return APR_SUCCESS;
-    case CGP_T_STARTED:
-        if (h.len != CGP_STARTED_LEN)
-            return resp_proto_error(q, "STARTED of the wrong length");
-        if ((rv = cgiplus_conn_read_exact(q->conn, eb, CGP_STARTED_LEN)) != APR_SUCCESS)
-            return rv;
-        if ((crc = cgp_started_unpack(eb, CGP_STARTED_LEN, &st)) != CGP_OK)
-            return resp_proto_error(q, apr_psprintf(q->r->pool, "STARTED: %s",
-                                                    cgp_strerror(crc)));
-        q->worker_pid = st.pid;
-        return APR_SUCCESS;
-    case CGP_T_POOL:
-        if (h.len != CGP_PAIR_LEN)
-            return resp_proto_error(q, "POOL of the wrong length");
-        if ((rv = cgiplus_conn_read_exact(q->conn, eb, CGP_PAIR_LEN)) != APR_SUCCESS)
-            return rv;
-        cgiplus_direct_learn(q, eb, CGP_PAIR_LEN);
-        return APR_SUCCESS;
-    case CGP_T_GRANT: {
-        cgp_grant g;
-        int st;
-
-        if (h.len != CGP_GRANT_LEN)
-            return resp_proto_error(q, "GRANT of the wrong length");
-        if ((rv = cgiplus_conn_read_exact(q->conn, eb, CGP_GRANT_LEN)) != APR_SUCCESS)
-            return rv;
-        if ((crc = cgp_grant_unpack(eb, CGP_GRANT_LEN, &g)) != CGP_OK)
-            return resp_proto_error(q, apr_psprintf(q->r->pool, "GRANT: %s",
-                                                    cgp_strerror(crc)));
-        /* After an ABORT the worker goes back unused: no state change. */
-        if (!q->aborting && cgiplus_req_step(q, CGIPLUS_RE_GRANTED) != OK)
-            return APR_EGENERAL;
-        /* The runner is done with the request: the connection is free. */
-        cgiplus_conn_release(q->conn);
-        q->conn = NULL;
-        st = cgiplus_direct_grant(q, &g);
-        if (st != OK || !q->dx) {
-            q->got_end = 1;
-            q->end.outcome = q->aborting ? CGP_O_ABORTED : CGP_O_OVERLOADED;
-            q->end.retry_after = 1;
-        }
-        return APR_SUCCESS;
-    }
-    case CGP_T_PROGRESS:
-        /* Read: the next wait starts afresh, which is all it is for. */
-        if (h.len != 0)
-            return resp_proto_error(q, "PROGRESS with a payload");
-        return APR_SUCCESS;
-    case CGP_T_CALLOUT:
-        if ((rv = cgiplus_callout_read(q, h.len)) == APR_EINVAL)
-            return resp_proto_error(q, "a CALLOUT that is not one text line");
-        return rv;
-    default:
-        return resp_proto_error(q, apr_psprintf(q->r->pool, "unexpected %s frame",
-                                                cgp_type_name(h.type)));
-    }
-}
-
-/* The client's socket, watched while the request waits for its first
- * frame (queued, or its worker starting). HTTP/1.x only: an HTTP/2
- * stream's connection is the shared one of all its streams. NULL: none. */
-apr_socket_t *cgiplus_resp_client_socket(cgiplus_req *q)
-{
-    conn_rec *c = q->r->connection;
-
-    if (c->master || c->aborted)
-        return NULL;
-    return ap_get_conn_socket(c);
-}
-
-/* What a readable client socket holds (enum cgiplus_client_state). */
-static int resp_client_state(apr_socket_t *cs)
-{
-    apr_os_sock_t fd;
-    ssize_t n;
-    char b;
-
-    if (apr_os_sock_get(&fd, cs) != APR_SUCCESS)
-        return 0;
-    do
-        n = recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
-    while (n < 0 && errno == EINTR);
-    if (n > 0)
-        return CGIPLUS_CLIENT_THERE;
-    if (n == 0)
-        return CGIPLUS_CLIENT_EOF;
-    if (errno == EAGAIN || errno == EWOULDBLOCK)
-        return CGIPLUS_CLIENT_NOTHING;
-    return CGIPLUS_CLIENT_GONE;
-}
-
-void cgiplus_resp_watch_init(cgiplus_req *q, cgiplus_client_watch *w)
-{
-    w->cs = cgiplus_resp_client_socket(q);
-    w->eof = 0;
-}
-
-int cgiplus_resp_client_seen(cgiplus_client_watch *w, int client_rd)
-{
-    /* after its end of file, only a hang-up or error is reported */
-    int st = client_rd == 2 ? CGIPLUS_CLIENT_GONE : resp_client_state(w->cs);
-
-    if (st == CGIPLUS_CLIENT_THERE)
-        w->cs = NULL; /* a pipelined request: the client is there */
-    else if (st == CGIPLUS_CLIENT_EOF)
-        /* Half-closed, or closed: only writing can tell. It gets its
-         * response; a client that is gone fails the first write
-         * (CGIPLUS1070) or resets the socket meanwhile. */
-        w->eof = 1;
-    return st;
-}
-
-int cgiplus_resp_client_left(cgiplus_req *q)
-{
-    q->client_gone = 1;
-    q->r->connection->aborted = 1;
-    return cgiplus_req_step(q, CGIPLUS_RE_CLIENT_GONE) == OK;
-}
-
-/* Waits up to q->timeout until the runner or the client is readable; with
- * client_eof set, only an error or hang-up of the client counts (its end
- * of file is known and would make every poll return at once). */
-static apr_status_t resp_wait_both(cgiplus_req *q, apr_socket_t *cs, int client_eof,
-                                   int *runner_rd, int *client_rd)
-{
-    apr_pollfd_t pfd[2];
-    apr_int32_t nready = 0;
-    apr_status_t rv;
-    int i;
-
-    memset(pfd, 0, sizeof(pfd));
-    for (i = 0; i < 2; i++) {
-        pfd[i].p = q->r->pool;
-        pfd[i].desc_type = APR_POLL_SOCKET;
-        pfd[i].reqevents = APR_POLLIN;
-    }
-    pfd[0].desc.s = q->conn->sock;
-    pfd[1].desc.s = cs;
-    if (client_eof)
-        pfd[1].reqevents = 0; /* POLLERR and POLLHUP are always reported */
-    do
-        rv = apr_poll(pfd, 2, &nready, q->timeout);
-    while (APR_STATUS_IS_EINTR(rv));
-    if (rv != APR_SUCCESS)
-        return rv; /* APR_TIMEUP: as a read on the runner would */
-    /* A hang-up or error counts as readable: the read or peek reports it. */
-    *runner_rd = (pfd[0].rtnevents & (APR_POLLIN | APR_POLLHUP | APR_POLLERR)) != 0;
-    *client_rd = (pfd[1].rtnevents & (APR_POLLIN | APR_POLLHUP | APR_POLLERR)) != 0;
-    if (client_eof && *client_rd)
-        *client_rd = 2; /* a reset or error after its end of file */
-    return APR_SUCCESS;
-}
-
-apr_status_t cgiplus_resp_wait_first(cgiplus_req *q)
-{
-    cgiplus_client_watch w;
-    apr_status_t rv = APR_SUCCESS;
-
-    if (q->dx)
-        return cgiplus_direct_wait_first(q);
-    cgiplus_resp_watch_init(q, &w);
-    while (rv == APR_SUCCESS && q->out_len == 0 && !q->got_end) {
-        int runner_rd = 1, client_rd = 0;
-
-        if (w.cs && (rv = resp_wait_both(q, w.cs, w.eof, &runner_rd,
-                                         &client_rd)) != APR_SUCCESS)
-            break;
-        if (runner_rd) {
-            rv = cgiplus_resp_read_frame(q);
-            if (rv == APR_SUCCESS && q->dx)
-                return cgiplus_direct_wait_first(q); /* GRANT: ours from now on */
-            continue;
-        }
-        if (!client_rd || cgiplus_resp_client_seen(&w, client_rd) != CGIPLUS_CLIENT_GONE)
-            continue;
-        /* Reset while queued or waiting for its worker: the runner drops
-         * the request (a queued one never runs); nobody gets a response. */
-        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, q->r, CGIPLUS_LOGNO(1077)
-                      "client connection reset before the response of %s began (%s); "
-                      "sending ABORT to the runner", q->r->filename,
-                      q->worker_pid ? apr_psprintf(q->r->pool, "worker pid %lu",
-                                                   (unsigned long)q->worker_pid)
-                                    : "no worker yet");
-        if (cgiplus_resp_client_left(q))
-            cgiplus_req_abort(q);
-        return APR_ECONNABORTED;
-    }
-    return rv;
-}
-
-apr_status_t cgiplus_resp_drain(cgiplus_req *q)
-{
-    apr_status_t rv = APR_SUCCESS;
-
-    for (;;) {
-        apr_brigade_cleanup(q->out);
-        q->out_len = 0;
-        if (q->got_end || rv != APR_SUCCESS)
-            return rv;
-        rv = cgiplus_resp_read_frame(q);
-    }
-}
-
-void cgiplus_resp_drain_rest(cgiplus_req *q)
-{
-    if (cgiplus_resp_drain(q) != APR_SUCCESS) {
-        cgiplus_req_step(q, CGIPLUS_RE_LOST); /* DRAIN: the answer is decided */
-        cgiplus_req_abandon(q);
-    }
-    else {
-        cgiplus_req_finish(q);
-    }
+    if (!q->resp)
+        q->resp = apr_pcalloc(q->r->pool, sizeof(resp_state));
+    return q->resp;
 }
 
 static void resp_wait_status(char *buf, apr_size_t len, apr_uint32_t st)
@@ -351,7 +71,30 @@ static void resp_wait_status(char *buf, apr_size_t len, apr_uint32_t st)
         apr_snprintf(buf, len, "wait status %d", s);
 }
 
-int cgiplus_resp_end_status(cgiplus_req *q)
+/* The script cannot be executed, and will not be until someone fixes it
+ * (its interpreter is missing, its #! line ends in a CR, it is no program):
+ * 500, as mod_cgi answers it, with the reason in this virtual host's log,
+ * read from the script's first line as the runner does for its own. */
+static int resp_exec_failed(cgiplus_req *q)
+{
+    request_rec *r = q->r;
+    char head[CGP_SHEBANG_MAX], why[512], err[120];
+    apr_size_t len = sizeof(head);
+    apr_file_t *f;
+
+    if (apr_file_open(&f, r->filename, APR_FOPEN_READ, APR_OS_DEFAULT, r->pool) != APR_SUCCESS)
+        len = 0;
+    else if (apr_file_read(f, head, &len) != APR_SUCCESS || apr_file_close(f) != APR_SUCCESS)
+        len = 0;
+    apr_strerror(APR_FROM_OS_ERROR((int)q->end.detail), err, sizeof(err));
+    cgp_shebang_explain(head, len, (int)q->end.detail, err, why, sizeof(why));
+    ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1261)
+                  "cannot run %s: %s; answering 500", r->filename, why);
+    return HTTP_INTERNAL_SERVER_ERROR;
+}
+
+/* Maps a non-ok END (before any output) to an HTTP status, logged. */
+static int resp_end_status(cgiplus_req *q)
 {
     request_rec *r = q->r;
     const cgp_end *e = &q->end;
@@ -360,13 +103,22 @@ int cgiplus_resp_end_status(cgiplus_req *q)
 
     switch (e->outcome) {
     case CGP_O_OK:
+        /* Only the end marker was seen: whether the process goes on or
+         * exits right after (a script failing in its request loop) is
+         * known later, to the runner (2028). No header: the runner saw a
+         * good end, the client gets none. */
+        cgiplus_req_failed(q, CGP_C_BAD_HEADER);
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1060)
                       "End of script output before headers: %s (worker pid %lu "
-                      "wrote nothing before its end marker)", r->filename,
-                      (unsigned long)e->pid);
+                      "ended the request with its end marker before any output; "
+                      "if it then exited, the runner's line 2028 for pid %lu says how)",
+                      r->filename, (unsigned long)e->pid, (unsigned long)e->pid);
         return HTTP_BAD_GATEWAY;
-    case CGP_O_OVERLOADED:
     case CGP_O_SPAWN_FAILED:
+        if (e->detail && cgp_exec_err_permanent((int)e->detail))
+            return resp_exec_failed(q);
+        /* fall through */
+    case CGP_O_OVERLOADED:
         apr_table_setn(r->err_headers_out, "Retry-After",
                        apr_itoa(r->pool, e->retry_after ? e->retry_after : 1));
         if (e->outcome == CGP_O_OVERLOADED)
@@ -408,6 +160,13 @@ int cgiplus_resp_end_status(cgiplus_req *q)
                       "the request body for %s is over the runner's limit",
                       r->filename);
         return HTTP_REQUEST_ENTITY_TOO_LARGE;
+    case CGP_O_REFUSED:
+        /* mod_cgi answers 500 when suexec refuses; the runner logged the
+         * details in suexec's words (CGIPLUS2700) */
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1320)
+                      "suEXEC refused to run %s as %s: %s; answering 500", r->filename,
+                      q->suexec ? q->suexec : "?", cgp_suexec_why_text(e->detail));
+        return HTTP_INTERNAL_SERVER_ERROR;
     case CGP_O_BAD_REQUEST:
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1067)
                       "the runner rejected the request for %s as a protocol "
@@ -423,9 +182,10 @@ int cgiplus_resp_end_status(cgiplus_req *q)
 }
 
 /* After the response has started, a failure can only cut the connection:
- * the error bucket makes httpd end it without a proper last chunk, so the
- * client sees a truncated response, never one that looks complete. */
-static int resp_cut(cgiplus_req *q, apr_bucket_brigade *bb)
+ * what is held goes first, then the error bucket makes httpd end it
+ * without a proper last chunk, so the client sees a truncated response,
+ * never one that looks complete. */
+static int resp_cut(cgiplus_req *q, cgiplus_outbuf *ob, apr_bucket_brigade *bb)
 {
     request_rec *r = q->r;
     conn_rec *c = r->connection;
@@ -438,106 +198,9 @@ static int resp_cut(cgiplus_req *q, apr_bucket_brigade *bb)
         APR_BRIGADE_INSERT_TAIL(bb, ap_bucket_error_create(HTTP_BAD_GATEWAY, NULL,
                                 r->pool, c->bucket_alloc));
     APR_BRIGADE_INSERT_TAIL(bb, apr_bucket_eos_create(c->bucket_alloc));
-    ap_pass_brigade(r->output_filters, bb);
+    cgiplus_outbuf_end(ob, bb);
     apr_brigade_cleanup(bb);
     return OK;
-}
-
-/* Streams the body: what is in q->out, then frame by frame until END.
- * Passes data down with a FLUSH whenever no further frame is readable at
- * once, so output reaches the client when the script writes it. */
-static int resp_stream(cgiplus_req *q)
-{
-    request_rec *r = q->r;
-    conn_rec *c = r->connection;
-    apr_bucket_brigade *bb = apr_brigade_create(r->pool, c->bucket_alloc);
-    apr_off_t pending = 0;
-    apr_status_t rv;
-    int flushed_head = q->nph;
-
-    for (;;) {
-        int more;
-
-        if (q->out_len > 0) {
-            pending += q->out_len;
-            APR_BRIGADE_CONCAT(bb, q->out);
-            q->out_len = 0;
-        }
-        if (q->got_end)
-            break;
-        more = cgiplus_req_readable(q, 0);
-        if (!more && (pending > 0 || !flushed_head)) {
-            /* Nothing more yet: what we have (or the header alone, so a
-             * slow stream shows its header at once) goes to the client. */
-            flushed_head = 1;
-            APR_BRIGADE_INSERT_TAIL(bb, apr_bucket_flush_create(c->bucket_alloc));
-        }
-        if (!APR_BRIGADE_EMPTY(bb) && (!more || pending >= RESP_PASS_BYTES)) {
-            rv = ap_pass_brigade(r->output_filters, bb);
-            apr_brigade_cleanup(bb);
-            pending = 0;
-            if (rv != APR_SUCCESS || c->aborted) {
-                ap_log_rerror(APLOG_MARK, APLOG_INFO, rv, r, CGIPLUS_LOGNO(1070)
-                              "client went away during the response of %s; "
-                              "sending ABORT to the runner", r->filename);
-                apr_brigade_cleanup(q->out);
-                q->out_len = 0;
-                if (cgiplus_req_step(q, CGIPLUS_RE_CLIENT_GONE) != OK)
-                    return HTTP_INTERNAL_SERVER_ERROR;
-                cgiplus_req_abort(q);
-                return OK;
-            }
-            flushed_head = 1;
-        }
-        if ((rv = cgiplus_resp_read_frame(q)) != APR_SUCCESS) {
-            ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, CGIPLUS_LOGNO(1071)
-                          "lost the runner in the middle of the response of %s; "
-                          "cutting the client connection", r->filename);
-            cgiplus_req_abandon(q);
-            if (cgiplus_req_step(q, CGIPLUS_RE_LOST) != OK)
-                return HTTP_INTERNAL_SERVER_ERROR;
-            return resp_cut(q, bb);
-        }
-    }
-
-    if (cgiplus_req_step(q, cgiplus_req_end_event(q)) != OK)
-        return HTTP_INTERNAL_SERVER_ERROR;
-    if (q->end.outcome != CGP_O_OK) {
-        char how[64] = "";
-
-        if (q->end.outcome == CGP_O_CRASHED)
-            resp_wait_status(how, sizeof(how), q->end.detail);
-        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1072)
-                      "script %s (worker pid %lu) ended with outcome %s%s%s after "
-                      "its response started; cutting the client connection",
-                      r->filename, (unsigned long)q->end.pid,
-                      cgp_outcome_name(q->end.outcome), *how ? ": " : "", how);
-        cgiplus_req_finish(q);
-        return resp_cut(q, bb);
-    }
-    cgiplus_req_finish(q);
-    APR_BRIGADE_INSERT_TAIL(bb, apr_bucket_eos_create(c->bucket_alloc));
-    rv = ap_pass_brigade(r->output_filters, bb);
-    apr_brigade_cleanup(bb);
-    if (rv != APR_SUCCESS && !c->aborted)
-        ap_log_rerror(APLOG_MARK, APLOG_DEBUG, rv, r, CGIPLUS_LOGNO(1073)
-                      "passing the end of the response of %s failed", r->filename);
-    return OK;
-}
-
-/* nph- scripts write the whole HTTP response themselves: everything up to
- * the protocol filters is bypassed, as mod_cgi does. */
-static int resp_nph(cgiplus_req *q)
-{
-    request_rec *r = q->r;
-    ap_filter_t *cur = r->proto_output_filters;
-
-    while (cur && cur->frec->ftype < AP_FTYPE_CONNECTION)
-        cur = cur->next;
-    r->output_filters = r->proto_output_filters = cur;
-    /* httpd cannot know where this response ends: no keep-alive. */
-    r->connection->keepalive = AP_CONN_CLOSE;
-    return resp_stream(q);
 }
 
 /* A failed exchange before the response started (the caller has logged
@@ -545,7 +208,7 @@ static int resp_nph(cgiplus_req *q)
  * entry, the reason taken from END if none is given. Returns status. */
 static int resp_fail(cgiplus_req *q, int status, const char *why)
 {
-    if (!why && q->got_end) {
+    if (!why && q->ended) {
         /* the runner's END says why: outcome, exit, worker */
         char how[64] = "";
 
@@ -560,166 +223,331 @@ static int resp_fail(cgiplus_req *q, int status, const char *why)
     return status;
 }
 
-/* How long the header of a HEAD response waits for the script's end. */
-#define RESP_HEAD_HOLD apr_time_from_sec(1)
+/* nph- scripts write the whole HTTP response themselves: everything up to
+ * the protocol filters is bypassed, as mod_cgi does. */
+static void resp_nph(cgiplus_req *q)
+{
+    request_rec *r = q->r;
+    ap_filter_t *cur = r->proto_output_filters;
+
+    while (cur && cur->frec->ftype < AP_FTYPE_CONNECTION)
+        cur = cur->next;
+    r->output_filters = r->proto_output_filters = cur;
+    /* httpd cannot know where this response ends: no keep-alive. */
+    r->connection->keepalive = AP_CONN_CLOSE;
+}
+
+unsigned cgiplus_resp_act_parse(cgiplus_req *q, unsigned ev)
+{
+    request_rec *r = q->r;
+    resp_state *rs = resp_get(q);
+    const char *location, *file, *why = NULL;
+    apr_status_t io = APR_SUCCESS;
+    int ret;
+
+    (void)ev;
+    if (q->nph && (ret = cgiplus_header_nph(q, &why, &io)) == OK) {
+        resp_nph(q);
+        return CGIPLUS_RE_HEADER;
+    }
+    if (!q->nph)
+        ret = cgiplus_header_scan(q, &why, &io);
+    /* CGI has its own framing: let the core choose C-L or chunked from
+     * what is really sent, as mod_cgi does. */
+    if (!apr_table_get(r->subprocess_env, AP_TRUST_CGILIKE_CL_ENVVAR))
+        apr_table_unset(r->headers_out, "Content-Length");
+    apr_table_unset(r->headers_out, "Transfer-Encoding");
+    if (q->xp && q->xp->header)
+        q->xp->header(q); /* Script-Control, where the runner does not apply it */
+    apr_table_unset(r->headers_out, "Script-Control");
+    apr_table_unset(r->err_headers_out, "Script-Control");
+
+    if (ret != OK) {
+        if (ret == HTTP_GATEWAY_TIME_OUT || APR_STATUS_IS_TIMEUP(io)) {
+            ap_log_rerror(APLOG_MARK, APLOG_ERR, io, r, CGIPLUS_LOGNO(1074)
+                          "timed out reading the header of %s", r->filename);
+            cgiplus_req_failed(q, CGP_O_TIMEOUT);
+            q->status = resp_fail(q, HTTP_GATEWAY_TIME_OUT, "timed out reading the header");
+            return CGIPLUS_RE_LOST;
+        }
+        if (io != APR_SUCCESS) {
+            ap_log_rerror(APLOG_MARK, APLOG_ERR, io, r, CGIPLUS_LOGNO(1075)
+                          "lost the runner while reading the header of %s",
+                          r->filename);
+            q->status = resp_fail(q, HTTP_BAD_GATEWAY, why);
+            return CGIPLUS_RE_LOST;
+        }
+        if (q->ended && q->end.outcome != CGP_O_OK)
+            return cgiplus_req_end_event(q); /* the script failed inside its header */
+        if (why) {
+            ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1076)
+                          "bad header from script %s: %s; answering %d",
+                          r->filename, why, cgiplus_fail_status(q, HTTP_BAD_GATEWAY));
+            rs->why = why;
+            cgiplus_req_failed(q, CGP_C_BAD_HEADER);
+            return CGIPLUS_RE_BAD_HEADER;
+        }
+        rs->replace = ret; /* 304 or 412 from the conditional checks */
+        return CGIPLUS_RE_DIVERT;
+    }
+    /* X-CGIplus-File: the static fast path sends that file instead */
+    file = apr_table_get(r->headers_out, CGIPLUS_OFFLOAD_HEADER);
+    if (!file)
+        file = apr_table_get(r->err_headers_out, CGIPLUS_OFFLOAD_HEADER);
+    if (file) {
+        rs->file = apr_pstrdup(r->pool, file);
+        /* never shown to the client */
+        apr_table_unset(r->headers_out, CGIPLUS_OFFLOAD_HEADER);
+        apr_table_unset(r->err_headers_out, CGIPLUS_OFFLOAD_HEADER);
+        return CGIPLUS_RE_DIVERT;
+    }
+    location = apr_table_get(r->headers_out, "Location");
+    if (location && r->status == HTTP_OK) {
+        /* A redirect, internal or not: the rest of the output is dropped. */
+        rs->location = location;
+        return CGIPLUS_RE_DIVERT;
+    }
+    return r->header_only ? CGIPLUS_RE_HEADER_HEAD : CGIPLUS_RE_HEADER;
+}
+
+/* What replaces the script's body, once its output is dropped: the file
+ * is sent now (FINISH, or ERROR with its status); a redirect and a 304
+ * are answered on FINISH (cgiplus_resp_act_replace); a 412 is an error
+ * document (ERROR). */
+static unsigned resp_replace(cgiplus_req *q)
+{
+    resp_state *rs = resp_get(q);
+    int ret;
+
+    if (rs->file) {
+        if ((ret = cgiplus_static_offload(q->r, rs->file)) == OK)
+            return CGIPLUS_RE_FINISH;
+        q->status = ret;
+        return CGIPLUS_RE_ERROR;
+    }
+    if (rs->location || rs->replace == HTTP_NOT_MODIFIED)
+        return CGIPLUS_RE_FINISH;
+    q->status = rs->replace;
+    return CGIPLUS_RE_ERROR;
+}
+
+unsigned cgiplus_resp_act_drop(cgiplus_req *q, unsigned ev)
+{
+    apr_status_t rv = APR_SUCCESS;
+
+    (void)ev;
+    /* Whatever the script writes after its header is not the response. */
+    for (;;) {
+        apr_brigade_cleanup(q->out);
+        q->out_len = 0;
+        if (q->ended || rv != APR_SUCCESS)
+            break;
+        rv = cgiplus_req_read(q);
+    }
+    if (rv != APR_SUCCESS)
+        return CGIPLUS_RE_LOST; /* the answer is decided: given up, then answered */
+    cgiplus_req_finish(q);
+    return resp_replace(q);
+}
+
+unsigned cgiplus_resp_act_replace(cgiplus_req *q, unsigned ev)
+{
+    request_rec *r = q->r;
+    resp_state *rs = resp_get(q);
+
+    (void)ev;
+    q->status = OK;
+    if (rs->location && rs->location[0] == '/') {
+        /* The body is read already; the redirect is always a GET. */
+        r->method = "GET";
+        r->method_number = M_GET;
+        apr_table_unset(r->headers_in, "Content-Length");
+        ap_internal_redirect_handler(rs->location, r);
+    }
+    else if (rs->location) {
+        q->status = HTTP_MOVED_TEMPORARILY;
+    }
+    else if (rs->replace == HTTP_NOT_MODIFIED) {
+        /* as mod_cgi: no error document, so mod_cache validation works */
+        r->status = HTTP_NOT_MODIFIED;
+    }
+    return CGIPLUS_RE_NONE;
+}
+
+/* Streams the body: what is in q->out, then whatever comes until the end.
+ * Output goes on whenever no more is readable at once, so it reaches the
+ * client when the script writes it; what the client does not take at once
+ * is held (cgiplus_outbuf.c), so the worker is free when the script is
+ * done, however slow the client. Returns the end's event, CLIENT_GONE or
+ * LOST. */
+unsigned cgiplus_resp_act_pass(cgiplus_req *q, unsigned ev)
+{
+    request_rec *r = q->r;
+    conn_rec *c = r->connection;
+    resp_state *rs = resp_get(q);
+    apr_off_t pending = 0;
+    apr_status_t rv;
+
+    (void)ev;
+    rs->bb = apr_brigade_create(r->pool, c->bucket_alloc);
+    rs->ob = cgiplus_outbuf_make(r, r->output_filters);
+    for (;;) {
+        int more, src_ready;
+
+        if (q->out_len > 0) {
+            pending += q->out_len;
+            APR_BRIGADE_CONCAT(rs->bb, q->out);
+            q->out_len = 0;
+        }
+        if (q->ended)
+            return cgiplus_req_end_event(q);
+        more = cgiplus_req_readable(q, 0);
+        rv = APR_SUCCESS;
+        if (!more || pending >= RESP_PASS_BYTES) {
+            rv = cgiplus_outbuf_put(rs->ob, rs->bb, !more);
+            pending = 0;
+        }
+        /* the client lags: wait for it too, not only for the script */
+        while (rv == APR_SUCCESS && !more && !c->aborted && cgiplus_outbuf_held(rs->ob)) {
+            rv = cgiplus_outbuf_wait(rs->ob, cgiplus_req_out_fd(q), &src_ready);
+            if (src_ready)
+                break;
+        }
+        if (rv != APR_SUCCESS || c->aborted) {
+            ap_log_rerror(APLOG_MARK, APLOG_INFO, rv, r, CGIPLUS_LOGNO(1070)
+                          "client went away during the response of %s; "
+                          "sending ABORT to the runner", r->filename);
+            apr_brigade_cleanup(q->out);
+            q->out_len = 0;
+            return CGIPLUS_RE_CLIENT_GONE;
+        }
+        if ((rv = cgiplus_req_read(q)) != APR_SUCCESS) {
+            ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, CGIPLUS_LOGNO(1071)
+                          "lost the runner in the middle of the response of %s; "
+                          "cutting the client connection", r->filename);
+            return CGIPLUS_RE_LOST;
+        }
+    }
+}
+
+unsigned cgiplus_resp_act_eos(cgiplus_req *q, unsigned ev)
+{
+    conn_rec *c = q->r->connection;
+    resp_state *rs = resp_get(q);
+    apr_status_t rv;
+
+    (void)ev;
+    /* The worker goes back first: what is held follows at the client's pace. */
+    cgiplus_req_finish(q);
+    APR_BRIGADE_INSERT_TAIL(rs->bb, apr_bucket_eos_create(c->bucket_alloc));
+    rv = cgiplus_outbuf_end(rs->ob, rs->bb);
+    apr_brigade_cleanup(rs->bb);
+    if (rv != APR_SUCCESS && !c->aborted)
+        ap_log_rerror(APLOG_MARK, APLOG_DEBUG, rv, q->r, CGIPLUS_LOGNO(1073)
+                      "passing the end of the response of %s failed", q->r->filename);
+    q->status = OK;
+    return CGIPLUS_RE_NONE;
+}
+
+unsigned cgiplus_resp_act_cut(cgiplus_req *q, unsigned ev)
+{
+    resp_state *rs = resp_get(q);
+
+    if (ev == CGIPLUS_RE_LOST) {
+        cgiplus_req_abandon(q);
+    }
+    else {
+        char how[64] = "";
+
+        if (q->end.outcome == CGP_O_CRASHED)
+            resp_wait_status(how, sizeof(how), q->end.detail);
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, q->r, CGIPLUS_LOGNO(1072)
+                      "script %s (worker pid %lu) ended with outcome %s%s%s after "
+                      "its response started; cutting the client connection",
+                      q->r->filename, (unsigned long)q->end.pid,
+                      cgp_outcome_name(q->end.outcome), *how ? ": " : "", how);
+        cgiplus_req_finish(q);
+    }
+    q->status = resp_cut(q, rs->ob, rs->bb);
+    return CGIPLUS_RE_NONE;
+}
 
 /* HEAD: the body is counted and dropped, and the header waits for the end
  * of the response (at most RESP_HEAD_HOLD), so that Content-Length does not
  * depend on timing: the length of the body the script wrote, none for an
  * empty one (httpd drops a 0 on HEAD). A script that fails meanwhile gets
  * its failure's status; one still writing after the hold gets its header
- * sent at once, without a length. */
-static int resp_head(cgiplus_req *q)
+ * sent at once, without a length (HOLD_OVER). */
+unsigned cgiplus_resp_act_hold(cgiplus_req *q, unsigned ev)
 {
     request_rec *r = q->r;
     apr_time_t until = apr_time_now() + RESP_HEAD_HOLD;
     apr_off_t body = 0;
     apr_status_t rv;
-    int ret;
 
+    (void)ev;
     for (;;) {
         apr_interval_time_t left = until - apr_time_now();
 
         body += q->out_len;
         apr_brigade_cleanup(q->out);
         q->out_len = 0;
-        if (q->got_end)
+        if (q->ended)
             break;
         if (left <= 0 || !cgiplus_req_readable(q, left))
-            return cgiplus_req_step(q, CGIPLUS_RE_HOLD_OVER) != OK ? HTTP_INTERNAL_SERVER_ERROR
-                                                                   : resp_stream(q);
-        if ((rv = cgiplus_resp_read_frame(q)) != APR_SUCCESS) {
+            return CGIPLUS_RE_HOLD_OVER;
+        if ((rv = cgiplus_req_read(q)) != APR_SUCCESS) {
             ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, CGIPLUS_LOGNO(1400)
                           "lost the runner while holding the header of HEAD %s "
                           "for its end; answering 502", r->filename);
-            cgiplus_req_abandon(q);
-            if (cgiplus_req_step(q, CGIPLUS_RE_LOST) != OK)
-                return HTTP_INTERNAL_SERVER_ERROR;
-            return resp_fail(q, HTTP_BAD_GATEWAY, "lost the runner during a HEAD response");
+            q->status = resp_fail(q, HTTP_BAD_GATEWAY, "lost the runner during a HEAD response");
+            return CGIPLUS_RE_LOST;
         }
     }
-    if (cgiplus_req_step(q, cgiplus_req_end_event(q)) != OK)
-        return HTTP_INTERNAL_SERVER_ERROR;
-    if (q->end.outcome != CGP_O_OK) {
-        ret = cgiplus_resp_end_status(q);
-        cgiplus_req_finish(q);
-        return resp_fail(q, ret, NULL);
-    }
-    ap_set_content_length(r, body);
-    return resp_stream(q); /* only EOS is left to pass */
+    if (q->end.outcome == CGP_O_OK)
+        ap_set_content_length(r, body); /* only the end is left to pass */
+    return cgiplus_req_end_event(q);
 }
 
-int cgiplus_resp_handle(cgiplus_req *q)
+unsigned cgiplus_resp_act_end_status(cgiplus_req *q, unsigned ev)
 {
-    request_rec *r = q->r;
-    const char *location, *why = NULL;
-    int ret;
+    int ret = resp_end_status(q);
 
-    if (q->out_len == 0) {
-        /* END came before any output */
-        if (cgiplus_req_step(q, cgiplus_req_end_event(q)) != OK)
-            return HTTP_INTERNAL_SERVER_ERROR;
-        ret = cgiplus_resp_end_status(q);
-        cgiplus_req_finish(q);
-        return resp_fail(q, ret, NULL);
-    }
-    if (cgiplus_req_step(q, CGIPLUS_RE_OUTPUT) != OK)
-        return HTTP_INTERNAL_SERVER_ERROR;
-    q->io_status = APR_SUCCESS;
-    if (q->nph && (ret = cgiplus_header_nph(q, &why)) == OK)
-        return cgiplus_req_step(q, CGIPLUS_RE_HEADER) != OK ? HTTP_INTERNAL_SERVER_ERROR
-                                                            : resp_nph(q);
-    if (!q->nph)
-        ret = cgiplus_header_scan(q, &why);
-    /* CGI has its own framing: let the core choose C-L or chunked from
-     * what is really sent, as mod_cgi does. */
-    if (!apr_table_get(r->subprocess_env, AP_TRUST_CGILIKE_CL_ENVVAR))
-        apr_table_unset(r->headers_out, "Content-Length");
-    apr_table_unset(r->headers_out, "Transfer-Encoding");
-    if (q->dx)
-        cgiplus_direct_script_control(q); /* the runner applies it when relayed */
-    apr_table_unset(r->headers_out, "Script-Control");
-    apr_table_unset(r->err_headers_out, "Script-Control");
+    (void)ev;
+    cgiplus_req_finish(q);
+    q->status = resp_fail(q, ret, NULL);
+    return CGIPLUS_RE_NONE;
+}
 
-    if (ret != OK) {
-        if (ret == HTTP_GATEWAY_TIME_OUT || APR_STATUS_IS_TIMEUP(q->io_status)) {
-            ap_log_rerror(APLOG_MARK, APLOG_ERR, q->io_status, r, CGIPLUS_LOGNO(1074)
-                          "timed out reading the header of %s", r->filename);
-            cgiplus_req_abandon(q);
-            if (cgiplus_req_step(q, CGIPLUS_RE_LOST) != OK)
-                return HTTP_INTERNAL_SERVER_ERROR;
-            return resp_fail(q, HTTP_GATEWAY_TIME_OUT, "timed out reading the header");
-        }
-        if (q->io_status != APR_SUCCESS) {
-            ap_log_rerror(APLOG_MARK, APLOG_ERR, q->io_status, r, CGIPLUS_LOGNO(1075)
-                          "lost the runner while reading the header of %s",
-                          r->filename);
-            cgiplus_req_abandon(q);
-            if (cgiplus_req_step(q, CGIPLUS_RE_LOST) != OK)
-                return HTTP_INTERNAL_SERVER_ERROR;
-            return resp_fail(q, HTTP_BAD_GATEWAY, why);
-        }
-        if (q->got_end && q->end.outcome != CGP_O_OK) {
-            /* the script failed inside its header: that is the reason */
-            if (cgiplus_req_step(q, cgiplus_req_end_event(q)) != OK)
-                return HTTP_INTERNAL_SERVER_ERROR;
-            ret = cgiplus_resp_end_status(q);
+unsigned cgiplus_resp_act_answer(cgiplus_req *q, unsigned ev)
+{
+    if (ev == CGIPLUS_RE_BAD_HEADER) {
+        /* the rest of the output is of no use; keep the connection only
+         * if the runner can end the request cleanly */
+        if (q->ended)
             cgiplus_req_finish(q);
-            return resp_fail(q, ret, NULL);
-        }
-        if (why) {
-            ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1076)
-                          "bad header from script %s: %s; answering %d",
-                          r->filename, why, cgiplus_fail_status(q, HTTP_BAD_GATEWAY));
-            if (cgiplus_req_step(q, CGIPLUS_RE_BAD_HEADER) != OK)
-                return HTTP_INTERNAL_SERVER_ERROR;
-            /* the rest of the output is of no use; keep the connection
-             * only if the runner can end the request cleanly */
-            if (q->got_end)
-                cgiplus_req_finish(q);
-            else
-                cgiplus_req_abort(q);
-            return resp_fail(q, HTTP_BAD_GATEWAY, why);
-        }
-        /* 304 or 412 from the conditional checks: drop the output. */
-        if (cgiplus_req_step(q, CGIPLUS_RE_DIVERT) != OK)
-            return HTTP_INTERNAL_SERVER_ERROR;
-        cgiplus_resp_drain_rest(q);
-        if (cgiplus_req_step(q, ret == HTTP_NOT_MODIFIED ? CGIPLUS_RE_FINISH
-                                                         : CGIPLUS_RE_ERROR) != OK)
-            return HTTP_INTERNAL_SERVER_ERROR;
-        if (ret == HTTP_NOT_MODIFIED) {
-            /* as mod_cgi: no error document, so mod_cache validation works */
-            r->status = ret;
-            return OK;
-        }
-        return ret;
+        else
+            cgiplus_req_abort(q);
+        q->status = resp_fail(q, HTTP_BAD_GATEWAY, resp_get(q)->why);
     }
-
-    /* X-CGIplus-File: the static fast path sends that file instead */
-    if ((ret = cgiplus_static_offload(q)) != DECLINED)
-        return cgiplus_req_step(q, ret == OK ? CGIPLUS_RE_FINISH : CGIPLUS_RE_ERROR) != OK
-               ? HTTP_INTERNAL_SERVER_ERROR : ret;
-
-    location = apr_table_get(r->headers_out, "Location");
-    if (location && r->status == HTTP_OK) {
-        /* A redirect, internal or not: the rest of the output is dropped. */
-        if (cgiplus_req_step(q, CGIPLUS_RE_DIVERT) != OK)
-            return HTTP_INTERNAL_SERVER_ERROR;
-        cgiplus_resp_drain_rest(q);
-        if (cgiplus_req_step(q, CGIPLUS_RE_FINISH) != OK)
-            return HTTP_INTERNAL_SERVER_ERROR;
-        if (location[0] == '/') {
-            /* The body is read already; the redirect is always a GET. */
-            r->method = "GET";
-            r->method_number = M_GET;
-            apr_table_unset(r->headers_in, "Content-Length");
-            ap_internal_redirect_handler(location, r);
-            return OK;
-        }
-        return HTTP_MOVED_TEMPORARILY;
+    else {
+        cgiplus_req_abandon(q); /* q->status says what */
     }
-    if (cgiplus_req_step(q, r->header_only ? CGIPLUS_RE_HEADER_HEAD : CGIPLUS_RE_HEADER) != OK)
-        return HTTP_INTERNAL_SERVER_ERROR;
-    return r->header_only ? resp_head(q) : resp_stream(q);
+    return CGIPLUS_RE_NONE;
+}
+
+unsigned cgiplus_resp_act_abandon(cgiplus_req *q, unsigned ev)
+{
+    (void)ev;
+    cgiplus_req_abandon(q); /* q->status says what (502, 504) */
+    /* DRAIN: the answer is decided, and given all the same */
+    return q->rstate == CGIPLUS_RS_DRAIN ? resp_replace(q) : CGIPLUS_RE_NONE;
+}
+
+unsigned cgiplus_resp_act_abort(cgiplus_req *q, unsigned ev)
+{
+    (void)ev;
+    cgiplus_req_abort(q); /* no response: the client is gone */
+    q->status = OK;
+    return CGIPLUS_RE_NONE;
 }

@@ -3,13 +3,22 @@
  * writes the runner's configuration file again and sends it SIGHUP; busy
  * workers are never touched) and stops it when httpd stops. Skipped when
  * CGIplusRunnerSocket names a runner that someone else started. */
-#include "cgiplus_private.h"
+#include "cgiplus_conf.h"
+#include "cgiplus_runner.h"
+#include "cgp_proto.h"
 
 #include <errno.h>
+#include <grp.h>
 #include <limits.h>
+#include <pwd.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,6 +37,14 @@ APLOG_USE_MODULE(cgiplus);
 
 #define KEEP_KEY "cgiplus_runner_keep"
 
+/* One page every httpd child shares with the parent (anonymous, made
+ * before the first fork, for httpd's life): the pid of the runner the
+ * parent started last, so a child forked before a runner restart still
+ * knows whom to give the key to. */
+typedef struct runner_shared {
+    _Atomic uint32_t pid;
+} runner_shared;
+
 /* The runner process, kept across restarts. httpd unloads and reloads the
  * module on a restart (its statics start over), so this lives in the
  * process pool, found again through userdata; lives until httpd exits. */
@@ -38,6 +55,7 @@ typedef struct runner_keep {
     long uid, gid;
     unsigned char key[CGP_KEY_LEN]; /* the connection key it was given */
     unsigned restarts;      /* numbered restarts since httpd started */
+    runner_shared *shared;  /* NULL: no such page (mmap failed): root runners only */
 } runner_keep;
 
 /* What this generation needs to (re)start its runner. Static, in the
@@ -54,6 +72,7 @@ static struct {
     int wanted;             /* this generation runs its own runner */
     pid_t parent;           /* the process that may signal the runner */
     apr_time_t last_start;
+    long peer_uid;          /* CGIplusRunnerUser, -1: none (root only) */
 } rs;
 
 const char *cgiplus_runner_socket_path(void)
@@ -133,6 +152,8 @@ static apr_status_t runner_start(void)
     if (rv != APR_SUCCESS)
         goto fail;
     k->alive = 1;
+    if (k->shared)
+        atomic_store(&k->shared->pid, (uint32_t)k->proc.pid);
     apr_cpystrn(k->bin, rs.bin, sizeof(k->bin));
     apr_cpystrn(k->sock, rs.sock, sizeof(k->sock));
     k->uid = (long)uid;
@@ -221,6 +242,11 @@ static apr_status_t runner_retire(void *unused)
         kill(rs.keep->proc.pid, SIGTERM);
         rs.keep->alive = 0;
     }
+    /* httpd stops: the runner has read its settings for the last time,
+     * and DefaultRuntimeDir is left as found (the runner removes its
+     * socket, pidfile and spool directory itself). */
+    if (getpid() == rs.parent && rs.conf && stopping)
+        unlink(rs.conf);
     rs.wanted = 0;
     rs.pconf = NULL;
     rs.s = NULL;
@@ -235,7 +261,12 @@ static runner_keep *keep_get(server_rec *s)
 
     apr_pool_userdata_get(&d, KEEP_KEY, s->process->pool);
     if (!d) {
-        d = apr_pcalloc(s->process->pool, sizeof(runner_keep));
+        runner_keep *k = apr_pcalloc(s->process->pool, sizeof(runner_keep));
+        void *m = mmap(NULL, sizeof(runner_shared), PROT_READ | PROT_WRITE,
+                       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+        k->shared = m == MAP_FAILED ? NULL : m;
+        d = k;
         apr_pool_userdata_set(d, KEEP_KEY, apr_pool_cleanup_null, s->process->pool);
     }
     return d;
@@ -293,19 +324,20 @@ static int runner_reuse(void)
 int cgiplus_runner_post_config(apr_pool_t *pconf, apr_pool_t *plog,
                                apr_pool_t *ptemp, server_rec *s)
 {
-    cgiplus_server_conf *sc = ap_get_module_config(s->module_config,
-                                                   &cgiplus_module);
+    const char *runner_socket = cgiplus_conf_sgets(s, CGP_S_RUNNER_SOCKET);
     apr_status_t rv;
 
     /* Forget this generation's paths when its pool goes (and stop the
      * runner if httpd stops). */
     apr_pool_cleanup_register(pconf, NULL, runner_retire, apr_pool_cleanup_null);
     rs.parent = getpid();
-    if (cgiplus_key_post_config(ptemp, s, sc->runner_key_file) != APR_SUCCESS)
+    rs.peer_uid = (long)cgiplus_conf_sgeti(s, CGP_S_RUNNER_USER);
+    if (cgiplus_key_post_config(ptemp, s, cgiplus_conf_sgets(s, CGP_S_RUNNER_KEY_FILE))
+        != APR_SUCCESS)
         return HTTP_INTERNAL_SERVER_ERROR; /* logged */
-    if (sc->runner_socket) {
+    if (runner_socket) {
         runner_keep *k = keep_get(s);
-        rs.sock = sc->runner_socket;
+        rs.sock = runner_socket;
         rs.s = s;
         if (keep_alive(k))
             keep_stop(k, "CGIplusRunnerSocket names another runner");
@@ -321,7 +353,7 @@ int cgiplus_runner_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     rs.keep = keep_get(s);
     rs.pidfile = ap_runtime_dir_relative(pconf, CGIPLUS_PID_NAME);
     rs.conf = ap_runtime_dir_relative(pconf, "cgiplus-runner.conf");
-    rs.bin = cgiplus_conf_runner_path(sc);
+    rs.bin = cgiplus_conf_runner_path(s);
     rs.wanted = 1;
     rv = cgiplus_conf_write_runner(ptemp, s, rs.conf);
     if (rv != APR_SUCCESS) {
@@ -334,6 +366,112 @@ int cgiplus_runner_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     return OK;
 }
 
+apr_status_t cgiplus_runner_peer_check(request_rec *r, apr_socket_t *sock)
+{
+    struct ucred uc;
+    socklen_t len = sizeof(uc);
+    apr_os_sock_t fd;
+    uint32_t ours = rs.keep && rs.keep->shared ? atomic_load(&rs.keep->shared->pid) : 0;
+
+    if (apr_os_sock_get(&fd, sock) != APR_SUCCESS ||
+        getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0 || len != sizeof(uc)) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, APR_FROM_OS_ERROR(errno), r, CGIPLUS_LOGNO(1134)
+                      "cannot tell which process listens on %s (SO_PEERCRED); the "
+                      "connection key is not sent", rs.sock);
+        return APR_EACCES;
+    }
+    /* The runner this httpd started (its pid), or one started on its own
+     * as root or as CGIplusRunnerUser; never a process of httpd's User
+     * that put a socket of its own in the runner's place. */
+    if (uc.uid == 0 || (ours && (uint32_t)uc.pid == ours) ||
+        (rs.peer_uid >= 0 && (long)uc.uid == rs.peer_uid))
+        return APR_SUCCESS;
+    ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1133)
+                  "the process listening on %s (pid %ld, uid %ld) is not the runner: %s; "
+                  "the connection key is not sent and the request is answered 503 (is "
+                  "someone else's socket in the runner's place?)", rs.sock, (long)uc.pid,
+                  (long)uc.uid, ours ? apr_psprintf(r->pool, "that is pid %lu, or a process "
+                                                   "of root", (unsigned long)ours)
+                                     : rs.peer_uid >= 0
+                                     ? apr_psprintf(r->pool, "that runs as root or uid %ld",
+                                                    rs.peer_uid)
+                                     : "that runs as root");
+    return APR_EACCES;
+}
+
+/* Whether uid (whose groups are given) can write into the directory st
+ * describes; its owner can always, by a chmod. */
+static int dir_writable(const struct stat *st, uid_t uid, const gid_t *groups, int ngroups)
+{
+    int i;
+
+    if (st->st_uid == uid)
+        return 1;
+    for (i = 0; i < ngroups; i++)
+        if (groups[i] == st->st_gid)
+            return (st->st_mode & S_IWGRP) != 0;
+    return (st->st_mode & S_IWOTH) != 0;
+}
+
+int cgiplus_runner_check_dir(apr_pool_t *p, server_rec *s, const char *sock,
+                             const char *directive)
+{
+    gid_t groups[256];
+    int ngroups = 256, target = 1, mine_below = 0;
+    char *at = apr_pstrdup(p, sock), *slash;
+    uid_t user = ap_unixd_config.user_id;
+    const char *why = NULL;
+    struct stat st;
+
+    /* Only a root httpd has a User apart from itself; else its children,
+     * the runner and the scripts share one uid, and a child sends the key
+     * to the runner process it knows by pid only (peer_check). */
+    if (geteuid() != 0)
+        return OK;
+    if (getgrouplist(ap_unixd_config.user_name, ap_unixd_config.group_id, groups,
+                     &ngroups) < 0) {
+        groups[0] = ap_unixd_config.group_id;
+        ngroups = 1;
+    }
+    /* The socket's directory, then each one above it: a script must not be
+     * able to put a socket of its own in the runner's place, nor replace a
+     * directory on the way (which a sticky bit prevents, unless the one
+     * below is its own, or not there yet). */
+    for (;;) {
+        if (!(slash = strrchr(at, '/')))
+            break;
+        if (slash == at && !slash[1])
+            break; /* "/" done */
+        *(slash == at ? slash + 1 : slash) = '\0';
+        if (stat(at, &st) < 0) {
+            mine_below = 1; /* not there yet: whoever can write above makes it */
+            target = 0;
+            continue;
+        }
+        if (target && dir_writable(&st, user, groups, ngroups))
+            why = "writable by httpd's User";
+        else if (target && (st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+            why = "writable by its group or others, and not sticky";
+        else if (!target && dir_writable(&st, user, groups, ngroups) &&
+                 (!(st.st_mode & S_ISVTX) || mine_below))
+            why = "writable by httpd's User, so the directory below it can be replaced";
+        if (why)
+            break;
+        mine_below = st.st_uid == user;
+        target = 0;
+    }
+    if (!why)
+        return OK;
+    ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0, s, CGIPLUS_LOGNO(1137)
+                 "mod_cgiplus: %s (%s the runner's socket %s) is %s; scripts run as httpd's "
+                 "User (%s), and one could put a socket of its own in the runner's place and "
+                 "be sent the connection key. Make it root's and writable by root only "
+                 "(chown root %s; chmod go-w %s), or choose another %s", at,
+                 target ? "the directory of" : "on the way to", sock, why,
+                 ap_unixd_config.user_name, at, at, directive);
+    return HTTP_INTERNAL_SERVER_ERROR;
+}
+
 /* Runs in the parent about every 10 s: retries a start that failed. */
 int cgiplus_runner_monitor(apr_pool_t *p, server_rec *s)
 {
@@ -341,4 +479,68 @@ int cgiplus_runner_monitor(apr_pool_t *p, server_rec *s)
         !runner_stopping())
         runner_start();
     return DECLINED;
+}
+
+/* Checks what can only be checked once the whole configuration is read:
+ * the runner's socket and key, its user, its binary and its directory. */
+int cgiplus_runner_check_config(apr_pool_t *pconf, apr_pool_t *plog,
+                                apr_pool_t *ptemp, server_rec *s)
+{
+    const char *bin = cgiplus_conf_runner_path(s);
+    const char *runner_socket = cgiplus_conf_sgets(s, CGP_S_RUNNER_SOCKET);
+    apr_int64_t runner_uid = cgiplus_conf_sgeti(s, CGP_S_RUNNER_USER); /* CGP_UNSET: none */
+    const char *sock;
+    struct sockaddr_un sun;
+    apr_finfo_t fi;
+    apr_status_t rv;
+
+    if (runner_socket && !cgiplus_conf_sgets(s, CGP_S_RUNNER_KEY_FILE)) {
+        ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0, s,
+                     CGIPLUS_LOGNO(1203) "mod_cgiplus: CGIplusRunnerSocket needs "
+                     "CGIplusRunnerKeyFile: the runner accepts only connections "
+                     "that prove the key its key_file holds (docs/RUNNER.md)");
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    if (runner_uid != CGP_UNSET && !runner_socket) {
+        ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0, s,
+                     CGIPLUS_LOGNO(1135) "mod_cgiplus: CGIplusRunnerUser names the user of a "
+                     "runner started on its own, so it needs CGIplusRunnerSocket (the runner "
+                     "httpd starts is known by its pid)");
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    if (runner_uid != CGP_UNSET && geteuid() == 0 &&
+        runner_uid == (apr_int64_t)ap_unixd_config.user_id) {
+        ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0, s,
+                     CGIPLUS_LOGNO(1136) "mod_cgiplus: CGIplusRunnerUser is httpd's User (%s): "
+                     "scripts run as that user, so any of them could pose as the runner and "
+                     "take the connection key; run the runner as root or as a user of its own",
+                     ap_unixd_config.user_name);
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    if (runner_socket)
+        /* a runner started by someone else: nothing to start */
+        return cgiplus_runner_check_dir(ptemp, s, runner_socket, "CGIplusRunnerSocket");
+
+    rv = apr_stat(&fi, bin, APR_FINFO_TYPE | APR_FINFO_PROT, ptemp);
+    if (rv != APR_SUCCESS || fi.filetype != APR_REG ||
+        !(fi.protection & (APR_FPROT_UEXECUTE | APR_FPROT_GEXECUTE |
+                           APR_FPROT_WEXECUTE))) {
+        ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, rv, s,
+                     CGIPLUS_LOGNO(1001) "mod_cgiplus cannot start the runner: "
+                     "'%s' is not an executable file; install cgiplus-runner, "
+                     "point CGIplusRunnerPath at it, or name an already running "
+                     "runner with CGIplusRunnerSocket", bin);
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    sock = ap_runtime_dir_relative(ptemp, CGIPLUS_SOCK_NAME);
+    /* the runner makes it as SOCK.new first (runner_main.c) */
+    if (!sock || strlen(sock) + 4 >= sizeof(sun.sun_path)) {
+        ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0, s,
+                     CGIPLUS_LOGNO(1002) "mod_cgiplus: the runner socket path "
+                     "'%s' is too long for a UNIX socket (at most %" APR_SIZE_T_FMT
+                     " bytes); choose a shorter DefaultRuntimeDir",
+                     sock ? sock : "(invalid)", sizeof(sun.sun_path) - 5);
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    return cgiplus_runner_check_dir(ptemp, s, sock, "DefaultRuntimeDir");
 }

@@ -1,9 +1,14 @@
 /* cgiplus_scriptlog.c: a log of failed script requests, like mod_cgi's
- * ScriptLog (same entry format), but set per directory or location. Each
- * file is opened once by the parent (as root, like ErrorLog) and inherited
- * by the children; an entry is assembled in memory and appended with one
- * write, so entries of concurrent requests never mix. */
-#include "cgiplus_private.h"
+ * ScriptLog (same entry format), but set per directory or location. As
+ * mod_cgi does, the file is opened for each entry by the httpd child (as
+ * User), appending and creating it, after a stat of the path: a log removed
+ * or rotated away is made anew at the next failure, and the length limit
+ * is measured on the file as it is now. An entry is assembled in memory
+ * and appended with one write, so entries of concurrent requests never
+ * mix. */
+#include "cgiplus_conf.h"
+#include "cgiplus_header.h"
+#include "cgiplus_scriptlog.h"
 
 #include <string.h>
 
@@ -11,30 +16,18 @@
 #include "http_config.h"
 #include "http_log.h"
 #include "util_time.h"
-#include "apr_hash.h"
 #include "apr_strings.h"
 
 
 APLOG_USE_MODULE(cgiplus);
 
-#define SLOG_DEFAULT_LENGTH 10385760 /* mod_cgi's ScriptLogLength default */
-#define SLOG_DEFAULT_BUFFER 1024     /* mod_cgi's ScriptLogBuffer default */
-#define SLOG_MAX_BUFFER     (1024 * 1024)
+/* The defaults are mod_cgi's (include/cgp_settings.def). */
 #define SLOG_STDERR_MAX     (64 * 1024) /* stderr kept per request */
-
-/* One script log file; from pconf, lives one configuration generation. */
-typedef struct slog_target {
-    apr_file_t *file;          /* NULL until open_logs */
-} slog_target;
-
-/* The script log files of this configuration generation: path -> its
- * slog_target. Lives in pconf; children inherit it. */
-static apr_hash_t *slog_files;
 
 /* One request's capture, from r->pool; lives for the request. */
 struct cgiplus_slog {
-    apr_file_t *file;
-    apr_off_t length;          /* write only while the file is smaller */
+    const char *path;          /* the log file (from the configuration) */
+    apr_off_t length;          /* write only while the file is not larger */
     apr_size_t buffer;         /* the most body bytes kept */
     char *body;
     apr_size_t body_len;
@@ -42,62 +35,42 @@ struct cgiplus_slog {
     apr_size_t err_len;
 };
 
-static apr_status_t slog_forget(void *unused)
-{
-    slog_files = NULL;
-    return APR_SUCCESS;
-}
-
 const char *cgiplus_set_scriptlog(cmd_parms *cmd, void *dcv, const char *arg)
 {
-    cgiplus_dir_conf *dc = dcv;
     const char *path;
 
-    if (!strcasecmp(arg, "none")) {
-        dc->scriptlog = "";
-        return NULL;
-    }
+    if (!strcasecmp(arg, "none"))
+        return cgiplus_conf_store(cmd, dcv, CGP_S_SCRIPT_LOG, 0, NULL);
+    /* Nothing is opened now: as mod_cgi, a path the children cannot write
+     * only loses the entries (logged at debug, CGIPLUS1260). */
     if (!*arg || !(path = ap_server_root_relative(cmd->pool, arg)))
         return apr_psprintf(cmd->pool, "%s: '%s' is not a valid path (or 'none')",
                             cmd->cmd->name, arg);
-    if (!slog_files) {
-        slog_files = apr_hash_make(cmd->pool);
-        apr_pool_cleanup_register(cmd->pool, NULL, slog_forget,
-                                  apr_pool_cleanup_null);
-    }
-    if (!apr_hash_get(slog_files, path, APR_HASH_KEY_STRING))
-        apr_hash_set(slog_files, path, APR_HASH_KEY_STRING,
-                     apr_pcalloc(cmd->pool, sizeof(slog_target)));
-    dc->scriptlog = path;
-    return NULL;
+    return cgiplus_conf_store(cmd, dcv, CGP_S_SCRIPT_LOG, 1, path);
 }
 
-static const char *slog_number(cmd_parms *cmd, const char *arg, apr_off_t max,
-                               apr_off_t *out)
+/* ScriptLogLength and ScriptLogBuffer said as mod_cgi says them. */
+static const char *slog_number(cmd_parms *cmd, void *dcv, cgp_setting_id id, const char *arg)
 {
+    apr_int64_t max = cgp_settings[id].max;
     apr_off_t n;
     char *end;
 
     if (apr_strtoff(&n, arg, &end, 10) != APR_SUCCESS || *end || end == arg ||
         n < 0 || n > max)
         return apr_psprintf(cmd->pool, "%s takes a number of bytes from 0 to %"
-                            APR_OFF_T_FMT ", not '%s'", cmd->cmd->name, max, arg);
-    *out = n;
-    return NULL;
+                            APR_INT64_T_FMT ", not '%s'", cmd->cmd->name, max, arg);
+    return cgiplus_conf_store(cmd, dcv, id, n, NULL);
 }
 
 const char *cgiplus_set_scriptlog_len(cmd_parms *cmd, void *dcv, const char *arg)
 {
-    cgiplus_dir_conf *dc = dcv;
-
-    return slog_number(cmd, arg, APR_INT64_MAX, &dc->scriptlog_len);
+    return slog_number(cmd, dcv, CGP_S_SCRIPT_LOG_LENGTH, arg);
 }
 
 const char *cgiplus_set_scriptlog_buf(cmd_parms *cmd, void *dcv, const char *arg)
 {
-    cgiplus_dir_conf *dc = dcv;
-
-    return slog_number(cmd, arg, SLOG_MAX_BUFFER, &dc->scriptlog_buf);
+    return slog_number(cmd, dcv, CGP_S_SCRIPT_LOG_BUFFER, arg);
 }
 
 const char *cgiplus_set_cgi_scriptlog(cmd_parms *cmd, void *dcv, const char *arg)
@@ -106,66 +79,26 @@ const char *cgiplus_set_cgi_scriptlog(cmd_parms *cmd, void *dcv, const char *arg
         cgiplus_set_scriptlog, cgiplus_set_scriptlog_len, cgiplus_set_scriptlog_buf
     };
 
-    /* mod_cgi/mod_cgid get the directive too and open the file themselves,
-     * as User: the parent must not create it first (as root). */
+    /* mod_cgi/mod_cgid get the directive too and write their own entries:
+     * one directive, one writer. */
     if (cgiplus_cgi_module_loaded())
         return NULL;
     return set[(apr_uintptr_t)cmd->info](cmd, dcv, arg);
-}
-
-int cgiplus_scriptlog_open_logs(apr_pool_t *pconf, apr_pool_t *plog,
-                                apr_pool_t *ptemp, server_rec *s)
-{
-    apr_hash_index_t *hi;
-
-    if (!slog_files)
-        return OK;
-    for (hi = apr_hash_first(ptemp, slog_files); hi; hi = apr_hash_next(hi)) {
-        const void *key;
-        void *val;
-        slog_target *t;
-        apr_status_t rv;
-
-        apr_hash_this(hi, &key, NULL, &val);
-        t = val;
-        rv = apr_file_open(&t->file, key, APR_FOPEN_WRITE | APR_FOPEN_APPEND |
-                           APR_FOPEN_CREATE, APR_FPROT_UREAD | APR_FPROT_UWRITE |
-                           APR_FPROT_GREAD, pconf);
-        if (rv != APR_SUCCESS) {
-            ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, rv, s,
-                         CGIPLUS_LOGNO(1100) "mod_cgiplus cannot open the "
-                         "script log '%s' (CGIplusScriptLog)", (const char *)key);
-            return HTTP_INTERNAL_SERVER_ERROR;
-        }
-    }
-    return OK;
-}
-
-/* The open file of r's directory, NULL if it has no script log. */
-static apr_file_t *slog_file(request_rec *r, const cgiplus_dir_conf *dc)
-{
-    slog_target *t;
-
-    if (!dc->scriptlog || !*dc->scriptlog || !slog_files)
-        return NULL;
-    t = apr_hash_get(slog_files, dc->scriptlog, APR_HASH_KEY_STRING);
-    return t ? t->file : NULL;
 }
 
 void cgiplus_scriptlog_start(cgiplus_req *q)
 {
     request_rec *r = q->r;
     cgiplus_dir_conf *dc = ap_get_module_config(r->per_dir_config, &cgiplus_module);
-    apr_file_t *f = slog_file(r, dc);
+    const char *path = cgiplus_conf_gets(dc, CGP_S_SCRIPT_LOG);
     struct cgiplus_slog *s;
 
-    if (!f)
+    if (!path)
         return;
     s = apr_pcalloc(r->pool, sizeof(*s));
-    s->file = f;
-    s->length = dc->scriptlog_len >= 0 ? dc->scriptlog_len : SLOG_DEFAULT_LENGTH;
-    s->buffer = dc->scriptlog_buf >= 0 ? (apr_size_t)dc->scriptlog_buf
-                                       : SLOG_DEFAULT_BUFFER;
+    s->path = path;
+    s->length = cgiplus_conf_geti(dc, CGP_S_SCRIPT_LOG_LENGTH);
+    s->buffer = (apr_size_t)cgiplus_conf_geti(dc, CGP_S_SCRIPT_LOG_BUFFER);
     q->slog = s;
 }
 
@@ -183,7 +116,8 @@ void cgiplus_scriptlog_body(cgiplus_req *q, const char *data, apr_size_t len)
     s->body_len += len;
 }
 
-void cgiplus_scriptlog_stderr(cgiplus_req *q, const char *line, apr_size_t len)
+/* Keeps a stderr line for the entry. */
+static void slog_stderr(cgiplus_req *q, const char *line, apr_size_t len)
 {
     struct cgiplus_slog *s = q->slog;
 
@@ -194,6 +128,35 @@ void cgiplus_scriptlog_stderr(cgiplus_req *q, const char *line, apr_size_t len)
     memcpy(s->err + s->err_len, line, len);
     s->err_len += len;
     s->err[s->err_len++] = '\n';
+}
+
+/* Logs a script's stderr, one error-log line per script line: each line is
+ * one write to the log of the request's own virtual host, so lines of
+ * concurrent scripts never mix inside a line. */
+void cgiplus_script_stderr(cgiplus_req *q, const char *buf, apr_size_t len)
+{
+    const char *p = buf, *end = buf + len;
+
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (apr_size_t)(end - p));
+        const char *eol = nl ? nl : end;
+        apr_size_t n = (apr_size_t)(eol - p);
+
+        if (n > 0 && p[n - 1] == '\r')
+            n--;
+        if (n > 0 || nl) {
+            if (q->worker_pid)
+                ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, q->r, CGIPLUS_LOGNO(1050)
+                              "stderr from %s (pid %lu): %.*s", q->r->filename,
+                              (unsigned long)q->worker_pid, (int)n, p);
+            else /* the runner did not say which process (it breaks the protocol) */
+                ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, q->r, CGIPLUS_LOGNO(1052)
+                              "stderr from %s: %.*s", q->r->filename, (int)n, p);
+            if (q->slog)
+                slog_stderr(q, p, n);
+        }
+        p = nl ? nl + 1 : end;
+    }
 }
 
 /* The pieces of one entry, written with one writev. */
@@ -218,27 +181,47 @@ static int slog_add_header(void *arr, const char *key, const char *val)
     return 1;
 }
 
+/* mod_cgi's open: the file as it is now, no entry once it is larger than
+ * length; else opened (made if missing) for appending, as this process's
+ * user, with the system's default mode. NULL: no entry. */
+static apr_file_t *slog_open(request_rec *r, const char *path, apr_off_t length)
+{
+    apr_finfo_t fi;
+    apr_file_t *f = NULL;
+    apr_status_t rv;
+
+    if (apr_stat(&fi, path, APR_FINFO_SIZE, r->pool) == APR_SUCCESS && fi.size > length)
+        return NULL;
+    rv = apr_file_open(&f, path, APR_FOPEN_APPEND | APR_FOPEN_WRITE | APR_FOPEN_CREATE,
+                       APR_OS_DEFAULT, r->pool);
+    if (rv != APR_SUCCESS) {
+        ap_log_rerror(APLOG_MARK, APLOG_DEBUG, rv, r, CGIPLUS_LOGNO(1260)
+                      "cannot open the script log '%s' for the failure of %s; no entry",
+                      path, r->filename);
+        return NULL;
+    }
+    return f;
+}
+
 void cgiplus_scriptlog_write(request_rec *r, cgiplus_req *q, int status,
                              const char *why)
 {
     cgiplus_dir_conf *dc = ap_get_module_config(r->per_dir_config, &cgiplus_module);
     struct cgiplus_slog *s = q ? q->slog : NULL;
-    apr_file_t *f = s ? s->file : slog_file(r, dc);
-    apr_off_t length = s ? s->length : dc->scriptlog_len >= 0 ? dc->scriptlog_len
-                                                               : SLOG_DEFAULT_LENGTH;
+    const char *path = s ? s->path : cgiplus_conf_gets(dc, CGP_S_SCRIPT_LOG);
+    apr_off_t length = s ? s->length : cgiplus_conf_geti(dc, CGP_S_SCRIPT_LOG_LENGTH);
     char date[APR_CTIME_LEN];
     apr_array_header_t *a;
-    apr_finfo_t fi;
     apr_size_t raw_len = 0, written;
     const char *raw;
+    apr_file_t *f;
     apr_status_t rv;
 
-    if (!f || (q && !s))
+    if (!path || (q && !s))
         return;
     if (q)
         status = cgiplus_fail_status(q, status);
-    /* As mod_cgi: nothing more once the file has grown past its length. */
-    if (apr_file_info_get(&fi, APR_FINFO_SIZE, f) != APR_SUCCESS || fi.size > length)
+    if (!(f = slog_open(r, path, length)))
         return;
     a = apr_array_make(r->pool, 32, sizeof(struct iovec));
     apr_ctime(date, apr_time_now());
@@ -279,4 +262,5 @@ void cgiplus_scriptlog_write(request_rec *r, cgiplus_req *q, int status,
     if (rv != APR_SUCCESS)
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, rv, r, CGIPLUS_LOGNO(1101)
                       "cannot write to the script log of %s", r->filename);
+    apr_file_close(f);
 }

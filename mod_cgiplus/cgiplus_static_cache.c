@@ -10,7 +10,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "cgiplus_static.h"
+#include "cgiplus_static_private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -167,8 +167,9 @@ static void entry_insert(request_rec *r, cgiplus_static_entry *e, apr_time_t now
         cgiplus_static_entry *v = evict_pick();
 
         ap_log_rerror(APLOG_MARK, APLOG_TRACE1, 0, r, CGIPLUS_LOGNO(1521)
-                     "static cache full (%ld entries, %" APR_SIZE_T_FMT " bytes): "
-                     "evicting %s", cache.count, cache.bytes, v->path);
+                     "static cache full (%ld %s, %" APR_SIZE_T_FMT " byte%s): "
+                     "evicting %s", cache.count, cache.count == 1 ? "entry" : "entries",
+                     cache.bytes, CGIPLUS_S(cache.bytes), v->path);
         entry_unlink(v);
         v->next = *dead;
         *dead = v;
@@ -443,8 +444,8 @@ static apr_status_t entry_load(request_rec *r, cgiplus_static_mount *m,
     total = fixed + sizeof(e) + (mem ? (size_t)st.st_size : 0);
     if (!(block = malloc(total))) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1522)
-                      "out of memory caching %s (%" APR_SIZE_T_FMT " bytes)",
-                      path, total);
+                      "out of memory caching %s (%" APR_SIZE_T_FMT " byte%s)",
+                      path, total, CGIPLUS_S(total));
         rv = APR_ENOMEM;
         goto fail;
     }

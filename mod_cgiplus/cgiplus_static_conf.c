@@ -3,7 +3,7 @@
  * defaults. Every value is checked when it is read; a bad one stops httpd
  * with a sentence that says why. The README's directive table lists
  * them. */
-#include "cgiplus_static.h"
+#include "cgiplus_static_private.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -25,11 +25,11 @@ static struct cgiplus_static_sconf *sconf_create(apr_pool_t *p)
 
     c->mounts = apr_array_make(p, 2, sizeof(cgiplus_static_mount *));
     c->offload = apr_array_make(p, 1, sizeof(cgiplus_static_mount *));
-    c->cache_entries = -1;
-    c->cache_bytes = -1;
-    c->max_mem_file = -1;
-    c->revalidate_ms = -1;
-    c->evict_lru = -1;
+    c->cache_entries = CGP_UNSET;
+    c->cache_bytes = CGP_UNSET;
+    c->max_mem_file = CGP_UNSET;
+    c->revalidate_ms = CGP_UNSET;
+    c->evict_lru = CGP_UNSET;
     return c;
 }
 
@@ -64,11 +64,11 @@ struct cgiplus_static_sconf *cgiplus_static_merge_sconf(
     /* The vhost's own mounts first: on equal prefixes they win. */
     c->mounts = apr_array_append(p, add->mounts, base->mounts);
     c->offload = apr_array_append(p, add->offload, base->offload);
-    c->cache_entries = add->cache_entries >= 0 ? add->cache_entries : base->cache_entries;
-    c->cache_bytes = add->cache_bytes >= 0 ? add->cache_bytes : base->cache_bytes;
-    c->max_mem_file = add->max_mem_file >= 0 ? add->max_mem_file : base->max_mem_file;
-    c->revalidate_ms = add->revalidate_ms >= 0 ? add->revalidate_ms : base->revalidate_ms;
-    c->evict_lru = add->evict_lru >= 0 ? add->evict_lru : base->evict_lru;
+    c->cache_entries = add->cache_entries != CGP_UNSET ? add->cache_entries : base->cache_entries;
+    c->cache_bytes = add->cache_bytes != CGP_UNSET ? add->cache_bytes : base->cache_bytes;
+    c->max_mem_file = add->max_mem_file != CGP_UNSET ? add->max_mem_file : base->max_mem_file;
+    c->revalidate_ms = add->revalidate_ms != CGP_UNSET ? add->revalidate_ms : base->revalidate_ms;
+    c->evict_lru = add->evict_lru != CGP_UNSET ? add->evict_lru : base->evict_lru;
     return c;
 }
 
@@ -76,13 +76,13 @@ void cgiplus_static_conf_limits(server_rec *main_s, cgiplus_static_limits *out)
 {
     const struct cgiplus_static_sconf *c = cgiplus_static_sconf_get(main_s);
 
-    out->entries = c && c->cache_entries >= 0 ? c->cache_entries
+    out->entries = c && c->cache_entries != CGP_UNSET ? c->cache_entries
                                               : CGIPLUS_STATIC_DEF_ENTRIES;
-    out->bytes = c && c->cache_bytes >= 0 ? c->cache_bytes
+    out->bytes = c && c->cache_bytes != CGP_UNSET ? c->cache_bytes
                                           : CGIPLUS_STATIC_DEF_BYTES;
-    out->max_mem_file = c && c->max_mem_file >= 0 ? c->max_mem_file
+    out->max_mem_file = c && c->max_mem_file != CGP_UNSET ? c->max_mem_file
                                                    : CGIPLUS_STATIC_DEF_MAX_MEM;
-    out->revalidate = apr_time_from_msec(c && c->revalidate_ms >= 0
+    out->revalidate = apr_time_from_msec(c && c->revalidate_ms != CGP_UNSET
                                          ? c->revalidate_ms
                                          : CGIPLUS_STATIC_DEF_REVALIDATE);
     out->lru = c && c->evict_lru > 0;

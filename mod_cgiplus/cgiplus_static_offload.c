@@ -3,7 +3,7 @@
  * script's status and other headers. Only files under a CGIplusOffloadRoot
  * directory are sent, resolved like any static file (no '..', no symlink
  * out of the root). */
-#include "cgiplus_static.h"
+#include "cgiplus_static_private.h"
 
 #include <string.h>
 
@@ -41,26 +41,11 @@ static cgiplus_static_mount *offload_root(request_rec *r, const char *path,
     return best;
 }
 
-int cgiplus_static_offload(cgiplus_req *q)
+int cgiplus_static_offload(request_rec *r, const char *hdr)
 {
-    request_rec *r = q->r;
-    const char *hdr, *rel;
+    char *path = apr_pstrdup(r->pool, hdr);
     cgiplus_static_mount *m;
-    char *path;
-
-    hdr = apr_table_get(r->headers_out, CGIPLUS_OFFLOAD_HEADER);
-    if (!hdr)
-        hdr = apr_table_get(r->err_headers_out, CGIPLUS_OFFLOAD_HEADER);
-    if (!hdr)
-        return DECLINED;
-    path = apr_pstrdup(r->pool, hdr);
-    /* never shown to the client */
-    apr_table_unset(r->headers_out, CGIPLUS_OFFLOAD_HEADER);
-    apr_table_unset(r->err_headers_out, CGIPLUS_OFFLOAD_HEADER);
-    /* Whatever the script wrote after its header is not the response. */
-    if (cgiplus_req_step(q, CGIPLUS_RE_DIVERT) != OK)
-        return HTTP_INTERNAL_SERVER_ERROR;
-    cgiplus_resp_drain_rest(q);
+    const char *rel;
 
     if (path[0] != '/' || !ap_normalize_path(path, AP_NORMALIZE_NOT_ABOVE_ROOT |
                                                    AP_NORMALIZE_MERGE_SLASHES)) {

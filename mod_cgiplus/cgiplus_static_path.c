@@ -8,7 +8,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "cgiplus_static.h"
+#include "cgiplus_static_private.h"
 
 #include <errno.h>
 #include <fcntl.h>

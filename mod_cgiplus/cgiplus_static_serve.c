@@ -9,7 +9,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "cgiplus_static.h"
+#include "cgiplus_static_private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -381,7 +381,7 @@ int cgiplus_static_quick_handler(request_rec *r, int lookup)
     if (!(m = cgiplus_static_path_match(r->server, path, &rel)) || m->handler_phase)
         return DECLINED;
     if (!m->dotfiles && cgiplus_static_path_has_dotfile(rel)) {
-        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, CGIPLUS_LOGNO(1513)
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, CGIPLUS_LOGNO(1518)
                       "refused %s: a name starting with '.' (dotfiles=deny)", path);
         return HTTP_FORBIDDEN;
     }

@@ -3,7 +3,10 @@
  * default, ?pool=ID for one pool, ?json, ?metrics for Prometheus) and
  * relays the runner's STATUS_REPLY frames as they come: the runner renders
  * every format itself (runner/runner_status*.c, docs/RUNNER.md "Status"). */
-#include "cgiplus_private.h"
+#include "cgiplus_conf.h"
+#include "cgiplus_conn.h"
+#include "cgiplus_status.h"
+#include "cgp_proto.h"
 
 #include <string.h>
 
@@ -21,6 +24,7 @@ APLOG_USE_MODULE(cgiplus);
 /* What the query asks for; NULL for a query we do not know. */
 typedef struct status_query {
     const char *format, *type, *pool;
+    int show_query;           /* CGIplusStatusShowQuery on */
 } status_query;
 
 static int parse_query(request_rec *r, status_query *q)
@@ -66,6 +70,8 @@ static apr_status_t status_relay(request_rec *r, cgiplus_conn *c, const status_q
     cgp_kv_pack(kv, sizeof(kv), &off, "format", 6, q->format, strlen(q->format));
     if (q->pool)
         cgp_kv_pack(kv, sizeof(kv), &off, "pool", 4, q->pool, strlen(q->pool));
+    if (q->show_query) /* else the runner leaves query strings out */
+        cgp_kv_pack(kv, sizeof(kv), &off, "query", 5, "1", 1);
     h.type = CGP_T_STATUS;
     h.reqid = 1;
     h.len = (uint32_t)off;
@@ -118,6 +124,8 @@ int cgiplus_status_handler(request_rec *r)
         return HTTP_METHOD_NOT_ALLOWED;
     if (!parse_query(r, &q))
         return HTTP_NOT_FOUND;
+    q.show_query = cgiplus_conf_geti(ap_get_module_config(r->per_dir_config, &cgiplus_module),
+                                     CGP_S_STATUS_SHOW_QUERY) != 0;
     apr_table_setn(r->headers_out, "Cache-Control", "no-store");
 
     for (attempt = 0; attempt < 2 && !started; attempt++) {

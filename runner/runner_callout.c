@@ -4,7 +4,14 @@
  * and LOG go to the module as CALLOUT frames when it said it answers them
  * (BEGIN key callouts); their answer slot waits for CALLOUT_ANSWER, or
  * "503 no answer" after callout_timeout or when the request ends. */
-#include "runner.h"
+#include "runner_worker.h"
+#include "runner_ctx.h"
+#include "runner_loop.h"
+#include "runner_client.h"
+#include "runner_log.h"
+#include "cgp_parse.h"
+#include "runner_pool.h"
+#include "runner_req.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +48,7 @@ static runner_ans *push(runner_worker *w, const char *text, size_t len, int read
     }
     runner_ans *a = malloc(sizeof(*a) + len + 1);
     if (!a) {
-        runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2020) "out of memory answering a callout of "
+        runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2088) "out of memory answering a callout of "
                    "worker pid %ld; stopping it", (long)w->pid);
         runner_worker_stop(w, RUNNER_END_BROKEN, 1);
         return NULL;
@@ -49,7 +56,7 @@ static runner_ans *push(runner_worker *w, const char *text, size_t len, int read
     memcpy(a->text, text, len);
     a->text[len] = '\0';
     a->ready = ready;
-    a->due = ready ? 0 : runner_g.now + runner_g.conf.callout_timeout;
+    a->due = ready ? 0 : runner_g.now + runner_g.conf.v[CGP_S_CALLOUT_TIMEOUT];
     TAILQ_INSERT_TAIL(&w->answers, a, link);
     w->nanswers++;
     return a;
@@ -170,7 +177,7 @@ static int forward(runner_worker *w, const unsigned char *line, size_t len)
 {
     runner_req *r = w->req;
     static const char none[] = "503 no answer";
-    if (!r || !r->callouts || !r->client || r->ended)
+    if (!r || !r->callouts || !r->client || runner_req_ended(r))
         return 0;
     if (runner_client_send(r->client, CGP_T_CALLOUT, 0, r->reqid, line, len) < 0)
         return 0;
@@ -237,6 +244,12 @@ void runner_callout_line(runner_worker *w, const unsigned char *line, size_t len
             say_time(ans, sizeof(ans), "timeout-noprogress", v);
         }
         runner_worker_rearm(w);
+    } else if (cgp_callout_is(&c, "RETIRE")) {
+        /* The worker asks to be stopped once this request is done (an
+         * engine grown too large): never handed another request. */
+        if (!w->retire)
+            w->retire = RUNNER_END_RETIRED;
+        snprintf(ans, sizeof(ans), "200 retire");
     } else if (cgp_callout_is(&c, "MAP-PATH")) {
         if (want && forward(w, line, len))
             return;

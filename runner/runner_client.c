@@ -1,17 +1,106 @@
 /* runner_client.c: one module connection: HELLO, then requests one after
  * another (BEGIN, PARAMS..., STDIN...), answers framed with the codec. */
-#include "runner.h"
+#include "runner_client.h"
+#include "runner_fcgi.h"
+#include "runner_ctx.h"
+#include "runner_loop.h"
+#include "runner_key.h"
+#include "runner_log.h"
+#include "cgp_parse.h"
+#include "runner_pool.h"
+#include "runner_req.h"
 #include "runner_status.h"
+#include "runner_table.h"
+#include "runner_worker.h"
+#include "runner_ws.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-void runner_client_accept(int lfd)
+/* The descriptors kept for authenticated connections and workers: an
+ * unauthenticated connection whose descriptor lands among the last ones
+ * is not kept (descriptors are handed out lowest first, so a number that
+ * high means that many are in use). */
+static long fd_reserve(void)
 {
+    return runner_g.fd_limit / 8 > 32 ? runner_g.fd_limit / 8 : 32;
+}
+
+static int fds_low(int fd)
+{
+    return runner_g.fd_limit > 0 && fd >= runner_g.fd_limit - fd_reserve();
+}
+
+static unsigned unauth_of(pid_t pid)
+{
+    const runner_client *c;
+    unsigned n = 0;
+    TAILQ_FOREACH(c, &runner_g.unauth, ulink)
+        n += c->pid == pid;
+    return n;
+}
+
+/* A new connection that did not prove the key at once (its HELLO was not
+ * in yet): kept only while descriptors, the process's share and the total
+ * allow; past the total the oldest goes, so a flood cannot keep httpd's
+ * new connections out, only make them hurry. */
+static void unauth_admit(runner_client *c)
+{
+    static runner_log_limit lim_fds, lim_peer, lim_total;
+    unsigned long dropped;
+    if (fds_low(c->ev.fd)) {
+        if (runner_log_limit_ok(&lim_fds, &dropped))
+            runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2100) "refused a connection from pid %ld "
+                       "before its HELLO: descriptor %d is among the last %ld of %ld, kept for "
+                       "httpd's connections and workers%s", (long)c->pid, c->ev.fd,
+                       fd_reserve(), runner_g.fd_limit, runner_log_dropped(dropped));
+        runner_g.refused++;
+        runner_client_close(c);
+        return;
+    }
+    if (unauth_of(c->pid) > RUNNER_UNAUTH_PER_PEER) {
+        if (runner_log_limit_ok(&lim_peer, &dropped))
+            runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2101) "refused a connection from pid %ld "
+                       "uid %ld: it already has %u connections that sent no HELLO%s",
+                       (long)c->pid, (long)c->uid, RUNNER_UNAUTH_PER_PEER,
+                       runner_log_dropped(dropped));
+        runner_g.refused++;
+        runner_client_close(c);
+        return;
+    }
+    if (runner_g.nunauth > runner_g.unauth_max) {
+        runner_client *old = TAILQ_FIRST(&runner_g.unauth);
+        if (runner_log_limit_ok(&lim_total, &dropped))
+            runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2102) "%u connections sent no HELLO yet; "
+                       "closed the oldest (pid %ld uid %ld, %llu ms old)%s", runner_g.nunauth - 1,
+                       (long)old->pid, (long)old->uid,
+                       (unsigned long long)(runner_g.now - old->t_accept),
+                       runner_log_dropped(dropped));
+        runner_g.refused++;
+        runner_client_close(old);
+    }
+}
+
+/* The listening socket and its pause after EMFILE (level-triggered: an
+ * accept failing for lack of descriptors would spin); for the runner's
+ * life. */
+static runner_ev ev_listen = { .fd = -1 };
+static uint64_t listen_resume; /* re-arm the listener at this time, 0: armed */
+
+static void on_client(runner_ev *ev, uint32_t events)
+{
+    runner_client_event(ev->obj, events);
+}
+
+static void accept_all(int lfd)
+{
+    static runner_log_limit lim_uid;
+    unsigned long dropped;
     for (int i = 0; i < 64; i++) {
         int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
@@ -21,8 +110,10 @@ void runner_client_accept(int lfd)
                 return;
             runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2034) "accept on %s: %s",
                        runner_g.o.socket_path, strerror(errno));
-            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
-                runner_loop_pause_listener();
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+                runner_ev_watch(&ev_listen, 0);
+                listen_resume = runner_g.now + RUNNER_LISTEN_PAUSE_MS;
+            }
             return;
         }
         struct ucred cr;
@@ -33,136 +124,69 @@ void runner_client_accept(int lfd)
             continue;
         }
         if (cr.uid != geteuid() && !(runner_g.o.have_user && cr.uid == runner_g.o.uid)) {
-            runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2036) "refused a connection from uid %ld "
-                       "(pid %ld): only uid %ld%s may connect", (long)cr.uid, (long)cr.pid,
-                       (long)(runner_g.o.have_user ? runner_g.o.uid : geteuid()),
-                       runner_g.o.have_user ? " and our own" : "");
+            if (runner_log_limit_ok(&lim_uid, &dropped))
+                runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2036) "refused a connection from uid "
+                           "%ld (pid %ld): only uid %ld%s may connect%s", (long)cr.uid,
+                           (long)cr.pid,
+                           (long)(runner_g.o.have_user ? runner_g.o.uid : geteuid()),
+                           runner_g.o.have_user ? " and our own" : "",
+                           runner_log_dropped(dropped));
             close(fd);
             continue;
         }
         runner_client *c = calloc(1, sizeof(*c));
-        if (!c || !(c->in = malloc(RUNNER_CIN_CAP))) {
+        if (!c) {
             runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2037) "out of memory for a connection");
-            free(c);
             close(fd);
             return;
         }
-        runner_ev_init(&c->ev, RUNNER_EV_CLIENT, fd, c);
+        runner_ev_init(&c->ev, on_client, fd, c);
         c->uid = cr.uid;
         c->pid = cr.pid;
         c->state = RUNNER_C_HELLO;
+        c->in = c->hello;
+        c->in_cap = sizeof(c->hello);
+        c->t_accept = runner_g.now;
         TAILQ_INSERT_TAIL(&runner_g.clients, c, link);
-        runner_ev_watch(&c->ev, EPOLLIN);
+        TAILQ_INSERT_TAIL(&runner_g.unauth, c, ulink);
+        runner_g.nunauth++;
         runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2038) "connection from pid %ld uid %ld",
                    (long)cr.pid, (long)cr.uid);
+        /* httpd's children send HELLO with the connect: usually it is here
+         * already, and the connection never counts as unauthenticated. */
+        runner_client_event(c, EPOLLIN);
+        if (!c->closed && !c->authed)
+            unauth_admit(c);
     }
 }
 
-size_t runner_client_backlog(const runner_client *c)
+static void on_listen(runner_ev *ev, uint32_t events)
 {
-    return runner_buf_used(&c->out);
+    accept_all(ev->fd);
 }
 
-static void client_flush(runner_client *c)
+void runner_client_listen(int fd)
 {
-    if (c->closed || c->broken || !runner_buf_used(&c->out))
-        return;
-    if (runner_buf_flush(&c->out, c->ev.fd) < 0) {
-        if (errno != EPIPE && errno != ECONNRESET)
-            runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2039) "write to pid %ld: %s", (long)c->pid,
-                       strerror(errno));
-        c->broken = 1;
-        runner_buf_reset(&c->out);
-        runner_loop_kick(c);
+    runner_ev_init(&ev_listen, on_listen, fd, NULL);
+    runner_ev_watch(&ev_listen, EPOLLIN);
+}
+
+/* Closes the unauthenticated connections older than RUNNER_HELLO_MS. */
+static void hello_deadlines(void)
+{
+    static runner_log_limit lim;
+    unsigned long dropped;
+    runner_client *c;
+    while ((c = TAILQ_FIRST(&runner_g.unauth))) {
+        if (runner_g.now < c->t_accept + RUNNER_HELLO_MS)
+            return;
+        if (runner_log_limit_ok(&lim, &dropped))
+            runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2103) "closed a connection from pid %ld "
+                       "uid %ld: no HELLO within %u ms (%zu bytes of it came)%s", (long)c->pid,
+                       (long)c->uid, RUNNER_HELLO_MS, c->in_len, runner_log_dropped(dropped));
+        runner_g.refused++;
+        runner_client_close(c);
     }
-}
-
-int runner_client_send(runner_client *c, unsigned type, unsigned flags, uint32_t reqid,
-                       const void *data, size_t len)
-{
-    unsigned char h[CGP_HDR_LEN];
-    cgp_hdr hdr = { .type = (uint8_t)type, .flags = (uint16_t)flags, .reqid = reqid,
-                    .len = (uint32_t)len };
-    if (c->closed || c->broken)
-        return -1;
-    if (cgp_hdr_pack(h, &hdr) != CGP_OK) {
-        runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2040) "cannot frame %s of %zu bytes",
-                   cgp_type_name(type), len);
-        return -1;
-    }
-    int was_empty = runner_buf_used(&c->out) == 0;
-    if (runner_buf_reserve(&c->out, CGP_HDR_LEN + len) < 0) {
-        runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2037) "out of memory for a connection");
-        c->broken = 1;
-        runner_loop_kick(c);
-        return -1;
-    }
-    runner_buf_append(&c->out, h, CGP_HDR_LEN);
-    if (len)
-        runner_buf_append(&c->out, data, len);
-    if (c->req && c->req->reqid == reqid)
-        c->req->t_sent = runner_g.now;
-    if (was_empty && !c->corked) /* else EPOLLOUT is armed already */
-        client_flush(c);
-    uint32_t m = c->ev.mask & ~(uint32_t)EPOLLOUT;
-    runner_ev_watch(&c->ev, runner_buf_used(&c->out) ? m | EPOLLOUT : m);
-    return c->broken ? -1 : 0;
-}
-
-void runner_client_uncork(runner_client *c)
-{
-    c->corked = 0;
-    client_flush(c);
-    uint32_t m = c->ev.mask & ~(uint32_t)EPOLLOUT;
-    if (!c->closed)
-        runner_ev_watch(&c->ev, runner_buf_used(&c->out) ? m | EPOLLOUT : m);
-}
-
-int runner_client_send_end(runner_client *c, uint32_t reqid, int outcome, unsigned retry,
-                           uint32_t pid, uint32_t detail)
-{
-    unsigned char pl[CGP_END_LEN];
-    cgp_end e = { .outcome = (uint8_t)outcome, .retry_after = (uint16_t)retry, .pid = pid,
-                  .detail = detail };
-    cgp_end_pack(pl, &e);
-    return runner_client_send(c, CGP_T_END, CGP_F_END, reqid, pl, sizeof(pl));
-}
-
-/* Body back-pressure: stop reading while too much body waits for the
- * script, unless the script itself waits for us to take its output (then
- * the body spills to the spool file instead, so nobody deadlocks). */
-static int client_paused(const runner_client *c)
-{
-    const runner_req *r = c->req;
-    if (!r || r->state == RUNNER_R_PARAMS || r->state == RUNNER_R_SPOOL)
-        return 0;
-    if (runner_spool_pending(&r->body) <= RUNNER_BODY_HIGH)
-        return 0;
-    return !(r->worker && runner_worker_out_paused(r->worker));
-}
-
-static int frame_ready(const runner_client *c)
-{
-    if (c->in_len < CGP_HDR_LEN)
-        return 0;
-    uint32_t len = cgp_get32(c->in + 12);
-    return len > CGP_MAX_PAYLOAD || c->in_len - CGP_HDR_LEN >= len; /* bad length: ready to fail */
-}
-
-void runner_client_update(runner_client *c)
-{
-    if (c->closed)
-        return;
-    uint32_t m = 0;
-    int paused = client_paused(c);
-    if (c->state != RUNNER_C_CLOSING && !c->peer_eof && !c->broken && c->in_len < RUNNER_CIN_CAP &&
-        !paused)
-        m |= EPOLLIN;
-    if (runner_buf_used(&c->out))
-        m |= EPOLLOUT;
-    runner_ev_watch(&c->ev, m);
-    if (!paused && c->state != RUNNER_C_CLOSING && frame_ready(c))
-        runner_loop_kick(c);
 }
 
 static void protocol_error(runner_client *c, const char *what)
@@ -181,9 +205,27 @@ static void bad_request(runner_req *r, const char *why)
 
 static void end_now(runner_client *c, uint32_t reqid, int outcome, const char *why)
 {
-    runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2042) "bad request %u from pid %ld: %s", reqid,
+    runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2093) "bad request %u from pid %ld: %s", reqid,
                (long)c->pid, why);
     runner_client_send_end(c, reqid, outcome, outcome == CGP_O_BAD_REQUEST ? 0 : 1, 0, 0);
+}
+
+/* One call site for 2200 (a flood of strangers logs ten lines a second):
+ * the first frame h, or the bytes that are no frame (bad). */
+static void hello_refused(runner_client *c, const cgp_hdr *h, const char *bad)
+{
+    static runner_log_limit lim;
+    unsigned long dropped;
+    char what[64];
+    if (!bad)
+        snprintf(what, sizeof(what), "%s, %u byte%s", cgp_type_name(h->type), (unsigned)h->len,
+                 CGIPLUS_S(h->len));
+    if (runner_log_limit_ok(&lim, &dropped))
+        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2200) "refused a connection from pid %ld "
+                   "uid %ld: its first frame (%s) is not a HELLO with httpd's key%s",
+                   (long)c->pid, (long)c->uid, bad ? bad : what, runner_log_dropped(dropped));
+    runner_g.refused++;
+    c->broken = 1;
 }
 
 static void on_hello(runner_client *c, const cgp_hdr *h, const unsigned char *pl)
@@ -194,12 +236,12 @@ static void on_hello(runner_client *c, const cgp_hdr *h, const unsigned char *pl
      * script, say) is dropped before it can send anything else. */
     if (h->type != CGP_T_HELLO || cgp_hello_unpack(pl, h->len, &in) != CGP_OK ||
         !runner_key_check(in.key)) {
-        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2200) "refused a connection from pid %ld "
-                   "uid %ld: its first frame (%s, %u bytes) is not a HELLO with httpd's key",
-                   (long)c->pid, (long)c->uid, cgp_type_name(h->type), (unsigned)h->len);
-        c->broken = 1;
+        hello_refused(c, h, NULL);
         return;
     }
+    c->authed = 1;
+    TAILQ_REMOVE(&runner_g.unauth, c, ulink);
+    runner_g.nunauth--;
     cgp_hello_ack_pack(b, &out);
     runner_client_send(c, CGP_T_HELLO_ACK, 0, h->reqid, b, sizeof(b));
     if (in.version != CGP_VERSION) {
@@ -221,7 +263,7 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
     uint64_t progress = 0;
     uint32_t httpd_gen = 0;
 
-    if (c->req) {
+    if (c->req || c->ws) {
         protocol_error(c, "BEGIN while a request is active");
         return;
     }
@@ -231,14 +273,8 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
             script = v;
             slen = vl;
         } else if (nl == 4 && memcmp(n, "mode", 4) == 0) {
-            if (vl == 3 && memcmp(v, "cgi", 3) == 0)
-                mode = RUNNER_MODE_CGI;
-            else if (vl == 7 && memcmp(v, "cgiplus", 7) == 0)
-                mode = RUNNER_MODE_CGIPLUS;
-            else {
-                why = "mode is not cgi or cgiplus";
+            if (runner_mode_parse(v, vl, 1, &mode, &why) < 0)
                 break;
-            }
         } else if (nl == 3 && memcmp(n, "uri", 3) == 0) {
             uri = v;
             ulen = vl;
@@ -249,7 +285,7 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
         } else if (nl == 5 && memcmp(n, "grant", 5) == 0) {
             grant = vl == 1 && v[0] == '1';
         } else if (nl == 8 && memcmp(n, "progress", 8) == 0) {
-            if (runner_parse_u64(v, vl, &progress) < 0) {
+            if (cgp_parse_u64(v, vl, &progress) < 0) {
                 why = "progress is not a number of ms";
                 break;
             }
@@ -258,6 +294,9 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
             for (size_t i = 0; i < vl && i < 10 && v[i] >= '0' && v[i] <= '9'; i++)
                 g = g * 10 + (uint64_t)(v[i] - '0');
             httpd_gen = g > UINT32_MAX ? UINT32_MAX : (uint32_t)g;
+        } else if (nl == 6 && memcmp(n, "suexec", 6) == 0) {
+            if (runner_suexec_parse(&over, v, vl, &why) < 0)
+                break;
         } else if (runner_set_parse(&over, n, nl, v, vl, &why) < 0) {
             break; /* a pool setting with a bad value */
         } /* else: unknown keys are ignored (a newer module) */
@@ -272,6 +311,11 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
         end_now(c, h->reqid, CGP_O_BAD_REQUEST, why);
         return;
     }
+    if (mode == RUNNER_MODE_WEBSOCKET) { /* an upgrade: a WebSocket pool's (runner_ws_conn.c) */
+        runner_ws_begin(c, h->reqid, script, slen, &over, uri, ulen);
+        runner_set_over_free(&over);
+        return;
+    }
 
     runner_pool *p = runner_pool_get(script, slen, mode, &over, httpd_gen, &err);
     runner_set_over_free(&over);
@@ -284,7 +328,7 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
     }
     runner_req *r = p ? runner_req_new(c, h->reqid, uri, ulen) : NULL;
     if (!r) {
-        runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2037) "out of memory for a connection");
+        runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2089) "out of memory for a connection");
         runner_client_send_end(c, h->reqid, CGP_O_SPAWN_FAILED, 1, 0, ENOMEM);
         return;
     }
@@ -316,7 +360,7 @@ static void on_status(runner_client *c, const cgp_hdr *h, const unsigned char *p
         return;
     }
     if (runner_status_render(&q, &b) < 0) {
-        runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2037) "out of memory for a connection");
+        runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2090) "out of memory for a connection");
         runner_buf_free(&b);
         c->broken = 1;
         return;
@@ -336,16 +380,32 @@ static void on_params(runner_client *c, const cgp_hdr *h, const unsigned char *p
 {
     runner_req *r = c->req;
     const char *why = NULL;
+    static runner_log_limit lim;
+    unsigned long dropped;
+    int rc;
     if (r->state != RUNNER_R_PARAMS)
         { bad_request(r, "PARAMS after the last PARAMS"); return; }
-    if (runner_req_add_params(r, pl, h->len, &why) < 0)
+    if ((rc = runner_req_add_params(r, pl, h->len, &why)) < 0)
         { bad_request(r, why); return; }
+    if (rc > 0) {
+        if (runner_log_limit_ok(&lim, &dropped))
+            runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2104) "request %u (%s) for %s: requests "
+                       "not yet on a worker hold %llu bytes of variables for this pool and "
+                       "%llu in all (queue_memory_pool %llu, queue_memory %llu); answering "
+                       "overloaded at once%s", r->reqid, r->uri, r->pool->script,
+                       (unsigned long long)r->pool->held, (unsigned long long)runner_g.held,
+                       (unsigned long long)runner_g.conf.v[CGP_S_QUEUE_MEMORY_POOL],
+                       (unsigned long long)runner_g.conf.v[CGP_S_QUEUE_MEMORY],
+                       runner_log_dropped(dropped));
+        runner_req_end(r, CGP_O_OVERLOADED, 1, 0, ENOBUFS);
+        return;
+    }
     if (!(h->flags & CGP_F_END))
         return;
     if (r->have_cl) {
         runner_pool_submit(r); /* the body follows it to the worker */
     } else {
-        r->state = RUNNER_R_SPOOL; /* count the body first */
+        runner_req_step(r, RUNNER_RE_COUNT); /* count the body first */
     }
 }
 
@@ -358,8 +418,9 @@ static void on_stdin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
         int e = errno;
         if (e == EFBIG)
             runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2201) "request %u (%s): its body needs "
-                       "more than spool_max (%llu bytes) in the spool file; answering 413",
-                       r->reqid, r->uri, (unsigned long long)runner_g.conf.spool_max);
+                       "more than spool_max (%llu byte%s) in the spool file; answering 413",
+                       r->reqid, r->uri, (unsigned long long)runner_g.conf.v[CGP_S_SPOOL_MAX],
+                       CGIPLUS_S(runner_g.conf.v[CGP_S_SPOOL_MAX]));
         runner_req_end(r, e == ENOSPC || e == EFBIG ? CGP_O_TOO_LARGE : CGP_O_OVERLOADED,
                        e == ENOSPC || e == EFBIG ? 0 : 1, 0, (uint32_t)e);
         return;
@@ -376,13 +437,92 @@ static void on_stdin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
             { bad_request(r, "body shorter than CONTENT_LENGTH"); return; }
     }
     if (r->worker)
-        runner_worker_feed(r->worker);
+        r->worker->kind->feed(r->worker);
+}
+
+/* DIRECT: the table, and this connection becomes the child's anchor. */
+static void on_direct(runner_client *c, uint32_t reqid)
+{
+    unsigned char pl[CGP_PAIR_LEN];
+    int fd = runner_table_fd();
+    cgp_pair pr = { fd >= 0 ? (uint32_t)CGP_TABLE_SIZE : 0, CGP_TABLE_VERSION };
+
+    cgp_pair_pack(pl, &pr);
+    if (runner_client_send_fds(c, CGP_T_DIRECT_ACK, reqid, pl, sizeof(pl), &fd,
+                               fd >= 0 ? 1 : 0) < 0) {
+        c->broken = 1;
+        return;
+    }
+    c->anchor = fd >= 0;
+}
+
+/* CHANNEL: a worker's descriptors for the child that will talk to it. */
+static void on_channel(runner_client *c, uint32_t reqid, const unsigned char *pl, size_t len)
+{
+    unsigned char out[CGP_CHANNEL_LEN];
+    cgp_channel ch;
+    cgp_pair pr;
+    runner_worker *w = NULL;
+    int fds[CGP_CHANNEL_FDS], n = 0;
+
+    memset(&ch, 0, sizeof(ch));
+    if (cgp_pair_unpack(pl, len, &pr) != CGP_OK) {
+        c->broken = 1;
+        return;
+    }
+    ch.slot = pr.a;
+    if ((w = runner_table_slot_owner(pr.a, pr.b)) &&
+        !w->exited && w->ev_in.fd >= 0 && w->ev_body.fd >= 0 && w->ev_out.fd >= 0 &&
+        w->body_peer >= 0 && w->ev_err.fd >= 0) {
+        ch.gen = w->sgen;
+        ch.pid = (uint32_t)w->pid;
+        memcpy(ch.eof, w->eof, CGP_MARK_LEN + 1);
+        memcpy(ch.esc, w->esc, CGP_MARK_LEN + 1);
+        memcpy(ch.eot, w->eot, CGP_MARK_LEN + 1);
+        fds[0] = w->ev_in.fd;
+        fds[1] = w->ev_body.fd;
+        fds[2] = w->ev_out.fd;
+        fds[3] = w->body_peer;
+        fds[4] = w->ev_err.fd;
+        n = CGP_CHANNEL_FDS;
+    }
+    if (cgp_channel_pack(out, &ch) != CGP_OK)
+        n = 0, ch.gen = 0, cgp_channel_pack(out, &ch);
+    if (runner_client_send_fds(c, CGP_T_CHANNEL_ACK, reqid, out, sizeof(out), fds, n) < 0)
+        c->broken = 1;
+}
+
+/* ABORT: the client went away (no payload), or httpd failed the request
+ * for a cause (1 byte): the request ends, counted under that cause. For
+ * the request that ended last here (its END was ok: httpd found its
+ * output bad, say) the cause is counted alone. */
+static void on_abort(runner_client *c, const cgp_hdr *h, const unsigned char *pl)
+{
+    unsigned cause;
+    runner_req *r = c->req;
+
+    if (cgp_abort_unpack(pl, h->len, &cause) != CGP_OK) {
+        protocol_error(c, "ABORT with a payload that is not one cause byte");
+        return;
+    }
+    if (r && r->reqid == h->reqid) {
+        if (h->len)
+            r->cause = cause;
+        runner_req_end(r, CGP_O_ABORTED, 0, r->worker ? (uint32_t)r->worker->pid : 0, 0);
+    } else if (h->len && c->last_reqid && h->reqid == c->last_reqid) {
+        c->last_reqid = 0; /* once */
+        runner_pool_count_failure(c->last_pool, cause);
+    }
 }
 
 static void on_frame(runner_client *c, const cgp_hdr *h, const unsigned char *pl)
 {
     if (c->state == RUNNER_C_HELLO) {
         on_hello(c, h, pl);
+        return;
+    }
+    if (c->ws) {
+        runner_ws_frame(c, h, pl);
         return;
     }
     switch (h->type) {
@@ -394,22 +534,25 @@ static void on_frame(runner_client *c, const cgp_hdr *h, const unsigned char *pl
         break;
     case CGP_T_DIRECT:
     case CGP_T_CHANNEL:
+    case CGP_T_FCGI_CHANNEL:
     case CGP_T_KICK:
         if (c->req) {
             protocol_error(c, "a direct path frame while a request is active");
             break;
         }
         if (h->type == CGP_T_DIRECT) {
-            runner_table_on_direct(c, h->reqid);
+            on_direct(c, h->reqid);
         } else if (h->type == CGP_T_CHANNEL) {
-            runner_table_on_channel(c, h->reqid, pl, h->len);
+            on_channel(c, h->reqid, pl, h->len);
+        } else if (h->type == CGP_T_FCGI_CHANNEL) {
+            runner_fcgi_on_channel(c, h->reqid, pl, h->len);
         } else {
             cgp_pair pr;
             runner_pool *p;
             if (cgp_pair_unpack(pl, h->len, &pr) != CGP_OK)
                 protocol_error(c, "KICK of the wrong length");
             else if ((p = runner_table_pool_at(pr.a, pr.b)))
-                runner_table_kick(p);
+                runner_pool_kick(p);
         }
         break;
     case CGP_T_CALLOUT_ANSWER:
@@ -421,27 +564,59 @@ static void on_frame(runner_client *c, const cgp_hdr *h, const unsigned char *pl
     case CGP_T_STDIN:
     case CGP_T_ABORT:
         /* Frames of a request already answered (or never begun) are dropped:
-         * the module may still be sending a body nobody reads. */
-        if (!c->req || c->req->reqid != h->reqid)
+         * the module may still be sending a body nobody reads. An ABORT
+         * with a cause for the request that ended last counts it. */
+        if (!c->req || c->req->reqid != h->reqid) {
+            if (h->type == CGP_T_ABORT)
+                on_abort(c, h, pl);
             break;
+        }
         if (h->type == CGP_T_PARAMS)
             on_params(c, h, pl);
         else if (h->type == CGP_T_STDIN)
             on_stdin(c, h, pl);
         else
-            runner_req_end(c->req, CGP_O_ABORTED, 0,
-                           c->req->worker ? (uint32_t)c->req->worker->pid : 0, 0);
+            on_abort(c, h, pl);
         break;
     default:
         protocol_error(c, "a frame type the module does not send");
     }
 }
 
+/* Room to read into once authenticated: 4 KiB, the whole buffer when a
+ * frame needs it (or 4 KiB are full), back to none when idle
+ * (client_run). */
+static int in_room(runner_client *c)
+{
+    if (!c->authed) /* the HELLO buffer, never more */
+        return 0;
+    size_t want = c->in_len < RUNNER_CIN_SMALL ? RUNNER_CIN_SMALL : RUNNER_CIN_CAP;
+    if (c->in_len >= CGP_HDR_LEN && CGP_HDR_LEN + (size_t)cgp_get32(c->in + 12) > want)
+        want = RUNNER_CIN_CAP; /* a bad length fails in client_run */
+    if (want <= c->in_cap)
+        return 0;
+    unsigned char *p = malloc(want);
+    if (!p)
+        return -1;
+    if (c->in_len)
+        memcpy(p, c->in, c->in_len);
+    if (c->in != c->hello)
+        free(c->in);
+    c->in = p;
+    c->in_cap = want;
+    return 0;
+}
+
 static void client_read(runner_client *c)
 {
-    if (c->in_len >= RUNNER_CIN_CAP || c->peer_eof || c->broken)
+    if (c->in_len >= runner_client_in_limit(c) || c->peer_eof || c->broken)
         return;
-    ssize_t n = read(c->ev.fd, c->in + c->in_len, RUNNER_CIN_CAP - c->in_len);
+    if (in_room(c) < 0) {
+        runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2091) "out of memory for a connection");
+        c->broken = 1;
+        return;
+    }
+    ssize_t n = read(c->ev.fd, c->in + c->in_len, c->in_cap - c->in_len);
     if (n > 0)
         c->in_len += (size_t)n;
     else if (n == 0)
@@ -450,12 +625,12 @@ static void client_read(runner_client *c)
         c->broken = 1;
 }
 
-void runner_client_run(runner_client *c)
+static void client_run(runner_client *c)
 {
     size_t off = 0;
     if (c->closed)
         return;
-    while (!c->broken && c->state != RUNNER_C_CLOSING && !client_paused(c) &&
+    while (!c->broken && c->state != RUNNER_C_CLOSING && !runner_client_paused(c) &&
            c->in_len - off >= CGP_HDR_LEN) {
         cgp_hdr h;
         const unsigned char *f = c->in + off;
@@ -467,12 +642,18 @@ void runner_client_run(runner_client *c)
                 unsigned char b[CGP_HELLO_ACK_LEN];
                 cgp_hello_ack_pack(b, &out);
                 runner_client_send(c, CGP_T_HELLO_ACK, 0, cgp_get32(f + 8), b, sizeof(b));
-                runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2043) "pid %ld speaks protocol version "
+                runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2094) "pid %ld speaks protocol version "
                            "%u, we speak %u; closing", (long)c->pid, f[2], CGP_VERSION);
                 c->state = RUNNER_C_CLOSING;
+            } else if (c->state == RUNNER_C_HELLO) {
+                hello_refused(c, &h, cgp_strerror(rc));
             } else {
                 protocol_error(c, cgp_strerror(rc));
             }
+            break;
+        }
+        if (c->state == RUNNER_C_HELLO && (h.type != CGP_T_HELLO || h.len != CGP_HELLO_LEN)) {
+            hello_refused(c, &h, NULL); /* never wait for (or hold) more than a HELLO */
             break;
         }
         if (c->in_len - off - CGP_HDR_LEN < h.len)
@@ -483,6 +664,12 @@ void runner_client_run(runner_client *c)
     if (off) {
         memmove(c->in, c->in + off, c->in_len - off);
         c->in_len -= off;
+    }
+    if (!c->req && !c->in_len && c->in_cap > RUNNER_CIN_SMALL) {
+        /* Idle: httpd keeps many connections; none keeps a large buffer. */
+        free(c->in);
+        c->in = NULL;
+        c->in_cap = 0;
     }
     if (c->broken || (c->peer_eof && c->state != RUNNER_C_CLOSING) ||
         (c->state == RUNNER_C_CLOSING && !runner_buf_used(&c->out))) {
@@ -495,7 +682,7 @@ void runner_client_run(runner_client *c)
 void runner_client_event(runner_client *c, uint32_t events)
 {
     if (events & EPOLLOUT) {
-        client_flush(c);
+        runner_client_flush(c);
         if (c->req && c->req->worker)
             runner_worker_update(c->req->worker); /* backlog shrank: read the script again */
     }
@@ -503,16 +690,7 @@ void runner_client_event(runner_client *c, uint32_t events)
         client_read(c);
     if ((events & (EPOLLHUP | EPOLLERR)) && !(c->ev.mask & EPOLLIN) && !c->peer_eof)
         c->broken = 1; /* gone while we were not reading */
-    runner_client_run(c);
-}
-
-int runner_client_anchored(pid_t pid)
-{
-    const runner_client *c;
-    TAILQ_FOREACH(c, &runner_g.clients, link)
-        if (c->anchor && !c->closed && c->pid == pid)
-            return 1;
-    return 0;
+    client_run(c);
 }
 
 void runner_client_close(runner_client *c)
@@ -520,16 +698,18 @@ void runner_client_close(runner_client *c)
     if (c->closed)
         return;
     c->closed = 1;
+    if (!c->authed) {
+        TAILQ_REMOVE(&runner_g.unauth, c, ulink);
+        runner_g.nunauth--;
+    }
     if (c->anchor)
-        runner_table_child_gone(c->pid);
+        runner_pool_child_gone(c->pid);
+    if (c->ws)
+        runner_ws_client_gone(c);
     if (c->req) {
         runner_req *r = c->req;
         c->req = NULL;
         runner_req_client_gone(r);
-    }
-    if (c->kicked) {
-        TAILQ_REMOVE(&runner_g.kicks, c, klink);
-        c->kicked = 0;
     }
     runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2044) "connection from pid %ld closed",
                (long)c->pid);
@@ -538,7 +718,46 @@ void runner_client_close(runner_client *c)
     TAILQ_INSERT_TAIL(&runner_g.dead_clients, c, link);
 }
 
-void runner_client_close_all(void)
+
+static uint64_t clients_deadline(void)
+{
+    uint64_t dl = listen_resume;
+    if (!TAILQ_EMPTY(&runner_g.unauth)) {
+        uint64_t hello = TAILQ_FIRST(&runner_g.unauth)->t_accept + RUNNER_HELLO_MS;
+        if (!dl || hello < dl)
+            dl = hello;
+    }
+    return dl;
+}
+
+static void clients_timers(void)
+{
+    if (listen_resume && runner_g.now >= listen_resume) {
+        listen_resume = 0;
+        runner_ev_watch(&ev_listen, EPOLLIN);
+    }
+    hello_deadlines();
+}
+
+/* No new connections; those open still get their requests' ENDs. */
+static void clients_stop(void)
+{
+    runner_ev_close(&ev_listen);
+}
+
+static void clients_bury(void)
+{
+    runner_client *c;
+    while ((c = TAILQ_FIRST(&runner_g.dead_clients))) {
+        TAILQ_REMOVE(&runner_g.dead_clients, c, link);
+        runner_buf_free(&c->out);
+        if (c->in != c->hello)
+            free(c->in);
+        free(c);
+    }
+}
+
+static void clients_fini(void)
 {
     runner_client *c;
     while ((c = TAILQ_FIRST(&runner_g.clients))) {
@@ -546,4 +765,11 @@ void runner_client_close_all(void)
             runner_buf_flush(&c->out, c->ev.fd); /* last ENDs, best effort */
         runner_client_close(c);
     }
+    clients_bury();
+    runner_ev_close(&ev_listen);
 }
+
+const runner_room runner_client_room = {
+    .name = "clients", .deadline = clients_deadline, .timers = clients_timers,
+    .stop = clients_stop, .turn_end = clients_bury, .fini = clients_fini,
+};

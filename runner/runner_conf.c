@@ -1,11 +1,13 @@
-/* runner_conf.c: the settings of pools and of the runner. One table names
- * every pool setting; the same names and value syntax serve BEGIN keys and
- * the configuration file (docs/RUNNER.md). Resolution order: built-ins,
+/* runner_conf.c: the settings of pools and of the runner. The shared table
+ * (include/cgp_settings.def) names every one, its syntax, range and
+ * default; the same names and value syntax serve BEGIN keys and the
+ * configuration file (docs/RUNNER.md). Resolution order: built-ins,
  * [defaults], the script's [pool] section, then what BEGIN names. */
 #include "runner_conf.h"
+#include "runner_ctx.h"
 #include "runner_log.h"
-#include "runner_loop.h"
-#include "runner_parse.h"
+#include "cgp_defaults.h"
+#include "cgp_parse.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -19,56 +21,69 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum kind { K_COUNT, K_TIME, K_SIZE, K_USER };
-
-/* One pool setting: its name, syntax, range and built-in default. */
-static const struct field {
-    const char *name;
-    enum kind kind;
-    uint64_t max;
-    uint64_t builtin;
-    int is_auto;              /* default computed from http_timeout */
-} fields[RUNNER_S_N_] = {
-    [RUNNER_S_MAX_WORKERS] = { "max_workers", K_COUNT, RUNNER_MAX_WORKERS_CAP,
-                               RUNNER_DEFAULT_MAX_WORKERS, 0 },
-    [RUNNER_S_MIN_IDLE] = { "min_idle", K_COUNT, RUNNER_MAX_WORKERS_CAP, 0, 0 },
-    [RUNNER_S_MAX_REQUESTS] = { "max_requests", K_COUNT, UINT32_MAX, 0, 0 },
-    [RUNNER_S_MAX_AGE] = { "max_age", K_TIME, 0, 0, 0 },
-    [RUNNER_S_IDLE_TIMEOUT] = { "idle_timeout", K_TIME, 0, RUNNER_DEFAULT_IDLE_MS, 0 },
-    [RUNNER_S_SPAWN_RATE] = { "spawn_rate", K_COUNT, 10000, 20, 0 },
-    [RUNNER_S_QUEUE_DEPTH] = { "queue_depth", K_COUNT, 100000, 100, 0 },
-    [RUNNER_S_QUEUE_WAIT] = { "queue_wait", K_TIME, 0, 0, 1 },
-    [RUNNER_S_TIMEOUT_OUTPUT] = { "timeout_output", K_TIME, 0, 0, 0 },
-    [RUNNER_S_TIMEOUT_NOPROGRESS] = { "timeout_noprogress", K_TIME, 0, 0, 1 },
-    [RUNNER_S_RLIMIT_CPU] = { "rlimit_cpu", K_COUNT, UINT32_MAX, 0, 0 },
-    [RUNNER_S_RLIMIT_AS] = { "rlimit_as", K_SIZE, 0, 0, 0 },
-    [RUNNER_S_RLIMIT_NOFILE] = { "rlimit_nofile", K_COUNT, 1u << 20, 0, 0 },
-    [RUNNER_S_RLIMIT_NPROC] = { "rlimit_nproc", K_COUNT, 1u << 22, 0, 0 },
-    [RUNNER_S_USER] = { "user", K_USER, 0, 0, 0 },
-};
-
-const char *runner_set_name(unsigned i)
+/* "key is a, b or c": names[0..last]; in a static buffer (one thread),
+ * read before the next call. */
+static const char *names_why(const char *key, const cgp_enum *names, int64_t last)
 {
-    return i < RUNNER_S_N_ ? fields[i].name : "?";
+    static char buf[128];
+    size_t n = (size_t)snprintf(buf, sizeof(buf), "%s is", key);
+
+    for (int64_t i = 0; i <= last && n < sizeof(buf); i++)
+        n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", !i ? " " : i < last ? ", "
+                              : " or ", names[i].name);
+    return buf;
 }
 
-int runner_set_is_time(unsigned i)
+/* Why a value of row id is refused, in the runner's words; in a static
+ * buffer (one thread), read before the next call. */
+static const char *value_why(int id)
 {
-    return i < RUNNER_S_N_ && fields[i].kind == K_TIME;
-}
+    static char buf[128];
+    const cgp_setting *d = &cgp_settings[id];
+    char t[24];
 
-static int parse_size(const char *s, size_t len, uint64_t *out)
-{
-    uint64_t mul = 1;
-    if (len && strchr("kKmMgG", s[len - 1])) {
-        char c = (char)tolower((unsigned char)s[len - 1]);
-        mul = c == 'k' ? 1024u : c == 'm' ? 1024u * 1024u : 1024u * 1024u * 1024u;
-        len--;
+    switch (d->type) {
+    case CGP_ST_COUNT:
+        if (d->min < 1)
+            return "a count out of range";
+        snprintf(buf, sizeof(buf), "%s is not %lld..%lld", d->key, (long long)d->min,
+                 (long long)d->max);
+        return buf;
+    case CGP_ST_DURATION:
+        return d->min < 1 ? "a duration wants N[.F][ms|s|m|h] or none"
+                          : "a duration wants N[.F][ms|s|m|h] (and not none)";
+    case CGP_ST_SIZE:
+        if (d->min < 1)
+            return "a size wants N[K|M|G]";
+        cgp_size_text(d->min, t);
+        snprintf(buf, sizeof(buf), "%s wants a number of bytes (K, M or G allowed), at least %s",
+                 d->key, t);
+        return buf;
+    case CGP_ST_FLAG:
+        snprintf(buf, sizeof(buf), "%s wants yes or no", d->key);
+        return buf;
+    case CGP_ST_ENUM: /* the names it takes: up to its max */
+        return names_why(d->key, d->names, d->max);
+    default:
+        return "a bad value";
     }
-    uint64_t v;
-    if (runner_parse_u64(s, len, &v) < 0 || v > UINT64_MAX / mul)
+}
+
+int runner_mode_parse(const char *v, size_t len, int begin, runner_mode *mode, const char **why)
+{
+    int64_t m, last = 0;
+
+    if (!begin && cgp_setting_parse(CGP_S_MODE, v, len, &m) < 0) {
+        *why = value_why(CGP_S_MODE);
         return -1;
-    *out = v * mul;
+    }
+    if (begin && (m = cgp_mode_find(v, len)) < 0) {
+        while (cgp_mode_names[last + 1].name)
+            last++;
+        *why = names_why("mode", cgp_mode_names, last);
+        return -1;
+    }
+    *mode = (runner_mode)m;
     return 0;
 }
 
@@ -85,7 +100,7 @@ static int parse_user(const char *s, size_t len, uint64_t *out, const char **why
     buf[len] = '\0';
     if ((colon = strchr(buf, ':')))
         *colon++ = '\0';
-    if (runner_parse_u64(buf, strlen(buf), &u) == 0) {
+    if (cgp_parse_u64(buf, strlen(buf), &u) == 0) {
         struct passwd *pw = colon ? NULL : getpwuid((uid_t)u);
         if (!colon && !pw) {
             *why = "a numeric user needs :GID";
@@ -102,7 +117,7 @@ static int parse_user(const char *s, size_t len, uint64_t *out, const char **why
         g = pw->pw_gid;
     }
     if (colon) {
-        if (runner_parse_u64(colon, strlen(colon), &g) < 0) {
+        if (cgp_parse_u64(colon, strlen(colon), &g) < 0) {
             struct group *gr = getgrnam(colon);
             if (!gr) {
                 *why = "unknown group";
@@ -149,7 +164,11 @@ static int env_add(runner_pool_set *s, const char *val, size_t vlen, const char 
 int runner_set_parse(runner_set_over *o, const char *name, size_t nlen, const char *val,
                      size_t vlen, const char **why)
 {
-    if (nlen == 3 && memcmp(name, "env", 3) == 0) {
+    int id = cgp_setting_find(name, nlen, CGP_SC_POOL), rc;
+    uint64_t v = 0;
+    int64_t n;
+
+    if (id == CGP_S_ENV) {
         if (!o->have_env) {
             free(o->s.env);
             o->s.env = NULL;
@@ -158,42 +177,20 @@ int runner_set_parse(runner_set_over *o, const char *name, size_t nlen, const ch
         }
         return env_add(&o->s, val, vlen, why);
     }
-    for (unsigned i = 0; i < RUNNER_S_N_; i++) {
-        const struct field *f = &fields[i];
-        uint64_t v = 0;
-        if (strlen(f->name) != nlen || memcmp(f->name, name, nlen) != 0)
-            continue;
-        switch (f->kind) {
-        case K_COUNT:
-            if (runner_parse_u64(val, vlen, &v) < 0 || v > f->max ||
-                (i == RUNNER_S_MAX_WORKERS && v < 1)) {
-                *why = i == RUNNER_S_MAX_WORKERS ? "max_workers is not 1..4096"
-                                                 : "a count out of range";
-                return -1;
-            }
-            break;
-        case K_TIME:
-            if (cgp_parse_duration(val, vlen, 1000, &v) < 0) {
-                *why = "a duration wants N[.F][ms|s|m|h] or none";
-                return -1;
-            }
-            break;
-        case K_SIZE:
-            if (parse_size(val, vlen, &v) < 0) {
-                *why = "a size wants N[K|M|G]";
-                return -1;
-            }
-            break;
-        case K_USER:
-            if (parse_user(val, vlen, &v, why) < 0)
-                return -1;
-            break;
-        }
-        o->s.v[i] = v;
-        o->have |= 1u << i;
-        return 0;
+    if (id < 0 || id >= CGP_S_POOL_N_)
+        return 1; /* not a pool setting (the mode is the caller's) */
+    if (cgp_settings[id].type == CGP_ST_USER) {
+        if (parse_user(val, vlen, &v, why) < 0)
+            return -1;
+    } else if ((rc = cgp_setting_parse(id, val, vlen, &n)) < 0) {
+        *why = value_why(id);
+        return -1;
+    } else {
+        v = (uint64_t)n;
     }
-    return 1; /* not a pool setting */
+    o->s.v[id] = v;
+    o->have |= 1u << id;
+    return 0;
 }
 
 void runner_set_free(runner_pool_set *s)
@@ -213,6 +210,7 @@ void runner_set_over_free(runner_set_over *o)
 int runner_set_copy(runner_pool_set *dst, const runner_pool_set *src)
 {
     memcpy(dst->v, src->v, sizeof(dst->v));
+    dst->suexec = src->suexec;
     dst->env = NULL;
     dst->env_len = 0;
     if (src->env_len) {
@@ -226,25 +224,26 @@ int runner_set_copy(runner_pool_set *dst, const runner_pool_set *src)
 
 int runner_set_equal(const runner_pool_set *a, const runner_pool_set *b)
 {
-    return memcmp(a->v, b->v, sizeof(a->v)) == 0 && a->env_len == b->env_len &&
+    return memcmp(a->v, b->v, sizeof(a->v)) == 0 && a->suexec == b->suexec &&
+           a->env_len == b->env_len &&
            (a->env_len == 0 || memcmp(a->env, b->env, a->env_len) == 0);
 }
 
-static uint64_t default_user(void)
+static uint64_t default_user(const runner_ctx *g)
 {
-    if (!runner_g.o.have_user || runner_g.o.uid == 0)
+    if (!g->o.have_user || g->o.uid == 0)
         return 0;
-    return (uint64_t)runner_g.o.uid << 32 | (uint64_t)runner_g.o.gid;
+    return (uint64_t)g->o.uid << 32 | (uint64_t)g->o.gid;
 }
 
-int runner_user_allowed(uint64_t user)
+static int user_allowed(const runner_ctx *g, uint64_t user)
 {
-    if (user == 0 || user == default_user())
+    if (user == 0 || user == default_user(g))
         return 1;
-    if (!runner_g.is_root) /* we cannot switch: only our own uid works */
+    if (!g->is_root) /* we cannot switch: only our own uid works */
         return (user >> 32) == (uint64_t)geteuid();
-    for (unsigned i = 0; i < runner_g.conf.nallow; i++)
-        if (runner_g.conf.allow[i] == user)
+    for (unsigned i = 0; i < g->conf.nallow; i++)
+        if (g->conf.allow[i] == user)
             return 1;
     return 0;
 }
@@ -255,7 +254,7 @@ static void overlay(runner_pool_set *out, uint32_t *have, const runner_set_over 
 {
     if (!o)
         return;
-    for (unsigned i = 0; i < RUNNER_S_N_; i++)
+    for (unsigned i = 0; i < CGP_S_POOL_N_; i++)
         if (o->have & (1u << i))
             out->v[i] = o->s.v[i];
     *have |= o->have;
@@ -263,20 +262,31 @@ static void overlay(runner_pool_set *out, uint32_t *have, const runner_set_over 
         env_level = o;
 }
 
-int runner_set_resolve(const char *script, runner_mode mode, const runner_set_over *begin,
-                       runner_pool_set *out)
+unsigned runner_default_max_workers(const runner_ctx *g)
 {
-    const runner_conf *c = &runner_g.conf;
+    static unsigned cpus;
+
+    if (!cpus)
+        cpus = cgp_cpus(); /* once: the runner's affinity does not change */
+    return cgp_default_max_workers(cpus, (unsigned)g->conf.v[CGP_S_HTTP_THREADS],
+                                   (unsigned)g->conf.v[CGP_S_MAX_WORKERS_TOTAL]);
+}
+
+int runner_set_resolve(const runner_ctx *g, const char *script, runner_mode mode,
+                       const runner_set_over *begin, runner_pool_set *out)
+{
+    const runner_conf *c = &g->conf;
     uint32_t have = 0;
     int own = 0, set_aside;
 
     env_level = NULL;
-    for (unsigned i = 0; i < RUNNER_S_N_; i++)
-        out->v[i] = fields[i].builtin;
+    for (unsigned i = 0; i < CGP_S_POOL_N_; i++)
+        out->v[i] = (uint64_t)cgp_settings[i].dflt;
+    out->v[CGP_S_MAX_WORKERS] = runner_default_max_workers(g);
     overlay(out, &have, &c->defaults);
-    if (runner_g.o.have_max_workers) {
-        out->v[RUNNER_S_MAX_WORKERS] = runner_g.o.max_workers;
-        have |= 1u << RUNNER_S_MAX_WORKERS;
+    if (g->o.have_max_workers) {
+        out->v[CGP_S_MAX_WORKERS] = g->o.max_workers;
+        have |= 1u << CGP_S_MAX_WORKERS;
     }
     for (unsigned i = 0; i < c->npools; i++)
         if (strcmp(c->pools[i].script, script) == 0) {
@@ -291,15 +301,21 @@ int runner_set_resolve(const char *script, runner_mode mode, const runner_set_ov
         overlay(out, &have, begin);
 
     /* Our timeouts fire before httpd's Timeout ends the wait for us. */
-    uint64_t below = c->http_timeout > 1500 ? c->http_timeout - 1000 : 500;
-    if (!(have & (1u << RUNNER_S_TIMEOUT_NOPROGRESS)))
-        out->v[RUNNER_S_TIMEOUT_NOPROGRESS] = below;
-    if (!(have & (1u << RUNNER_S_QUEUE_WAIT)))
-        out->v[RUNNER_S_QUEUE_WAIT] = below < 10000 ? below : 10000;
-    if (out->v[RUNNER_S_MIN_IDLE] > out->v[RUNNER_S_MAX_WORKERS])
-        out->v[RUNNER_S_MIN_IDLE] = out->v[RUNNER_S_MAX_WORKERS];
-    if (out->v[RUNNER_S_USER] == 0)
-        out->v[RUNNER_S_USER] = default_user();
+    uint64_t http = c->v[CGP_S_HTTP_TIMEOUT];
+    uint64_t below = http > 1500 ? http - 1000 : 500;
+    if (!(have & (1u << CGP_S_TIMEOUT_NOPROGRESS)))
+        out->v[CGP_S_TIMEOUT_NOPROGRESS] = below;
+    if (!(have & (1u << CGP_S_QUEUE_WAIT)))
+        out->v[CGP_S_QUEUE_WAIT] = below < 10000 ? below : 10000;
+    if (out->v[CGP_S_MIN_IDLE] > out->v[CGP_S_MAX_WORKERS])
+        out->v[CGP_S_MIN_IDLE] = out->v[CGP_S_MAX_WORKERS];
+    /* suEXEC's identity decides the user, whatever a [pool] section or
+     * CGIplusUser says; its checks come before each start, not allow_user. */
+    out->suexec = begin ? begin->s.suexec : RUNNER_SUEXEC_NONE;
+    if (out->suexec)
+        out->v[CGP_S_USER] = begin->suexec_user;
+    else if (out->v[CGP_S_USER] == 0)
+        out->v[CGP_S_USER] = default_user(g);
     out->env = NULL;
     out->env_len = 0;
     if (env_level && env_level->s.env_len) {
@@ -308,7 +324,7 @@ int runner_set_resolve(const char *script, runner_mode mode, const runner_set_ov
         memcpy(out->env, env_level->s.env, env_level->s.env_len);
         out->env_len = env_level->s.env_len;
     }
-    if (!runner_user_allowed(out->v[RUNNER_S_USER])) {
+    if (!out->suexec && !user_allowed(g, out->v[CGP_S_USER])) {
         runner_set_free(out);
         errno = EPERM;
         return -1;
@@ -321,15 +337,9 @@ int runner_set_resolve(const char *script, runner_mode mode, const runner_set_ov
 void runner_conf_init(runner_conf *c)
 {
     memset(c, 0, sizeof(*c));
-    c->max_workers_total = 256;
-    c->kill_grace = 2000;
-    c->backoff_base = 1000;
-    c->backoff_max = 60000;
-    c->http_timeout = 60000;
-    c->callout_timeout = 5000;
-    c->pool_idle = 600000;
-    c->spool_max = 1024u * 1024u * 1024u;
-    c->slow_request = 5000;
+    for (unsigned i = 0; i < CGP_S_N_; i++)
+        if (cgp_settings[i].scope == CGP_SC_RUNNER && cgp_settings[i].dflt > 0)
+            c->v[i] = (uint64_t)cgp_settings[i].dflt;
 }
 
 void runner_conf_free(runner_conf *c)
@@ -340,89 +350,61 @@ void runner_conf_free(runner_conf *c)
         runner_set_over_free(&c->pools[i].over);
     }
     free(c->pools);
-    free(c->socket);
-    free(c->user);
-    free(c->group);
-    free(c->pidfile);
-    free(c->log_level);
-    free(c->key_file);
-    free(c->spool_dir);
+    for (unsigned i = 0; i < CGP_S_N_; i++)
+        free(c->s[i]);
     runner_conf_init(c);
 }
 
-static int set_str(char **dst, const char *v)
+/* suEXEC's text rows (httpd writes them from its wrapper's settings): 0 if
+ * v may be its value (or id is none of them), -1 with *why. */
+static int suexec_path_check(int id, const char *v, const char **why)
 {
-    free(*dst);
-    return (*dst = strdup(v)) ? 0 : -1;
+    /* docroot and log absolute, userdir below a home: no way out */
+    int rel = id == CGP_S_SUEXEC_USERDIR;
+
+    if (id != CGP_S_SUEXEC_DOCROOT && id != CGP_S_SUEXEC_LOG && !rel)
+        return 0;
+    if (!*v || (v[0] == '/') == rel || strstr(v, "..") || strlen(v) >= PATH_MAX) {
+        *why = rel ? "suexec_userdir wants a relative path without '..'"
+                   : "suexec_docroot and suexec_log want an absolute path without '..'";
+        return -1;
+    }
+    return 0;
 }
 
 /* One key of the global part. 1: not a global key. */
 static int global_key(runner_conf *c, const char *k, const char *v, const char **why)
 {
-    static const struct { const char *name; size_t off; uint64_t min; } times[] = {
-        { "kill_grace", offsetof(runner_conf, kill_grace), 1 },
-        { "backoff_base", offsetof(runner_conf, backoff_base), 1 },
-        { "backoff_max", offsetof(runner_conf, backoff_max), 1 },
-        { "http_timeout", offsetof(runner_conf, http_timeout), 1000 },
-        { "callout_timeout", offsetof(runner_conf, callout_timeout), 1 },
-        { "pool_idle", offsetof(runner_conf, pool_idle), 1000 },
-        { "slow_request", offsetof(runner_conf, slow_request), 1 },
-    };
-    uint64_t n;
-    for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
-        if (strcmp(k, times[i].name))
-            continue;
-        if (cgp_parse_duration(v, strlen(v), 1000, &n) < 0 || n < times[i].min) {
-            *why = "a duration wants N[.F][ms|s|m|h] (and not none)";
-            return -1;
-        }
-        *(uint64_t *)((char *)c + times[i].off) = n;
-        return 0;
-    }
-    if (!strcmp(k, "max_workers_total")) {
-        if (runner_parse_u64(v, strlen(v), &n) < 0 || n < 1 || n > 65536) {
-            *why = "max_workers_total is not 1..65536";
-            return -1;
-        }
-        c->max_workers_total = n;
-        return 0;
-    }
-    if (!strcmp(k, "allow_user")) {
+    int id = cgp_setting_find(k, strlen(k), CGP_SC_RUNNER), rc;
+    int64_t n;
+
+    if (id < 0)
+        return 1;
+    switch (cgp_settings[id].type) {
+    case CGP_ST_USER: /* allow_user, repeated */
         if (c->nallow >= sizeof(c->allow) / sizeof(c->allow[0])) {
             *why = "at most 64 allow_user lines";
             return -1;
         }
         return parse_user(v, strlen(v), &c->allow[c->nallow++], why);
-    }
-    if (!strcmp(k, "die_with_parent")) {
-        if (strcmp(v, "yes") && strcmp(v, "no")) {
-            *why = "die_with_parent wants yes or no";
+    case CGP_ST_STRING:
+    case CGP_ST_PATH:
+        if (suexec_path_check(id, v, why) < 0)
+            return -1;
+        free(c->s[id]);
+        if (!(c->s[id] = strdup(v))) {
+            *why = "out of memory";
             return -1;
         }
-        c->die_with_parent = !strcmp(v, "yes");
         return 0;
-    }
-    if (!strcmp(k, "spool_max")) {
-        if (parse_size(v, strlen(v), &n) < 0 || n < 1) {
-            *why = "spool_max wants a number of bytes (K, M or G allowed), at least 1";
+    default:
+        if ((rc = cgp_setting_parse(id, v, strlen(v), &n)) < 0) {
+            *why = value_why(id);
             return -1;
         }
-        c->spool_max = n;
+        c->v[id] = (uint64_t)n;
         return 0;
     }
-    char **strs[] = { &c->socket, &c->user, &c->group, &c->pidfile, &c->log_level,
-                      &c->key_file, &c->spool_dir };
-    const char *names[] = { "socket", "user", "group", "pidfile", "log_level", "key_file",
-                            "spool_dir" };
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-        if (!strcmp(k, names[i])) {
-            if (set_str(strs[i], v) < 0) {
-                *why = "out of memory";
-                return -1;
-            }
-            return 0;
-        }
-    return 1;
 }
 
 /* Refuses a file others could have written: it names users to run as. */
@@ -538,14 +520,8 @@ int runner_conf_read(FILE *f, runner_conf *c, char *err, size_t errlen)
         int rc;
         if (!sect) {
             rc = global_key(c, k, v, &why);
-        } else if (pool && !strcmp(k, "mode")) {
-            rc = 0;
-            if (!strcmp(v, "cgi"))
-                pool->mode = RUNNER_MODE_CGI;
-            else if (!strcmp(v, "cgiplus"))
-                pool->mode = RUNNER_MODE_CGIPLUS;
-            else
-                rc = -1, why = "mode is cgiplus or cgi";
+        } else if (pool && cgp_setting_find(k, strlen(k), CGP_SC_POOL) == CGP_S_MODE) {
+            rc = runner_mode_parse(v, strlen(v), 0, &pool->mode, &why);
         } else {
             rc = runner_set_parse(sect, k, strlen(k), v, strlen(v), &why);
         }
@@ -564,8 +540,8 @@ int runner_conf_read(FILE *f, runner_conf *c, char *err, size_t errlen)
         snprintf(err, errlen, "read error: %s", strerror(errno));
         goto fail_quiet;
     }
-    if (c->backoff_max < c->backoff_base)
-        c->backoff_max = c->backoff_base;
+    if (c->v[CGP_S_BACKOFF_MAX] < c->v[CGP_S_BACKOFF_BASE])
+        c->v[CGP_S_BACKOFF_MAX] = c->v[CGP_S_BACKOFF_BASE];
     return 0;
 fail:
     snprintf(err, errlen, "line %u: %s", lineno, why);

@@ -4,7 +4,7 @@
  * rest goes on. After the header, X-buffer-records coalesces output. */
 #include "runner_hdr.h"
 #include "runner_log.h"
-#include "runner_parse.h"
+#include "cgp_parse.h"
 
 #include <string.h>
 #include <strings.h>

@@ -5,7 +5,7 @@
  * runner's own user cannot read it from memory. */
 #include "runner_key.h"
 #include "runner_log.h"
-#include "runner_parse.h"
+#include "cgp_parse.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,7 +40,7 @@ static int key_from_fd(const char *arg, char *err, size_t errlen)
 {
     uint64_t v;
     unsigned char extra;
-    if (runner_parse_u64(arg, strlen(arg), &v) < 0 || v < 3 || v > 65535) {
+    if (cgp_parse_u64(arg, strlen(arg), &v) < 0 || v < 3 || v > 65535) {
         snprintf(err, errlen, "--key-fd wants a descriptor number (3 or more)");
         return -1;
     }

@@ -79,6 +79,32 @@ void runner_log(int level, const char *fmt, ...)
     errno = saved;
 }
 
+int runner_log_limit_ok(runner_log_limit *l, unsigned long *dropped)
+{
+    time_t sec = time(NULL); /* the lines' own timestamps */
+    if (sec != l->window) {
+        l->window = sec;
+        l->n = 0;
+    }
+    if (l->n >= RUNNER_LOG_LIMIT_N) {
+        l->dropped++;
+        return 0;
+    }
+    l->n++;
+    *dropped = l->dropped;
+    l->dropped = 0;
+    return 1;
+}
+
+const char *runner_log_dropped(unsigned long dropped)
+{
+    static char note[64];
+    if (!dropped)
+        return "";
+    snprintf(note, sizeof(note), "; %lu more like it were not logged", dropped);
+    return note;
+}
+
 /* httpd's parent has dup2'd its current error log onto its stderr before
  * it sends SIGHUP (open_logs runs before post_config): open that file
  * again through /proc and make it ours, so rotated logs are let go. */

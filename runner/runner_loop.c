@@ -1,12 +1,16 @@
-/* runner_loop.c: the one epoll loop: signals through a self-pipe, one
- * deadline (the nearest one) as the epoll_wait timeout, deferred work
- * (kicked clients) and deferred frees, and the stop sequence. */
-#include "runner.h"
+/* runner_loop.c: the one epoll loop: each event goes to the handler its
+ * descriptor carries, signals through a self-pipe, one deadline (the
+ * nearest of the rooms') as the epoll_wait timeout, deferred runs, and the
+ * stop sequence. The rooms (runner_loop.h) are the only way in: the loop
+ * calls no client, pool or worker code by name. */
+#include "runner_loop.h"
+#include "runner_ctx.h"
+#include "runner_log.h"
+#include "runner_notify.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/wait.h>
@@ -14,8 +18,27 @@
 #include <unistd.h>
 
 #define MAX_EVENTS 64
+#define MAX_ROOMS 8
 
-runner_ctx runner_g;
+#define LIST(f) .f = TAILQ_HEAD_INITIALIZER(runner_g.f)
+runner_ctx runner_g = { LIST(clients), LIST(dead_clients), LIST(unauth), LIST(pools),
+                        LIST(slot_waiters), LIST(workers), LIST(dead_workers) };
+#undef LIST
+
+/* The loop's own state; for the runner's life. */
+static struct {
+    int epfd;
+    runner_ev ev_sig;         /* the self-pipe's read end */
+    int sig_w;                /* its write end */
+    runner_ev *early;         /* runner_ev_early */
+    TAILQ_HEAD(, runner_ev) deferred;
+    const runner_room *rooms[MAX_ROOMS];
+    unsigned nrooms;
+} lp = { .epfd = -1, .ev_sig = { .fd = -1 }, .sig_w = -1 };
+
+#define EACH_ROOM(r, hook) \
+    for (unsigned i_ = 0; i_ < lp.nrooms; i_++) \
+        if ((r = lp.rooms[i_])->hook)
 
 uint64_t runner_now_ms(void)
 {
@@ -24,12 +47,13 @@ uint64_t runner_now_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-void runner_ev_init(runner_ev *ev, runner_evkind kind, int fd, void *obj)
+void runner_ev_init(runner_ev *ev, runner_ev_fn *fn, int fd, void *obj)
 {
-    ev->kind = kind;
+    ev->fn = fn;
     ev->fd = fd;
     ev->mask = 0;
     ev->obj = obj;
+    ev->deferred = 0;
 }
 
 int runner_ev_watch(runner_ev *ev, uint32_t mask)
@@ -38,7 +62,7 @@ int runner_ev_watch(runner_ev *ev, uint32_t mask)
         return 0;
     struct epoll_event e = { .events = mask, .data.ptr = ev };
     int op = ev->mask == 0 ? EPOLL_CTL_ADD : mask == 0 ? EPOLL_CTL_DEL : EPOLL_CTL_MOD;
-    if (epoll_ctl(runner_g.epfd, op, ev->fd, &e) < 0) {
+    if (epoll_ctl(lp.epfd, op, ev->fd, &e) < 0) {
         runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2045) "epoll_ctl(%d, fd %d): %s", op, ev->fd,
                    strerror(errno));
         return -1;
@@ -49,47 +73,67 @@ int runner_ev_watch(runner_ev *ev, uint32_t mask)
 
 void runner_ev_close(runner_ev *ev)
 {
+    if (ev->deferred) {
+        TAILQ_REMOVE(&lp.deferred, ev, dlink);
+        ev->deferred = 0;
+    }
+    if (ev == lp.early)
+        lp.early = NULL;
     if (ev->fd < 0)
         return;
     /* Explicit DEL: a forked child may still share the file description. */
     if (ev->mask)
-        epoll_ctl(runner_g.epfd, EPOLL_CTL_DEL, ev->fd, NULL);
+        epoll_ctl(lp.epfd, EPOLL_CTL_DEL, ev->fd, NULL);
     close(ev->fd);
     ev->fd = -1;
     ev->mask = 0;
+}
+
+void runner_ev_defer(runner_ev *ev)
+{
+    if (ev->deferred || ev->fd < 0)
+        return;
+    ev->deferred = 1;
+    TAILQ_INSERT_TAIL(&lp.deferred, ev, dlink);
+}
+
+void runner_ev_early(runner_ev *ev)
+{
+    lp.early = ev;
+}
+
+void runner_loop_room(const runner_room *room)
+{
+    if (lp.nrooms < MAX_ROOMS)
+        lp.rooms[lp.nrooms++] = room;
 }
 
 static void on_signal(int sig)
 {
     int saved = errno;
     unsigned char b = (unsigned char)sig;
-    ssize_t n = write(runner_g.sig_w, &b, 1);
+    ssize_t n = write(lp.sig_w, &b, 1);
     (void)n;
     errno = saved;
 }
 
-int runner_loop_init(int listen_fd)
+static void on_signals(runner_ev *ev, uint32_t events);
+
+int runner_loop_init(void)
 {
     int sp[2];
     struct sigaction sa;
 
-    runner_ev_init(&runner_g.ev_listen, RUNNER_EV_LISTEN, listen_fd, NULL);
-    TAILQ_INIT(&runner_g.clients);
-    TAILQ_INIT(&runner_g.kicks);
-    TAILQ_INIT(&runner_g.dead_clients);
-    TAILQ_INIT(&runner_g.pools);
-    TAILQ_INIT(&runner_g.slot_waiters);
-    TAILQ_INIT(&runner_g.workers);
-    TAILQ_INIT(&runner_g.dead_workers);
+    TAILQ_INIT(&lp.deferred);
     runner_g.now = runner_g.started = runner_now_ms();
-    if ((runner_g.epfd = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
+    if ((lp.epfd = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
         pipe2(sp, O_CLOEXEC | O_NONBLOCK) < 0) {
         runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2046) "cannot set up the event loop: %s",
                    strerror(errno));
         return -1;
     }
-    runner_g.sig_w = sp[1];
-    runner_ev_init(&runner_g.ev_sig, RUNNER_EV_SIGNAL, sp[0], NULL);
+    lp.sig_w = sp[1];
+    runner_ev_init(&lp.ev_sig, on_signals, sp[0], NULL);
 
     memset(&sa, 0, sizeof(sa));
     sigemptyset(&sa.sa_mask);
@@ -103,62 +147,53 @@ int runner_loop_init(int listen_fd)
     sa.sa_flags = 0;
     sigaction(SIGPIPE, &sa, NULL);
 
-    if (runner_ev_watch(&runner_g.ev_sig, EPOLLIN) < 0 ||
-        runner_ev_watch(&runner_g.ev_listen, EPOLLIN) < 0)
-        return -1;
-    return 0;
-}
-
-void runner_loop_kick(runner_client *c)
-{
-    if (c->kicked || c->closed)
-        return;
-    c->kicked = 1;
-    TAILQ_INSERT_TAIL(&runner_g.kicks, c, klink);
-}
-
-void runner_loop_pause_listener(void)
-{
-    /* Level-triggered: an accept failing for lack of descriptors would spin. */
-    runner_ev_watch(&runner_g.ev_listen, 0);
-    runner_g.listen_resume = runner_g.now + RUNNER_LISTEN_PAUSE_MS;
+    return runner_ev_watch(&lp.ev_sig, EPOLLIN);
 }
 
 static void reap(void)
 {
+    const runner_room *r;
     int st;
     pid_t pid;
     while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
-        runner_worker *w;
-        TAILQ_FOREACH(w, &runner_g.workers, glink)
-            if (w->pid == pid)
+        int mine = 0;
+        EACH_ROOM(r, reaped)
+            if ((mine = r->reaped(pid, st)))
                 break;
-        if (w)
-            runner_worker_reaped(w, st);
-        else
+        if (!mine)
             runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2047) "reaped unknown child %ld",
                        (long)pid);
     }
 }
 
-static int busy_workers(void)
+static unsigned busy_all(void)
 {
-    int n = 0;
-    runner_worker *w;
-    TAILQ_FOREACH(w, &runner_g.workers, glink)
-        n += w->req != NULL;
+    const runner_room *r;
+    unsigned n = 0;
+    EACH_ROOM(r, busy)
+        n += r->busy();
+    return n;
+}
+
+static unsigned live_all(void)
+{
+    const runner_room *r;
+    unsigned n = 0;
+    EACH_ROOM(r, live)
+        n += r->live();
     return n;
 }
 
 static void signal_all(int sig)
 {
-    runner_worker *w;
-    TAILQ_FOREACH(w, &runner_g.workers, glink)
-        runner_worker_kill(w, sig);
+    const runner_room *r;
+    EACH_ROOM(r, signal)
+        r->signal(sig);
 }
 
 static void stop_begin(void)
 {
+    const runner_room *r;
     if (runner_g.stop != RUNNER_RUN) {
         /* A second stop signal: skip the grace period. */
         if (runner_g.stop == RUNNER_STOP_DRAIN)
@@ -166,33 +201,36 @@ static void stop_begin(void)
         return;
     }
     runner_notify("STOPPING=1");
-    runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2048) "stopping: %d busy workers get %u s to "
-               "finish", busy_workers(), RUNNER_STOP_GRACE_MS / 1000);
+    unsigned busy = busy_all();
+    runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2048) "stopping: %u busy worker%s %s %u s to "
+               "finish", busy, CGIPLUS_S(busy), busy == 1 ? "gets" : "get",
+               RUNNER_STOP_GRACE_MS / 1000);
     runner_g.stop = RUNNER_STOP_DRAIN;
     runner_g.stop_deadline = runner_g.now + RUNNER_STOP_GRACE_MS;
-    runner_ev_close(&runner_g.ev_listen);
-    runner_unlink_socket();
-    runner_pool_stop();
+    EACH_ROOM(r, stop)
+        r->stop();
 }
 
 /* Moves the stop sequence on; 1 when the runner may exit. */
 static int stop_progress(void)
 {
+    unsigned busy;
     switch (runner_g.stop) {
     case RUNNER_RUN:
         return 0;
     case RUNNER_STOP_DRAIN:
-        if (busy_workers() && runner_g.now < runner_g.stop_deadline)
+        busy = busy_all();
+        if (busy && runner_g.now < runner_g.stop_deadline)
             return 0;
-        if (busy_workers())
-            runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2049) "%d workers still busy; terminating "
-                       "them", busy_workers());
+        if (busy)
+            runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2049) "%u worker%s still busy; terminating "
+                       "%s", busy, CGIPLUS_S(busy), busy == 1 ? "it" : "them");
         signal_all(SIGTERM);
         runner_g.stop = RUNNER_STOP_TERM;
-        runner_g.stop_deadline = runner_g.now + runner_g.conf.kill_grace;
+        runner_g.stop_deadline = runner_g.now + runner_g.conf.v[CGP_S_KILL_GRACE];
         /* fall through */
     case RUNNER_STOP_TERM:
-        if (TAILQ_EMPTY(&runner_g.workers))
+        if (!live_all())
             return 1;
         if (runner_g.now < runner_g.stop_deadline)
             return 0;
@@ -202,24 +240,26 @@ static int stop_progress(void)
         runner_g.stop_deadline = runner_g.now + RUNNER_KILL_WAIT_MS;
         /* fall through */
     case RUNNER_STOP_KILL:
-        return TAILQ_EMPTY(&runner_g.workers) || runner_g.now >= runner_g.stop_deadline;
+        return !live_all() || runner_g.now >= runner_g.stop_deadline;
     }
     return 0;
 }
 
-static void on_signals(void)
+static void on_signals(runner_ev *ev, uint32_t events)
 {
+    const runner_room *r;
     unsigned char b[64];
     ssize_t n;
     int chld = 0;
-    while ((n = read(runner_g.ev_sig.fd, b, sizeof(b))) > 0) {
+    while ((n = read(ev->fd, b, sizeof(b))) > 0) {
         for (ssize_t i = 0; i < n; i++) {
             if (b[i] == SIGCHLD)
                 chld = 1;
             else if (b[i] == SIGTERM || b[i] == SIGINT)
                 stop_begin();
             else if (b[i] == SIGHUP && runner_g.stop == RUNNER_RUN)
-                runner_reload();
+                EACH_ROOM(r, reload)
+                    r->reload();
         }
     }
     if (chld)
@@ -228,117 +268,71 @@ static void on_signals(void)
 
 static int next_timeout(void)
 {
+    const runner_room *r;
     uint64_t dl = 0;
-    runner_worker *w;
-    runner_pool *p;
-    if (!TAILQ_EMPTY(&runner_g.kicks))
+    if (!TAILQ_EMPTY(&lp.deferred))
         return 0;
-    if (runner_g.listen_resume)
-        dl = runner_g.listen_resume;
-    if (runner_g.stop != RUNNER_RUN && (!dl || runner_g.stop_deadline < dl))
+    if (runner_g.stop != RUNNER_RUN)
         dl = runner_g.stop_deadline;
-    TAILQ_FOREACH(w, &runner_g.workers, glink)
-        if (w->deadline && (!dl || w->deadline < dl))
-            dl = w->deadline;
-    TAILQ_FOREACH(p, &runner_g.pools, link)
-        if (p->deadline && (!dl || p->deadline < dl))
-            dl = p->deadline;
+    EACH_ROOM(r, deadline) {
+        uint64_t t = r->deadline();
+        if (t && (!dl || t < dl))
+            dl = t;
+    }
     if (!dl)
         return -1;
     uint64_t now = runner_now_ms();
     return dl <= now ? 0 : (int)(dl - now > 60000 ? 60000 : dl - now);
 }
 
-static void run_deadlines(void)
+static void run_timers(void)
 {
-    runner_worker *w, *wn;
-    if (runner_g.listen_resume && runner_g.now >= runner_g.listen_resume) {
-        runner_g.listen_resume = 0;
-        runner_ev_watch(&runner_g.ev_listen, EPOLLIN);
-    }
-    for (w = TAILQ_FIRST(&runner_g.workers); w; w = wn) {
-        wn = TAILQ_NEXT(w, glink);
-        if (w->deadline && runner_g.now >= w->deadline)
-            runner_worker_deadline(w);
-    }
-    /* Pools are only freed by runner_pool_gc, never in a timer. */
-    runner_pool *p;
-    TAILQ_FOREACH(p, &runner_g.pools, link)
-        if (p->deadline && runner_g.now >= p->deadline)
-            runner_pool_timer(p);
+    const runner_room *r;
+    EACH_ROOM(r, timers)
+        r->timers();
 }
 
-static void run_kicks(void)
+static void run_deferred(void)
 {
-    runner_client *c;
-    while ((c = TAILQ_FIRST(&runner_g.kicks))) {
-        TAILQ_REMOVE(&runner_g.kicks, c, klink);
-        c->kicked = 0;
-        runner_client_run(c);
-    }
-}
-
-static void bury(void)
-{
-    runner_client *c;
-    runner_worker *w;
-    while ((c = TAILQ_FIRST(&runner_g.dead_clients))) {
-        TAILQ_REMOVE(&runner_g.dead_clients, c, link);
-        runner_buf_free(&c->out);
-        free(c->in);
-        free(c);
-    }
-    while ((w = TAILQ_FIRST(&runner_g.dead_workers))) {
-        TAILQ_REMOVE(&runner_g.dead_workers, w, glink);
-        runner_worker_free(w);
+    runner_ev *ev;
+    while ((ev = TAILQ_FIRST(&lp.deferred))) {
+        TAILQ_REMOVE(&lp.deferred, ev, dlink);
+        ev->deferred = 0;
+        ev->fn(ev, 0);
     }
 }
 
 int runner_loop_run(void)
 {
     struct epoll_event evs[MAX_EVENTS];
+    const runner_room *r;
     for (;;) {
-        int n = epoll_wait(runner_g.epfd, evs, MAX_EVENTS, next_timeout());
+        int n = epoll_wait(lp.epfd, evs, MAX_EVENTS, next_timeout());
         if (n < 0 && errno != EINTR) {
             runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2052) "epoll_wait: %s", strerror(errno));
             return -1;
         }
         runner_g.now = runner_now_ms();
-        /* Deploy events first: a request httpd sent after it saw the new
-         * file meets the rolled-over pool (its event was queued before the
-         * request was written; a full batch may have left it out). */
-        int watched = n == MAX_EVENTS;
-        for (int i = 0; i < n && !watched; i++)
-            watched = ((runner_ev *)evs[i].data.ptr)->kind == RUNNER_EV_WATCH;
-        if (watched)
-            runner_pool_watch_event();
+        /* The early descriptor first (a full batch may have left it out). */
+        runner_ev *early = lp.early;
+        uint32_t early_events = n == MAX_EVENTS ? EPOLLIN : 0;
+        for (int i = 0; i < n && early; i++)
+            if (evs[i].data.ptr == early)
+                early_events = evs[i].events;
+        if (early && early_events)
+            early->fn(early, early_events);
         for (int i = 0; i < n; i++) {
             runner_ev *ev = evs[i].data.ptr;
-            if (ev->fd < 0) /* closed earlier in this turn */
+            if (ev->fd < 0 || ev == early) /* closed earlier in this turn; handled */
                 continue;
-            switch (ev->kind) {
-            case RUNNER_EV_WATCH:
-                break;
-            case RUNNER_EV_SIGNAL:
-                on_signals();
-                break;
-            case RUNNER_EV_LISTEN:
-                runner_client_accept(ev->fd);
-                break;
-            case RUNNER_EV_CLIENT:
-                runner_client_event(ev->obj, evs[i].events);
-                break;
-            default:
-                runner_worker_event(ev, evs[i].events);
-                break;
-            }
+            ev->fn(ev, evs[i].events);
         }
-        run_kicks();
-        run_deadlines();
-        run_kicks();
+        run_deferred();
+        run_timers();
+        run_deferred();
         int done = stop_progress();
-        runner_pool_gc();
-        bury();
+        EACH_ROOM(r, turn_end)
+            r->turn_end();
         if (done)
             return 0;
     }
@@ -346,14 +340,13 @@ int runner_loop_run(void)
 
 void runner_loop_fini(void)
 {
-    runner_client_close_all();
-    runner_pool_free_all();
-    bury();
-    runner_watch_fini();
-    runner_ev_close(&runner_g.ev_listen);
-    runner_ev_close(&runner_g.ev_sig);
-    if (runner_g.sig_w >= 0)
-        close(runner_g.sig_w);
-    if (runner_g.epfd >= 0)
-        close(runner_g.epfd);
+    const runner_room *r;
+    EACH_ROOM(r, fini)
+        r->fini();
+    runner_ev_close(&lp.ev_sig);
+    if (lp.sig_w >= 0)
+        close(lp.sig_w);
+    if (lp.epfd >= 0)
+        close(lp.epfd);
+    lp.epfd = lp.sig_w = -1;
 }

@@ -1,88 +1,64 @@
-/* runner_loop.h: the one epoll loop and the process (runner_loop.c,
- * runner_main.c): descriptor registration, the process-wide state, the
- * stop sequence. */
+/* runner_loop.h: the one epoll loop (runner_loop.c). It knows descriptors
+ * and rooms, nothing of clients, pools or workers: each watched
+ * descriptor carries its handler, and each part of the runner (a room)
+ * hands the loop its timers, its processes and its share of the stop
+ * sequence as hooks. Signals arrive through a self-pipe. */
 #ifndef RUNNER_LOOP_H
 #define RUNNER_LOOP_H
 
 #include "runner_types.h"
-#include "runner_conf.h"
 
 #define RUNNER_STOP_GRACE_MS    5000u   /* busy workers finish their request */
 #define RUNNER_KILL_WAIT_MS     1000u   /* SIGKILL, then exit anyway */
-#define RUNNER_LISTEN_PAUSE_MS  200u    /* after EMFILE on accept */
 
-typedef enum runner_evkind {
-    RUNNER_EV_LISTEN, RUNNER_EV_SIGNAL, RUNNER_EV_CLIENT, RUNNER_EV_WATCH,
-    RUNNER_EV_W_IN, RUNNER_EV_W_BODY, RUNNER_EV_W_OUT, RUNNER_EV_W_ERR, RUNNER_EV_W_EXEC
-} runner_evkind;
+typedef struct runner_ev runner_ev;
+/* What a descriptor's events mean to its owner; events are epoll's, 0 for
+ * a deferred run (runner_ev_defer). */
+typedef void runner_ev_fn(runner_ev *ev, uint32_t events);
 
 /* One watched descriptor, embedded in its owner and living as long as it.
  * Registered in epoll exactly when mask != 0; fd -1 once closed. */
-typedef struct runner_ev {
-    runner_evkind kind;
+struct runner_ev {
+    runner_ev_fn *fn;         /* its handler */
     int fd;
     uint32_t mask;
-    void *obj;
-} runner_ev;
+    void *obj;                /* its owner, for the handler */
+    int deferred;             /* in the loop's deferred list */
+    TAILQ_ENTRY(runner_ev) dlink;
+};
 
-void runner_ev_init(runner_ev *ev, runner_evkind kind, int fd, void *obj);
+void runner_ev_init(runner_ev *ev, runner_ev_fn *fn, int fd, void *obj);
 int runner_ev_watch(runner_ev *ev, uint32_t mask);
 void runner_ev_close(runner_ev *ev);
+/* Runs ev's handler with events 0 once this turn's events are handled
+ * (and again after its timers): work an owner postpones, such as a
+ * connection's next frames once its request ended. */
+void runner_ev_defer(runner_ev *ev);
+/* ev is handled before the other events of each turn, and whenever a
+ * turn's batch is full (it may have been left out): the deploy watch, so a
+ * request sent after a file changed meets the rolled-over pool. */
+void runner_ev_early(runner_ev *ev);
 
-/* Command line settings; filled by main, read-only afterwards. */
-typedef struct runner_opts {
-    const char *socket_path;
-    const char *pidfile;
-    const char *config;       /* --config FILE, NULL: none */
-    const char *key_fd;       /* --key-fd N: httpd's pipe holding the key */
-    const char *user_name;
-    int have_user;
-    uid_t uid;                /* httpd's user: may connect; scripts' default */
-    gid_t gid;
-    int die_with_parent;
-    int stderr_from_parent;   /* --stderr-from-parent: at SIGHUP, take httpd's log */
-    pid_t parent;             /* the parent at start */
-    int have_log_level;       /* --log-level given: the file's is ignored */
-    unsigned max_workers;     /* --max-workers: overrides [defaults] */
-    int have_max_workers;
-} runner_opts;
+/* A part of the runner the loop serves without knowing it. Every hook may
+ * be NULL; rooms are registered once at start (runner_loop_room) and run
+ * in that order. */
+typedef struct runner_room {
+    const char *name;
+    uint64_t (*deadline)(void);   /* its nearest timer (monotonic ms), 0: none */
+    void (*timers)(void);         /* runs what is due */
+    int (*reaped)(pid_t pid, int status); /* 1: the process was one of its */
+    void (*reload)(void);         /* SIGHUP */
+    void (*stop)(void);           /* the runner begins to stop: no new work */
+    unsigned (*busy)(void);       /* requests that get RUNNER_STOP_GRACE_MS to finish */
+    unsigned (*live)(void);       /* its processes: the stop waits for them */
+    void (*signal)(int sig);      /* to each of them */
+    void (*turn_end)(void);       /* after a turn's events and timers: what closed is freed */
+    void (*fini)(void);           /* at exit */
+} runner_room;
 
-typedef enum runner_stop { RUNNER_RUN, RUNNER_STOP_DRAIN, RUNNER_STOP_TERM, RUNNER_STOP_KILL } runner_stop;
-
-/* The process-wide state: one, static, for the runner's life. */
-typedef struct runner_ctx {
-    runner_opts o;
-    runner_conf conf;
-    int is_root;
-    int epfd;
-    runner_ev ev_listen, ev_sig;
-    int sig_w;                /* write end of the self-pipe */
-    dev_t sock_dev;
-    ino_t sock_ino;
-    int sock_bound;
-    int activated;            /* the socket-activated listener, -1: none */
-    uint64_t now;             /* monotonic ms, updated each loop turn */
-    uint64_t started;
-    uint64_t listen_resume;   /* re-arm the listener at this time, 0: armed */
-    runner_stop stop;
-    uint64_t stop_deadline;
-    unsigned nworkers;        /* live processes of every pool */
-    uint64_t next_pool_id;
-    unsigned long reloads;
-    struct runner_client_list clients, kicks, dead_clients;
-    struct runner_pool_list pools, slot_waiters;
-    struct runner_worker_list workers, dead_workers;
-} runner_ctx;
-
-extern runner_ctx runner_g;
-
-uint64_t runner_now_ms(void);
-int runner_loop_init(int listen_fd);
+void runner_loop_room(const runner_room *room);
+int runner_loop_init(void);
 int runner_loop_run(void);
 void runner_loop_fini(void);
-void runner_loop_kick(runner_client *c);
-void runner_loop_pause_listener(void);
-void runner_unlink_socket(void);
-int runner_reload(void);
 
 #endif

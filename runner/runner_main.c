@@ -1,12 +1,24 @@
 /* runner_main.c: cgiplus-runner's command line, listening socket, pidfile
  * and process set-up; then the loop (runner_loop.c) does the work. */
-#include "runner.h"
+#include "runner_loop.h"
+#include "runner_ctx.h"
+#include "runner_watch.h"
+#include "runner_client.h"
+#include "runner_key.h"
+#include "runner_log.h"
+#include "runner_notify.h"
+#include "runner_pool.h"
+#include "runner_spool.h"
+#include "runner_table.h"
+#include "runner_worker.h"
+#include "runner_ws.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <grp.h>
 #include <limits.h>
+#include <malloc.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -91,87 +103,159 @@ static void open_std_fds(void)
             _exit(1);
 }
 
+/* As many descriptors as allowed; the unauthenticated connections get a
+ * share of them and the last eighth is kept for httpd's connections and
+ * the workers (runner_client.c). */
 static void raise_nofile(void)
 {
     struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return;
+    if (rl.rlim_cur < rl.rlim_max) {
         rl.rlim_cur = rl.rlim_max;
-        setrlimit(RLIMIT_NOFILE, &rl);
+        if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+            getrlimit(RLIMIT_NOFILE, &rl);
     }
+    runner_g.fd_limit = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > INT_MAX
+                        ? INT_MAX : (long)rl.rlim_cur;
+    runner_g.unauth_max = runner_g.fd_limit / 8 < RUNNER_UNAUTH_MAX
+                          ? (unsigned)(runner_g.fd_limit / 8) : RUNNER_UNAUTH_MAX;
+    if (runner_g.unauth_max < 4)
+        runner_g.unauth_max = 4;
 }
 
+/* Large buffers (a request's PARAMS, up to 1 MiB) are mapped and unmapped
+ * on their own, so their memory goes back to the system when they are
+ * freed; glibc's default threshold would rise after the first one and leave
+ * later ones in a heap that does not shrink (issue 20: 110 MB kept after a
+ * burst of queued requests). */
+static void tune_malloc(void)
+{
+#ifdef M_MMAP_THRESHOLD
+    mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+#endif
+}
+
+/* Mode and owner of the socket just bound, set through a descriptor of
+ * the node at path (O_PATH | O_NOFOLLOW) that must be a socket: a chmod
+ * or chown by name would follow a symlink planted there meanwhile (a
+ * directory others may write) and hand a root file to httpd's user. */
+static int own_socket(const char *path, struct stat *st)
+{
+    char proc[64];
+    int rc = -1, saved, fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, st) < 0)
+        goto out;
+    if (!S_ISSOCK(st->st_mode)) {
+        errno = EEXIST; /* someone else's file took its place */
+        goto out;
+    }
+    snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+    if ((st->st_mode & 07777) != 0600 && chmod(proc, 0600) < 0)
+        goto out;
+    if (runner_g.is_root && runner_g.o.have_user &&
+        fchownat(fd, "", runner_g.o.uid, (gid_t)-1, AT_EMPTY_PATH) < 0)
+        goto out;
+    rc = 0;
+out:
+    saved = errno;
+    close(fd);
+    errno = saved;
+    return rc;
+}
+
+/* The socket is made under a name of its own (PATH.new), given its mode
+ * and owner and listening before it is renamed to PATH: a client never
+ * meets it half made (root's 0600 before the chown: EACCES for httpd's
+ * children, which would take the runner for gone). */
 static int setup_socket(void)
 {
     struct sockaddr_un sa;
     struct stat st;
     const char *path = runner_g.o.socket_path;
-    int fd = -1;
+    char tmp[sizeof(sa.sun_path)];
+    int fd = -1, bound = 0;
 
-    if (strlen(path) >= sizeof(sa.sun_path)) {
+    if (snprintf(tmp, sizeof(tmp), "%s.new", path) >= (int)sizeof(tmp)) {
         runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2053) "socket path too long: %s", path);
         return -1;
     }
-    if (lstat(path, &st) == 0) {
-        if (!S_ISSOCK(st.st_mode)) {
-            runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2053) "%s exists and is not a socket; "
-                       "not removing it", path);
+    for (int i = 0; i < 2; i++) {
+        const char *p = i ? tmp : path;
+        if (lstat(p, &st) == 0 && !S_ISSOCK(st.st_mode)) {
+            runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2096) "%s exists and is not a socket; "
+                       "not removing it", p);
             return -1;
         }
-        unlink(path); /* stale: a restarted runner replaces it */
     }
+    unlink(tmp); /* a stale one: a runner that died making it */
     memset(&sa, 0, sizeof(sa));
     sa.sun_family = AF_UNIX;
-    memcpy(sa.sun_path, path, strlen(path) + 1);
+    memcpy(sa.sun_path, tmp, strlen(tmp) + 1);
     if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0)
         goto fail;
     mode_t old = umask(0177); /* born 0600: no window with a wider mode */
     int rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
     umask(old);
-    if (rc < 0 || chmod(path, 0600) < 0)
+    if (rc < 0)
+        goto fail;
+    bound = 1;
+    if (own_socket(tmp, &st) < 0 || listen(fd, 128) < 0)
+        goto fail;
+    if (rename(tmp, path) < 0) /* replaces a stale socket of a runner before */
         goto fail;
     runner_g.sock_bound = 1;
-    if (runner_g.is_root && runner_g.o.have_user && chown(path, runner_g.o.uid, (gid_t)-1) < 0)
-        goto fail;
-    if (stat(path, &st) < 0)
-        goto fail;
     runner_g.sock_dev = st.st_dev;
     runner_g.sock_ino = st.st_ino;
-    if (listen(fd, 128) < 0)
-        goto fail;
     return fd;
 fail:
-    runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2053) "cannot listen on %s: %s", path,
+    runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2097) "cannot listen on %s: %s", path,
                strerror(errno));
+    if (bound)
+        unlink(tmp);
     if (fd >= 0)
         close(fd);
     return -1;
 }
 
+/* Set once this runner removed its own socket: no other runner took the
+ * path over, so what it made beside the socket is its own to remove. */
+static int sock_removed;
+/* The spool directory is the default one beside the socket (not spool_dir). */
+static int spool_beside_socket;
+
 /* Only our own socket: a restarted runner may have replaced the path. */
-void runner_unlink_socket(void)
+static void unlink_socket(void)
 {
     struct stat st;
     if (!runner_g.sock_bound)
         return;
     runner_g.sock_bound = 0;
     if (stat(runner_g.o.socket_path, &st) == 0 && st.st_dev == runner_g.sock_dev &&
-        st.st_ino == runner_g.sock_ino)
-        unlink(runner_g.o.socket_path);
+        st.st_ino == runner_g.sock_ino && unlink(runner_g.o.socket_path) == 0)
+        sock_removed = 1;
 }
 
+/* A unique name made with O_EXCL (mkostemp), then renamed over the
+ * pidfile: root never opens a name someone else may have planted (a
+ * symlink to a root file, where the directory is writable by others), and
+ * rename replaces a link at the pidfile's name instead of following it. */
 static int write_pidfile(void)
 {
     char tmp[PATH_MAX], line[32];
     const char *path = runner_g.o.pidfile;
     int n = snprintf(line, sizeof(line), "%ld\n", (long)getpid());
-    if (snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid()) >= (int)sizeof(tmp)) {
+    if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp)) {
         errno = ENAMETOOLONG;
         goto fail;
     }
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = mkostemp(tmp, O_CLOEXEC);
     if (fd < 0)
         goto fail;
-    if (write(fd, line, (size_t)n) != n || close(fd) < 0 || rename(tmp, path) < 0) {
+    if (fchmod(fd, 0644) < 0 || write(fd, line, (size_t)n) != n || close(fd) < 0 ||
+        rename(tmp, path) < 0) {
         int e = errno;
         unlink(tmp);
         errno = e;
@@ -189,7 +273,7 @@ static void remove_pidfile(void)
     char line[32];
     if (!runner_g.o.pidfile)
         return;
-    int fd = open(runner_g.o.pidfile, O_RDONLY | O_CLOEXEC);
+    int fd = open(runner_g.o.pidfile, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
         return;
     ssize_t n = read(fd, line, sizeof(line) - 1);
@@ -221,7 +305,7 @@ static int parse_args(int argc, char **argv)
     const char *group = NULL, *level = NULL;
     int c, have_gid = 0;
 
-    runner_g.o.max_workers = RUNNER_DEFAULT_MAX_WORKERS;
+    runner_g.o.max_workers = (unsigned)cgp_settings[CGP_S_MAX_WORKERS].dflt;
     runner_conf_init(&runner_g.conf);
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
@@ -234,9 +318,10 @@ static int parse_args(int argc, char **argv)
         case 'm': {
             char *end;
             unsigned long v = strtoul(optarg, &end, 10);
-            if (!all_digits(optarg) || *end || v < 1 || v > RUNNER_MAX_WORKERS_CAP) {
-                fprintf(stderr, "cgiplus-runner: --max-workers wants 1..%u\n",
-                        RUNNER_MAX_WORKERS_CAP);
+            if (!all_digits(optarg) || *end || v < 1 ||
+                v > (unsigned long)cgp_settings[CGP_S_MAX_WORKERS].max) {
+                fprintf(stderr, "cgiplus-runner: --max-workers wants 1..%lld\n",
+                        (long long)cgp_settings[CGP_S_MAX_WORKERS].max);
                 return -1;
             }
             runner_g.o.max_workers = (unsigned)v;
@@ -271,16 +356,16 @@ static int parse_args(int argc, char **argv)
         }
         /* The command line wins over the file. */
         if (!runner_g.o.socket_path)
-            runner_g.o.socket_path = f->socket;
+            runner_g.o.socket_path = f->s[CGP_S_SOCKET];
         if (!runner_g.o.user_name)
-            runner_g.o.user_name = f->user;
+            runner_g.o.user_name = f->s[CGP_S_RUN_USER];
         if (!group)
-            group = f->group;
+            group = f->s[CGP_S_RUN_GROUP];
         if (!runner_g.o.pidfile)
-            runner_g.o.pidfile = f->pidfile;
+            runner_g.o.pidfile = f->s[CGP_S_PIDFILE];
         if (!level)
-            level = f->log_level;
-        runner_g.o.die_with_parent |= f->die_with_parent;
+            level = f->s[CGP_S_LOG_LEVEL];
+        runner_g.o.die_with_parent |= f->v[CGP_S_DIE_WITH_PARENT] != 0;
     }
     if (level && (runner_log_level = runner_log_parse_level(level)) < 0) {
         fprintf(stderr, "cgiplus-runner: the log level is error, warn, info or debug\n");
@@ -292,8 +377,9 @@ static int parse_args(int argc, char **argv)
     }
     {
         char err[512], dflt[4096];
-        const char *spool = runner_g.conf.spool_dir;
-        if (runner_key_load(runner_g.o.key_fd, runner_g.conf.key_file, err, sizeof(err)) < 0) {
+        const char *spool = runner_g.conf.s[CGP_S_SPOOL_DIR];
+        if (runner_key_load(runner_g.o.key_fd, runner_g.conf.s[CGP_S_KEY_FILE], err,
+                            sizeof(err)) < 0) {
             fprintf(stderr, "cgiplus-runner: %s\n", err);
             return -1;
         }
@@ -313,6 +399,7 @@ static int parse_args(int argc, char **argv)
             snprintf(dflt, sizeof(dflt), "%.*s%scgiplus-spool", dl, runner_g.o.socket_path,
                      slash ? "/" : ""); /* relative: refused below, spool_dir wanted */
             spool = dflt;
+            spool_beside_socket = 1;
         }
         if (runner_spool_setup(spool, err, sizeof(err)) < 0) {
             fprintf(stderr, "cgiplus-runner: %s\n", err);
@@ -345,15 +432,19 @@ static int parse_args(int argc, char **argv)
     return 0;
 }
 
+static void reload(void);
+
+/* The process's own share of the loop: SIGHUP reads the configuration
+ * again; the stop removes the socket. */
+static const runner_room process_room = {
+    .name = "process", .reload = reload, .stop = unlink_socket,
+};
+
 int main(int argc, char **argv)
 {
     int lfd = -1, rc = 1;
 
     open_std_fds();
-    runner_g.epfd = -1;
-    runner_g.sig_w = -1;
-    runner_ev_init(&runner_g.ev_listen, RUNNER_EV_LISTEN, -1, NULL);
-    runner_ev_init(&runner_g.ev_sig, RUNNER_EV_SIGNAL, -1, NULL);
     runner_g.is_root = geteuid() == 0;
     runner_g.o.parent = getppid();
     runner_notify_init();
@@ -370,6 +461,7 @@ int main(int argc, char **argv)
         }
     }
     raise_nofile();
+    tune_malloc();
     if (runner_g.activated >= 0) {
         /* The service manager's socket: its path, mode and owner are the
          * .socket unit's; it is not ours to remove. */
@@ -381,20 +473,34 @@ int main(int argc, char **argv)
     } else if ((lfd = setup_socket()) < 0)
         goto out;
     runner_table_init(); /* none: every request is relayed */
-    int init = runner_loop_init(lfd);
-    lfd = -1; /* the loop owns it now, even on failure */
-    if (init == 0)
-        runner_watch_init(); /* none: every pool stats its script per request */
+    /* The loop's rooms, in the order their hooks run. */
+    runner_loop_room(&runner_client_room);
+    runner_loop_room(&process_room);
+    runner_loop_room(&runner_worker_room);
+    runner_loop_room(&runner_pool_room);
+    runner_ws_init();
+    runner_loop_room(&runner_ws_room);
+    int init = runner_loop_init();
+    if (init == 0) {
+        runner_client_listen(lfd);
+        lfd = -1; /* the clients' room owns it now */
+        if (runner_watch_init() == 0) { /* none: every pool stats its script per request */
+            runner_watch_listen(runner_pool_watched);
+            runner_watch_listen(runner_ws_watched);
+        }
+    }
     if (init < 0 || (runner_g.o.pidfile && write_pidfile() < 0))
         goto out;
     runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2056) "cgiplus-runner/%s listening on %s (protocol "
-               "%u, scripts run as %s%s, at most %llu workers%s%s)", CGIPLUS_VERSION,
-               runner_g.o.socket_path, CGP_VERSION,
+               "%u, scripts run as %s%s, at most %llu worker%s, %u a pool unless set%s%s)",
+               CGIPLUS_VERSION, runner_g.o.socket_path, CGP_VERSION,
                runner_g.o.have_user ? runner_g.o.user_name
                : runner_g.is_root ? "nobody: root without --user refuses to run scripts"
                : "the runner's own user",
                runner_g.o.die_with_parent ? ", dies with its parent" : "",
-               (unsigned long long)runner_g.conf.max_workers_total,
+               (unsigned long long)runner_g.conf.v[CGP_S_MAX_WORKERS_TOTAL],
+               CGIPLUS_S(runner_g.conf.v[CGP_S_MAX_WORKERS_TOTAL]),
+               runner_default_max_workers(&runner_g),
                runner_g.o.config ? ", configuration " : "",
                runner_g.o.config ? runner_g.o.config : "");
     runner_pool_declared();
@@ -406,9 +512,15 @@ int main(int argc, char **argv)
 out:
     if (lfd >= 0)
         close(lfd);
-    runner_unlink_socket();
+    unlink_socket();
+    /* A clean stop leaves DefaultRuntimeDir as it found it; a runner now
+     * listening on the same path (a restart) keeps the directory. */
+    if (rc == 0 && sock_removed && spool_beside_socket &&
+        access(runner_g.o.socket_path, F_OK) < 0)
+        runner_spool_remove_dir();
     remove_pidfile();
     runner_loop_fini();
+    runner_watch_fini();
     runner_conf_free(&runner_g.conf);
     return rc;
 }
@@ -422,56 +534,49 @@ static void reload_log(void)
                    (long)runner_g.o.parent, strerror(errno));
 }
 
-int runner_reload(void)
+static void reload(void)
 {
     runner_conf nc;
     char err[512];
-    int rc = 0;
     runner_notify("RELOADING=1");
     reload_log();
     if (!runner_g.o.config) {
-        runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2051) "SIGHUP: no configuration file to read "
+        runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2095) "SIGHUP: no configuration file to read "
                    "again (start with --config)");
         goto done;
     }
     if (runner_conf_load(runner_g.o.config, &nc, err, sizeof(err)) < 0) {
         runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2078) "SIGHUP: %s: %s; keeping the settings "
                    "in force", runner_g.o.config, err);
-        rc = -1;
         goto done;
     }
     /* The log level follows the file (httpd's LogLevel cgiplus:...) unless
      * the command line fixed it. */
-    if (!runner_g.o.have_log_level && nc.log_level) {
-        int l = runner_log_parse_level(nc.log_level);
+    const char *level = nc.s[CGP_S_LOG_LEVEL];
+    if (!runner_g.o.have_log_level && level) {
+        int l = runner_log_parse_level(level);
         if (l < 0)
             runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2401) "SIGHUP: log_level %s is not "
-                       "error, warn, info or debug; keeping %s", nc.log_level,
+                       "error, warn, info or debug; keeping %s", level,
                        runner_log_level_name(runner_log_level));
         else
             runner_log_level = l;
     }
-    /* Process settings (socket, user...) apply at start only: the running
-     * values keep pointing at the strings they came from. */
-    char *keep[] = { nc.socket, nc.user, nc.group, nc.pidfile, nc.log_level };
-    nc.socket = runner_g.conf.socket;
-    nc.user = runner_g.conf.user;
-    nc.group = runner_g.conf.group;
-    nc.pidfile = runner_g.conf.pidfile;
-    nc.log_level = runner_g.conf.log_level;
-    runner_g.conf.socket = keep[0];
-    runner_g.conf.user = keep[1];
-    runner_g.conf.group = keep[2];
-    runner_g.conf.pidfile = keep[3];
-    runner_g.conf.log_level = keep[4];
+    /* Text settings (socket, user, spool_dir...) apply at start only: the
+     * running values keep pointing at the strings they came from. */
+    for (unsigned i = 0; i < CGP_S_N_; i++) {
+        char *keep = nc.s[i];
+        nc.s[i] = runner_g.conf.s[i];
+        runner_g.conf.s[i] = keep;
+    }
     runner_conf_free(&runner_g.conf);
     runner_g.conf = nc;
     runner_g.reloads++;
     runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2051) "SIGHUP: read %s again (reload %lu): %u "
-               "pool sections, at most %llu workers", runner_g.o.config, runner_g.reloads,
-               nc.npools, (unsigned long long)nc.max_workers_total);
+               "pool section%s, at most %llu worker%s", runner_g.o.config, runner_g.reloads,
+               nc.npools, CGIPLUS_S(nc.npools), (unsigned long long)nc.v[CGP_S_MAX_WORKERS_TOTAL],
+               CGIPLUS_S(nc.v[CGP_S_MAX_WORKERS_TOTAL]));
     runner_pool_reload();
 done:
     runner_notify("READY=1");
-    return rc;
 }

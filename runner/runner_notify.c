@@ -6,7 +6,7 @@
  * start and removed, so no worker ever sees them. */
 #include "runner_notify.h"
 #include "runner_log.h"
-#include "runner_parse.h"
+#include "cgp_parse.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -71,9 +71,9 @@ int runner_listen_fd(void)
     socklen_t sl = sizeof(sa);
     uint64_t v;
 
-    if (!pid || !fds || runner_parse_u64(pid, strlen(pid), &v) < 0 || v != (uint64_t)getpid())
+    if (!pid || !fds || cgp_parse_u64(pid, strlen(pid), &v) < 0 || v != (uint64_t)getpid())
         goto out; /* not for us (inherited from a parent's activation) */
-    if (runner_parse_u64(fds, strlen(fds), &v) < 0 || v != 1) {
+    if (cgp_parse_u64(fds, strlen(fds), &v) < 0 || v != 1) {
         runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2403) "socket activation: LISTEN_FDS=%s; "
                    "the runner takes exactly one socket", fds);
         fd = -2;
@@ -83,7 +83,7 @@ int runner_listen_fd(void)
         getsockopt(LISTEN_FDS_START, SOL_SOCKET, SO_ACCEPTCONN, &acc, &al) < 0 ||
         getsockname(LISTEN_FDS_START, (struct sockaddr *)&sa, &sl) < 0 ||
         sa.sun_family != AF_UNIX || type != SOCK_STREAM || !acc) {
-        runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2403) "socket activation: descriptor 3 "
+        runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2404) "socket activation: descriptor 3 "
                    "is not a listening UNIX stream socket (ListenStream=/path)");
         fd = -2;
         goto out;
@@ -91,7 +91,7 @@ int runner_listen_fd(void)
     fd = LISTEN_FDS_START;
     if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0 ||
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
-        runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2403) "socket activation: %s",
+        runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2405) "socket activation: %s",
                    strerror(errno));
         fd = -2;
     }

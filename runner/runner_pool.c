@@ -2,7 +2,18 @@
  * a request, the bounded FIFO queue, the gates on starting a worker (pool
  * maximum, global cap, spawn rate, crash-loop backoff), warm idle workers,
  * rolling over when the script file changes, retiring unused pools. */
-#include "runner.h"
+#include "runner_pool.h"
+#include "runner_ctx.h"
+#include "runner_gate.h"
+#include "runner_loop.h"
+#include "runner_watch.h"
+#include "runner_client.h"
+#include "runner_log.h"
+#include "runner_req.h"
+#include "runner_table.h"
+#include "runner_worker.h"
+#include "runner_twait.h"
+#include "cgp_twait.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -15,10 +26,12 @@ enum gate { GATE_OK, GATE_FULL, GATE_BACKOFF, GATE_SLOT, GATE_RATE };
 
 const char *runner_mode_name(runner_mode m)
 {
-    return m == RUNNER_MODE_CGI ? "cgi" : "cgiplus";
+    return cgp_mode_names[m].name;
 }
 
-#define SET(p, i) ((p)->set.v[RUNNER_S_##i])
+#define SET(p, i) ((p)->set.v[CGP_S_##i])
+
+static const runner_wowner pool_owner; /* what its workers tell a pool: below */
 
 static void pool_retire(runner_pool *p, const char *why)
 {
@@ -39,7 +52,7 @@ static void pool_retire(runner_pool *p, const char *why)
 static int siblings(const runner_pool *a, const runner_pool *b)
 {
     return a != b && a->mode == b->mode && strcmp(a->script, b->script) == 0 &&
-           a->set.v[RUNNER_S_USER] == b->set.v[RUNNER_S_USER];
+           a->set.v[CGP_S_USER] == b->set.v[CGP_S_USER];
 }
 
 /* A reload (httpd's, or our SIGHUP) that changes a script's settings makes
@@ -101,7 +114,7 @@ runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
     }
     memcpy(path, script, slen);
     path[slen] = '\0';
-    int aside = runner_set_resolve(path, mode, begin, &set);
+    int aside = runner_set_resolve(&runner_g, path, mode, begin, &set);
     if (aside < 0) {
         *err = errno;
         return NULL;
@@ -131,6 +144,7 @@ runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
     slash[slash == p->dir ? 1 : 0] = '\0'; /* script is absolute: a '/' exists */
     p->mode = mode;
     p->set = set;
+    p->owner = &pool_owner;
     p->id = ++runner_g.next_pool_id;
     p->created = p->last_used = runner_g.now;
     TAILQ_INIT(&p->workers);
@@ -145,47 +159,141 @@ runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
     return stamp_pool(p, stamp);
 }
 
-static int usable(const runner_pool *p, const runner_worker *w)
+/* The kind of worker p's requests meet. */
+static const runner_wkind *pool_kind(const runner_pool *p)
 {
-    return (w->state == RUNNER_W_IDLE || w->state == RUNNER_W_BUSY) && w->gen == p->gen &&
-           !w->retire && !w->exec_failed;
+    if (p->mode == RUNNER_MODE_CGI || p->as_cgi)
+        return &runner_kind_cgi;
+    return p->mode == RUNNER_MODE_FASTCGI ? &runner_kind_fcgi : &runner_kind_cgiplus;
 }
 
-static unsigned count_usable(const runner_pool *p, int idle_only)
+/* 1 if r's worker may go to its httpd child (GRANT) rather than be
+ * relayed: only a child whose anchor is open (if it dies holding the
+ * worker, the anchor's close gives the worker back), and only once the
+ * module has sent all of the request (after GRANT it no longer reads this
+ * connection for it, nor writes to it). */
+static int grantable(const runner_req *r)
 {
-    unsigned n = 0;
-    const runner_worker *w;
+    const runner_client *c = r->client;
+
+    return r->grant && c && !runner_req_ended(r) && runner_client_anchored(c->pid) &&
+           (r->body_end || (r->have_cl && r->cl == 0));
+}
+
+/* w's slot is CHILD(r's httpd child) now: GRANT sent, r freed. */
+static void granted(runner_worker *w, runner_req *r)
+{
+    runner_client *c = r->client;
+    unsigned char pl[CGP_GRANT_LEN];
+    cgp_grant g;
+
+    g.slot = (uint32_t)w->slot;
+    g.sgen = w->sgen;
+    runner_table_pool_ref(w->pool, &g.pidx, &g.pgen);
+    (void)cgp_grant_pack(pl, &g); /* cannot fail: the runner's own slot and pool */
+    runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2507) "request %u (%s) waited %llu ms; worker "
+               "pid %ld goes to httpd child pid %ld", r->reqid, r->uri,
+               (unsigned long long)(runner_g.now - r->t_arrive), (long)w->pid, (long)c->pid);
+    w->pool->requests--; /* counted once, by the child's release, as a direct request */
+    runner_client_send(c, CGP_T_GRANT, CGP_F_END, r->reqid, pl, sizeof(pl));
+    runner_req_granted(r);
+}
+
+/* A queued request's published idle worker goes to its httpd child:
+ * IDLE -> CHILD(pid) by CAS, GRANT sent, the request freed. 0: the CAS
+ * lost, or r cannot take it. */
+static int grant(runner_worker *w, runner_req *r)
+{
+    if (!runner_worker_published(w) || !grantable(r) ||
+        !runner_table_slot_grant(w, r->client->pid))
+        return 0;
+    granted(w, r);
+    return 1;
+}
+
+/* The worker handed to r's ticket becomes r's: granted to its httpd child
+ * (its bytes never pass here), else relayed on. 1 if r got it. */
+static int give(runner_req *r)
+{
+    int to_child = grantable(r);
+    runner_worker *w = runner_twait_accept(r, to_child ? (uint32_t)r->client->pid : 0);
+
+    if (!w)
+        return 0;
+    if (to_child) {
+        granted(w, r);
+        return 1;
+    }
+    runner_worker_sync(w);
+    runner_req_dequeue(r);
+    runner_worker_assign(w, r);
+    return 1;
+}
+
+/* Tickets of ours that a child handed a worker (KICK, a dead child's
+ * offer finished). */
+static void give_handed(runner_pool *p)
+{
+    runner_req *r, *rn;
+
+    for (r = TAILQ_FIRST(&p->queue); r; r = rn) {
+        rn = TAILQ_NEXT(r, qlink);
+        if (runner_twait_handed(r))
+            give(r);
+    }
+}
+
+/* w, idle and clean, its slot the runner's: to the oldest waiting request
+ * (a child's, or one of ours, given here), else free for anyone. */
+static void worker_pass(runner_worker *w)
+{
+    uint32_t t;
+
+    while (runner_twait_offer(w, &t) == CGP_TQ_TO_RUNNER) {
+        runner_req *r = runner_twait_holder(w->pool, t);
+        if (r && give(r))
+            return;
+        /* no request of ours has that ticket any more: back, and on */
+        if (!runner_twait_take_back(w->pool, t))
+            return;
+    }
+}
+
+/* After the runner took a ticket: idle workers free in the table are
+ * claimed and passed, so none is idle while a ticket waits. */
+static void pass_idle(runner_pool *p)
+{
+    runner_worker *w;
+
     TAILQ_FOREACH(w, &p->workers, plink)
-        n += usable(p, w) &&
-             (!idle_only || (w->state == RUNNER_W_IDLE && !runner_worker_held(w)));
-    return n;
-}
-
-unsigned runner_pool_idle_count(const runner_pool *p)
-{
-    return count_usable(p, 1);
+        if (runner_worker_published(w) && w->state == RUNNER_W_IDLE &&
+            !runner_worker_held(w) && runner_worker_claim(w)) {
+            runner_worker_publish(w);
+            if (!runner_worker_published(w))
+                runner_worker_update(w); /* ours again (retiring, say): its stdout is watched */
+        }
 }
 
 /* Gives r an idle worker: first one the runner holds (the one used most
  * recently: the others may reach their idle timeout, so a quiet pool
- * shrinks), relayed; else one free in the table, where the CAS decides
- * between us and the children: granted to r's httpd child if r allows it
- * (the bytes then never pass here), else claimed back and relayed.
- * 0: no idle worker, r is untouched. */
-static int serve_idle(runner_pool *p, runner_req *r)
+ * shrinks), relayed; else, with table (nobody waits), one free in the
+ * table, where the CAS decides between us and the children: granted to
+ * r's httpd child if r allows it (the bytes then never pass here), else
+ * claimed back and relayed. 0: no idle worker, r is untouched. */
+static int serve_idle(runner_pool *p, runner_req *r, int table)
 {
     runner_worker *w, *best = NULL;
-    if (p->mode != RUNNER_MODE_CGIPLUS || p->as_cgi)
+    if (pool_kind(p)->per_request)
         return 0;
     TAILQ_FOREACH(w, &p->workers, plink)
-        if (w->state == RUNNER_W_IDLE && usable(p, w) && !w->published &&
-            (!best || w->t_idle >= best->t_idle))
+        if (w->state == RUNNER_W_IDLE && runner_worker_usable(p, w) &&
+            !runner_worker_published(w) && (!best || w->t_idle >= best->t_idle))
             best = w;
-    if (!best)
+    if (!best && table)
         TAILQ_FOREACH(w, &p->workers, plink) {
-            if (w->state != RUNNER_W_IDLE || !usable(p, w))
+            if (w->state != RUNNER_W_IDLE || !runner_worker_usable(p, w))
                 continue;
-            if (runner_worker_grant(w, r))
+            if (grant(w, r))
                 return 1;
             if (runner_worker_claim(w)) {
                 best = w;
@@ -195,32 +303,21 @@ static int serve_idle(runner_pool *p, runner_req *r)
     if (!best)
         return 0;
     if (r->state == RUNNER_R_QUEUED)
-        runner_pool_dequeue(r);
+        runner_req_dequeue(r);
+    if (!best->served && p->converting)
+        p->converting--; /* a waiter asked to relay came for it (or another request) */
     runner_worker_assign(best, r);
     return 1;
 }
 
-/* Spawn rate as GCRA: tokens_at is the theoretical arrival time in us; a
- * burst of one second's worth is allowed. */
-static uint64_t rate_interval_us(const runner_pool *p)
-{
-    return SET(p, SPAWN_RATE) ? 1000000u / SET(p, SPAWN_RATE) : 0;
-}
-
 static uint64_t rate_next_ms(const runner_pool *p)
 {
-    uint64_t iv = rate_interval_us(p), now_us = runner_g.now * 1000u;
-    uint64_t burst = (SET(p, SPAWN_RATE) - 1) * iv;
-    if (!iv || p->tokens_at <= now_us + burst)
-        return 0;
-    return (p->tokens_at - burst + 999u) / 1000u;
+    return runner_rate_next_ms(SET(p, SPAWN_RATE), p->tokens_at);
 }
 
 static void rate_take(runner_pool *p)
 {
-    uint64_t iv = rate_interval_us(p), now_us = runner_g.now * 1000u;
-    if (iv)
-        p->tokens_at = (p->tokens_at > now_us ? p->tokens_at : now_us) + iv;
+    runner_rate_take(SET(p, SPAWN_RATE), &p->tokens_at);
 }
 
 static enum gate spawn_gate(const runner_pool *p)
@@ -229,9 +326,9 @@ static enum gate spawn_gate(const runner_pool *p)
         return GATE_FULL;
     if (runner_g.now < p->backoff_until)
         return GATE_BACKOFF;
-    if (runner_g.nworkers >= runner_g.conf.max_workers_total)
+    if (runner_g.nworkers >= runner_g.conf.v[CGP_S_MAX_WORKERS_TOTAL])
         return GATE_SLOT;
-    if (p->mode == RUNNER_MODE_CGIPLUS && !p->as_cgi && rate_next_ms(p))
+    if (!pool_kind(p)->per_request && rate_next_ms(p))
         return GATE_RATE;
     return GATE_OK;
 }
@@ -243,32 +340,44 @@ static unsigned retry_after(const runner_pool *p)
     return left < 1 ? 1 : left > 3600 ? 3600 : (unsigned)left;
 }
 
-/* Starts a new process for r, or ends r with spawn-failed. */
-static void start_new(runner_pool *p, runner_req *r)
+/* Ends r whose process could not start (err: the errno): refused by
+ * suEXEC's checks (500, as mod_cgi answers suexec's refusal), else
+ * spawn-failed. */
+static void start_failed(runner_pool *p, runner_req *r, int err)
+{
+    if (p->refused)
+        runner_req_end(r, CGP_O_REFUSED, 0, 0, p->refused);
+    else
+        runner_req_end(r, CGP_O_SPAWN_FAILED, 1, 0, (uint32_t)err);
+}
+
+/* Starts a process of kind for r, or ends r (start_failed). */
+static void spawn_for(runner_pool *p, const runner_wkind *kind, runner_req *r)
 {
     runner_worker *w;
-    rate_take(p);
-    if (p->mode == RUNNER_MODE_CGI || p->as_cgi) {
-        if (runner_worker_spawn_cgi(p, r) < 0)
-            runner_req_end(r, CGP_O_SPAWN_FAILED, 1, 0, (uint32_t)errno);
-        return;
-    }
-    if (runner_worker_spawn(p, &w) < 0) {
-        runner_req_end(r, CGP_O_SPAWN_FAILED, 1, 0, (uint32_t)errno);
+    if (kind->spawn(p, r, &w) < 0) {
+        start_failed(p, r, errno);
         return;
     }
     runner_worker_assign(w, r);
+}
+
+/* Starts a new process for r, or ends r (start_failed). */
+static void start_new(runner_pool *p, runner_req *r)
+{
+    rate_take(p);
+    spawn_for(p, pool_kind(p), r);
 }
 
 /* Keeps min_idle idle workers of the current generation. */
 static void maintain(runner_pool *p)
 {
     runner_worker *w;
-    if (p->mode != RUNNER_MODE_CGIPLUS || p->as_cgi || p->retired || runner_g.stop != RUNNER_RUN)
+    if (pool_kind(p)->per_request || p->retired || runner_g.stop != RUNNER_RUN)
         return;
-    while (count_usable(p, 1) < SET(p, MIN_IDLE) && spawn_gate(p) == GATE_OK) {
+    while (runner_worker_count_usable(p, 1) < SET(p, MIN_IDLE) && spawn_gate(p) == GATE_OK) {
         rate_take(p);
-        if (runner_worker_spawn(p, &w) < 0)
+        if (pool_kind(p)->spawn(p, NULL, &w) < 0)
             break;
         runner_worker_publish(w);
     }
@@ -295,9 +404,11 @@ static void want_slot(runner_pool *p)
             victim = w;
     }
     if (victim && stopping < waiters) {
-        runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2067) "all %llu workers of the runner are "
+        runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2067) "all %llu worker%s of the runner %s "
                    "taken; stopping idle worker pid %ld of %s for %s",
-                   (unsigned long long)runner_g.conf.max_workers_total, (long)victim->pid,
+                   (unsigned long long)runner_g.conf.v[CGP_S_MAX_WORKERS_TOTAL],
+                   CGIPLUS_S(runner_g.conf.v[CGP_S_MAX_WORKERS_TOTAL]),
+                   runner_g.conf.v[CGP_S_MAX_WORKERS_TOTAL] == 1 ? "is" : "are", (long)victim->pid,
                    victim->pool->script, p->script);
         runner_worker_stop(victim, RUNNER_END_EVICTED, 1);
     }
@@ -311,47 +422,174 @@ static void slot_done(runner_pool *p)
     }
 }
 
+/* A request the crash-loop backoff turns away: 503 with Retry-After (no
+ * process tried: detail 0), or, if the starts failed for good (a missing
+ * interpreter), that failure again: 500, no Retry-After. */
+static void end_backoff(runner_pool *p, runner_req *r)
+{
+    if (p->exec_err)
+        runner_req_end(r, CGP_O_SPAWN_FAILED, 0, 0, (uint32_t)p->exec_err);
+    else
+        runner_req_end(r, CGP_O_SPAWN_FAILED, retry_after(p), 0, 0);
+}
+
 static void fail_queue(runner_pool *p, int outcome, unsigned retry)
 {
     while (!TAILQ_EMPTY(&p->queue)) {
         runner_req *r = TAILQ_FIRST(&p->queue);
-        runner_pool_dequeue(r);
-        runner_req_end(r, outcome, retry, 0, 0);
+        runner_req_dequeue(r);
+        if (outcome == CGP_O_SPAWN_FAILED)
+            end_backoff(p, r);
+        else
+            runner_req_end(r, outcome, retry, 0, 0);
     }
 }
 
-/* The status page's peaks (php-fpm's max active processes and max
- * children reached). */
-static void note_busy(runner_pool *p)
+/* The status page's busy count and its peak (php-fpm's max active
+ * processes): a pool in the direct path's table counts there, where the
+ * children's requests add theirs. */
+static void worker_busy(runner_worker *w, int delta)
+{
+    runner_pool *p = w->pool;
+    p->busy += (unsigned)delta;
+    if (!runner_table_busy(p, delta) && p->busy > p->max_active)
+        p->max_active = p->busy;
+}
+
+void runner_pool_count_failure(uint64_t pool_id, unsigned cause)
+{
+    runner_pool *p;
+    TAILQ_FOREACH(p, &runner_g.pools, link)
+        if (p->id == pool_id) {
+            p->outcomes[cause]++;
+            return;
+        }
+}
+
+/* KICK: a child released a worker while requests waited, or handed one
+ * back. */
+void runner_pool_kick(runner_pool *p)
+{
+    runner_worker *w, *wn;
+
+    for (w = TAILQ_FIRST(&p->workers); w; w = wn) {
+        wn = TAILQ_NEXT(w, plink);
+        if (!runner_worker_published(w))
+            continue;
+        if (runner_table_slot_returned(w)) {
+            runner_worker_returned(w);
+        } else {
+            runner_worker_sync(w); /* a LIFETIME it set: its timer */
+            runner_worker_rearm(w);
+        }
+    }
+    give_handed(p);
+    runner_pool_dispatch(p);
+}
+
+void runner_pool_child_gone(pid_t pid)
+{
+    runner_pool *p;
+
+    runner_worker_child_gone(pid);
+    runner_twait_child_gone(pid); /* workers that come back: pass_owed */
+    TAILQ_FOREACH(p, &runner_g.pools, link)
+        give_handed(p);
+}
+
+/* In crash-loop backoff with no worker that could serve: a request is
+ * answered 503 at once. */
+static int crash_looping(const runner_pool *p)
+{
+    return spawn_gate(p) == GATE_BACKOFF && runner_worker_count_usable(p, 0) == 0;
+}
+
+/* 1 if the runner holds an idle worker that has answered no request: only
+ * a request through the runner may have it (it is not published yet). */
+static int holds_unserved(runner_pool *p)
 {
     const runner_worker *w;
-    unsigned long busy = 0;
+
     TAILQ_FOREACH(w, &p->workers, plink)
-        busy += w->state == RUNNER_W_BUSY;
-    if (busy > p->max_active)
-        p->max_active = busy;
+        if (w->state == RUNNER_W_IDLE && runner_worker_usable(p, w) &&
+            !runner_worker_published(w) && !w->served)
+            return 1;
+    return 0;
+}
+
+/* Children's requests wait in the table while the pool may grow: each new
+ * worker's first request is the oldest of them, asked to come through the
+ * runner (RELAY). Requests the runner holds come first. */
+static void grow(runner_pool *p)
+{
+    const runner_worker *w;
+    unsigned spare = 0;
+
+    runner_twait_looked(p); /* their KICK is seen */
+    if (p->converting && runner_g.now - p->converting_at > RUNNER_CONVERT_MS)
+        p->converting = 0; /* they never came (gone meanwhile, or taken by others) */
+    if (!TAILQ_EMPTY(&p->queue) || pool_kind(p)->per_request || p->retired ||
+        runner_g.stop != RUNNER_RUN)
+        return;
+    if (crash_looping(p)) {
+        /* crash-loop backoff and no worker: they get 503 at once, from us */
+        while (runner_twait_convert(p))
+            ;
+        return;
+    }
+    TAILQ_FOREACH(w, &p->workers, plink)
+        spare += w->state == RUNNER_W_IDLE && runner_worker_usable(p, w) &&
+                 !runner_worker_published(w) && !w->served;
+    while (runner_twait_children(p)) {
+        if (spare <= p->converting) {
+            runner_worker *nw;
+            if (spawn_gate(p) != GATE_OK)
+                break;
+            rate_take(p);
+            if (pool_kind(p)->spawn(p, NULL, &nw) < 0)
+                break;
+            spare++;
+        }
+        if (!runner_twait_convert(p))
+            break;
+        p->converting++;
+        p->converting_at = runner_g.now;
+    }
 }
 
 void runner_pool_dispatch(runner_pool *p)
 {
+    runner_worker *w;
+
+    p->pass_owed = 0;
+    /* Workers the runner holds idle (freed here, or taken back from a
+     * ticket that left) go to the oldest waiting request first. */
+    if (p->tidx >= 0)
+        TAILQ_FOREACH(w, &p->workers, plink) {
+            if (w->state != RUNNER_W_IDLE || runner_worker_published(w))
+                continue;
+            runner_worker_sync(w); /* what children did with it */
+            if (w->served && runner_worker_usable(p, w))
+                runner_worker_publish(w);
+            if (!runner_worker_published(w))
+                runner_worker_update(w); /* ours (one of our requests has it, or it
+                                          * retires): its stdout is watched */
+        }
     while (!TAILQ_EMPTY(&p->queue) && runner_g.stop == RUNNER_RUN) {
         runner_req *r = TAILQ_FIRST(&p->queue);
-        if (serve_idle(p, r)) {
-            note_busy(p);
+        if (serve_idle(p, r, 0))
             continue;
-        }
         enum gate g = spawn_gate(p);
         if (g == GATE_OK) {
-            runner_pool_dequeue(r);
+            runner_req_dequeue(r);
             start_new(p, r);
-            note_busy(p);
             continue;
         }
-        if (g == GATE_FULL && !p->at_max) {
+        if (g == GATE_FULL && !p->at_max && p->tidx < 0) { /* else counted in the table */
             p->at_max = 1;
             p->max_reached++;
         }
-        if (g == GATE_BACKOFF && count_usable(p, 0) == 0)
+        if (crash_looping(p))
             fail_queue(p, CGP_O_SPAWN_FAILED, retry_after(p));
         else if (g == GATE_SLOT)
             want_slot(p);
@@ -361,6 +599,8 @@ void runner_pool_dispatch(runner_pool *p)
         slot_done(p);
         p->at_max = 0; /* the next saturation counts again */
     }
+    if (p->tidx >= 0)
+        grow(p);
     maintain(p);
     runner_pool_rearm(p);
 }
@@ -374,6 +614,7 @@ static void roll_over(runner_pool *p, const struct stat *st)
     p->gen++;
     p->fail_streak = 0;
     p->backoff_until = 0;
+    p->exec_err = 0;
     p->as_cgi = 0; /* a new script file may speak CGIplus */
     for (w = TAILQ_FIRST(&p->workers); w; w = wn) {
         wn = TAILQ_NEXT(w, plink);
@@ -385,10 +626,12 @@ static void roll_over(runner_pool *p, const struct stat *st)
             busy++;
         runner_worker_stop(w, RUNNER_END_DEPLOY, 0);
     }
-    runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2065) "%s changed (inode %llu, %lld bytes): pool "
-               "#%llu rolls over to generation %u; %u idle workers stop, %u busy ones after "
-               "their request", p->script, (unsigned long long)st->st_ino, (long long)st->st_size,
-               (unsigned long long)p->id, p->gen, idle, busy);
+    runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2065) "%s changed (inode %llu, %lld byte%s): pool "
+               "#%llu rolls over to generation %u; %u idle worker%s %s, %u busy %s after "
+               "%s request", p->script, (unsigned long long)st->st_ino, (long long)st->st_size,
+               CGIPLUS_S(st->st_size), (unsigned long long)p->id, p->gen, idle, CGIPLUS_S(idle),
+               idle == 1 ? "stops" : "stop", busy, busy == 1 ? "one" : "ones",
+               busy == 1 ? "its" : "their");
 }
 
 /* The script must exist and be executable (else 404/403, even while its
@@ -398,35 +641,25 @@ static void roll_over(runner_pool *p, const struct stat *st)
 static int check_script(runner_pool *p)
 {
     struct stat st;
+    int err;
     p->relook_at = 0;
-    if (stat(p->script, &st) < 0)
-        return errno == EACCES ? EACCES : ENOENT;
-    if (!S_ISREG(st.st_mode) || !(st.st_mode & 0111))
-        return EACCES;
-    int64_t mt = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-    int64_t ct = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
-    if (p->have_ident && (p->ident_dev != st.st_dev || p->ident_ino != st.st_ino ||
-                          p->ident_size != (int64_t)st.st_size || p->ident_mtime_ns != mt ||
-                          p->ident_ctime_ns != ct)) {
+    if ((err = runner_ident_stat(p->script, &st)))
+        return err;
+    if (runner_ident_changed(&p->ident, &st)) {
         /* A file copied over in place may be half written: the old
          * workers serve until it has been still for RUNNER_SETTLE_MS. */
         struct timespec rt;
         clock_gettime(CLOCK_REALTIME, &rt);
-        int64_t now_ns = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
-        int64_t still_ms = (now_ns - ct) / 1000000;
-        if (st.st_ino == p->ident_ino && still_ms < (int64_t)RUNNER_SETTLE_MS &&
-            count_usable(p, 0)) {
+        int64_t still_ms = ((int64_t)rt.tv_sec - st.st_ctim.tv_sec) * 1000 +
+                           (rt.tv_nsec - st.st_ctim.tv_nsec) / 1000000;
+        if (st.st_ino == p->ident.ino && still_ms < (int64_t)RUNNER_SETTLE_MS &&
+            runner_worker_count_usable(p, 0)) {
             p->relook_at = runner_g.now + (uint64_t)((int64_t)RUNNER_SETTLE_MS - still_ms) + 1;
             return 0;
         }
         roll_over(p, &st);
     }
-    p->have_ident = 1;
-    p->ident_dev = st.st_dev;
-    p->ident_ino = st.st_ino;
-    p->ident_size = (int64_t)st.st_size;
-    p->ident_mtime_ns = mt;
-    p->ident_ctime_ns = ct;
+    runner_ident_note(&p->ident, &st);
     runner_table_pool_sync(p);
     return 0;
 }
@@ -450,12 +683,9 @@ static int script_state(runner_pool *p)
     return look(p);
 }
 
-void runner_pool_watch_event(void)
+void runner_pool_watched(int all)
 {
-    int all = runner_watch_read();
     runner_pool *p;
-    if (all < 0)
-        return;
     TAILQ_FOREACH(p, &runner_g.pools, link)
         if (p->looked && (all || p->watch.dirty)) {
             look(p);
@@ -468,7 +698,9 @@ void runner_pool_submit(runner_req *r)
     runner_pool *p = r->pool;
     int err = script_state(p);
 
+    runner_req_step(r, RUNNER_RE_SUBMIT);
     p->requests++;
+    r->counted = 1;
     p->last_used = runner_g.now;
     r->t_arrive = runner_g.now;
     if (err) {
@@ -485,9 +717,10 @@ void runner_pool_submit(runner_req *r)
         p->retired = 0;
         runner_table_pool_sync(p);
     }
-    if (TAILQ_EMPTY(&p->queue)) {
+    unsigned qmax;
+    if (TAILQ_EMPTY(&p->queue) && runner_twait_depth(p, &qmax) == 0) {
         /* serve_idle may have freed r (granted) */
-        int served = serve_idle(p, r);
+        int served = serve_idle(p, r, 1);
         if (served || spawn_gate(p) == GATE_OK) {
             if (!served)
                 start_new(p, r);
@@ -496,40 +729,44 @@ void runner_pool_submit(runner_req *r)
             return;
         }
         enum gate g = spawn_gate(p);
-        if (g == GATE_BACKOFF && count_usable(p, 0) == 0) {
+        if (g == GATE_BACKOFF && runner_worker_count_usable(p, 0) == 0) {
             runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2068) "%s: in crash-loop backoff for "
                        "%llu ms more; request %s answered spawn-failed", p->script,
                        (unsigned long long)(p->backoff_until - runner_g.now), r->uri);
-            runner_req_end(r, CGP_O_SPAWN_FAILED, retry_after(p), 0, 0);
+            end_backoff(p, r);
             return;
         }
     }
-    if (p->qlen >= SET(p, QUEUE_DEPTH)) {
-        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2008) "%s: queue full (%u waiting, %u workers "
-                   "of %llu); answering overloaded at once", p->script, p->qlen, p->nworkers,
+    if (runner_req_enqueue(r, 0) < 0) {
+        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2008) "%s: queue full (%u waiting, %u worker%s "
+                   "of %llu); answering overloaded at once", p->script,
+                   runner_twait_depth(p, &qmax), p->nworkers, CGIPLUS_S(p->nworkers),
                    (unsigned long long)SET(p, MAX_WORKERS));
         runner_req_end(r, CGP_O_OVERLOADED, 1, 0, 0);
         return;
     }
-    r->state = RUNNER_R_QUEUED;
-    TAILQ_INSERT_TAIL(&p->queue, r, qlink);
-    if (++p->qlen > p->qmax)
-        p->qmax = p->qlen;
-    /* Waiters first, then the claim (in dispatch): a child that frees a
-     * worker stores IDLE, then reads waiters; one of us sees the other. */
-    runner_table_waiters(p);
-    runner_pool_dispatch(p);
+    /* The ticket first, then a look at the idle workers: a child that
+     * frees one sets it IDLE, then looks for tickets; one of us sees the
+     * other. */
+    pass_idle(p);
+    if (r->state == RUNNER_R_QUEUED)
+        runner_pool_dispatch(p);
 }
 
-void runner_pool_dequeue(runner_req *r)
+static void requeue(runner_req *r)
 {
-    TAILQ_REMOVE(&r->pool->queue, r, qlink);
-    r->pool->qlen--;
-    runner_table_waiters(r->pool);
-    r->state = RUNNER_R_PARAMS; /* no longer queued; the caller decides what next */
+    runner_pool *p = r->pool;
+
+    runner_req_waiting(r);
+    /* First for a new or the runner's idle worker; for one a child frees,
+     * a ticket after those already waiting (full: not even that). */
+    runner_req_enqueue(r, 1);
+    pass_idle(p);
+    if (r->state == RUNNER_R_QUEUED)
+        runner_pool_dispatch(p);
 }
 
-void runner_pool_worker_idle(runner_worker *w)
+static void worker_idle(runner_worker *w)
 {
     runner_pool *p = w->pool;
     if (w->state != RUNNER_W_IDLE)
@@ -549,8 +786,9 @@ void runner_pool_worker_idle(runner_worker *w)
         runner_worker_publish(w);
 }
 
-void runner_pool_request_ok(runner_pool *p)
+static void worker_served(runner_worker *w)
 {
+    runner_pool *p = w->pool;
     p->fail_streak = 0;
     p->backoff_until = 0;
 }
@@ -572,40 +810,61 @@ static void slots_freed(void)
     runner_pool *q;
     TAILQ_FOREACH(q, &runner_g.slot_waiters, slink)
         n++;
-    while (n-- && runner_g.nworkers < runner_g.conf.max_workers_total &&
+    while (n-- && runner_g.nworkers < runner_g.conf.v[CGP_S_MAX_WORKERS_TOTAL] &&
            (q = TAILQ_FIRST(&runner_g.slot_waiters))) {
         slot_done(q);
         runner_pool_dispatch(q);
     }
 }
 
-void runner_pool_reaped(runner_worker *w)
+static void worker_reaped(runner_worker *w, runner_req *rerun)
 {
     runner_pool *p = w->pool;
+    if (rerun) {
+        if (!p->as_cgi)
+            runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2080) "%s does not speak CGIplus: its "
+                       "worker (pid %ld) exited without reading its request; running it as "
+                       "plain CGI from now on (set CGIplusMode cgi for it)", p->script,
+                       (long)w->pid);
+        p->as_cgi = 1;
+        runner_table_pool_sync(p); /* the children's requests come to us: waiters leave */
+        spawn_for(p, &runner_kind_cgi, rerun);
+    }
     p->deaths[w->why]++;
     ended_note(p, w);
-    /* Died before serving anything, by itself: a crash loop if it repeats.
-     * The first gets a second chance at once; then the delay doubles. */
-    if (!w->is_cgi && !w->not_cgiplus && w->served == 0 && w->gen == p->gen &&
+    /* Died by itself before serving anything, or in the middle of a request
+     * (on either path): a crash loop if it repeats with no request served
+     * in between. The first gets a second chance at once; then the delay
+     * doubles. */
+    if (!w->kind->per_request && !w->not_cgiplus && (w->served == 0 || w->died_busy) &&
+        w->gen == p->gen &&
         (w->why == RUNNER_END_EXITED || w->why == RUNNER_END_CRASHED ||
          w->why == RUNNER_END_EXEC_FAILED || w->why == RUNNER_END_BROKEN)) {
+        /* served by a child since the last such death: the streak is over
+         * (the relay's own successes end it at once, runner_pool_request_ok) */
+        unsigned long served = p->served + runner_table_pool_served(p);
+        if (served != p->fail_served)
+            p->fail_streak = 0;
+        p->fail_served = served;
         p->fail_streak++;
         if (p->fail_streak >= 2) {
-            const runner_conf *c = &runner_g.conf;
-            unsigned sh = p->fail_streak - 2 > 30 ? 30 : p->fail_streak - 2;
-            uint64_t delay = c->backoff_base << sh;
-            if (delay > c->backoff_max || delay < c->backoff_base)
-                delay = c->backoff_max;
+            uint64_t delay = runner_backoff_ms(p->fail_streak);
             p->backoff_until = runner_g.now + delay;
-            runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2066) "%s: %u workers in a row ended "
-                       "before serving a request (last: %s); no new worker for %llu ms, "
-                       "requests meanwhile get 503", p->script, p->fail_streak,
-                       runner_wend_name(w->why), (unsigned long long)delay);
+            runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2066) "%s: %u worker%s in a row ended "
+                       "before serving a request or in one (last: %s); no new worker for %llu "
+                       "ms, requests that find none meanwhile get 503", p->script,
+                       p->fail_streak, CGIPLUS_S(p->fail_streak), runner_wend_name(w->why),
+                       (unsigned long long)delay);
         }
     }
     runner_pool_dispatch(p);
     slots_freed();
 }
+
+static const runner_wowner pool_owner = {
+    .idle = worker_idle, .served = worker_served, .requeue = requeue, .reaped = worker_reaped,
+    .busy = worker_busy, .pass = worker_pass,
+};
 
 static void expire_queue(runner_pool *p)
 {
@@ -617,13 +876,14 @@ static void expire_queue(runner_pool *p)
         runner_req *r = TAILQ_FIRST(&p->queue);
         if (runner_g.now < r->t_arrive + wait)
             break;
-        runner_pool_dequeue(r);
+        runner_req_dequeue(r);
         runner_req_end(r, CGP_O_OVERLOADED, 1, 0, 0);
         n++;
     }
     if (n)
-        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2063) "%s: %u requests waited %llu ms for a "
-                   "worker; answered overloaded", p->script, n, (unsigned long long)wait);
+        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2063) "%s: %u request%s waited %llu ms for a "
+                   "worker; answered overloaded", p->script, n, CGIPLUS_S(n),
+                   (unsigned long long)wait);
 }
 
 void runner_pool_rearm(runner_pool *p)
@@ -634,8 +894,22 @@ void runner_pool_rearm(runner_pool *p)
         if (SET(p, QUEUE_WAIT))
             MIN_DL(TAILQ_FIRST(&p->queue)->t_arrive + SET(p, QUEUE_WAIT));
     }
-    if (!TAILQ_EMPTY(&p->queue) || (p->mode == RUNNER_MODE_CGIPLUS && !p->retired &&
-                                    count_usable(p, 1) < SET(p, MIN_IDLE))) {
+    int children = p->tidx >= 0 && runner_twait_children(p);
+    if (p->tidx >= 0) {
+        enum gate g = spawn_gate(p);
+        /* A request that finds no idle worker comes to us while we may
+         * start one (or answer it 503: backoff), or while we hold an idle
+         * worker no child may take (one that has answered no request yet:
+         * a FastCGI worker that said OVERLOADED); else it waits in the table. */
+        runner_twait_flags(p, !pool_kind(p)->per_request && !p->retired &&
+                              runner_g.stop == RUNNER_RUN &&
+                              (g == GATE_OK || g == GATE_RATE || crash_looping(p) ||
+                               holds_unserved(p)),
+                           g == GATE_FULL);
+    }
+    if (!TAILQ_EMPTY(&p->queue) || children ||
+        (!pool_kind(p)->per_request && !p->retired &&
+         runner_worker_count_usable(p, 1) < SET(p, MIN_IDLE))) {
         enum gate g = spawn_gate(p);
         if (g == GATE_BACKOFF)
             MIN_DL(p->backoff_until);
@@ -643,7 +917,7 @@ void runner_pool_rearm(runner_pool *p)
             MIN_DL(rate_next_ms(p));
     }
     if (!p->retired)
-        MIN_DL(p->last_used + runner_g.conf.pool_idle);
+        MIN_DL(p->last_used + runner_g.conf.v[CGP_S_POOL_IDLE]);
     if (!p->retired && p->stale_since)
         MIN_DL(stale_due(p));
     MIN_DL(p->relook_at);
@@ -651,14 +925,14 @@ void runner_pool_rearm(runner_pool *p)
     p->deadline = dl;
 }
 
-void runner_pool_timer(runner_pool *p)
+static void pool_timer(runner_pool *p)
 {
     p->deadline = 0;
     runner_table_pool_used(p);
     if (p->relook_at && runner_g.now >= p->relook_at)
         look(p);
     expire_queue(p);
-    if (!p->retired && runner_g.now >= p->last_used + runner_g.conf.pool_idle &&
+    if (!p->retired && runner_g.now >= p->last_used + runner_g.conf.v[CGP_S_POOL_IDLE] &&
         TAILQ_EMPTY(&p->queue))
         pool_retire(p, "no request for a while");
     if (!p->retired && p->stale_since && runner_g.now >= stale_due(p) && TAILQ_EMPTY(&p->queue))
@@ -668,7 +942,7 @@ void runner_pool_timer(runner_pool *p)
 
 /* Stop: queued requests are answered at once, idle workers are told to go,
  * busy ones go after their request. */
-void runner_pool_stop(void)
+static void pools_stop(void)
 {
     runner_pool *p;
     runner_worker *w, *wn;
@@ -706,8 +980,10 @@ void runner_pool_reload(void)
 {
     runner_pool *p;
     runner_pool_declared();
-    TAILQ_FOREACH(p, &runner_g.pools, link)
+    TAILQ_FOREACH(p, &runner_g.pools, link) {
+        runner_table_pool_sync(p); /* slow_request may have changed */
         runner_pool_dispatch(p);
+    }
 }
 
 static void pool_free(runner_pool *p)
@@ -723,13 +999,14 @@ static void pool_free(runner_pool *p)
 }
 
 /* Frees retired pools nobody uses any more: no worker, no request. */
-void runner_pool_gc(void)
+static void pools_gc(void)
 {
     runner_pool *p, *pn;
     runner_client *c;
     for (p = TAILQ_FIRST(&runner_g.pools); p; p = pn) {
         pn = TAILQ_NEXT(p, link);
-        if (!p->retired || p->nworkers || p->qlen)
+        unsigned qmax;
+        if (!p->retired || p->nworkers || p->qlen || runner_twait_depth(p, &qmax))
             continue;
         int held = 0; /* a request between BEGIN and submit points at it */
         TAILQ_FOREACH(c, &runner_g.clients, link)
@@ -742,7 +1019,7 @@ void runner_pool_gc(void)
     }
 }
 
-void runner_pool_free_all(void)
+static void pools_free_all(void)
 {
     runner_pool *p;
     while ((p = TAILQ_FIRST(&runner_g.pools))) {
@@ -754,7 +1031,7 @@ void runner_pool_free_all(void)
         }
         while (!TAILQ_EMPTY(&p->queue)) {
             runner_req *r = TAILQ_FIRST(&p->queue);
-            runner_pool_dequeue(r);
+            runner_req_dequeue(r);
             if (r->client)
                 r->client->req = NULL;
             runner_req_free(r);
@@ -762,3 +1039,29 @@ void runner_pool_free_all(void)
         pool_free(p);
     }
 }
+
+static uint64_t pools_deadline(void)
+{
+    uint64_t dl = 0;
+    runner_pool *p;
+    TAILQ_FOREACH(p, &runner_g.pools, link) {
+        uint64_t d = p->pass_owed ? runner_g.now : p->deadline; /* a worker came back */
+        if (d && (!dl || d < dl))
+            dl = d;
+    }
+    return dl;
+}
+
+/* Pools are only freed by pools_gc, never in a timer. */
+static void pools_timers(void)
+{
+    runner_pool *p;
+    TAILQ_FOREACH(p, &runner_g.pools, link)
+        if (p->pass_owed || (p->deadline && runner_g.now >= p->deadline))
+            pool_timer(p);
+}
+
+const runner_room runner_pool_room = {
+    .name = "pools", .deadline = pools_deadline, .timers = pools_timers, .stop = pools_stop,
+    .turn_end = pools_gc, .fini = pools_free_all,
+};

@@ -5,10 +5,12 @@
 #include "runner_types.h"
 #include "runner_conf.h"
 #include "runner_end.h"
+#include "runner_loop.h"
 #include "runner_watch.h"
 #include "cgp_proto.h"
 
 #define RUNNER_SETTLE_MS        200u    /* a script changed in place must be still this long */
+#define RUNNER_CONVERT_MS       1000u   /* a waiter asked to relay is counted on this long */
 #define RUNNER_STALE_MS         3000u   /* a superseded pool retires after this long unused */
 
 /* One (script, mode, settings) pool. Owned by runner_g.pools; freed when it
@@ -18,11 +20,13 @@ struct runner_pool {
     char *dir;                /* its directory: the workers' cwd */
     runner_mode mode;
     runner_pool_set set;
+    const runner_wowner *owner; /* what its workers tell it (runner_pool.c) */
     uint64_t id;              /* numbered in creation order */
     struct runner_worker_list workers;
     unsigned nworkers;        /* live processes, dying ones included */
     struct runner_req_list queue; /* FIFO of requests waiting for a worker */
     unsigned qlen, qmax;
+    uint64_t held;            /* PARAMS bytes of its requests not on a worker */
     int retired;              /* superseded or unused: drains, keeps nobody warm */
     int as_cgi;               /* its script does not speak CGIplus: plain CGI runs */
     int begin_noted;          /* logged that its [pool] section sets requests' settings aside */
@@ -34,47 +38,56 @@ struct runner_pool {
     int looked;               /* script was stat'ed: script_err and ident say what it is */
     int script_err;           /* 0, ENOENT or EACCES, as of the last look */
     uint64_t relook_at;       /* a file changed in place: look again then, 0: no */
-    int have_ident;
-    dev_t ident_dev;
-    ino_t ident_ino;
-    int64_t ident_mtime_ns, ident_ctime_ns, ident_size;
-    unsigned fail_streak;     /* workers in a row that died before serving */
+    runner_ident ident;
+    unsigned fail_streak;     /* workers in a row that died before serving, or in a request */
+    unsigned long fail_served;/* requests served (both paths) at the last such death */
+    int exec_err;             /* the last start failed for good (cgp_exec_err_permanent): its
+                               * errno, what the backoff answers (500); 0: none */
     uint64_t backoff_until;   /* no start before this (monotonic ms) */
     uint64_t tokens_at;       /* spawn-rate bucket: full at this time */
     uint64_t last_used, created;
     uint64_t deadline;        /* nearest pool timer, 0: none */
     unsigned long spawned, served, requests;
     unsigned long slow;       /* requests longer than slow_request on their worker */
-    unsigned long max_active; /* the most workers busy at once */
+    unsigned busy;            /* workers busy with a relayed request */
+    unsigned long max_active; /* the most workers busy at once (a pool in the table keeps it there) */
     unsigned long max_reached;/* times every worker was busy at max_workers */
     int at_max;               /* requests wait at max_workers (counted once until the queue empties) */
-    unsigned long outcomes[CGP_O_MAX_ + 1];
+    unsigned long outcomes[CGP_C_MAX_ + 1]; /* requests by how they ended (cgp_cause) */
     unsigned long deaths[RUNNER_END_N_];
     runner_ended ended[RUNNER_ENDS_KEPT];
     unsigned nended;
+    unsigned refused;         /* suEXEC refused its last start: the cgp_suexec_why, 0: no */
     int tidx;                 /* its entry in the direct path's table, -1: none */
     uint32_t tfirst, tslots;  /* its block of slots there */
+    uint32_t wfirst, wsize;   /* its ring of waiter entries there */
+    unsigned converting;      /* waiters asked to relay (RELAY) for new workers, not yet here */
+    uint64_t converting_at;
+    int pass_owed;            /* an idle worker came back to the runner: dispatch soon */
     TAILQ_ENTRY(runner_pool) link, slink;
 };
 
 runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
                              const runner_set_over *begin, uint32_t httpd_gen, int *err);
 void runner_pool_submit(runner_req *r);
-void runner_pool_dequeue(runner_req *r);
-void runner_pool_worker_idle(runner_worker *w);
 void runner_pool_dispatch(runner_pool *p);
-void runner_pool_reaped(runner_worker *w);
-void runner_pool_request_ok(runner_pool *p);
-unsigned runner_pool_idle_count(const runner_pool *p);
-void runner_pool_timer(runner_pool *p);
+/* KICK: a child released a worker while requests waited, or handed one back. */
+void runner_pool_kick(runner_pool *p);
+/* httpd child pid is gone (its anchor closed): the workers it held come
+ * back, its waiting requests leave the table's queue. */
+void runner_pool_child_gone(pid_t pid);
+/* ABORT with a cause for the request that ended last on a connection:
+ * counted for the pool of that id, if it still exists. */
+void runner_pool_count_failure(uint64_t pool_id, unsigned cause);
 void runner_pool_rearm(runner_pool *p);
-void runner_pool_stop(void);
 void runner_pool_reload(void);
 void runner_pool_declared(void);
-void runner_pool_free_all(void);
-void runner_pool_gc(void);
-/* The deploy watcher's descriptor is readable: pools it names look at their script. */
-void runner_pool_watch_event(void);
+/* The pools' room (the loop's hooks): their timers, the stop (queues
+ * answered, workers told to go), the frees. */
+extern const runner_room runner_pool_room;
+/* The deploy watch's listener: pools whose names changed look at their
+ * script (all: every pool). */
+void runner_pool_watched(int all);
 const char *runner_mode_name(runner_mode m);
 
 #endif

@@ -1,10 +1,13 @@
 /* runner_spawn.c: fork + exec of one script process. The child gets its own
  * session, drops to --user/--group when the runner is root, moves to the
  * script's directory, keeps exactly the descriptors it is given and reports
- * a failure before exec as (stage, errno) on the exec pipe. */
+ * a failure before exec as (stage, errno) on the exec pipe, a failed exec
+ * with the script's first bytes. */
 #include "runner_spawn.h"
+#include "runner_ctx.h"
 #include "runner_loop.h"
 #include "cgp_proto.h"
+#include "cgp_shebang.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -25,18 +29,35 @@ const char *runner_spawn_stage(unsigned stage)
     case RUNNER_STAGE_FDS:    return "setting up descriptors";
     case RUNNER_STAGE_EXEC:   return "exec";
     case RUNNER_STAGE_RLIMIT: return "setting resource limits";
+    case RUNNER_STAGE_PDEATH: return "tying it to the runner";
     default:           return "start";
     }
 }
 
-static void child_fail(int efd, unsigned stage, int err)
+/* (stage, errno), and for a failed exec the script's first bytes, read as
+ * its user: the runner names the interpreter its #! line wants. One write
+ * (at most PIPE_BUF): the runner reads it with one read. */
+static void child_fail_with(int efd, unsigned stage, int err, const char *script)
 {
-    unsigned char b[8];
+    unsigned char b[8 + CGP_SHEBANG_MAX];
+    ssize_t got = 0;
     cgp_put32(b, stage);
     cgp_put32(b + 4, (uint32_t)err);
-    ssize_t n = write(efd, b, sizeof(b));
+    if (script) {
+        int fd = open(script, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fd >= 0) {
+            got = read(fd, b + 8, CGP_SHEBANG_MAX);
+            close(fd);
+        }
+    }
+    ssize_t n = write(efd, b, 8 + (size_t)(got > 0 ? got : 0));
     (void)n;
     _exit(127);
+}
+
+static void child_fail(int efd, unsigned stage, int err)
+{
+    child_fail_with(efd, stage, err, NULL);
 }
 
 /* Closes every descriptor from lo up, except keep. */
@@ -52,7 +73,7 @@ static void close_from(int lo, int keep)
     }
 }
 
-static void child(const runner_spawn_spec *s)
+static void child(const runner_spawn_spec *s, pid_t runner)
 {
     int efd = s->exec_fd;
     int hi[RUNNER_SPAWN_MAXFD];
@@ -86,7 +107,7 @@ static void child(const runner_spawn_spec *s)
      * their moves) and before the user switch (root may raise hard limits). */
     static const int res[] = { RLIMIT_CPU, RLIMIT_AS, RLIMIT_NOFILE, RLIMIT_NPROC };
     for (int i = 0; i < 4; i++) {
-        uint64_t v = s->set->v[RUNNER_S_RLIMIT_CPU + i];
+        uint64_t v = s->set->v[CGP_S_RLIMIT_CPU + i];
         if (!v)
             continue;
         /* CPU: SIGXCPU at the soft limit, SIGKILL a second later. */
@@ -94,13 +115,14 @@ static void child(const runner_spawn_spec *s)
         if (setrlimit(res[i], &rl) < 0)
             child_fail(efd, RUNNER_STAGE_RLIMIT, errno);
     }
-    uint64_t user = s->set->v[RUNNER_S_USER];
+    uint64_t user = s->set->v[CGP_S_USER];
     uid_t uid = (uid_t)(user >> 32);
     gid_t gid = (gid_t)(user & 0xffffffffu);
     if (runner_g.is_root) {
         if (!user || uid == 0 || gid == 0)
             child_fail(efd, RUNNER_STAGE_CREDS, EPERM);
-        if (setgroups(1, &gid) < 0 || setgid(gid) < 0 || setuid(uid) < 0)
+        if ((s->groups ? setgroups(s->ngroups, s->groups) : setgroups(1, &gid)) < 0 ||
+            setgid(gid) < 0 || setuid(uid) < 0)
             child_fail(efd, RUNNER_STAGE_CREDS, errno);
         if (setuid(0) == 0 || seteuid(0) == 0)
             child_fail(efd, RUNNER_STAGE_CREDS, EPERM);
@@ -109,10 +131,15 @@ static void child(const runner_spawn_spec *s)
     }
     if (chdir(s->dir) < 0)
         child_fail(efd, RUNNER_STAGE_CHDIR, errno);
+    /* After the user switch, which clears it; a runner already gone is
+     * seen by the parent pid. */
+    errno = 0;
+    if (s->die_with_runner && (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != runner))
+        child_fail(efd, RUNNER_STAGE_PDEATH, errno ? errno : ESRCH);
 
     char *argv0[] = { (char *)s->path, NULL };
     execve(s->path, s->argv ? s->argv : argv0, s->envp);
-    child_fail(efd, RUNNER_STAGE_EXEC, errno);
+    child_fail_with(efd, RUNNER_STAGE_EXEC, errno, s->path);
 }
 
 pid_t runner_spawn(const runner_spawn_spec *s)
@@ -120,15 +147,36 @@ pid_t runner_spawn(const runner_spawn_spec *s)
     sigset_t all, old;
     /* Blocked across fork: the child's inherited handlers must never write
      * into our self-pipe before it resets them. */
+    pid_t runner = getpid();
     sigfillset(&all);
     sigprocmask(SIG_SETMASK, &all, &old);
     pid_t pid = fork();
     if (pid == 0)
-        child(s);
+        child(s, runner);
     int saved = errno;
     sigprocmask(SIG_SETMASK, &old, NULL);
     errno = saved;
     return pid;
+}
+
+void runner_close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+int runner_set_nonblock(int fd)
+{
+    int fl = fcntl(fd, F_GETFL);
+    return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+int runner_spawn_reopen(int fd, int flags)
+{
+    char path[40];
+    snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+    return open(path, flags | O_NONBLOCK | O_CLOEXEC);
 }
 
 int runner_random_hex(char *out, size_t nhex)

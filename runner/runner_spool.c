@@ -47,11 +47,21 @@ void runner_spool_init(runner_spool *s)
     s->fd = -1;
 }
 
+void runner_spool_remove_dir(void)
+{
+    if (spool_dir[0])
+        rmdir(spool_dir);
+}
+
 static int spool_open(void)
 {
     const char *dir = spool_dir;
     char path[4096 + 32];
     int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    /* A runner stopping beside us removed it (runner_spool_remove_dir):
+     * made again as at start. */
+    if (fd < 0 && errno == ENOENT && mkdir(dir, 0700) == 0)
+        fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
     if (fd >= 0)
         return fd;
     /* Some file systems have no O_TMPFILE: create, then unlink at once. */
@@ -140,6 +150,41 @@ int runner_spool_flush(runner_spool *s, int fd)
         if (rc != 0)
             return rc;
     }
+}
+
+ssize_t runner_spool_take(runner_spool *s, void *out, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        size_t m = runner_buf_used(&s->mem);
+        if (m) {
+            size_t k = m < n - got ? m : n - got;
+            memcpy((unsigned char *)out + got, s->mem.p + s->mem.off, k);
+            runner_buf_consume(&s->mem, k);
+            got += k;
+            continue;
+        }
+        if (s->file_rd == s->file_wr)
+            break;
+        uint64_t left = s->file_wr - s->file_rd;
+        size_t want = left < n - got ? (size_t)left : n - got;
+        ssize_t r = pread(s->fd, (unsigned char *)out + got, want, (off_t)s->file_rd);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            if (r == 0)
+                errno = EIO;
+            return -1;
+        }
+        s->file_rd += (uint64_t)r;
+        got += (size_t)r;
+    }
+    return (ssize_t)got;
+}
+
+const char *runner_spool_dir(void)
+{
+    return spool_dir;
 }
 
 void runner_spool_discard(runner_spool *s)

@@ -18,6 +18,8 @@ typedef struct runner_spool {
 
 /* Makes (0700) or checks the spool directory; 0, or -1 with err. */
 int runner_spool_setup(const char *dir, char *err, size_t errlen);
+/* At a clean stop: removes the spool directory if it is empty. */
+void runner_spool_remove_dir(void);
 void runner_spool_init(runner_spool *s);
 /* Past mem_cap bytes in memory the rest goes to the file, which may hold at
  * most file_cap bytes (else -1, errno EFBIG). */
@@ -25,6 +27,10 @@ int runner_spool_append(runner_spool *s, const void *d, size_t n, size_t mem_cap
                         uint64_t file_cap);
 uint64_t runner_spool_pending(const runner_spool *s);
 int runner_spool_flush(runner_spool *s, int fd); /* 0 empty, 1 EAGAIN, -1 errno */
+/* Moves up to n pending bytes into out (oldest first): how many, or -1. */
+ssize_t runner_spool_take(runner_spool *s, void *out, size_t n);
+/* The spool directory set up at start (0700, the runner's alone). */
+const char *runner_spool_dir(void);
 void runner_spool_discard(runner_spool *s);
 void runner_spool_free(runner_spool *s);
 

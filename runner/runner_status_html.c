@@ -2,6 +2,7 @@
  * table, one line per pool (readable at hundreds of pools); ?pool=ID shows
  * one pool with its workers, errors, ends and settings. */
 #include "runner_status.h"
+#include "cgiplus_logno.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -11,9 +12,9 @@ static int put(runner_buf *b, const char *s)
     return runner_buf_append(b, s, strlen(s));
 }
 
-static int esc(runner_buf *b, const char *s)
+static int escn(runner_buf *b, const char *s, size_t n)
 {
-    for (; *s; s++) {
+    for (const char *end = s + n; s < end; s++) {
         const char *e = *s == '&' ? "&amp;" : *s == '<' ? "&lt;" : *s == '>' ? "&gt;"
                         : *s == '"' ? "&quot;" : *s == '\'' ? "&#39;" : NULL;
         if (e ? runner_buf_append(b, e, strlen(e)) < 0 : runner_buf_append(b, s, 1) < 0)
@@ -22,11 +23,21 @@ static int esc(runner_buf *b, const char *s)
     return 0;
 }
 
-/* One cell, its text escaped. */
+static int esc(runner_buf *b, const char *s)
+{
+    return escn(b, s, strlen(s));
+}
+
+/* One cell, its first n bytes escaped. */
+static int celln(runner_buf *b, const char *tag, const char *s, size_t n)
+{
+    return runner_buf_printf(b, "<%s>", tag) < 0 || escn(b, s, n) < 0 ||
+           runner_buf_printf(b, "</%s>", tag) < 0 ? -1 : 0;
+}
+
 static int cell(runner_buf *b, const char *tag, const char *s)
 {
-    return runner_buf_printf(b, "<%s>", tag) < 0 || esc(b, s) < 0 ||
-           runner_buf_printf(b, "</%s>", tag) < 0 ? -1 : 0;
+    return celln(b, tag, s, strlen(s));
 }
 
 static int ucell(runner_buf *b, uint64_t v)
@@ -58,7 +69,7 @@ static int pool_row(runner_buf *b, const runner_st_pool *p)
         cell(b, "td", p->retired ? (strcmp(p->mode, "cgi") ? "cgiplus, retired" : "cgi, retired")
                                  : p->mode) < 0 ||
         ucell(b, p->idle) < 0 || ucell(b, p->busy) < 0 || ucell(b, p->total) < 0 ||
-        ucell(b, p->set->v[RUNNER_S_MAX_WORKERS]) < 0 || ucell(b, p->max_active) < 0 ||
+        ucell(b, p->set->v[CGP_S_MAX_WORKERS]) < 0 || ucell(b, p->max_active) < 0 ||
         ucell(b, p->max_reached) < 0 || ucell(b, p->qlen) < 0 || ucell(b, p->qmax) < 0 ||
         ucell(b, p->requests) < 0 || ucell(b, p->served) < 0 ||
         ucell(b, runner_st_errors(p)) < 0 || ucell(b, p->slow) < 0 ||
@@ -94,7 +105,7 @@ static int workers(runner_buf *b, const runner_st_pool *p)
                               w->retiring ? " (retiring)" : "", w->gen, w->requests,
                               (double)w->age_ms / 1000) < 0 ||
             (w->is_idle && runner_buf_printf(b, "%.1f", (double)w->idle_ms / 1000) < 0) ||
-            put(b, "</td>") < 0 || cell(b, "td", w->uri ? w->uri : "") < 0 ||
+            put(b, "</td>") < 0 || celln(b, "td", w->uri ? w->uri : "", w->urilen) < 0 ||
             put(b, "<td>") < 0 ||
             (w->uri && runner_buf_printf(b, "%.3f%s", (double)w->busy_ms / 1000,
                                          w->orphan ? " (client gone)" : "") < 0) ||
@@ -108,20 +119,22 @@ static int settings(runner_buf *b, const runner_pool_set *set)
 {
     if (put(b, "<table>\n<tr><th colspan=\"2\">settings</th></tr>\n") < 0)
         return -1;
-    for (unsigned i = 0; i < RUNNER_S_N_; i++) {
+    for (unsigned i = 0; i < CGP_S_WS_FIRST_; i++) { /* a WebSocket pool's: its own table */
         uint64_t v = set->v[i];
-        if (put(b, "<tr>") < 0 || cell(b, "th", runner_set_name(i)) < 0)
+        if (put(b, "<tr>") < 0 || cell(b, "th", cgp_settings[i].key) < 0)
             return -1;
-        int rc = i == RUNNER_S_USER
+        int rc = i == CGP_S_USER
                  ? runner_buf_printf(b, "<td>%" PRIu64 ":%" PRIu64 "</td></tr>\n", v >> 32,
                                      v & 0xffffffffu)
-                 : runner_set_is_time(i) ? runner_buf_printf(b, "<td>%" PRIu64 " ms</td></tr>\n", v)
-                                         : runner_buf_printf(b, "<td>%" PRIu64 "</td></tr>\n", v);
+                 : cgp_settings[i].type == CGP_ST_DURATION
+                 ? runner_buf_printf(b, "<td>%" PRIu64 " ms</td></tr>\n", v)
+                 : runner_buf_printf(b, "<td>%" PRIu64 "</td></tr>\n", v);
         if (rc < 0)
             return -1;
     }
     for (size_t o = 0; o < set->env_len; o += strlen(set->env + o) + 1)
-        if (put(b, "<tr><th>env</th>") < 0 || cell(b, "td", set->env + o) < 0 ||
+        if (put(b, "<tr><th>env</th>") < 0 ||
+            celln(b, "td", set->env + o, runner_st_env_name(set->env + o)) < 0 ||
             put(b, "</tr>\n") < 0)
             return -1;
     return put(b, "</table>\n");
@@ -164,7 +177,7 @@ static int one_pool(runner_buf *b, const runner_st *st, uint64_t id)
                           p->fail_streak) < 0 ||
         pool_head(b) < 0 || pool_row(b, p) < 0 || put(b, "</table>\n") < 0 ||
         workers(b, p) < 0 ||
-        counts(b, "errors by cause", runner_st_outcome, p->outcomes, 1, CGP_O_MAX_ + 1) < 0 ||
+        counts(b, "errors by cause", runner_st_outcome, p->outcomes, 1, CGP_C_MAX_ + 1) < 0 ||
         counts(b, "workers ended, by reason", deaths, p->deaths, 1, RUNNER_END_N_) < 0 ||
         ended(b, st, p) < 0 || settings(b, p->set) < 0)
         return -1;
@@ -179,11 +192,12 @@ int runner_status_html(const runner_st *st, uint64_t pool, runner_buf *b)
                           "td,th{border:1px solid #aaa;padding:2px 6px;text-align:left}\n"
                           "tr.retired{color:#888}\n</style></head>\n<body>\n"
                           "<h1>cgiplus-runner %s</h1>\n<p>pid %ld, up %.1f s, %u of at most "
-                          "%" PRIu64 " workers, %u pools, %lu reloads%s; requests over %.1f s "
+                          "%" PRIu64 " worker%s, %u pool%s, %lu reload%s%s; requests over %.1f s "
                           "count as slow. Also as <a href=\"?json\">JSON</a> and "
                           "<a href=\"?metrics\">Prometheus metrics</a>.</p>\n", st->version,
                           st->pid, (double)st->uptime_ms / 1000, st->workers,
-                          st->max_workers_total, st->npools, st->reloads,
+                          st->max_workers_total, CGIPLUS_S(st->max_workers_total), st->npools,
+                          CGIPLUS_S(st->npools), st->reloads, CGIPLUS_S(st->reloads),
                           st->stopping ? ", stopping" : "",
                           (double)st->slow_request / 1000) < 0)
         return -1;
@@ -199,5 +213,7 @@ int runner_status_html(const runner_st *st, uint64_t pool, runner_buf *b)
         if (put(b, "</table>\n") < 0)
             return -1;
     }
+    if (!pool && runner_ws_status_html(b) < 0) /* runner_ws_status.c */
+        return -1;
     return put(b, "</body></html>\n");
 }

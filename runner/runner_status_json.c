@@ -79,24 +79,24 @@ static int settings(runner_buf *b, const runner_pool_set *set)
     int f = 1;
     if (runner_buf_append(b, "{", 1) < 0)
         return -1;
-    for (unsigned i = 0; i < RUNNER_S_N_; i++) {
-        if (i == RUNNER_S_USER) {
+    for (unsigned i = 0; i < CGP_S_WS_FIRST_; i++) { /* a WebSocket pool's: its own section */
+        if (i == CGP_S_USER) {
             char u[48];
             uint64_t v = set->v[i];
             snprintf(u, sizeof(u), "%" PRIu64 ":%" PRIu64, v >> 32, v & 0xffffffffu);
             if (text(b, &f, "user", v ? u : "runner") < 0)
                 return -1;
-        } else if (num(b, &f, runner_set_name(i), set->v[i]) < 0) {
+        } else if (num(b, &f, cgp_settings[i].key, set->v[i]) < 0) {
             return -1;
         }
     }
     if (key(b, &f, "env") < 0 || runner_buf_append(b, "[", 1) < 0)
         return -1;
     for (size_t o = 0, n = 0; o < set->env_len; n++) {
-        size_t l = strlen(set->env + o);
-        if ((n && runner_buf_append(b, ",", 1) < 0) || str(b, set->env + o, l) < 0)
+        if ((n && runner_buf_append(b, ",", 1) < 0) ||
+            str(b, set->env + o, runner_st_env_name(set->env + o)) < 0)
             return -1;
-        o += l + 1;
+        o += strlen(set->env + o) + 1;
     }
     return runner_buf_append(b, "]}", 2);
 }
@@ -111,7 +111,8 @@ static int worker(runner_buf *b, const runner_st_worker *w)
         return -1;
     if (w->is_idle && num(b, &f, "idle_ms", w->idle_ms) < 0)
         return -1;
-    if (w->uri && (text(b, &f, "uri", w->uri) < 0 || num(b, &f, "busy_ms", w->busy_ms) < 0 ||
+    if (w->uri && (key(b, &f, "uri") < 0 || str(b, w->uri, w->urilen) < 0 ||
+                   num(b, &f, "busy_ms", w->busy_ms) < 0 ||
                    boolean(b, &f, "orphan", w->orphan) < 0))
         return -1;
     return runner_buf_append(b, "}", 1);
@@ -126,7 +127,7 @@ static int counters(runner_buf *b, const runner_st_pool *p)
         num(b, &f, "max_reached", p->max_reached) < 0 ||
         key(b, &f, "errors") < 0 || runner_buf_append(b, "{", 1) < 0)
         return -1;
-    for (unsigned i = 1; i <= CGP_O_MAX_; i++)
+    for (unsigned i = 1; i <= CGP_C_MAX_; i++)
         if (num(b, &g, runner_st_outcome[i], p->outcomes[i]) < 0)
             return -1;
     if (runner_buf_append(b, "}", 1) < 0 || key(b, &f, "deaths") < 0 ||
@@ -172,7 +173,8 @@ static int pool(runner_buf *b, const runner_st *st, const runner_st_pool *p)
             return -1;
     if (runner_buf_append(b, "]", 1) < 0 || key(b, &f, "queue") < 0 ||
         runner_buf_append(b, "{", 1) < 0 || num(b, &q, "depth", p->qlen) < 0 ||
-        num(b, &q, "max", p->qmax) < 0 || runner_buf_append(b, "}", 1) < 0 ||
+        num(b, &q, "max", p->qmax) < 0 || num(b, &q, "bytes", p->qbytes) < 0 ||
+        runner_buf_append(b, "}", 1) < 0 ||
         key(b, &f, "backoff") < 0 || runner_buf_append(b, "{", 1) < 0 ||
         num(b, &k, "failures", p->fail_streak) < 0 ||
         num(b, &k, "remaining_ms", p->backoff_ms) < 0 || runner_buf_append(b, "}", 1) < 0 ||
@@ -195,10 +197,18 @@ int runner_status_json(const runner_st *st, runner_buf *b)
         num(b, &f, "http_timeout_ms", st->http_timeout) < 0 ||
         num(b, &f, "slow_request_ms", st->slow_request) < 0 ||
         num(b, &f, "reloads", st->reloads) < 0 || boolean(b, &f, "stopping", st->stopping) < 0 ||
+        num(b, &f, "queue_bytes", st->queue_bytes) < 0 ||
+        num(b, &f, "queue_memory", st->queue_memory) < 0 ||
+        num(b, &f, "queue_memory_pool", st->queue_memory_pool) < 0 ||
+        num(b, &f, "unauthenticated", st->unauth) < 0 ||
+        num(b, &f, "refused_connections", st->refused) < 0 ||
         runner_buf_append(b, "},\"pools\":[", 11) < 0)
         return -1;
     for (unsigned i = 0; i < st->npools; i++)
         if ((i && runner_buf_append(b, ",", 1) < 0) || pool(b, st, &st->pools[i]) < 0)
             return -1;
-    return runner_buf_append(b, "]}\n", 3);
+    /* the WebSocket pools' section (runner_ws_status.c) */
+    if (runner_buf_append(b, "]", 1) < 0 || runner_ws_status_json(b) < 0)
+        return -1;
+    return runner_buf_append(b, "}\n", 2);
 }

@@ -31,7 +31,7 @@ static uint64_t g_state(const runner_st_pool *p, unsigned i)
 static uint64_t g_limit(const runner_st_pool *p, unsigned i)
 {
     (void)i;
-    return p->retired ? 0 : p->set->v[RUNNER_S_MAX_WORKERS];
+    return p->retired ? 0 : p->set->v[CGP_S_MAX_WORKERS];
 }
 static uint64_t g_max_active(const runner_st_pool *p, unsigned i) { (void)i; return p->max_active; }
 static uint64_t g_reached(const runner_st_pool *p, unsigned i) { (void)i; return p->max_reached; }
@@ -40,7 +40,7 @@ static uint64_t g_qmax(const runner_st_pool *p, unsigned i) { (void)i; return p-
 static uint64_t g_qlimit(const runner_st_pool *p, unsigned i)
 {
     (void)i;
-    return p->retired ? 0 : p->set->v[RUNNER_S_QUEUE_DEPTH];
+    return p->retired ? 0 : p->set->v[CGP_S_QUEUE_DEPTH];
 }
 static uint64_t g_requests(const runner_st_pool *p, unsigned i) { (void)i; return p->requests; }
 static uint64_t g_served(const runner_st_pool *p, unsigned i) { (void)i; return p->served; }
@@ -80,7 +80,7 @@ static const family families[] = {
       "Requests that ran longer than slow_request (php-fpm: slow requests).", SUM, g_slow, 0, 1, NULL,
       NULL },
     { "cgiplus_pool_errors_total", "counter", "Failed requests, by cause.", SUM, g_error, 1,
-      CGP_O_MAX_ + 1, "cause", outcome_name },
+      CGP_C_MAX_ + 1, "cause", outcome_name },
     { "cgiplus_pool_spawns_total", "counter", "Worker processes started.", SUM, g_spawns, 0, 1, NULL,
       NULL },
     { "cgiplus_pool_deaths_total", "counter", "Workers ended, by reason.", SUM, g_death, 1,
@@ -163,12 +163,20 @@ int runner_status_prom(const runner_st *st, runner_buf *b)
         head(b, "cgiplus_runner_pools", "gauge", "Pools the runner holds.") < 0 ||
         runner_buf_printf(b, "cgiplus_runner_pools %u\n", st->npools) < 0 ||
         head(b, "cgiplus_runner_reloads_total", "counter", "Settings reloads (SIGHUP).") < 0 ||
-        runner_buf_printf(b, "cgiplus_runner_reloads_total %lu\n", st->reloads) < 0)
+        runner_buf_printf(b, "cgiplus_runner_reloads_total %lu\n", st->reloads) < 0 ||
+        head(b, "cgiplus_runner_queue_bytes", "gauge",
+             "Bytes of CGI variables held for requests not yet on a worker.") < 0 ||
+        runner_buf_printf(b, "cgiplus_runner_queue_bytes %" PRIu64 "\n", st->queue_bytes) < 0 ||
+        head(b, "cgiplus_runner_connections_refused_total", "counter",
+             "Connections closed before they proved the key.") < 0 ||
+        runner_buf_printf(b, "cgiplus_runner_connections_refused_total %lu\n", st->refused) < 0)
         goto out;
     for (size_t f = 0; f < sizeof(families) / sizeof(families[0]); f++)
         if (head(b, families[f].name, families[f].type, families[f].help) < 0 ||
             series(b, st, grp, &families[f]) < 0)
             goto out;
+    if (runner_ws_status_prom(b) < 0) /* runner_ws_status.c */
+        goto out;
     rc = 0;
 out:
     free(grp);

@@ -1,14 +1,20 @@
 /* runner_table.c: the runner's side of the direct path's shared table
- * (include/cgp_table.h): one sealed memfd, pool entries and worker slots,
- * the claim and publish of a worker against the httpd children, what a
- * child hands back (KICK) and what a dead child leaves behind. */
-#include "runner.h"
+ * (include/cgp_table.h): one sealed memfd, pool entries and worker slots.
+ * What is read and written there, and every move of a slot (through
+ * cgp_tslot_step, as the children move it); no decision: what a move
+ * means for a worker is runner_worker.c's, for a pool runner_pool.c's. */
+#include "runner_table.h"
+#include "runner_ctx.h"
+#include "runner_log.h"
+#include "runner_pool.h"
+#include "runner_worker.h"
+#include "cgp_table.h"
+#include "cgp_twait.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 /* The table of this runner process; lives until it exits. fd -1: none
@@ -19,7 +25,7 @@ static struct {
     runner_pool *pools[CGP_TABLE_POOLS];
     runner_worker *owner[CGP_TABLE_SLOTS];
     uint32_t pool_gen[CGP_TABLE_POOLS];
-    uint32_t slot_gen[CGP_TABLE_SLOTS];
+    uint64_t next_look;       /* runner_table_look_at */
 } tb = { .fd = -1 };
 
 int runner_table_init(void)
@@ -47,6 +53,9 @@ int runner_table_init(void)
     h->nslots = CGP_TABLE_SLOTS;
     h->runner_pid = (uint32_t)getpid();
     h->size = size;
+    h->queue_size = sizeof(cgp_tqueue);
+    h->wait_size = sizeof(cgp_twait);
+    h->nwaits = CGP_TABLE_WAITS;
     tb.fd = fd;
     tb.base = base;
     return 0;
@@ -62,29 +71,40 @@ static cgp_tslot *tslot(const runner_worker *w)
     return w->slot >= 0 ? cgp_table_slot(tb.base, (uint32_t)w->slot) : NULL;
 }
 
-/* A free entry and a block of max_workers slots; without them the pool is
- * relayed only. */
-void runner_table_pool_add(runner_pool *p)
+/* The runner's own move of slot s (FILL, REAP, CLEAR), from whatever
+ * state it is in: retried until the CAS takes, since a holder may move it
+ * meanwhile (only the runner changes the generation). 0: the table has no
+ * such move from its state. */
+static int slot_force(cgp_tslot *s, unsigned ev)
 {
-    uint64_t n = p->set.v[RUNNER_S_MAX_WORKERS];
-    uint32_t i, first = 0, run = 0;
-    int idx = -1;
+    uint64_t word = atomic_load(&s->word);
+    while (cgp_tnext(cgp_tword_state(word), ev) != 0xff) {
+        if (cgp_tslot_step(s, cgp_tword_state(word), cgp_tword_gen(word), cgp_tword_pid(word),
+                           ev, 0))
+            return 1;
+        word = atomic_load(&s->word);
+    }
+    return 0;
+}
 
-    p->tidx = -1;
-    if (tb.fd < 0 || p->mode != RUNNER_MODE_CGIPLUS || n == 0 || n > CGP_TABLE_SLOTS)
-        return;
-    for (i = 0; i < CGP_TABLE_POOLS && idx < 0; i++)
-        if (!tb.pools[i])
-            idx = (int)i;
-    if (idx < 0)
-        goto full;
-    /* first fit: a slot is free when no pool's block holds it */
-    static unsigned char used[CGP_TABLE_SLOTS];
-    memset(used, 0, sizeof(used));
+static uint32_t clamp32(uint64_t v)
+{
+    return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/* First fit of n units in a region of cap, where each pool with an entry
+ * holds [at(pool), at(pool) + len(pool)): the start, or -1. */
+static long first_fit(uint32_t n, uint32_t cap, int rings)
+{
+    static unsigned char used[CGP_TABLE_WAITS];
+    uint32_t i, first = 0, run = 0;
+
+    memset(used, 0, cap);
     for (i = 0; i < CGP_TABLE_POOLS; i++)
         if (tb.pools[i])
-            memset(used + tb.pools[i]->tfirst, 1, tb.pools[i]->tslots);
-    for (i = 0; i < CGP_TABLE_SLOTS && run < n; i++) {
+            memset(used + (rings ? tb.pools[i]->wfirst : tb.pools[i]->tfirst), 1,
+                   rings ? tb.pools[i]->wsize : tb.pools[i]->tslots);
+    for (i = 0; i < cap && run < n; i++) {
         if (used[i]) {
             run = 0;
             continue;
@@ -92,25 +112,65 @@ void runner_table_pool_add(runner_pool *p)
         if (run++ == 0)
             first = i;
     }
-    if (run < n)
+    return run < n ? -1 : (long)first;
+}
+
+/* The ring for a queue depth: twice as long (an entry handed over is
+ * free again only once its waiter woke), a power of two, 16 to 4096. */
+static uint32_t ring_size(uint64_t depth)
+{
+    uint32_t n = 16;
+
+    while (n < CGP_TWAIT_RING_MAX && n < 2 * depth)
+        n <<= 1;
+    return n;
+}
+
+/* A free entry, a block of max_workers slots and a ring of waiter
+ * entries; without them the pool is relayed only. */
+void runner_table_pool_add(runner_pool *p)
+{
+    uint64_t n = p->set.v[CGP_S_MAX_WORKERS];
+    uint32_t wn = ring_size(p->set.v[CGP_S_QUEUE_DEPTH]), i;
+    long first, wfirst;
+    int idx = -1;
+
+    p->tidx = -1;
+    if (tb.fd < 0 || p->mode == RUNNER_MODE_CGI || n == 0 || n > CGP_TABLE_SLOTS)
+        return;
+    for (i = 0; i < CGP_TABLE_POOLS && idx < 0; i++)
+        if (!tb.pools[i])
+            idx = (int)i;
+    if (idx < 0 || (first = first_fit((uint32_t)n, CGP_TABLE_SLOTS, 0)) < 0 ||
+        (wfirst = first_fit(wn, CGP_TABLE_WAITS, 1)) < 0)
         goto full;
     p->tidx = idx;
-    p->tfirst = first;
+    p->tfirst = (uint32_t)first;
     p->tslots = (uint32_t)n;
+    p->wfirst = (uint32_t)wfirst;
+    p->wsize = wn;
     tb.pools[idx] = p;
     cgp_tpool *t = tpool(p);
     atomic_store(&t->flags, 0);
-    atomic_store(&t->waiters, 0);
-    atomic_store(&t->first_slot, first);
+    atomic_store(&t->first_slot, (uint32_t)first);
     atomic_store(&t->nslots, (uint32_t)n);
     atomic_store(&t->last_used, 0);
     atomic_store(&t->served, 0);
     atomic_store(&t->requests, 0);
     for (i = 0; i < CGP_TPOOL_OUTCOMES; i++)
         atomic_store(&t->outcomes[i], 0);
-    for (i = first; i < first + n; i++)
-        atomic_store(&cgp_table_slot(tb.base, i)->word,
-                     cgp_tword(CGP_TS_EMPTY, tb.slot_gen[i], 0));
+    atomic_store(&t->active, 0);
+    atomic_store(&t->max_active, 0);
+    atomic_store(&t->slow, 0);
+    for (i = (uint32_t)first; i < (uint32_t)first + n; i++)
+        slot_force(cgp_table_slot(tb.base, i), CGP_TE_CLEAR);
+    cgp_tqueue *q = cgp_table_queue(tb.base, (uint32_t)idx);
+    atomic_store(&q->first, p->wfirst);
+    atomic_store(&q->size, wn);
+    cgp_tq tq;
+    cgp_tq_get(tb.base, (uint32_t)idx, &tq);
+    cgp_tq_reset(&tq, clamp32(p->set.v[CGP_S_QUEUE_DEPTH]),
+                 clamp32(p->set.v[CGP_S_QUEUE_WAIT]));
     if (++tb.pool_gen[idx] == 0)
         tb.pool_gen[idx] = 1;
     atomic_store(&t->gen, tb.pool_gen[idx]);
@@ -118,8 +178,9 @@ void runner_table_pool_add(runner_pool *p)
     return;
 full:
     runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2501) "pool #%llu of %s: the direct path's "
-               "table is full (%u pools, %u workers); its requests go through the runner",
-               (unsigned long long)p->id, p->script, CGP_TABLE_POOLS, CGP_TABLE_SLOTS);
+               "table is full (%u pools, %u workers, %u waiting requests); its requests go "
+               "through the runner", (unsigned long long)p->id, p->script, CGP_TABLE_POOLS,
+               CGP_TABLE_SLOTS, CGP_TABLE_WAITS);
 }
 
 void runner_table_pool_del(runner_pool *p)
@@ -130,13 +191,9 @@ void runner_table_pool_del(runner_pool *p)
         return;
     atomic_store(&t->flags, 0);
     atomic_store(&t->gen, 0); /* children's cached (index, gen) no longer match */
+    atomic_store(&cgp_table_queue(tb.base, (uint32_t)p->tidx)->size, 0);
     tb.pools[p->tidx] = NULL;
     p->tidx = -1;
-}
-
-static uint32_t clamp32(uint64_t v)
-{
-    return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
 /* What the children need to serve the pool's requests alone. */
@@ -146,27 +203,21 @@ void runner_table_pool_sync(runner_pool *p)
 
     if (!t)
         return;
-    atomic_store(&t->max_requests, clamp32(p->set.v[RUNNER_S_MAX_REQUESTS]));
-    atomic_store(&t->tmo_output, clamp32(p->set.v[RUNNER_S_TIMEOUT_OUTPUT]));
-    atomic_store(&t->tmo_noprogress, clamp32(p->set.v[RUNNER_S_TIMEOUT_NOPROGRESS]));
-    atomic_store(&t->waiters, p->qlen);
-    if (p->have_ident) {
-        atomic_store(&t->ident_dev, (uint64_t)p->ident_dev);
-        atomic_store(&t->ident_ino, (uint64_t)p->ident_ino);
-        atomic_store(&t->ident_size, (uint64_t)p->ident_size);
-        atomic_store(&t->ident_mtime_us, (uint64_t)(p->ident_mtime_ns / 1000));
-        atomic_store(&t->ident_ctime_us, (uint64_t)(p->ident_ctime_ns / 1000));
+    atomic_store(&t->max_requests, clamp32(p->set.v[CGP_S_MAX_REQUESTS]));
+    atomic_store(&t->tmo_output, clamp32(p->set.v[CGP_S_TIMEOUT_OUTPUT]));
+    atomic_store(&t->tmo_noprogress, clamp32(p->set.v[CGP_S_TIMEOUT_NOPROGRESS]));
+    atomic_store(&t->slow_ms, clamp32(runner_g.conf.v[CGP_S_SLOW_REQUEST]));
+    if (p->ident.have) {
+        atomic_store(&t->ident_dev, (uint64_t)p->ident.dev);
+        atomic_store(&t->ident_ino, (uint64_t)p->ident.ino);
+        atomic_store(&t->ident_size, (uint64_t)p->ident.size);
+        atomic_store(&t->ident_mtime_us, (uint64_t)(p->ident.mtime_ns / 1000));
+        atomic_store(&t->ident_ctime_us, (uint64_t)(p->ident.ctime_ns / 1000));
     }
-    atomic_store(&t->flags, p->have_ident && !p->retired && runner_g.stop == RUNNER_RUN
-                            ? CGP_TP_DIRECT : 0);
-}
-
-void runner_table_waiters(runner_pool *p)
-{
-    cgp_tpool *t = tpool(p);
-
-    if (t)
-        atomic_store(&t->waiters, p->qlen);
+    /* A pool that runs its script as plain CGI (2080) has no worker a child
+     * could take, nor wait for: its requests go to the runner. */
+    atomic_store(&t->flags, p->ident.have && !p->retired && !p->as_cgi &&
+                            runner_g.stop == RUNNER_RUN ? CGP_TP_DIRECT : 0);
 }
 
 /* Direct requests count as use: a pool busy only with them is not idle. */
@@ -201,6 +252,38 @@ void runner_table_pool_counts(const runner_pool *p, unsigned long *requests,
         outcomes[i] += (unsigned long)atomic_load(&t->outcomes[i]);
 }
 
+void runner_table_pool_status(const runner_pool *p, unsigned long *max_active,
+                              unsigned long *slow, uint64_t *last_used)
+{
+    cgp_tpool *t = tpool(p);
+
+    if (!t)
+        return;
+    *max_active = (unsigned long)atomic_load(&t->max_active);
+    *slow += (unsigned long)atomic_load(&t->slow);
+    uint64_t u = atomic_load(&t->last_used);
+    if (u > *last_used)
+        *last_used = u;
+}
+
+int runner_table_busy(runner_pool *p, int delta)
+{
+    cgp_tpool *t = tpool(p);
+
+    if (!t)
+        return 0;
+    cgp_tpool_busy(t, delta);
+    return 1;
+}
+
+uint64_t runner_worker_idle_since(const runner_worker *w)
+{
+    cgp_tslot *s = tslot(w);
+    uint64_t last = s ? atomic_load(&s->last_ms) : 0;
+
+    return last > w->t_idle ? last : w->t_idle;
+}
+
 runner_pool *runner_table_pool_at(uint32_t idx, uint32_t gen)
 {
     if (tb.fd < 0 || idx >= CGP_TABLE_POOLS || !tb.pools[idx] || tb.pool_gen[idx] != gen)
@@ -220,42 +303,56 @@ void runner_table_slot_take(runner_worker *w)
     runner_pool *p = w->pool;
 
     w->slot = -1;
-    w->published = 0;
-    if (p->tidx < 0 || w->is_cgi)
+    if (p->tidx < 0 || w->kind->per_request)
         return;
     for (uint32_t i = p->tfirst; i < p->tfirst + p->tslots; i++) {
         if (tb.owner[i])
             continue;
         cgp_tslot *s = cgp_table_slot(tb.base, i);
-        if (++tb.slot_gen[i] > CGP_TGEN_MASK)
-            tb.slot_gen[i] = 1;
-        tb.owner[i] = w;
-        w->slot = (int)i;
-        w->sgen = tb.slot_gen[i];
         atomic_store(&s->served, 0);
         atomic_store(&s->last_ms, runner_g.now);
         atomic_store(&s->lifetime, 0);
         atomic_store(&s->flags, 0);
         atomic_store(&s->worker_pid, (uint32_t)w->pid);
         atomic_store(&s->drain_ms, 0);
-        atomic_store(&s->word, cgp_tword(CGP_TS_RUNNER, w->sgen, 0));
+        if (!slot_force(s, CGP_TE_FILL)) /* never: a slot nobody owns is empty or dead */
+            continue;
+        tb.owner[i] = w;
+        w->slot = (int)i;
+        w->sgen = cgp_tword_gen(atomic_load(&s->word));
         return;
     }
 }
 
+void runner_table_slot_renew(runner_worker *w)
+{
+    cgp_tslot *s = tslot(w);
+
+    if (!s || !cgp_tslot_step(s, CGP_TS_RUNNER, w->sgen, 0, CGP_TE_REAP, 0) ||
+        !slot_force(s, CGP_TE_FILL))
+        return;
+    w->sgen = cgp_tword_gen(atomic_load(&s->word));
+}
+
 /* Reaped: whoever held the slot finds its generation gone. */
-void runner_table_slot_dead(runner_worker *w)
+int runner_table_slot_dead(runner_worker *w)
 {
     cgp_tslot *s = tslot(w);
 
     if (!s)
-        return;
+        return 0;
     runner_worker_sync(w);
+    /* Held by a child, or handed back as closed: it died in a direct
+     * request (its child's hand-back, if any, finds the slot dead). */
+    uint64_t word = atomic_load(&s->word);
+    int in_request = cgp_tword_state(word) == CGP_TS_CHILD ||
+                     (cgp_tword_state(word) == CGP_TS_RETURNED &&
+                      (atomic_load(&s->flags) & CGP_TS_EOF));
     atomic_store(&s->exit_status, (uint32_t)w->status); /* a holder's 502 names it */
-    atomic_store(&s->word, cgp_tword(CGP_TS_DEAD, w->sgen, 0));
+    slot_force(s, CGP_TE_REAP);
     tb.owner[w->slot] = NULL;
     w->slot = -1;
-    w->published = 0;
+    return in_request;
 }
 
 /* The slot's view of what children did with the worker. */
@@ -312,57 +409,117 @@ void runner_worker_set_lifetime(runner_worker *w, int64_t v)
         atomic_store(&s->lifetime, v);
 }
 
+/* The state of w's slot, 0xff: none. */
+static unsigned slot_state(const runner_worker *w)
+{
+    cgp_tslot *s = tslot(w);
+
+    return s ? cgp_tword_state(atomic_load(&s->word)) : 0xff;
+}
+
+int runner_worker_published(const runner_worker *w)
+{
+    unsigned st = slot_state(w);
+
+    return st != 0xff && st != CGP_TS_RUNNER && st != CGP_TS_DEAD && st != CGP_TS_EMPTY;
+}
+
 /* 1 if the runner holds the worker now (it was never published, or it was
  * idle and the CAS took it), 0 if a child has it. */
 int runner_worker_claim(runner_worker *w)
 {
     cgp_tslot *s = tslot(w);
 
-    if (!s || !w->published)
+    if (!runner_worker_published(w))
         return 1;
     if (!cgp_tslot_step(s, CGP_TS_IDLE, w->sgen, 0, CGP_TE_CLAIM_RUNNER, 0))
         return 0;
-    w->published = 0;
     runner_worker_sync(w);
     return 1;
 }
 
-int runner_worker_grant(runner_worker *w, runner_req *r)
+/* The pool's busy count follows the slot: whoever moves it to CHILD adds
+ * one, whoever moves it out takes it away (the child's release, or the
+ * runner taking back a dead child's). */
+int runner_table_slot_grant(runner_worker *w, pid_t pid)
+{
+    if (!runner_worker_published(w) ||
+        !cgp_tslot_step(tslot(w), CGP_TS_IDLE, w->sgen, 0, CGP_TE_CLAIM_CHILD, (uint32_t)pid))
+        return 0;
+    runner_table_busy(w->pool, 1);
+    return 1;
+}
+
+void runner_table_slot_stamp(runner_worker *w, uint64_t last_ms)
 {
     cgp_tslot *s = tslot(w);
-    runner_client *c = r->client;
-    unsigned char pl[CGP_GRANT_LEN];
-    cgp_grant g;
 
-    /* Only a child whose anchor is open: if it dies holding the worker,
-     * the anchor's close gives the worker back (runner_table_child_gone). */
-    if (!s || !w->published || !r->grant || !c || r->ended || !runner_client_anchored(c->pid))
+    if (s)
+        atomic_store(&s->last_ms, last_ms);
+}
+
+int runner_table_slot_publish(runner_worker *w)
+{
+    cgp_tslot *s = tslot(w);
+
+    return s && cgp_tslot_step(s, CGP_TS_RUNNER, w->sgen, 0, CGP_TE_PUBLISH, 0);
+}
+
+int runner_table_slot_idle(const runner_worker *w)
+{
+    return slot_state(w) == CGP_TS_IDLE;
+}
+
+int runner_table_slot_returned(const runner_worker *w)
+{
+    return slot_state(w) == CGP_TS_RETURNED;
+}
+
+int runner_table_slot_take_back(runner_worker *w, pid_t holder)
+{
+    if (!cgp_tslot_step(tslot(w), holder ? CGP_TS_CHILD : CGP_TS_RETURNED, w->sgen,
+                        (uint32_t)holder, CGP_TE_TAKE_BACK, 0))
         return 0;
-    /* Only once the module has sent all of the request: after GRANT it no
-     * longer reads this connection for it, nor writes to it. */
-    if (!r->body_end && !(r->have_cl && r->cl == 0))
-        return 0;
-    g.slot = (uint32_t)w->slot;
-    g.sgen = w->sgen;
-    runner_table_pool_ref(w->pool, &g.pidx, &g.pgen);
-    if (cgp_grant_pack(pl, &g) != CGP_OK ||
-        !cgp_tslot_step(s, CGP_TS_IDLE, w->sgen, 0, CGP_TE_CLAIM_CHILD, (uint32_t)c->pid))
-        return 0;
-    runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2507) "request %u (%s) waited %llu ms; worker "
-               "pid %ld goes to httpd child pid %ld", r->reqid, r->uri,
-               (unsigned long long)(runner_g.now - r->t_arrive), (long)w->pid, (long)c->pid);
-    if (r->state == RUNNER_R_QUEUED)
-        runner_pool_dequeue(r);
-    w->pool->requests--; /* counted once, by the child's release, as a direct request */
-    runner_client_send(c, CGP_T_GRANT, CGP_F_END, r->reqid, pl, sizeof(pl));
-    /* Over on this side: no END follows, and the module's frames of this
-     * request still on the way (its body) are dropped as answered ones. */
-    r->ended = 1;
-    r->client = NULL;
-    c->req = NULL;
-    runner_loop_kick(c);
-    runner_req_free(r);
+    if (holder)
+        runner_table_busy(w->pool, -1); /* the release the child never made */
+    runner_worker_sync(w);
     return 1;
+}
+
+uint32_t runner_table_slot_flags_take(runner_worker *w, uint32_t mask, uint32_t *drain_ms)
+{
+    cgp_tslot *s = tslot(w);
+
+    *drain_ms = atomic_load(&s->drain_ms);
+    return atomic_fetch_and(&s->flags, ~mask);
+}
+
+runner_worker *runner_table_slot_owner(uint32_t slot, uint32_t sgen)
+{
+    runner_worker *w = tb.fd >= 0 && slot < CGP_TABLE_SLOTS ? tb.owner[slot] : NULL;
+
+    return w && w->sgen == sgen ? w : NULL;
+}
+
+/* The table's descriptor (DIRECT's answer), -1: none. */
+void *runner_table_base(void)
+{
+    return tb.fd >= 0 ? tb.base : NULL;
+}
+
+uint32_t runner_table_pid(void)
+{
+    return tb.fd >= 0 ? ((cgp_table_hdr *)tb.base)->runner_pid : 0;
+}
+
+runner_worker *runner_table_owner(uint32_t slot)
+{
+    return tb.fd >= 0 && slot < CGP_TABLE_SLOTS ? tb.owner[slot] : NULL;
+}
+
+int runner_table_fd(void)
+{
+    return tb.fd;
 }
 
 /* What a child serves on it: the URI's first bytes; returns ms since. */
@@ -387,30 +544,7 @@ uint64_t runner_worker_direct_uri(const runner_worker *w, char *buf, size_t cap)
 /* 1 if a child holds the worker at this moment. */
 int runner_worker_held(const runner_worker *w)
 {
-    cgp_tslot *s = tslot(w);
-
-    return s && w->published && cgp_tword_state(atomic_load(&s->word)) != CGP_TS_IDLE;
-}
-
-/* An idle worker the runner holds becomes free for the children. Its
- * stdout and stderr are no longer watched: a child may be reading them
- * from now on (stderr then goes to the request's virtual host's log). */
-void runner_worker_publish(runner_worker *w)
-{
-    cgp_tslot *s = tslot(w);
-    runner_pool *p = w->pool;
-
-    /* A worker's first request goes through the runner, which tells a
-     * start-up banner and a program that does not speak CGIplus from a
-     * response; only a worker that has answered one is published. */
-    if (!s || w->published || w->state != RUNNER_W_IDLE || w->req || w->retire || !w->served ||
-        w->exited || w->gen != p->gen || p->retired || runner_g.stop != RUNNER_RUN)
-        return;
-    atomic_store(&s->last_ms, w->t_idle);
-    runner_worker_take_stderr(w);
-    runner_ev_watch(&w->ev_out, 0);
-    runner_ev_watch(&w->ev_err, 0);
-    w->published = cgp_tslot_step(s, CGP_TS_RUNNER, w->sgen, 0, CGP_TE_PUBLISH, 0);
+    return runner_worker_published(w) && slot_state(w) != CGP_TS_IDLE;
 }
 
 /* Asks whoever holds the worker to hand it back after its request. */
@@ -422,176 +556,9 @@ void runner_worker_want_back(runner_worker *w)
         atomic_fetch_or(&s->flags, CGP_TS_RETIRE);
 }
 
-/* A RETURNED slot: the child is done with it; the runner decides. */
-static void take_returned(runner_worker *w)
+uint64_t runner_table_look_at(void)
 {
-    cgp_tslot *s = tslot(w);
-    if (!cgp_tslot_step(s, CGP_TS_RETURNED, w->sgen, 0, CGP_TE_TAKE_BACK, 0))
-        return;
-    w->published = 0;
-    runner_worker_sync(w);
-    uint32_t fl = atomic_fetch_and(&s->flags, ~(CGP_TS_KILL | CGP_TS_DRAIN | CGP_TS_RETIRE |
-                                                CGP_TS_EOF | CGP_TS_BROKEN | CGP_TS_NOABORT));
-    if (fl & CGP_TS_EOF) {
-        runner_worker_gone(w); /* it dies by itself; its exit says how */
-    } else if (fl & CGP_TS_BROKEN) {
-        runner_worker_stop(w, RUNNER_END_BROKEN, 1);
-    } else if (fl & CGP_TS_KILL) {
-        runner_worker_stop(w, RUNNER_END_TIMEOUT, 1);
-    } else if (fl & CGP_TS_DRAIN) {
-        runner_worker_adopt(w, atomic_load(&s->drain_ms), (fl & CGP_TS_NOABORT) != 0);
-    } else {
-        uint64_t maxr = w->pool->set.v[RUNNER_S_MAX_REQUESTS];
-        runner_wend why = w->retire ? w->retire
-                          : maxr && w->served >= maxr ? RUNNER_END_MAX_REQUESTS
-                          : RUNNER_END_RETIRED;
-        runner_worker_stop(w, why, 1);
-    }
-}
-
-/* KICK: a child released a worker while requests waited, or handed one
- * back. */
-void runner_table_kick(runner_pool *p)
-{
-    runner_worker *w, *wn;
-
-    for (w = TAILQ_FIRST(&p->workers); w; w = wn) {
-        wn = TAILQ_NEXT(w, plink);
-        cgp_tslot *s = tslot(w);
-        if (!s || !w->published)
-            continue;
-        if (cgp_tword_state(atomic_load(&s->word)) == CGP_TS_RETURNED) {
-            take_returned(w);
-        } else {
-            runner_worker_sync(w); /* a LIFETIME it set: its timer */
-            runner_worker_rearm(w);
-        }
-    }
-    runner_pool_dispatch(p);
-}
-
-/* A child's anchor connection closed: the child is gone, and with it
- * whatever it was doing on the workers it held. Each is drained to its
- * sentinel (or killed past the bound), never reused dirty. */
-void runner_table_child_gone(pid_t pid)
-{
-    runner_worker *w, *wn;
-
-    if (tb.fd < 0)
-        return;
-    for (w = TAILQ_FIRST(&runner_g.workers); w; w = wn) {
-        wn = TAILQ_NEXT(w, glink);
-        cgp_tslot *s = tslot(w);
-        if (!s || !w->published)
-            continue;
-        if (cgp_tslot_step(s, CGP_TS_CHILD, w->sgen, (uint32_t)pid, CGP_TE_TAKE_BACK, 0)) {
-            w->published = 0;
-            runner_worker_sync(w);
-            runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2502) "httpd child pid %ld went away "
-                       "holding worker pid %ld of %s; draining it", (long)pid, (long)w->pid,
-                       w->pool->script);
-            runner_worker_adopt(w, w->pool->set.v[RUNNER_S_TIMEOUT_OUTPUT], 0);
-        } else if (cgp_tword_state(atomic_load(&s->word)) == CGP_TS_RETURNED) {
-            take_returned(w);
-        }
-    }
-}
-
-/* Sends frame type with payload pl and fds attached: one sendmsg, before
- * anything else queued on the connection (there is nothing between
- * requests). -1 if it cannot go whole now. */
-int runner_table_send_fds(runner_client *c, unsigned type, uint32_t reqid, const void *pl,
-                          size_t len, const int *fds, int nfds)
-{
-    unsigned char hb[CGP_HDR_LEN];
-    cgp_hdr h = { .type = (uint8_t)type, .reqid = reqid, .len = (uint32_t)len };
-    union {
-        struct cmsghdr c;
-        char b[CMSG_SPACE(sizeof(int) * CGP_CHANNEL_FDS)];
-    } cm;
-    struct iovec iov[2] = { { hb, sizeof(hb) }, { (void *)pl, len } };
-    struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
-
-    if (c->closed || c->broken || runner_buf_used(&c->out) || nfds > CGP_CHANNEL_FDS ||
-        cgp_hdr_pack(hb, &h) != CGP_OK)
-        return -1;
-    memset(&cm, 0, sizeof(cm));
-    if (nfds > 0) {
-        mh.msg_control = cm.b;
-        mh.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds);
-        cm.c.cmsg_level = SOL_SOCKET;
-        cm.c.cmsg_type = SCM_RIGHTS;
-        cm.c.cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
-        memcpy(CMSG_DATA(&cm.c), fds, sizeof(int) * (size_t)nfds);
-    }
-    ssize_t n;
-    do
-        n = sendmsg(c->ev.fd, &mh, MSG_NOSIGNAL);
-    while (n < 0 && errno == EINTR);
-    if (n < 0)
-        return -1;
-    /* The descriptors went with the first byte; the rest is queued. */
-    size_t done = (size_t)n;
-    if (done < sizeof(hb) && runner_buf_append(&c->out, hb + done, sizeof(hb) - done) < 0)
-        return -1;
-    if (done < sizeof(hb) + len) {
-        size_t from = done > sizeof(hb) ? done - sizeof(hb) : 0;
-        if (runner_buf_append(&c->out, (const unsigned char *)pl + from, len - from) < 0)
-            return -1;
-        runner_client_update(c);
-    }
-    return 0;
-}
-
-/* DIRECT: the table, and this connection becomes the child's anchor. */
-void runner_table_on_direct(runner_client *c, uint32_t reqid)
-{
-    unsigned char pl[CGP_PAIR_LEN];
-    cgp_pair pr = { tb.fd >= 0 ? (uint32_t)CGP_TABLE_SIZE : 0, CGP_TABLE_VERSION };
-    int fd = tb.fd;
-
-    cgp_pair_pack(pl, &pr);
-    if (runner_table_send_fds(c, CGP_T_DIRECT_ACK, reqid, pl, sizeof(pl), &fd,
-                              tb.fd >= 0 ? 1 : 0) < 0) {
-        c->broken = 1;
-        return;
-    }
-    c->anchor = tb.fd >= 0;
-}
-
-/* CHANNEL: a worker's descriptors for the child that will talk to it. */
-void runner_table_on_channel(runner_client *c, uint32_t reqid, const unsigned char *pl,
-                             size_t len)
-{
-    unsigned char out[CGP_CHANNEL_LEN];
-    cgp_channel ch;
-    cgp_pair pr;
-    runner_worker *w = NULL;
-    int fds[CGP_CHANNEL_FDS], n = 0;
-
-    memset(&ch, 0, sizeof(ch));
-    if (cgp_pair_unpack(pl, len, &pr) != CGP_OK) {
-        c->broken = 1;
-        return;
-    }
-    ch.slot = pr.a;
-    if (pr.a < CGP_TABLE_SLOTS && (w = tb.owner[pr.a]) && w->sgen == pr.b &&
-        !w->exited && w->ev_in.fd >= 0 && w->ev_body.fd >= 0 && w->ev_out.fd >= 0 &&
-        w->body_peer >= 0 && w->ev_err.fd >= 0) {
-        ch.gen = w->sgen;
-        ch.pid = (uint32_t)w->pid;
-        memcpy(ch.eof, w->eof, CGP_MARK_LEN + 1);
-        memcpy(ch.esc, w->esc, CGP_MARK_LEN + 1);
-        memcpy(ch.eot, w->eot, CGP_MARK_LEN + 1);
-        fds[0] = w->ev_in.fd;
-        fds[1] = w->ev_body.fd;
-        fds[2] = w->ev_out.fd;
-        fds[3] = w->body_peer;
-        fds[4] = w->ev_err.fd;
-        n = CGP_CHANNEL_FDS;
-    }
-    if (cgp_channel_pack(out, &ch) != CGP_OK)
-        n = 0, ch.gen = 0, cgp_channel_pack(out, &ch);
-    if (runner_table_send_fds(c, CGP_T_CHANNEL_ACK, reqid, out, sizeof(out), fds, n) < 0)
-        c->broken = 1;
+    if (tb.next_look <= runner_g.now)
+        tb.next_look = runner_g.now + RUNNER_LOOK_MS;
+    return tb.next_look;
 }

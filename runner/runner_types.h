@@ -18,6 +18,8 @@ typedef struct runner_client runner_client;
 typedef struct runner_req runner_req;
 typedef struct runner_pool runner_pool;
 typedef struct runner_worker runner_worker;
+typedef struct runner_wkind runner_wkind;   /* a kind of worker's operations */
+typedef struct runner_wowner runner_wowner; /* what a worker tells its pool */
 
 TAILQ_HEAD(runner_client_list, runner_client);
 TAILQ_HEAD(runner_req_list, runner_req);

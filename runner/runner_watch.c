@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -28,12 +29,24 @@ struct runner_wdir {
     TAILQ_ENTRY(runner_wdir) link;
 };
 
-/* The descriptor and what it watches; for the runner's life. */
+#define LISTENERS 4
+
+/* The descriptor, what it watches and who is told; for the runner's life. */
 static struct {
     runner_ev ev;
     TAILQ_HEAD(, runner_wdir) dirs;
     TAILQ_HEAD(, runner_pwatch) watches;
+    runner_watch_fn *listeners[LISTENERS];
+    unsigned nlisteners;
 } wt = { .ev = { .fd = -1 } };
+
+static void on_watch(runner_ev *ev, uint32_t events);
+
+void runner_watch_listen(runner_watch_fn *fn)
+{
+    if (wt.nlisteners < LISTENERS)
+        wt.listeners[wt.nlisteners++] = fn;
+}
 
 int runner_watch_init(void)
 {
@@ -45,11 +58,12 @@ int runner_watch_init(void)
                    "its script per request to see deploys", strerror(errno));
         return -1;
     }
-    runner_ev_init(&wt.ev, RUNNER_EV_WATCH, fd, NULL);
+    runner_ev_init(&wt.ev, on_watch, fd, NULL);
     if (runner_ev_watch(&wt.ev, EPOLLIN) < 0) {
         runner_ev_close(&wt.ev);
         return -1;
     }
+    runner_ev_early(&wt.ev);
     return 0;
 }
 
@@ -238,7 +252,9 @@ void runner_watch_drop(runner_pwatch *w)
     memset(w, 0, sizeof(*w));
 }
 
-int runner_watch_read(void)
+/* Reads what is pending, marking the watches it names dirty; 1 when the
+ * kernel's queue overflowed (every watch must look), 0, or -1 none. */
+static int watch_read(void)
 {
     _Alignas(struct inotify_event) char buf[16384];
     int overflow = 0;
@@ -274,4 +290,48 @@ int runner_watch_read(void)
         runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2087) "inotify queue overflowed: every "
                    "pool's script is stat'ed once");
     return overflow;
+}
+
+/* Pending events: the watches they name are dirty; then each listener
+ * looks at its own (all: the queue overflowed, every one must look). */
+static void on_watch(runner_ev *ev, uint32_t events)
+{
+    int all = watch_read();
+    if (all < 0)
+        return;
+    for (unsigned i = 0; i < wt.nlisteners; i++)
+        wt.listeners[i](all);
+}
+
+/* ------------------------------------------------------------ identity */
+
+static int64_t ns_of(const struct timespec *t)
+{
+    return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
+
+int runner_ident_stat(const char *path, struct stat *st)
+{
+    if (stat(path, st) < 0)
+        return errno == EACCES ? EACCES : ENOENT;
+    if (!S_ISREG(st->st_mode) || !(st->st_mode & 0111))
+        return EACCES;
+    return 0;
+}
+
+int runner_ident_changed(const runner_ident *id, const struct stat *st)
+{
+    return id->have && (id->dev != st->st_dev || id->ino != st->st_ino ||
+                        id->size != (int64_t)st->st_size ||
+                        id->mtime_ns != ns_of(&st->st_mtim) || id->ctime_ns != ns_of(&st->st_ctim));
+}
+
+void runner_ident_note(runner_ident *id, const struct stat *st)
+{
+    id->have = 1;
+    id->dev = st->st_dev;
+    id->ino = st->st_ino;
+    id->size = (int64_t)st->st_size;
+    id->mtime_ns = ns_of(&st->st_mtim);
+    id->ctime_ns = ns_of(&st->st_ctim);
 }

@@ -10,6 +10,9 @@
 
 #include "runner_types.h"
 
+#include <stdint.h>
+#include <sys/stat.h>
+
 #define RUNNER_WATCH_POINTS 32u /* names watched on the way to one script */
 
 typedef struct runner_wdir runner_wdir;
@@ -27,6 +30,22 @@ typedef struct runner_pwatch {
     TAILQ_ENTRY(runner_pwatch) link;
 } runner_pwatch;
 
+/* Which file a pool's script is: another inode, size, mtime or ctime is a
+ * deploy. Embedded in its pool (request or WebSocket); zeroed: none yet. */
+typedef struct runner_ident {
+    int have;
+    dev_t dev;
+    ino_t ino;
+    int64_t size, mtime_ns, ctime_ns;
+} runner_ident;
+
+/* stat()s a script: 0 with *st, else ENOENT, or EACCES for what is not an
+ * executable regular file (404 and 403). */
+int runner_ident_stat(const char *path, struct stat *st);
+/* st is another file than the one id noted (if it noted one). */
+int runner_ident_changed(const runner_ident *id, const struct stat *st);
+void runner_ident_note(runner_ident *id, const struct stat *st);
+
 /* Opens the inotify descriptor; -1 (logged once): every pool stats per request. */
 int runner_watch_init(void);
 void runner_watch_fini(void);
@@ -34,8 +53,11 @@ void runner_watch_fini(void);
  * and says whether it could (w->ok). */
 int runner_watch_set(runner_pwatch *w, const char *path);
 void runner_watch_drop(runner_pwatch *w);
-/* Reads what is pending, marking the watches it names dirty; 1 when the
- * kernel's queue overflowed (every watch must look), 0, or -1 none. */
-int runner_watch_read(void);
+/* Told after events marked watches dirty (all: the kernel's queue
+ * overflowed, every watch must look): a pool looks at its script. The
+ * watch's descriptor is handled before the other events of a loop turn,
+ * so a request sent after a file changed meets the rolled-over pool. */
+typedef void runner_watch_fn(int all);
+void runner_watch_listen(runner_watch_fn *fn);
 
 #endif

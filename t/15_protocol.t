@@ -191,23 +191,15 @@ ok t_cmp($b, qr/^pid=\d+\nanswer=200 NOOP\n\z/, "'#' and '!' lines are not answe
 ($s, undef, $b) = get('/proto-plus/raw.py?callout=NOOP%3A%20c');
 ok t_cmp($b, qr/^pid=\d+\nanswer=200 NOOP\n\z/, '... and the channel stays in step');
 
-# ---- README's status page example works in a configuration modelled on
-# examples/demo.conf.in (made as run-demo makes it): `Require ip` needs
-# mod_authz_host, which the demo loads.
+# ---- README's status page example works in the demo's configuration
+# (examples/demo.conf.in, made by scripts/demo-conf as run-demo makes it):
+# `Require ip` needs mod_authz_host, which the demo loads.
 {
     my $top = Apache::Test::vars('top_dir');
-    my $apxs = $cfg->{vars}{apxs};
-    chomp(my $libexec = `$apxs -q LIBEXECDIR`);
     my $run = Apache::Test::vars('t_logs') . '/demo';
-    mkdir $run;
-    open my $in, '<', "$top/examples/demo.conf.in" or die $!;
-    open my $out, '>', "$run/httpd.conf" or die $!;
-    while (<$in>) {
-        s/\@TOP\@/$top/g; s/\@RUN\@/$run/g; s/\@PORT\@/1/g; s/\@LIBEXEC\@/$libexec/g;
-        s/^\@USER\@$/User nobody\nGroup nogroup/;
-        print $out $_;
-    }
-    close $out;
+    local $ENV{APXS} = $cfg->{vars}{apxs};
+    system("$top/scripts/demo-conf", $top, $top, $run, 1, 'nobody', 'nogroup') == 0
+        or die "scripts/demo-conf failed\n";
     open my $rd, '<', "$top/README.md" or die $!;
     my $readme = do { local $/; <$rd> };
     my ($block) = $readme =~ m{(<Location /cgiplus-status>.*?</Location>)}s;

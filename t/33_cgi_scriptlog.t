@@ -1,40 +1,55 @@
 # The script log of failed requests (CGIplusScriptLog, per location), as
 # httpd-tests' cgi.t checks mod_cgi's ScriptLog: entries for failures only,
 # the request body cut at CGIplusScriptLogBuffer (256), no more entries once
-# the file is over CGIplusScriptLogLength (40960).
+# the file is over CGIplusScriptLogLength (40960). And opened as mod_cgi
+# opens it: per entry, by the httpd child as User, appending and creating,
+# after a stat of the path. So a directory that does not exist at startup
+# is no startup error, a log removed or rotated away is made anew by the
+# next failure, the length is that of the file as it is now, and a new log
+# belongs to User.
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use Apache::TestRequest qw(GET GET_RC POST_RC);
+use File::Path qw(remove_tree);
 
 my @post_content = (10, 99, 250, 255, 256, 257, 258, 1024);
-plan tests => 12 + 3 * @post_content + 3;
+plan tests => 22 + 3 * @post_content;
 
-my $log = Apache::Test::vars('t_logs') . '/cgiplus_script.log';
+my $vars = Apache::Test::config()->{vars};
+my $dir = "$vars->{t_logs}/slog";
+my $log = "$dir/cgiplus_script.log";
 sub size { return -s $log // -1 }
-sub slurp { open my $fh, '<', $log or return ''; local $/; return <$fh> }
+sub slurp { open my $fh, '<', $_[0] // $log or return ''; local $/; return <$fh> }
 
-ok t_cmp(-e $log ? 1 : 0, 1, 'the script log is created at startup');
-# Left from an earlier run perhaps: empty it in place (httpd holds it open).
-truncate $log, 0;
-my $size = size();
+# The log's directory is missing (as when httpd started on a fresh tree:
+# nothing is opened at startup; t/3a starts a server so): a failure is
+# answered all the same, without an entry.
+remove_tree($dir);
+ok t_cmp(-e $dir ? 1 : 0, 0, 'the log\'s directory does not exist');
+ok t_cmp(GET_RC('/cgi-slog/bogus-perl.pl'), 502, 'a failure meanwhile: 502 all the same');
+ok t_cmp(-e $log ? 1 : 0, 0, 'and no log (its directory is still missing)');
 
-# A success writes nothing; a failure elsewhere writes nothing here.
+# The directory appears, writable by User only (as a log directory would be).
+my ($uid, $gid) = ((getpwnam $vars->{user})[2], (getgrnam $vars->{group})[2]);
+mkdir $dir, 0755 or die "$dir: $!";
+chown $uid, $gid, $dir;
 GET_RC '/cgi-slog/perl.pl';
 GET_RC '/cgi-plus/bogus-perl.pl';
-ok t_cmp(size(), $size, 'no entry for a success or for another location');
+ok t_cmp(-e $log ? 1 : 0, 0, 'no log for a success or for a failure elsewhere');
 
-# A script that dies before its header.
+# A script that dies before its header: the first entry makes the file.
 ok t_cmp(GET_RC('/cgi-slog/bogus-perl.pl'), 502, 'bogus-perl.pl: 502');
 my $text = slurp();
-ok t_cmp(size() > $size ? 1 : 0, 1, 'an entry for the failure');
+ok t_cmp(size() > 0 ? 1 : 0, 1, 'the next failure makes the log');
+ok t_cmp((stat $log)[4], $uid, "it belongs to User ($vars->{user}), not root");
 ok t_cmp($text, qr{^%% \[[^\]]+\] GET /cgi-slog/bogus-perl\.pl HTTP/1\.1\n%% 502 \S+/bogus-perl\.pl\n%request\n}m,
          'entry head as mod_cgi writes it');
 ok t_cmp($text, qr{^Host: }m, 'request headers in the entry');
 
 # A malformed header: the reason, stdout and stderr.
-$size = size();
+my $size = size();
 ok t_cmp(GET_RC('/cgi-slog/bogus1k.pl'), 502, 'bogus1k.pl: 502');
 $text = substr(slurp(), $size);
 ok t_cmp($text, qr{^%response\n.*malformed header line \(no colon\): 'Not a header'$}ms, 'the reason');
@@ -47,6 +62,18 @@ ok t_cmp(GET_RC('/cgi-slog/acceptpathinfooff.sh/foo'), 404, 'path info refused: 
 ok t_cmp(substr(slurp(), $size),
          qr{^%% \[[^\]]+\] GET /cgi-slog/acceptpathinfooff\.sh/foo HTTP/1\.1\n%% 404 \S+\n%error\nAcceptPathInfo off disallows user's path\n\z},
          'refusal entry');
+
+# Removed between two failures: the next one makes it anew.
+unlink $log or die "$log: $!";
+GET_RC '/cgi-slog/bogus-perl.pl';
+ok t_cmp(slurp(), qr{\A%% \[[^\]]+\] GET /cgi-slog/bogus-perl\.pl HTTP/1\.1\n%% 502 }, 'a removed log is made anew, with the new entry alone');
+
+# Rotated (renamed away, as logrotate does): the old file keeps what it had.
+rename $log, "$log.1" or die "$log: $!";
+my $old = slurp("$log.1");
+GET_RC '/cgi-slog/bogus1k.pl';
+ok t_cmp(slurp(), qr{\A%% \[[^\]]+\] GET /cgi-slog/bogus1k\.pl HTTP/1\.1\n}, 'after a rotation the entry goes to a new file');
+ok t_cmp(slurp("$log.1"), $old, 'and not to the rotated one');
 
 # POST bodies: at most ScriptLogBuffer (256) bytes of each are kept.
 my $content = 0;
@@ -61,14 +88,18 @@ for my $length (@post_content) {
              "POST $length: $want body bytes logged");
 }
 
-# Fill the log past CGIplusScriptLogLength; then it stops growing.
-for (1 .. 60) {
-    GET_RC '/cgi-slog/bogus1k.pl';
-    last if size() > 40960;
-}
+# The length (40960) is that of the file now: at it, an entry still goes
+# in (mod_cgi stops only past it); past it, none; cut back, entries again.
+sub fill { my ($n) = @_; open my $fh, '>', $log or die; print $fh 'x' x $n; close $fh }
+fill(40960);
+GET_RC '/cgi-slog/bogus-perl.pl';
+ok t_cmp(size() > 40960 ? 1 : 0, 1, 'a log of exactly ScriptLogLength bytes gets the entry');
 $size = size();
-ok t_cmp($size > 40960 ? 1 : 0, 1, 'the log reached its length');
 GET_RC '/cgi-slog/bogus1k.pl';
 ok t_cmp(size(), $size, 'no entry once over the length');
+fill(40961);
 GET_RC '/cgi-slog/bogus-perl.pl';
-ok t_cmp(size(), $size, 'still no entry');
+ok t_cmp(size(), 40961, 'a log one byte over: no entry');
+truncate $log, 100;
+GET_RC '/cgi-slog/bogus-perl.pl';
+ok t_cmp(size() > 100 ? 1 : 0, 1, 'cut back under the length: entries again');

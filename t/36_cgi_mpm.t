@@ -4,6 +4,8 @@
 # request must succeed and connections must be reused, not opened per
 # request. Only the processes this test starts are stopped.
 use strict;
+use lib "t/lib";
+use FreePort qw(free_port);
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil qw(t_cmp);
@@ -16,7 +18,7 @@ plan tests => 5 * @mpms;
 
 my $vars = Apache::Test::config()->{vars};
 my $top = $vars->{top_dir};
-my $port = $vars->{port} + 10;          # past the test server's vhost ports
+my $port = free_port();
 chomp(my $libexec = `$vars->{apxs} -q LIBEXECDIR`);
 my $requests = 1000;
 

@@ -7,6 +7,8 @@
 # format, the body cut at ScriptLogBuffer, the timeout as the no-progress
 # timeout; bad values refuse to start with a sentence.
 use strict;
+use lib "t/lib";
+use FreePort qw(free_port);
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil qw(t_cmp);
@@ -53,7 +55,7 @@ ok t_cmp($rp->{code}, 200, 'compat: a script that answers in time: 200');
 # ---- only mod_cgiplus: a private httpd
 my $dir = "$vars->{t_logs}/only-cgiplus";
 fresh_dir($dir);
-my $port = $vars->{port} + 15;
+my $port = free_port();
 my $cgi = "$vars->{documentroot}/cgi";
 my $extra = <<"CONF";
 ScriptLog logs/cgi.log
@@ -73,7 +75,8 @@ ScriptSock logs/cgisock
     CGIScriptTimeout 2
 </Location>
 CONF
-mkdir "$dir/logs";
+# logs/ (ScriptLog's directory) does not exist yet: as under mod_cgi, the
+# log is opened per entry, as User, so httpd starts all the same.
 open $fh, '>', "$dir/httpd.conf" or die;
 print $fh private_conf($dir, $port, ['alias'], $extra);
 close $fh;
@@ -82,10 +85,12 @@ ok t_cmp($exit, 0, 'only mod_cgiplus: httpd -t accepts ScriptLog* and CGIDScript
 ok t_cmp(private_start("$dir/httpd.conf", $port), 1, 'only mod_cgiplus: httpd starts');
 my $hp2 = "127.0.0.1:$port";
 my $log = "$dir/logs/cgi.log";
-ok t_cmp(-e $log ? 1 : 0, 1, 'ScriptLog (relative to ServerRoot) is created at startup');
+ok t_cmp(-e "$dir/logs" ? 1 : 0, 0, 'ScriptLog\'s directory is missing: nothing is made at startup');
+mkdir "$dir/logs";
+chown scalar(getpwnam $vars->{user}), scalar(getgrnam $vars->{group}), "$dir/logs";
 $r = raw_request($hp2, GET => '/cgi-bin/perl.pl');
 ok t_cmp($r->{code}, 200, 'a good script: 200');
-ok t_cmp(-s $log, 0, 'no entry for a success');
+ok t_cmp(-e $log ? 1 : 0, 0, 'no entry (no file) for a success');
 $r = raw_request($hp2, POST => '/cgi-bin/bogus1k.pl', [], 'b' x 40);
 ok t_cmp($r->{code}, 500, 'bogus1k.pl: 500 as mod_cgi');
 my $entry = slurp($log);

@@ -8,6 +8,8 @@
 # IncludesNOEXEC refuses both forms; #exec cgi is plain CGI or persistent
 # by the scope's CGIplusMode.
 use strict;
+use lib "t/lib";
+use FreePort qw(free_port);
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil qw(t_cmp);
@@ -52,7 +54,7 @@ ok t_cmp($r->{body}, qr/parent=cgiplus-runner/, 'the compat scope\'s included sc
 # ---- only mod_cgiplus
 my $dir = "$vars->{t_logs}/ssi-only";
 fresh_dir($dir);
-my $port = $vars->{port} + 16;
+my $port = free_port();
 my $ssi = "$vars->{documentroot}/ssi";
 my $extra = <<"CONF";
 TypesConfig /dev/null

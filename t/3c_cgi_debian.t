@@ -9,6 +9,8 @@
 # mod_cgid loaded again, mod_cgid serves them and the snippet is inert.
 # httpd is started with -d (never systemctl) and stopped by its pid.
 use strict;
+use lib "t/lib";
+use FreePort qw(free_port);
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil qw(t_cmp);
@@ -23,7 +25,7 @@ my $vars = Apache::Test::config()->{vars};
 my $top = $vars->{top_dir};
 my $tmp = "$vars->{t_logs}/debian";
 my $etc = "$tmp/apache2";
-my $port = $vars->{port} + 17;
+my $port = free_port();
 my $hp = "127.0.0.1:$port";
 
 fresh_dir($tmp);
@@ -84,8 +86,10 @@ ok t_cmp(raw_request($hp, GET => '/cgi-bin/who.sh')->{code}, 404,
          'without the snippet /cgi-bin/ is off (Debian guards it with IfModule mod_cgi/mod_cgid)');
 stop();
 
-# 2. The shipped snippet, read before conf-enabled/.
-copy("$top/conf/cgiplus-serve-cgi-bin.conf", "$etc/mods-enabled/cgiplus.conf") or die;
+# 2. The shipped snippet in conf-available, enabled as a2enconf does: read
+# before serve-cgi-bin.conf and gitweb.conf by its name.
+copy("$top/conf/cgiplus-serve-cgi-bin.conf", "$etc/conf-available/cgiplus-serve-cgi-bin.conf") or die;
+symlink '../conf-available/cgiplus-serve-cgi-bin.conf', "$etc/conf-enabled/cgiplus-serve-cgi-bin.conf" or die;
 ok t_cmp(start(), 1, 'with conf/cgiplus-serve-cgi-bin.conf: starts');
 my $r = raw_request($hp, GET => '/cgi-bin/who.sh');
 ok t_cmp($r->{code}, 200, '/cgi-bin/who.sh: 200');

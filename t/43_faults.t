@@ -18,16 +18,26 @@ sub log_text { open my $fh, '<', $errlog or return ''; local $/; return <$fh> }
 
 # --- kill -9 of a busy worker.
 hmany(map { '/pool/kill/app.pl?sleep=0.2' } 1 .. 2); # two warm workers
-my $victim = hstart('/pool/kill/app.pl?sleep=1.5&victim=1');
+# The victim holds its worker until the file $release exists, which the
+# test makes only after the kill: a fixed sleep lost the race in the whole
+# suite, where one status poll takes about a second (its JSON covers every
+# pool made before).
+my $release = Apache::Test::vars('t_logs') . "/43_faults.release.$$";
+unlink $release;
+my $victim = hstart("/pool/kill/app.pl?victim=1&hold=$release");
+# The worker is busy with it as soon as it is claimed, before it has its
+# whole record (a worker killed then never had the request, which goes to
+# another one): the script says when it has it.
 my $w = wait_for(sub {
     my $p = pool_of(status(), 'kill') or return undef;
     my ($b) = grep { ($_->{uri} // '') =~ /victim/ } @{ $p->{workers} };
-    return $b }, 2);
+    return $b && log_text() =~ /app\.pl: pid $b->{pid} has its request/ ? $b : undef }, 8);
 ok t_cmp($w ? $w->{state} : '', 'busy', 'the victim worker is busy with the request');
 kill 'KILL', $w->{pid};
 my @codes;
 push @codes, hget('/pool/kill/app.pl')->{code} for 1 .. 15;
 my $v = hfinish($victim);
+{ open my $fh, '>', $release or die "$release: $!"; } # (a victim the kill missed ends)
 push @codes, hget('/pool/kill/app.pl')->{code} for 1 .. 5;
 ok t_cmp($v->{code}, 502, 'the request of the killed worker fails (502)');
 ok t_cmp(scalar(grep { $_ != 200 } @codes), 0, 'every other request succeeds (20 of 20)');

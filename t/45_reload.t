@@ -21,7 +21,7 @@ sub pid_of { my ($r) = @_; return ($r->{body} =~ /pid=(\d+)/)[0] // 0 }
 sub graceful {
     my ($maxreq) = @_;
     open my $fh, '>', $conf or die "$conf: $!";
-    print $fh "<Location /pool/reload/>\n    CGIplusSetEnv POOL reload\n"
+    print $fh "<Location /pool/reload/>\n    CGIplusSetEnv POOL_reload reload\n"
         . "    CGIplusMaxWorkers 2\n    CGIplusMaxRequests $maxreq\n</Location>\n";
     close $fh;
     open my $pf, '<', "$vars->{t_logs}/httpd.pid" or die "httpd.pid: $!";
@@ -78,7 +78,7 @@ ok t_cmp(scalar(@bad), 0, scalar(@lines) . ' requests during the restarts, none 
 ok t_cmp(runner_pid(), $runner, 'the same runner serves across restarts');
 my $st = status();
 ok t_cmp($st->{runner}{reloads} > $reloads ? 1 : 0, 1, 'the runner read its settings again');
-my @live = grep { !$_->{retired} && grep { $_ eq 'POOL=reload' } @{ $_->{settings}{env} } }
+my @live = grep { !$_->{retired} && grep { $_ eq 'POOL_reload' } @{ $_->{settings}{env} } }
            @{ $st->{pools} };
 ok t_cmp(scalar(@live), 1, 'one live pool for the new settings');
 my $old_gone = wait_for(sub { !grep { $_->{settings}{max_requests} == 100 && !$_->{retired} }

@@ -24,18 +24,28 @@ my $c = hget('/pool/stat/app.pl?crash');
 # (502 if the header and the crash reach httpd together, else a cut 200)
 ok t_cmp("$c->{code} $c->{complete}", qr/^(200 0|502 \d)$/, 'a crash after the header fails the response');
 
-# Four slow requests at once on two workers: two run, two wait.
-my @h = map { hstart('/pool/stat/app.pl?sleep=0.8') } 1 .. 4;
+# Four slow requests at once on two workers: two run, two wait. They hold
+# their workers until the test has seen that (they wait for the file
+# $release), not for a fixed 0.8 s: in the whole suite the status JSON
+# covers every pool made before (190 KB by here), JSON::PP takes about a
+# second to decode it on a loaded machine, and no poll fell inside the
+# window (the sanitizer run failed so). 8 s: below the waiting ones' queue_wait.
+my $release = Apache::Test::vars('t_logs') . "/46_status.release.$$";
+unlink $release;
+my @h = map { hstart("/pool/stat/app.pl?hold=$release") } 1 .. 4;
 my $mid = wait_for(sub { my $p = pool_of(status(), 'stat');
-                         $p && $p->{queue}{depth} == 2 ? $p : undef }, 2, 0.02);
+                         $p && $p->{queue}{depth} == 2 ? $p : undef }, 8, 0.02);
 ok t_cmp($mid ? $mid->{queue}{depth} : -1, 2, 'status shows two requests waiting');
 my @busy = $mid ? grep { $_->{state} eq 'busy' } @{ $mid->{workers} } : ();
 ok t_cmp(scalar(@busy), 2, 'and two busy workers');
-ok t_cmp(join(' ', map { $_->{uri} } @busy), '/pool/stat/app.pl?sleep=0.8 /pool/stat/app.pl?sleep=0.8',
+ok t_cmp(join(' ', map { $_->{uri} } @busy), "/pool/stat/app.pl?hold=$release /pool/stat/app.pl?hold=$release",
          'each with its current URI');
 ok t_cmp((grep { defined $_->{busy_ms} && $_->{busy_ms} >= 0 } @busy) == 2 ? 1 : 0, 1,
          'and the time spent in it');
+open my $rel, '>', $release or die "$release: $!";
+close $rel;
 my @slow = hfinish_all(@h);
+unlink $release;
 ok t_cmp(join(' ', map { $_->{code} } @slow), '200 200 200 200', 'the four slow requests complete');
 $pids{ pid_of($_) }++ for @slow;
 

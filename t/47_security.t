@@ -30,7 +30,7 @@ ok t_cmp(field($r, 'groups'), qr/^(\d+) \1$/, 'one group, no supplementary group
 my ($pid, $pgid, $sid) = field($r, 'pid') =~ /^(\d+) pgid=(\d+) sid=(\d+)/;
 ok t_cmp("$pgid $sid", "$pid $pid", 'its own session and process group');
 ok t_cmp(field($r, 'fds'), '0 1 2 3', 'only descriptors 0-3 (stdin, stdout, stderr, CGIPLUSIN)');
-ok t_cmp(field($r, 'env'), 'CGIPLUSEOF,CGIPLUSEOT,CGIPLUSESC,CGIPLUSIN,GATEWAY_INTERFACE,PATH,POOL,SECRET_CONF',
+ok t_cmp(field($r, 'env'), 'CGIPLUSEOF,CGIPLUSEOT,CGIPLUSESC,CGIPLUSIN,GATEWAY_INTERFACE,PATH,POOL_sec,SECRET_CONF',
          'a clean environment: the protocol variables and the configured ones');
 ok t_cmp(field($r, 'conf'), 'from-httpd', 'CGIplusSetEnv reaches the worker');
 ok t_cmp(field($r, 'limits'), 'cpu:30,as:1610612736,nofile:64,nproc:4096',
@@ -45,7 +45,7 @@ ok t_cmp(field($r, 'uid') =~ /^(\d+) euid=(\d+) gid=(\d+)/ ? "$1 $2" : '', "$dae
 $r = hget('/pool/cgimode/whoami.pl');
 ok t_cmp(field($r, 'fds'), '0 1 2', 'plain CGI: descriptors 0-2 only');
 my $env = field($r, 'env');
-ok t_cmp($env =~ /\bREQUEST_METHOD\b/ && $env =~ /\bPOOL\b/ && $env !~ /CGIPLUS/ ? 1 : 0, 1,
+ok t_cmp($env =~ /\bREQUEST_METHOD\b/ && $env =~ /\bPOOL_cgimode\b/ && $env !~ /CGIPLUS/ ? 1 : 0, 1,
          'plain CGI: CGI variables and configured ones');
 
 # The runner refuses users the configuration does not name, and root.

@@ -21,7 +21,7 @@ my $script = "$vars->{documentroot}/pool/app.pl";
 my $id = 0;
 sub req {
     my ($s, $query, @extra) = @_;
-    wire_request($s, ++$id, [script => $script, uri => "/wire?$query", env => 'POOL=wire48',
+    wire_request($s, ++$id, [script => $script, uri => "/wire?$query", env => 'POOL_wire48=wire48',
                              max_workers => 1, @extra],
                  [QUERY_STRING => $query, REQUEST_METHOD => 'GET', CONTENT_LENGTH => 0]);
     return $id;

@@ -45,7 +45,7 @@ sub start {
 
 sub log_of { open my $fh, '<', "$dir/$_[0].log" or return ''; local $/; return <$fh> }
 sub pool { my ($st, $tag) = @_;
-    my @p = grep { grep { $_ eq "POOL=$tag" } @{ $_->{settings}{env} } } @{ $st->{pools} };
+    my @p = grep { grep { $_ eq "POOL_$tag" } @{ $_->{settings}{env} } } @{ $st->{pools} };
     return $p[-1] }
 sub req { my ($s, $id, $q, @begin) = @_;
     my $path = $begin[0] && $begin[0] eq 'script' ? (splice @begin, 0, 2)[1] : $script;
@@ -65,7 +65,7 @@ kill_grace 500ms
 max_workers 2
 [pool $script]
 min_idle 2
-env POOL=declared
+env POOL_declared=declared
 CONF
 write_conf("$dir/runner.conf", $conf);
 my $runner = start('runner', '--config', "$dir/runner.conf");
@@ -87,7 +87,7 @@ my $bad;
 # The global cap (3): another pool's two requests push out a declared worker.
 # (Another script: requests for the declared one always meet its pool, t/50.)
 my $s2 = wire_connect("$dir/r.sock");
-my @other = (script => "$vars->{documentroot}/pool/other.pl", env => 'POOL=other', max_workers => 2);
+my @other = (script => "$vars->{documentroot}/pool/other.pl", env => 'POOL_other=other', max_workers => 2);
 req($s, 2, 'sleep=0.5', @other);
 req($s2, 3, 'sleep=0.5', @other);
 my $max = 0;
@@ -107,7 +107,7 @@ ok t_cmp(pool($st, 'declared')->{counters}{deaths}{evicted} >= 1 ? 1 : 0, 1,
 
 # SIGHUP: new settings from the file.
 (my $conf2 = $conf) =~ s/max_workers_total 3/max_workers_total 5/;
-$conf2 =~ s/POOL=declared/POOL=declared2/;
+$conf2 =~ s/POOL_declared=declared/POOL_declared2=declared2/;
 write_conf("$dir/runner.conf", $conf2);
 kill 'HUP', $runner;
 $st = wait_for(sub { my $st = wire_status($s); $st->{runner}{reloads} == 1 ? $st : undef }, 3);

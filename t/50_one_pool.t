@@ -5,6 +5,8 @@
 # once (2450). Before, httpd's settings made a twin pool that took all the
 # traffic while the declared one idled.
 use strict;
+use lib "t/lib";
+use FreePort qw(free_port);
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
@@ -20,7 +22,7 @@ my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{t_logs}/onepool";
 my $docroot = $vars->{documentroot};
 my $script = "$docroot/pool/app.pl";
-my $port = $vars->{port} + 11;
+my $port = free_port();
 remove_tree($dir);
 make_path($dir);
 chmod 0755, $dir;
@@ -34,7 +36,7 @@ max_workers 2
 [pool $script]
 min_idle 2
 max_workers 4
-env POOL=declared
+env POOL_declared=declared
 CONF
 wait_for(sub { -S "$dir/r.sock" }, 5);
 my $st = wait_for(sub { my $st = wire_status(wire_connect("$dir/r.sock"));
@@ -52,7 +54,7 @@ Alias /pool/ $docroot/pool/
     Options +ExecCGI
     SetHandler cgiplus-script
     CGIplusMaxWorkers 3
-    CGIplusSetEnv POOL fromhttpd
+    CGIplusSetEnv POOL_fromhttpd fromhttpd
 </Directory>
 CONF
 

@@ -4,23 +4,29 @@
 # suite's own uses a key file so the wire tests can talk to its runner)
 # serves scripts with it; a script still cannot drive the runner; the key is
 # in neither the runner's command line nor its environment; and it survives
-# a graceful restart and a runner restart.
+# a graceful restart and a runner restart. A CGIplusRunnerKeyFile must be
+# root's: one owned by another user (who could read it) stops httpd.
 use strict;
+use lib "t/lib";
+use FreePort qw(free_port);
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use File::Path qw(make_path remove_tree);
+use IO::Socket::INET;
 use LWP::UserAgent;
 use Time::HiRes qw(sleep);
 use lib 't/htdocs/pool/lib';
-use PoolTest qw(wait_for);
+use PoolTest qw(wait_for wire_key_file);
+use lib 't/lib';
+use PrivateHttpd qw(private_conf private_start private_stop);
 
-plan tests => 15;
+plan tests => 19;
 
 my $vars = Apache::Test::config()->{vars};
 my $top = $vars->{top_dir};
 my $dir = "$vars->{t_logs}/keytest";
-my $port = $vars->{port} + 15;
+my $port = free_port();
 my $nobody = getpwnam('nobody');
 my $libexec = `apxs -q LIBEXECDIR 2>/dev/null` || '/usr/lib/apache2/modules';
 chomp $libexec;
@@ -121,3 +127,30 @@ open my $el, '<', "$dir/error_log" or die;
 my $log = do { local $/; <$el> };
 ok t_cmp($log =~ /CGIPLUS2200: refused a connection from pid \d+ uid $nobody/ ? 1 : 0, 1,
          'the refused script is logged (2200)');
+
+# A key file its owner may read, owned by someone else than root: whoever
+# owns it can read the key (chmod it back) and drive the runner.
+my $kdir = "$vars->{t_logs}/keyowner";
+remove_tree($kdir);
+make_path($kdir);
+chmod 0755, $kdir;
+my $kport = $vars->{port} + 18;
+system('cp', wire_key_file(), "$kdir/runner.key") == 0 or die;
+chmod 0600, "$kdir/runner.key";
+chown $nobody, -1, "$kdir/runner.key";
+open $cf, '>', "$kdir/httpd.conf" or die;
+print $cf private_conf($kdir, $kport, [], "CGIplusRunnerKeyFile $kdir/runner.key\n");
+close $cf;
+sub klog { open my $e, '<', "$kdir/error_log" or return ''; local $/; return <$e> }
+system($httpd, '-f', "$kdir/httpd.conf", '-k', 'start');
+my $refused = wait_for(sub { klog() =~ /CGIPLUS1200/ }, 10);
+ok t_cmp(klog(), qr/CGIPLUS1200: mod_cgiplus: CGIplusRunnerKeyFile \Q$kdir\E\/runner\.key is owned by uid $nobody: it must be owned by root/,
+         'a key file owned by nobody (0600) is refused, saying why (1200)');
+ok t_cmp(wait_for(sub { !-e "$kdir/httpd.pid" }, 10) && !IO::Socket::INET->new("127.0.0.1:$kport") ? 1 : 0, 1,
+         'and httpd does not start');
+chown 0, 0, "$kdir/runner.key";
+my $started = private_start("$kdir/httpd.conf", $kport);
+ok t_cmp($started, 1, 'the same file owned by root: httpd starts');
+my @refusals = klog() =~ /CGIPLUS1200/g;
+ok t_cmp(scalar(@refusals), 1, 'without a second 1200');
+private_stop("$kdir/httpd.pid");

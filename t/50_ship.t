@@ -92,7 +92,7 @@ ok t_cmp(scalar(@vh), 1, 'the virtual host\'s log has one line about the crash')
 ok t_cmp($vh[0] // '', qr/\[cgiplus:error\] .*CGIPLUS10(64|72): script \S+app\.pl \(worker pid $pid\) .*killed by signal 9/,
          'naming the script, the worker and how it ended');
 sleep 0.3;
-my @main = grep { /\bpid $pid\b/ && /crash|killed|ended/ && !/:debug\]/ } split /\n/, slurp($errlog);
+my @main = grep { /\bpid $pid\b/ && /crash|killed|ended/ && !/:(?:debug|trace\d)\]/ } split /\n/, slurp($errlog);
 ok t_cmp(scalar(@main), 0, 'the main log has nothing above debug about it (the runner\'s own lines are debug)');
 
 # A worker that says why on stderr and exits before answering: its line and
@@ -105,12 +105,13 @@ ok t_cmp($resp, qr{^HTTP/1\.1 502 }, 'a worker exiting before its response: 502'
 my $vhnew = wait_for(sub { my $t = substr(slurp($vhlog), $vhmark); $t =~ /CGIPLUS10(64|72):/ && $t =~ /dying loudly/ ? $t : '' }, 5) || '';
 my ($lpid) = $vhnew =~ /dying loudly \(pid (\d+)\)/;
 $lpid //= 0;
-my @vhl = grep { /\b$lpid\b/ } split /\n/, $vhnew;
+my @vhl = grep { /\b$lpid\b/ && !/:trace\d\]/ } split /\n/, $vhnew;
 ok t_cmp(scalar(@vhl), 2, "the virtual host's log: its stderr line and one crash record (pid $lpid)");
 ok t_cmp(join("\n", @vhl), qr/CGIPLUS1064: script \S+app\.pl \(worker pid $lpid\) .*exit/,
          'the crash record names the script, the worker and its exit');
 sleep 0.3;
-my @mainl = grep { /\b$lpid\b/ && !/:debug\]/ && !/CGIPLUS2013: started worker/ } split /\n/, slurp($errlog);
+# (debug and trace lines are below it: a trace line may hold the pid as a byte count)
+my @mainl = grep { /\b$lpid\b/ && !/:(?:debug|trace\d)\]/ && !/CGIPLUS2013: started worker/ } split /\n/, slurp($errlog);
 ok t_cmp(scalar(@mainl), 0, 'the main log has nothing above debug about it'
          . (@mainl ? ": @mainl" : ''));
 

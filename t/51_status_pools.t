@@ -4,6 +4,8 @@
 # (?pool=ID); Prometheus series are labelled by script and mode only; the
 # version is configure's.
 use strict;
+use lib "t/lib";
+use FreePort qw(free_port);
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
@@ -18,7 +20,7 @@ plan tests => 22;
 my $vars = Apache::Test::config()->{vars};
 my $top = $vars->{top_dir};
 my $dir = "$vars->{t_logs}/status100";
-my $port = $vars->{port} + 12;
+my $port = free_port();
 my $n = 100;
 remove_tree($dir);
 make_path("$dir/s");

@@ -2,7 +2,9 @@
 # says READY=1 over $NOTIFY_SOCKET once its socket accepts connections,
 # RELOADING=1 then READY=1 around a SIGHUP, STOPPING=1 at SIGTERM; and it
 # serves on a socket handed over as descriptor 3 ($LISTEN_FDS, socket
-# activation), which it leaves in place at exit.
+# activation), which it leaves in place at exit. The shipped sample
+# configuration names its key (key_file) and, with its paths moved here,
+# starts a runner that serves; the unit carries its resource limits.
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -15,7 +17,7 @@ use Socket;
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(wire_connect wire_request wire_frames wait_for wire_key_file);
 
-plan tests => 13;
+plan tests => 18;
 
 my $vars = Apache::Test::config()->{vars};
 my $bin = "$vars->{top_dir}/runner/cgiplus-runner";
@@ -97,3 +99,42 @@ ok t_cmp(notice(), 'STOPPING=1', 'SIGTERM: STOPPING=1');
 waitpid $runner, 0;
 ok t_cmp($?, 0, 'it stops cleanly');
 ok t_cmp(-S "$dir/act.sock" ? 1 : 0, 1, 'and leaves the service manager\'s socket in place');
+
+# contrib/systemd/runner.conf as shipped, only its paths moved here (the
+# socket, the key file): docs/RUNNER.md's "Under systemd" path.
+my $contrib = "$vars->{top_dir}/contrib/systemd";
+open my $sf, '<', "$contrib/runner.conf" or die;
+my $sample = do { local $/; <$sf> };
+ok t_cmp($sample, qr{^key_file /etc/cgiplus/runner\.key$}m,
+         'the sample runner.conf names the key (key_file /etc/cgiplus/runner.key)');
+$sample =~ s{^socket /run/cgiplus/runner\.sock$}{socket $dir/sample.sock}m;
+$sample =~ s{^key_file /etc/cgiplus/runner\.key$}{key_file ${\wire_key_file()}}m;
+open my $so, '>', "$dir/sample.conf" or die;
+print $so $sample;
+close $so;
+my $pid = fork // die;
+if (!$pid) {
+    open STDERR, '>>', "$dir/sample.log" or die;
+    open STDOUT, '>', '/dev/null'; # not the test's TAP pipe
+    exec $bin, '--config', "$dir/sample.conf" or POSIX::_exit(127);
+}
+# However the test ends, this runner stops.
+END { kill 'TERM', $pid if $pid && kill 0, $pid }
+ok t_cmp(wait_for(sub { log_of('sample') =~ /CGIPLUS2056: .*listening on \Q$dir\E\/sample\.sock/ }, 10) ? 1 : 0,
+         1, 'it starts and listens');
+$s = wire_connect("$dir/sample.sock");
+wire_request($s, 1, [script => $script, uri => '/a'],
+             [CONTENT_LENGTH => 0, REQUEST_METHOD => 'GET', QUERY_STRING => '']);
+@f = wire_frames($s, 100, 10);
+ok t_cmp(join('', map { $_->{payload} } grep { $_->{type} == 6 } @f), qr/pid=\d+ n=1/,
+         'and serves a request from a connection that proves the key');
+close $s;
+kill 'TERM', $pid;
+waitpid $pid, 0;
+ok t_cmp($?, 0, 'and stops cleanly');
+
+open my $uf, '<', "$contrib/cgiplus-runner.service" or die;
+my $unit = do { local $/; <$uf> };
+ok t_cmp(join(' ', map { $unit =~ /^($_=\S+)$/m ? $1 : "no $_" } qw(MemoryMax TasksMax OOMPolicy)),
+         'MemoryMax=50% TasksMax=2048 OOMPolicy=continue',
+         'the unit bounds memory and tasks, and survives a worker killed for memory');

@@ -3,48 +3,30 @@
 # CGIplusMaxWorkersTotal, CGIplusMaxWorkers above CGIplusMaxWorkersTotal,
 # CGIplusTimeoutNoProgress or CGIplusQueueWait not below httpd's Timeout
 # (the virtual host's own Timeout counts). The configuration still passes.
-# Values out of range are refused (CGIplusBodyBuffer, CGIplusBodyMinRate).
+# Values out of range are refused (CGIplusBodyBuffer, CGIplusBodyMinRate,
+# and a row of each type of the settings table), with the sentence of their
+# type. The runner's configuration file says what the directives name.
+# An in-process interpreter (mod_lua from apache2's own modules; mod_perl
+# where installed) beside a pool with CGIplusUser is warned about, naming
+# the module, at httpd -t and at startup.
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use File::Path qw(make_path remove_tree);
+use lib 't/htdocs/pool/lib';
+use PoolTest ();
+use lib 't/lib';
+use PrivateHttpd qw(private_conf private_start private_stop fresh_dir);
 
-plan tests => 14;
+plan tests => 37;
 
 my $vars = Apache::Test::config()->{vars};
+chomp(my $libexec = `$vars->{apxs} -q LIBEXECDIR`);
 my $dir = "$vars->{t_logs}/configtest";
 remove_tree($dir);
 make_path($dir);
-my $libexec = `$vars->{apxs} -q LIBEXECDIR`;
-chomp $libexec;
-
-sub configtest {
-    my ($body) = @_;
-    my $conf = "$dir/httpd.conf";
-    open my $fh, '>', $conf or die "$conf: $!";
-    print $fh <<"CONF";
-ServerRoot $dir
-ServerName 127.0.0.1
-Listen 127.0.0.1:$vars->{port}
-PidFile $dir/httpd.pid
-ErrorLog $dir/error_log
-DefaultRuntimeDir $dir
-<IfModule !mpm_event_module>
-<IfModule !mpm_prefork_module>
-<IfModule !mpm_worker_module>
-LoadModule mpm_event_module $libexec/mod_mpm_event.so
-</IfModule>
-</IfModule>
-</IfModule>
-LoadModule cgiplus_module $vars->{top_dir}/mod_cgiplus/.libs/mod_cgiplus.so
-CGIplusRunnerPath $vars->{top_dir}/runner/cgiplus-runner
-$body
-CONF
-    close $fh;
-    my $out = `$vars->{httpd} -t -f $conf 2>&1`;
-    return ($? >> 8, $out);
-}
+sub configtest { PoolTest::configtest($dir, @_) }
 
 my ($rc, $out) = configtest(<<'CONF');
 Timeout 300
@@ -113,3 +95,107 @@ for my $bad ('CGIplusBodyBuffer 17M', 'CGIplusBodyBuffer -1', 'CGIplusBodyMinRat
 }
 ($rc, $out) = configtest("CGIplusBodyBuffer 1M\nCGIplusBodyMinRate 0\n");
 ok t_cmp($rc, 0, 'CGIplusBodyBuffer 1M and CGIplusBodyMinRate 0 pass');
+
+# mod_cgid's CGIDScriptTimeout (and mod_cgi's CGIScriptTimeout) is the
+# no-progress timeout: past Timeout it is warned about like
+# CGIplusTimeoutNoProgress, on its own line (httpd -t crashed here: the
+# value had no line to name).
+($rc, $out) = configtest(<<'CONF');
+Timeout 60
+CGIDScriptTimeout 120
+<Location /old>
+    CGIScriptTimeout 90s
+</Location>
+CONF
+ok t_cmp("$rc " . ($out =~ /Syntax OK/ ? 'Syntax OK' : $out), '0 Syntax OK',
+         'CGIDScriptTimeout past Timeout: httpd -t passes (it crashed)');
+ok t_cmp($out, qr/CGIPLUS1611: \Q${\at(qr{CGIDScriptTimeout 120})}\E: CGIplusTimeoutNoProgress 120s is not below httpd's Timeout/,
+         "and warns, naming CGIDScriptTimeout's line");
+ok t_cmp($out, qr/CGIPLUS1611: \Q${\at(qr{CGIScriptTimeout 90s})}\E: CGIplusTimeoutNoProgress 90s is not/,
+         "and CGIScriptTimeout's in a section");
+
+# Each type of the settings table refuses with its sentence.
+for my $c (['CGIplusMaxWorkersTotal 0', qr/CGIplusMaxWorkersTotal takes a whole number from 1 to 65536, not '0'/],
+           ['CGIplusRLimit nofile 2000000', qr/CGIplusRLimit nofile takes a whole number from 0 to 1048576, not '2000000'/],
+           ['CGIplusRLimit as 1T', qr/CGIplusRLimit as takes a whole number of bytes \(K, M or G allowed\), not '1T'/],
+           ['CGIplusSpoolMax 0', qr/CGIplusSpoolMax takes a number of bytes of at least 1 \(K, M or G allowed\)/],
+           ['CGIplusMaxAge 3 days', qr/CGIplusMaxAge takes one argument/],
+           ['CGIplusMaxAge 3d', qr/CGIplusMaxAge takes a duration: a number of seconds \(fractions allowed, or with a unit: 1500ms, 2s, 1.5m, 1h\) or 'none', not '3d'/],
+           ['CGIplusIdleTimeout 9999999999s', qr/CGIplusIdleTimeout: '9999999999s' is too long a time/],
+           ['CGIplusKillGrace none', qr/CGIplusKillGrace takes a duration, not 'none'/],
+           ['CGIplusMode fast', qr/CGIplusMode takes 'cgiplus' \(persistent workers\), 'cgi' \(one process per request\) or 'fastcgi' \(FastCGI applications as persistent workers\), not 'fast'/],
+           ['CGIplusDirect maybe', qr/CGIplusDirect must be On or Off/],
+           ["<VirtualHost 127.0.0.1:1>\nCGIplusCalloutTimeout 2s\n</VirtualHost>", qr/CGIplusCalloutTimeout cannot occur within <VirtualHost> section/],
+           ['CGIplusSpawnBackoff 2s 1s', qr/CGIplusSpawnBackoff takes a first delay and an optional longest delay, not 'none', the longest no shorter than the first/]) {
+    ($rc, $out) = configtest("$c->[0]\n");
+    ok t_cmp($rc != 0 && $out =~ $c->[1] ? 1 : 0, 1, "'$c->[0]' is refused: $c->[1]") or t_debug($out);
+}
+
+# The runner's configuration file, written from the same table: each
+# runner-wide setting the test configuration names (extra.conf.in), in the
+# syntax the runner reads, and what httpd says itself (its Timeout, 60 s by
+# default; its MaxRequestWorkers, 640 in the suite; its LogLevel; the users
+# CGIplusUser names; where its suexec wrapper is enabled, the wrapper's own
+# settings); nothing else.
+open my $rcf, '<', "$vars->{t_logs}/cgiplus-runner.conf" or die;
+my @lines = grep { !/^#/ } <$rcf>;
+chomp @lines;
+my @daemon = (getpwnam 'daemon')[2, 3];
+my @suexec;
+my ($sxbin) = `$vars->{httpd} -V 2>/dev/null` =~ /-D SUEXEC_BIN="([^"]+)"/;
+if ($sxbin && -u $sxbin && (stat $sxbin)[4] == 0) { # httpd's test for suexec_enabled
+    my %d = `$sxbin -V 2>&1` =~ /-D (\w+)="?([^"\n]*)"?/g;
+    my $min = sub { $_[0] && $_[0] > 100 ? $_[0] : 100 };
+    @suexec = ((map { $d{$_->[1]} ? "$_->[0] $d{$_->[1]}" : () }
+                ['suexec_docroot', 'AP_DOC_ROOT'], ['suexec_userdir', 'AP_USERDIR_SUFFIX'],
+                ['suexec_log', 'AP_LOG_EXEC']),
+               'suexec_uid_min ' . $min->($d{AP_UID_MIN}), 'suexec_gid_min ' . $min->($d{AP_GID_MIN}));
+    if ($d{SUEXEC_CONFIG_DIR}) { # suexec-custom: these two from its own file, not checked here
+        @lines = grep { !/^suexec_(?:docroot|userdir) / } @lines;
+        @suexec = grep { !/^suexec_(?:docroot|userdir) / } @suexec;
+    }
+}
+my $want = join ' ', 'max_workers_total 256', 'kill_grace 1000ms', 'backoff_base 300ms',
+    'backoff_max 3000ms', 'http_timeout 60000ms', 'http_threads 640', 'callout_timeout 1000ms',
+    'spool_max 62914560',
+    'log_level (?:error|warn|info|debug)', "allow_user $daemon[0]:$daemon[1]", map { quotemeta } @suexec;
+ok t_cmp(join(' ', @lines), qr/^$want$/,
+         "cgiplus-runner.conf says what the directives name, in the runner's syntax");
+
+# In-process interpreters run inside httpd's children, which hold the
+# runner's key: next to them CGIplusUser separates nothing (1180).
+my $users = <<'CONF';
+<Directory /srv/a>
+    CGIplusUser daemon
+</Directory>
+CONF
+my $daemon = join ':', (getpwnam('daemon'))[2, 3];
+($rc, $out) = configtest("LoadModule lua_module $libexec/mod_lua.so\n$users");
+ok t_cmp($rc, 0, 'mod_lua beside a CGIplusUser pool: httpd -t still passes');
+ok t_cmp($out, qr/\[cgiplus:warn\] .*CGIPLUS1180: mod_lua\.c is loaded beside pools with a CGIplusUser \(uid:gid \Q$daemon\E\): code it runs runs inside httpd's children, which hold the runner's key/,
+         'and warns, naming mod_lua.c and the pools\' user (1180)');
+($rc, $out) = configtest("LoadModule lua_module $libexec/mod_lua.so\n");
+ok t_cmp($out =~ /CGIPLUS1180/ ? 1 : 0, 0, 'mod_lua without any CGIplusUser: no warning');
+($rc, $out) = configtest($users);
+ok t_cmp($out =~ /CGIPLUS1180/ ? 1 : 0, 0, 'CGIplusUser without an in-process interpreter: no warning');
+if (-e "$libexec/mod_perl.so") {
+    ($rc, $out) = configtest("LoadModule perl_module $libexec/mod_perl.so\n$users");
+    ok t_cmp($out, qr/CGIPLUS1180: mod_perl\.c is loaded beside pools with a CGIplusUser/,
+             'mod_perl too');
+}
+else {
+    skip 'mod_perl is not installed (libapache2-mod-perl2)';
+}
+
+# At startup as well: the same line in the error log of a started httpd.
+my $pdir = "$vars->{t_logs}/inprocess";
+my $pport = $vars->{port} + 19;
+fresh_dir($pdir);
+open my $pc, '>', "$pdir/httpd.conf" or die;
+print $pc private_conf($pdir, $pport, ['lua'], $users);
+close $pc;
+ok t_cmp(private_start("$pdir/httpd.conf", $pport), 1, 'an httpd with mod_lua and a CGIplusUser pool starts');
+private_stop("$pdir/httpd.pid");
+open my $pl, '<', "$pdir/error_log" or die;
+ok t_cmp(do { local $/; <$pl> }, qr/\[cgiplus:warn\] .*CGIPLUS1180: mod_lua\.c is loaded/,
+         'and its error log has the warning');

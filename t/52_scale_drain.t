@@ -5,6 +5,8 @@
 # graceful-stop: every request succeeds, and the drained node gets no new
 # ones.
 use strict;
+use lib "t/lib";
+use FreePort qw(free_port free_ports);
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
@@ -18,7 +20,7 @@ plan tests => 7;
 
 my $vars = Apache::Test::config()->{vars};
 my $docroot = $vars->{documentroot};
-my ($p1, $p2, $pf) = map { $vars->{port} + $_ } 13, 14, 15;
+my ($p1, $p2, $pf) = free_ports(3);
 
 sub node_conf {
     my ($name) = @_;
@@ -28,7 +30,7 @@ Alias /pool/ $docroot/pool/
     Require all granted
     Options +ExecCGI
     SetHandler cgiplus-script
-    CGIplusSetEnv POOL $name
+    CGIplusSetEnv POOL_$name $name
     CGIplusMinIdle 2
 </Directory>
 CONF

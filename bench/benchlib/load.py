@@ -26,9 +26,10 @@ def h2load_cmd(url, conc, duration, logfile=None, warmup=0):
     return cmd + [url]
 
 
-def check(url, expect_len, timeout=20):
-    """(ok, detail): the target answers 200 with a body of expect_len bytes.
-    A few tries: a pool may start its first worker on the first request."""
+def check(url, expect_len, expect_body=None, timeout=20):
+    """(ok, detail): the target answers 200 with a body of expect_len bytes
+    (expect_body, if given). A few tries: a pool may start its first worker
+    on the first request."""
     m = re.match(r"(https?)://([^/]+)(/.*)", url)
     scheme, host, path = m.groups()
     detail = ""
@@ -45,8 +46,10 @@ def check(url, expect_len, timeout=20):
             resp = conn.getresponse()
             body = resp.read()
             conn.close()
-            if resp.status == 200 and len(body) == expect_len:
-                return True, "200, %d bytes" % len(body)
+            if (resp.status == 200 and len(body) == expect_len and
+                    (expect_body is None or body == expect_body)):
+                return True, "200, %d bytes%s" % (len(body), "" if expect_body is None
+                                                  else ", the expected body")
             detail = "answered %d with %d bytes, expected 200 with %d" % (
                 resp.status, len(body), expect_len)
         except (OSError, http.client.HTTPException) as e:

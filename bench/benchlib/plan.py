@@ -6,14 +6,27 @@ KIB = 1024
 # Scripting targets: id, label, server, path (the body size is the query
 # string), role in the memory report.
 # The script each persistent target's workers run, for the memory report.
-WORKER_SCRIPT = {"cgiplus-c": "hello", "cgiplus-c-relay": "hello", "cgiplus-python": "hello.py",
+WORKER_SCRIPT = {"cgiplus-c": "hello", "cgiplus-c-4": "hello", "cgiplus-c-16": "hello",
+                 "cgiplus-c-8": "hello", "cgiplus-c-relay": "hello",
+                 "cgiplus-python": "hello.py", "cgiplus-python-16": "hello.py",
                  "cgiplus-perl": "hello.pl", "cgiplus-sh": "hello.sh"}
+# The main rows run mod_cgiplus with its shipped defaults (the default pool
+# size: 4 workers a CPU, 8 to 64); the "-N" rows give a pool N workers: 4
+# and 16 (the queue's cost), and each peer's own process count (mod_fcgid
+# 8 a class, php-fpm 16 children: equal process count).
 SCRIPTING = [
-    ("cgiplus-c", "mod_cgiplus persistent, C", "httpd", "/cgiplus/c", "runner"),
+    ("cgiplus-c", "mod_cgiplus persistent, C (default pool)", "httpd", "/cgiplus/c", "runner"),
+    ("cgiplus-c-4", "mod_cgiplus persistent, C, pool of 4", "httpd", "/cgiplus4/c", "runner"),
+    ("cgiplus-c-16", "mod_cgiplus persistent, C, pool of 16", "httpd", "/cgiplus16/c", "runner"),
+    ("cgiplus-c-8", "mod_cgiplus persistent, C, pool of 8 (mod_fcgid's count)", "httpd",
+     "/cgiplus8/c", "runner"),
     # the same, every byte through the runner (round 1's path): before/after
     ("cgiplus-c-relay", "mod_cgiplus persistent, C, relayed (CGIplusDirect off)", "httpd",
      "/cgiplus-relay/c", "runner"),
-    ("cgiplus-python", "mod_cgiplus persistent, Python", "httpd", "/cgiplus/py", "runner"),
+    ("cgiplus-python", "mod_cgiplus persistent, Python (default pool)", "httpd", "/cgiplus/py",
+     "runner"),
+    ("cgiplus-python-16", "mod_cgiplus persistent, Python, pool of 16 (php-fpm's count)", "httpd",
+     "/cgiplus16/py", "runner"),
     ("cgiplus-perl", "mod_cgiplus persistent, Perl", "httpd", "/cgiplus/pl", "runner"),
     ("cgiplus-sh", "mod_cgiplus persistent, sh", "httpd", "/cgiplus/sh", "runner"),
     ("cgiplus-cgi-c", "mod_cgiplus plain-CGI mode, C", "httpd", "/cgiplus-cgi/c", "runner"),
@@ -88,7 +101,7 @@ def build(quick=False, sections=("scripting", "static"), transports=None):
         st_transports = ["clear"]
     else:
         s_targets = {t[0] for t in SCRIPTING}
-        s_conc_of = {t: {1, 10, 100} for t in s_targets}
+        s_conc_of = {t: set(SCRIPT_CONC) for t in s_targets}
         st_conc = [1, 10]
         st_files = {f for f, _ in STATIC_FILES}
         st_transports = transports
@@ -115,6 +128,9 @@ def build(quick=False, sections=("scripting", "static"), transports=None):
 
 # The concurrency of the chart, the CPU split and most figures to beat.
 MAIN_CONC = 10
+# Scripting connections: one, the main row, more than a default pool has
+# workers (requests wait), and more than a default event MPM child has threads.
+SCRIPT_CONC = [1, 10, 50, 200]
 
 
 class Goal:
@@ -150,8 +166,14 @@ METRICS = {"rps": ("req/s", "%.0f"), "mean_ms": ("ms", "%.3f"),
            "cpu_ms_per_1k": ("ms/1k req", "%.0f")}
 
 GOALS = [
-    Goal("c-vs-fcgid", "persistent C hello >= 1.5x mod_fcgid",
+    Goal("c-vs-fcgid", "persistent C hello (default pool) >= 1.5x mod_fcgid (8 a class)",
          "cgiplus-c", "fcgid-c", "scripting", [0, 64 * KIB], 1.5),
+    Goal("c-vs-fcgid-c50", "persistent C hello (default pool) >= 1.5x mod_fcgid (8 a class), "
+         "50 connections", "cgiplus-c", "fcgid-c", "scripting", [0, 64 * KIB], 1.5, conc=50),
+    Goal("pool4-vs-16", "a pool of 4 within 10 % of a pool of 16 (the queue costs nothing)",
+         "cgiplus-c-4", "cgiplus-c-16", "scripting", [0, 64 * KIB], 0.9),
+    Goal("pool4-vs-16-c50", "a pool of 4 within 10 % of a pool of 16, 50 connections",
+         "cgiplus-c-4", "cgiplus-c-16", "scripting", [0, 64 * KIB], 0.9, conc=50),
     Goal("c-vs-fcgid-c1", "persistent C hello's mean latency below mod_fcgid's "
          "(ratio: mod_fcgid's / ours)",
          "cgiplus-c", "fcgid-c", "scripting", [0, 64 * KIB], 1.0, metric="mean_ms",
@@ -160,8 +182,8 @@ GOALS = [
          "<= 0.7x mod_fcgid's",
          "cgiplus-c", "fcgid-c", "scripting", [0, 64 * KIB], 0.7,
          metric="cpu_ms_per_1k", op="<="),
-    Goal("c-vs-inproc", "persistent C hello >= 0.6x the in-process handler",
-         "cgiplus-c", "inproc-c", "scripting", [0, 64 * KIB], 0.6),
+    Goal("c-vs-inproc", "persistent C hello >= 0.7x the in-process handler",
+         "cgiplus-c", "inproc-c", "scripting", [0, 64 * KIB], 0.7),
     Goal("py-vs-cgi", "persistent Python >= 100x plain-CGI Python (mod_cgid)",
          "cgiplus-python", "cgid-python", "scripting", [0, 64 * KIB], 100.0),
     Goal("py-vs-php", "persistent Python >= php-fpm",

@@ -78,11 +78,16 @@ def pid_alive(pid):
 class Servers:
     """Owned by the bench run; start() then stop() exactly once."""
 
-    def __init__(self, top, run, cgroup, log):
+    def __init__(self, top, run, cgroup, log, cgiplus=None):
         self.top, self.run, self.cgroup, self.log = top, run, cgroup, log
+        # the build whose mod_cgiplus and runner are measured (bench/run
+        # --cgiplus-top: another tree's, for a before and after)
+        self.cgiplus = cgiplus or top
         self.build = os.path.join(top, "bench", "build")
         self.root = os.geteuid() == 0
-        self.ports = pick_ports()
+        # BENCH_PORT_BASE: where to look for free ports (several benches at once)
+        first = int(os.environ.get("BENCH_PORT_BASE", "18400"))
+        self.ports = pick_ports(first, first + 199)
         self.port, self.tls_port, self.nginx_port, self.nginx_tls_port = self.ports
         self.httpd_bin = os.path.join(apxs("SBINDIR"), apxs("TARGET"))
         # the kernel keeps the first 15 bytes of a command's name
@@ -139,7 +144,7 @@ class Servers:
                dict(subst, USER="user = nobody\ngroup = nogroup" if self.root else ""))
 
     def subst(self):
-        return {"TOP": self.top, "RUN": self.run, "BUILD": self.build,
+        return {"TOP": self.top, "CGIPLUS": self.cgiplus, "RUN": self.run, "BUILD": self.build,
                 "LIBEXEC": self.libexec, "PORT": str(self.port),
                 "TLSPORT": str(self.tls_port), "NGINXPORT": str(self.nginx_port),
                 "NGINXTLSPORT": str(self.nginx_tls_port)}
@@ -158,7 +163,7 @@ class Servers:
                     "CGIplusRunnerPath \"%s/runner/cgiplus-runner\"\n"
                     "CGIplusStatic /fast/ \"%s/htdocs/static\"\n"
                     % (self.run, self.port, self.run, self.run, self.run,
-                       self.libexec, self.libexec, self.top, self.top, self.run))
+                       self.libexec, self.libexec, self.cgiplus, self.cgiplus, self.run))
         r = sh([self.httpd_bin, "-t", "-f", conf])
         if r.returncode == 0:
             return True, ""

@@ -8,6 +8,8 @@ request ran twice; ID is the client's X-Soak-Id. Then, by ?kind=:
   post     reads the body, answers its length and CRC-32
   sse      ?n= events, flushed one by one, 20 ms apart
   big      ?size= bytes of output
+Every response carries the ID back (X-Soak-Token): the soak checks that
+no response reached another request than its own.
 """
 import os
 import sys
@@ -24,7 +26,8 @@ for env in cgiplus.requests():
     q = dict(p.split("=", 1) for p in env.get("QUERY_STRING", "").split("&") if "=" in p)
     kind = q.get("kind", "get")
     out = sys.stdout.buffer
-    head = b"Content-Type: %s\nX-Soak-Pid: %d\n\n"
+    # every response names its request: the soak checks it is the client's
+    head = b"Content-Type: %s\nX-Soak-Token: " + rid.encode() + b"\nX-Soak-Pid: %d\n\n"
     if kind == "post":
         crc, n = 0, 0
         while True:

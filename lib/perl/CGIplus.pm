@@ -47,14 +47,14 @@ sub _setup {
         }
     } else {
         unless (open $chan, '<&=', 3) {
-            _log(3007, "CGIPLUSIN descriptor 3 unusable: $!");
+            _log(3009, "CGIPLUSIN descriptor 3 unusable: $!");
             return 0;
         }
         binmode $chan;
     }
     # The body stream: fd 0, read with sysread only (no PerlIO buffer).
     unless (open $st{body_fh}, '<&=', 0) {
-        _log(3007, "descriptor 0 unusable: $!");
+        _log(3011, "descriptor 0 unusable: $!");
         return 0;
     }
     $st{chan} = $chan;
@@ -436,6 +436,141 @@ sub WRITE    { require Carp; Carp::croak('STDIN is read-only') }
 sub PRINT    { require Carp; Carp::croak('STDIN is read-only') }
 sub PRINTF   { require Carp; Carp::croak('STDIN is read-only') }
 
+# ---------------------------------------------------------------------------
+# WebSocket workers (docs/PROTOCOL.md part 2, "WebSocket workers"): the
+# records of the channel on descriptor 3 (CGIPLUSWS). One object per
+# process, for its life.
+package CGIplus::WebSocket;
+
+use constant { W_OPEN => 1, W_MESSAGE => 2, W_CLOSED => 3, W_HELLO => 16,
+               W_ACCEPT => 17, W_REFUSE => 18, W_SEND => 19, W_BROADCAST => 20,
+               W_CLOSE => 21, F_BINARY => 1 };
+
+sub new {
+    my ($class) = @_;
+    my $self = bless { fh => undef, buf => '',
+                       max => ($ENV{CGIPLUSWS_MAX_MESSAGE} // 16777216) }, $class;
+    if (($ENV{CGIPLUSWS} // '') eq '3') {
+        open($self->{fh}, '+<&=', 3) or die "CGIplus::WebSocket: descriptor 3: $!\n";
+        binmode $self->{fh};
+        $self->_write(W_HELLO, 0, 0, pack('nn', 1, 0));
+    }
+    return $self;
+}
+
+# True in a WebSocket pool.
+sub enabled { return defined $_[0]{fh} }
+
+sub _write {
+    my ($self, $type, $flags, $conn, $pl) = @_;
+    my $data = pack('CCnNN', $type, $flags, 0, $conn, length $pl) . $pl;
+    while (length $data) {
+        my $n = syswrite($self->{fh}, $data);
+        if (!defined $n) {
+            next if $!{EINTR};
+            return undef;
+        }
+        substr($data, 0, $n, '');
+    }
+    return 1;
+}
+
+sub _read {
+    my ($self, $n) = @_;
+    while (length($self->{buf}) < $n) {
+        my $got = sysread($self->{fh}, $self->{buf}, 65536 > $n ? 65536 : $n,
+                          length $self->{buf});
+        if (!defined $got) {
+            next if $!{EINTR};
+            return undef;
+        }
+        return undef unless $got;
+    }
+    return substr($self->{buf}, 0, $n, '');
+}
+
+# The next event, a hash: type 'open' (env: the upgrade's CGI variables),
+# 'message' (data: the message's bytes, binary: 1 for a binary one; text is
+# UTF-8) or 'close' (code, reason); conn: the connection's id. undef when
+# the runner closed the channel (the worker exits). Outside a WebSocket
+# pool, answers each plain request 426 and returns undef at the end.
+sub next_event {
+    my ($self) = @_;
+    unless ($self->{fh}) {
+        while (CGIplus::accept()) {
+            print "Status: 426 Upgrade Required\r\nUpgrade: websocket\r\n",
+                  "Connection: Upgrade\r\nContent-Type: text/plain\r\n\r\n",
+                  "This script speaks WebSocket only.\n";
+            CGIplus::finish();
+        }
+        return undef;
+    }
+    while (1) {
+        my $hdr = $self->_read(12) // return undef;
+        my ($type, $flags, undef, $conn, $len) = unpack('CCnNN', $hdr);
+        die "CGIplus::WebSocket: a record of $len bytes\n" if $len > $self->{max} + 1114112;
+        my $pl = $len ? ($self->_read($len) // return undef) : '';
+        if ($type == W_OPEN) {
+            my (%env, $off);
+            $off = 0;
+            while ($off < length $pl) {
+                my ($nl, $vl) = unpack('nN', substr($pl, $off, 6));
+                $env{substr($pl, $off + 6, $nl)} = substr($pl, $off + 6 + $nl, $vl);
+                $off += 6 + $nl + $vl;
+            }
+            return { type => 'open', conn => $conn, env => \%env };
+        }
+        if ($type == W_MESSAGE) {
+            return { type => 'message', conn => $conn, data => $pl,
+                     binary => ($flags & F_BINARY) ? 1 : 0 };
+        }
+        if ($type == W_CLOSED) {
+            return { type => 'close', conn => $conn, code => unpack('n', $pl),
+                     reason => substr($pl, 2) };
+        }
+        CGIplus::_log(3401, "unknown WebSocket record type $type (ignored)");
+    }
+}
+
+# Takes the connection of an 'open'; $protocol: one the client offered.
+sub accept {
+    my ($self, $conn, $protocol) = @_;
+    return $self->_write(W_ACCEPT, 0, $conn, $protocol // '');
+}
+
+# Answers an 'open' with an HTTP response: status, [name, value, ...], body.
+sub refuse {
+    my ($self, $conn, $status, $headers, $body) = @_;
+    my @h = @{ $headers // [] };
+    my $pl = pack('nn', $status, @h / 2);
+    for (my $i = 0; $i < @h; $i += 2) {
+        $pl .= pack('nn', length $h[$i], length $h[$i + 1]) . $h[$i] . $h[$i + 1];
+    }
+    return $self->_write(W_REFUSE, 0, $conn, $pl . ($body // ''));
+}
+
+# A message to one connection: bytes; $binary 1 for a binary message (text
+# must be UTF-8; a character string is encoded).
+sub send {
+    my ($self, $conn, $data, $binary) = @_;
+    utf8::encode($data) if !$binary && utf8::is_utf8($data);
+    return $self->_write(W_SEND, $binary ? F_BINARY : 0, $conn, $data);
+}
+
+# A message to every connection of the pool (all its workers'), but $except.
+sub broadcast {
+    my ($self, $data, $binary, $except) = @_;
+    utf8::encode($data) if !$binary && utf8::is_utf8($data);
+    return $self->_write(W_BROADCAST, $binary ? F_BINARY : 0, $except // 0, $data);
+}
+
+sub close {
+    my ($self, $conn, $code, $reason) = @_;
+    $reason //= '';
+    utf8::encode($reason) if utf8::is_utf8($reason);
+    return $self->_write(W_CLOSE, 0, $conn, pack('n', $code // 1000) . $reason);
+}
+
 1;
 
 __END__
@@ -515,5 +650,25 @@ C<cgiplus_struct_mode>, C<cgiplus_is_persistent> can be imported.
 
 Never print the value of C<CGIPLUSEOF> (or C<CGIPLUSESC>) in a response: the
 runner would take it for the end of the response (or a callout).
+
+=head1 WEBSOCKET WORKERS
+
+In a WebSocket pool (an upgrade to the script; docs/PROTOCOL.md, part 2,
+"WebSocket workers") a worker holds many connections:
+
+    my $ws = CGIplus::WebSocket->new;     # says HELLO to the runner
+    while (my $ev = $ws->next_event) {
+        if ($ev->{type} eq 'open') {      # $ev->{env}: the upgrade's CGI variables
+            $ws->accept($ev->{conn});     # or $ws->refuse($conn, 403, [...], $body)
+        } elsif ($ev->{type} eq 'message') {
+            $ws->send($ev->{conn}, $ev->{data}, $ev->{binary});
+        }                                 # 'close': $ev->{code}, $ev->{reason}
+    }
+
+C<send($conn, $bytes, $binary)>, C<broadcast($bytes, $binary, $except)> (every
+connection of the pool, whichever worker holds it), C<close($conn, $code,
+$reason)>. Messages are bytes (text ones UTF-8). Every accepted connection
+ends with exactly one 'close' event. Outside a WebSocket pool C<next_event>
+answers plain requests 426 and returns undef.
 
 =cut

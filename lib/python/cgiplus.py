@@ -37,7 +37,8 @@ import operator
 import os
 import sys
 
-__all__ = ["accept", "finish", "requests", "is_persistent", "callout",
+__all__ = ["accept", "finish", "requests", "is_persistent", "callout", "WebSocket",
+           "WebSocketEvent",
            "struct_mode", "run_wsgi", "reexec", "CGIplusError"]
 
 # Caps, as in the C library (lib/cgp_records.h).
@@ -269,7 +270,7 @@ def _setup():
         try:
             os.set_inheritable(fd, False)
         except OSError as e:
-            _log(3007, "CGIPLUSIN descriptor 3 unusable: %s" % e.strerror)
+            _log(3009, "CGIPLUSIN descriptor 3 unusable: %s" % e.strerror)
             raise CGIplusError(e.errno, "CGIPLUSIN unusable")
     _st.chan = _Channel(fd)
 
@@ -541,12 +542,15 @@ def finish():
 
 def requests():
     """Generator: yields os.environ once per request and ends the response
-    when the loop body is done (also if it raises)."""
+    when the loop body is done. A body that raises leaves the request open:
+    the sentinel is never written for a request the script did not finish
+    (else the dying worker would look free and take the next request), so
+    an uncaught exception ends the worker with its traceback logged under
+    the failed request, which gets 502 (or a cut response if its header had
+    gone out). After a break, the next accept() or finish() ends it."""
     while accept():
-        try:
-            yield os.environ
-        finally:
-            finish()
+        yield os.environ
+        finish()
 
 
 def callout(request):
@@ -594,36 +598,205 @@ def run_wsgi(app, idle=None, idle_every=1.0):
     """Serves a WSGI (PEP 3333) application: persistently under the runner,
     once as plain CGI (like wsgiref.handlers.CGIHandler). wsgi.input ends
     after CONTENT_LENGTH bytes; errors become a 500 response and a traceback
-    on stderr, as wsgiref does.
+    on stderr, as wsgiref does, and the worker goes on; an error after the
+    header went out ends the worker without ending the response (the client
+    sees it cut, never a truncated body delivered as complete).
 
     idle: called between requests, and every idle_every seconds while the
     worker waits for one (persistent only); it may call reexec()."""
     from wsgiref.handlers import BaseCGIHandler
 
     class Handler(BaseCGIHandler):
+        broken = False
+
         def setup_environ(self):
             super().setup_environ()
             # wsgi.input ends with the body (Werkzeug's extension).
             self.environ["wsgi.input_terminated"] = True
 
+        def handle_error(self):
+            # Before the header: wsgiref answers 500 and the worker goes on.
+            # After it, the response can only be cut: ending it with the
+            # sentinel would deliver a truncated body as complete.
+            self.broken = self.headers_sent
+            super().handle_error()
+
     if is_persistent():
         _st.idle = idle
         _st.idle_every = idle_every
     while accept():
-        try:
-            environ = {k: v for k, v in os.environ.items() if k not in _MARKERS}
-            # The runner (and mod_cgi for a chunked upload, to EOF) ends
-            # stdin with the body; a de-chunked body has an exact
-            # CONTENT_LENGTH, so the client's Transfer-Encoding no longer
-            # describes it (Werkzeug reads nothing of a "chunked" body
-            # unless the stream is marked terminated).
-            if environ.get("CONTENT_LENGTH", "").isdigit():
-                environ.pop("HTTP_TRANSFER_ENCODING", None)
-            handler = Handler(sys.stdin.buffer, sys.stdout.buffer, sys.stderr,
-                              environ, multithread=False, multiprocess=True)
-            # wsgiref snapshots os.environ when imported: not per request.
-            handler.os_environ = {}
-            handler.wsgi_run_once = not _st.persistent
-            handler.run(app)
-        finally:
-            finish()
+        environ = {k: v for k, v in os.environ.items() if k not in _MARKERS}
+        # The runner (and mod_cgi for a chunked upload, to EOF) ends
+        # stdin with the body; a de-chunked body has an exact
+        # CONTENT_LENGTH, so the client's Transfer-Encoding no longer
+        # describes it (Werkzeug reads nothing of a "chunked" body
+        # unless the stream is marked terminated).
+        if environ.get("CONTENT_LENGTH", "").isdigit():
+            environ.pop("HTTP_TRANSFER_ENCODING", None)
+        handler = Handler(sys.stdin.buffer, sys.stdout.buffer, sys.stderr,
+                          environ, multithread=False, multiprocess=True)
+        # wsgiref snapshots os.environ when imported: not per request.
+        handler.os_environ = {}
+        handler.wsgi_run_once = not _st.persistent
+        # What escapes wsgiref (SystemExit...) leaves the request
+        # unfinished (no sentinel) and ends the worker with it.
+        handler.run(app)
+        if handler.broken and _st.persistent:
+            _abandon("the application failed after its response had started")
+        finish()
+
+
+def _abandon(why):
+    """Ends the worker in the middle of its request, without the sentinel:
+    the request fails (its response cut) and the worker can be given no
+    other request."""
+    _flush()
+    _log(3210, "%s: the worker exits without ending the response, so the "
+         "client sees it cut (pid %d)" % (why, os.getpid()))
+    os._exit(70)
+
+
+# ---------------------------------------------------------------- WebSocket
+
+class WebSocketEvent:
+    """One event of a WebSocket worker: type is "open" (env: the upgrade's
+    CGI variables, str to str), "message" (data: str for a text message,
+    bytes for a binary one) or "close" (code, reason). conn is the
+    connection's id."""
+    __slots__ = ("type", "conn", "env", "data", "code", "reason")
+
+    def __init__(self, type_, conn, env=None, data=None, code=None, reason=""):
+        self.type, self.conn, self.env, self.data = type_, conn, env, data
+        self.code, self.reason = code, reason
+
+    def __repr__(self):
+        return "WebSocketEvent(%s, %d)" % (self.type, self.conn)
+
+
+# Records of the channel (docs/PROTOCOL.md, part 2, "WebSocket workers").
+_WSR_OPEN, _WSR_MESSAGE, _WSR_CLOSED = 1, 2, 3
+_WSR_HELLO, _WSR_ACCEPT, _WSR_REFUSE, _WSR_SEND, _WSR_BROADCAST, _WSR_CLOSE = range(16, 22)
+_WSR_BINARY = 1
+
+
+class WebSocket:
+    """The worker's side of WebSocket connections. In a WebSocket pool (the
+    runner sets CGIPLUSWS) it says HELLO on its channel; events() then
+    yields what happens on every connection of this worker. Elsewhere (a
+    plain GET to the script) events() answers each request 426 Upgrade
+    Required and yields nothing. Not thread-safe."""
+
+    def __init__(self):
+        fd = os.environ.get("CGIPLUSWS")
+        self.fd = int(fd) if fd and fd.isdigit() else None
+        self.max_message = int(os.environ.get("CGIPLUSWS_MAX_MESSAGE", "16777216"))
+        self.buf = b""
+        if self.fd is not None:
+            import struct
+            self._struct = struct.Struct(">BBHII")
+            self._write(_WSR_HELLO, 0, 0, b"\x00\x01\x00\x00")
+
+    def enabled(self):
+        """True in a WebSocket pool."""
+        return self.fd is not None
+
+    def _write(self, type_, flags, conn, payload):
+        data = self._struct.pack(type_, flags, 0, conn, len(payload)) + payload
+        view = memoryview(data)
+        while view:
+            n = os.write(self.fd, view)
+            view = view[n:]
+
+    def _read(self, n):
+        while len(self.buf) < n:
+            data = os.read(self.fd, max(65536, n - len(self.buf)))
+            if not data:
+                return None
+            self.buf += data
+        out, self.buf = self.buf[:n], self.buf[n:]
+        return out
+
+    def _env(self, pl):
+        env, off = {}, 0
+        while off < len(pl):
+            nl = int.from_bytes(pl[off:off + 2], "big")
+            vl = int.from_bytes(pl[off + 2:off + 6], "big")
+            name = pl[off + 6:off + 6 + nl]
+            value = pl[off + 6 + nl:off + 6 + nl + vl]
+            off += 6 + nl + vl
+            env[os.fsdecode(name)] = os.fsdecode(value)
+        return env
+
+    def next_event(self):
+        """The next event, or None when the runner closed the channel (the
+        worker should exit)."""
+        while True:
+            hdr = self._read(12)
+            if hdr is None:
+                return None
+            type_, flags, _, conn, n = self._struct.unpack(hdr)
+            if n > self.max_message + 65536 + 1048576:
+                raise CGIplusError(0, "WebSocket record of %d bytes" % n)
+            pl = self._read(n) if n else b""
+            if pl is None:
+                return None
+            if type_ == _WSR_OPEN:
+                return WebSocketEvent("open", conn, env=self._env(pl))
+            if type_ == _WSR_MESSAGE:
+                data = pl if flags & _WSR_BINARY else pl.decode("utf-8")
+                return WebSocketEvent("message", conn, data=data)
+            if type_ == _WSR_CLOSED:
+                return WebSocketEvent("close", conn, code=int.from_bytes(pl[:2], "big"),
+                                      reason=pl[2:].decode("utf-8", "replace"))
+            _log(3401, "unknown WebSocket record type %d (ignored)" % type_)
+
+    def events(self):
+        """Generator of events (see next_event); in a plain pool, answers
+        requests 426 and never yields."""
+        if self.fd is None:
+            for _ in requests():
+                sys.stdout.write("Status: 426 Upgrade Required\nUpgrade: websocket\n"
+                                 "Connection: Upgrade\nContent-Type: text/plain\n\n"
+                                 "This script speaks WebSocket only.\n")
+            return
+        while True:
+            ev = self.next_event()
+            if ev is None:
+                return
+            yield ev
+
+    def accept(self, conn, protocol=None):
+        """Takes the connection of an "open" event; protocol: one of those
+        the client offered (HTTP_SEC_WEBSOCKET_PROTOCOL), or None."""
+        self._write(_WSR_ACCEPT, 0, conn, (protocol or "").encode("ascii"))
+
+    def refuse(self, conn, status=403, headers=(), body=b""):
+        """Answers the upgrade with an HTTP response instead: status
+        (200-599), headers as (name, value) pairs, body (bytes or str)."""
+        parts = [status.to_bytes(2, "big"), len(headers).to_bytes(2, "big")]
+        for name, value in headers:
+            n, v = name.encode("latin-1"), str(value).encode("latin-1")
+            parts += [len(n).to_bytes(2, "big"), len(v).to_bytes(2, "big"), n, v]
+        parts.append(body.encode("utf-8") if isinstance(body, str) else body)
+        self._write(_WSR_REFUSE, 0, conn, b"".join(parts))
+
+    @staticmethod
+    def _payload(data):
+        if isinstance(data, str):
+            return 0, data.encode("utf-8")
+        return _WSR_BINARY, bytes(data)
+
+    def send(self, conn, data):
+        """Sends a message to one connection: str as text, bytes as binary."""
+        flags, pl = self._payload(data)
+        self._write(_WSR_SEND, flags, conn, pl)
+
+    def broadcast(self, data, exclude=0):
+        """Sends a message to every connection of the pool (all its
+        workers'), but exclude."""
+        flags, pl = self._payload(data)
+        self._write(_WSR_BROADCAST, flags, exclude, pl)
+
+    def close(self, conn, code=1000, reason=""):
+        """Closes a connection (its "close" event follows)."""
+        self._write(_WSR_CLOSE, 0, conn, code.to_bytes(2, "big") + reason.encode("utf-8"))

@@ -1,21 +1,60 @@
-/* fuzz_conf.c: libFuzzer target for the runner's configuration file parser
- * (runner_conf_read in runner/runner_conf.c): sections, keys, numbers with
- * units, durations, users, environment entries. The file is the operator's,
- * but it names users to run as, so a malformed one must be refused cleanly:
- * either parsed (every pool an absolute path) or refused with a reason. */
+/* fuzz_conf.c: libFuzzer target for the settings parsers: the runner's
+ * configuration file (runner_conf_read in runner/runner_conf.c: sections,
+ * keys, numbers with units, durations, users, environment entries, suEXEC's
+ * settings), one BEGIN pool key (runner_set_parse: "name=value",
+ * unterminated), and every row of the shared table (cgp_setting_parse in
+ * common/cgp_settings.c, which the module's directives read too). The file
+ * is the operator's, but it names users to run as, so a malformed one must
+ * be refused cleanly: either parsed (every pool an absolute path) or
+ * refused with a reason. A value the table reads is in its row's range, and
+ * what the module writes for it (cgp_setting_format) reads back as the same
+ * value. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgp_settings.h"
 #include "../../runner/runner_conf.h"
-#include "../../runner/runner_log.h"
-#include "../../runner/runner_loop.h"
 
 #define CHECK(c) do { if (!(c)) abort(); } while (0)
 
-/* runner_conf.c's user checks read the runner's state (zero: not root). */
-runner_ctx runner_g;
+/* Every row's reading of the input as a value. */
+static void table_rows(const char *s, size_t n)
+{
+    for (int id = 0; id < CGP_S_N_; id++) {
+        const cgp_setting *d = &cgp_settings[id];
+        int64_t v = -99, back = -99;
+        char t[24];
+        int rc = cgp_setting_parse((cgp_setting_id)id, s, n, &v);
+
+        CHECK(rc == 0 || rc == CGP_SE_SYNTAX || rc == CGP_SE_LOW || rc == CGP_SE_HIGH);
+        if (rc)
+            continue;
+        CHECK(v >= 0);
+        if (d->type == CGP_ST_COUNT || d->type == CGP_ST_SIZE || d->type == CGP_ST_DURATION)
+            CHECK(v <= d->max && (v >= d->min || (v == 0 && (d->flags & CGP_SF_NONE))));
+        cgp_setting_format((cgp_setting_id)id, v, t);
+        CHECK(memchr(t, '\0', sizeof t) && t[0]);
+        CHECK(cgp_setting_parse((cgp_setting_id)id, t, strlen(t), &back) == 0 && back == v);
+    }
+}
+
+/* One BEGIN entry, name=value, as the runner reads it (unterminated). */
+static void begin_key(const char *s, size_t n)
+{
+    const char *eq = memchr(s, '=', n), *why = NULL;
+    runner_set_over o;
+    int rc;
+
+    if (!eq)
+        return;
+    memset(&o, 0, sizeof(o));
+    rc = runner_set_parse(&o, s, (size_t)(eq - s), eq + 1, n - (size_t)(eq - s) - 1, &why);
+    CHECK(rc == 0 || rc == 1 || (rc == -1 && why && *why));
+    CHECK(rc != 0 || o.have || o.have_env);
+    runner_set_over_free(&o);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
@@ -26,6 +65,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 
     if (n == 0)
         return 0;
+    table_rows((const char *)d, n);
+    begin_key((const char *)d, n);
     f = fmemopen((void *)d, n, "r");
     CHECK(f);
     err[0] = '\0';
@@ -36,7 +77,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
         CHECK(err[0] && memchr(err, '\0', sizeof err));
         return 0; /* freed by runner_conf_read */
     }
-    CHECK(c.backoff_max >= c.backoff_base && c.nallow <= 64);
+    CHECK(c.v[CGP_S_BACKOFF_MAX] >= c.v[CGP_S_BACKOFF_BASE] && c.nallow <= 64);
+    /* suexec_*: a document root outside any home, a userdir inside one */
+    const char *docroot = c.s[CGP_S_SUEXEC_DOCROOT], *userdir = c.s[CGP_S_SUEXEC_USERDIR];
+    CHECK(!docroot || (docroot[0] == '/' && !strstr(docroot, "..")));
+    CHECK(!userdir || (userdir[0] != '/' && !strstr(userdir, "..")));
+    CHECK(c.v[CGP_S_SUEXEC_UID_MIN] >= 100 && c.v[CGP_S_SUEXEC_GID_MIN] >= 100);
     for (unsigned i = 0; i < c.npools; i++)
         CHECK(c.pools[i].script && c.pools[i].script[0] == '/');
     runner_conf_free(&c);

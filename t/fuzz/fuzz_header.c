@@ -23,9 +23,23 @@ int ap_scan_script_header_err_core_ex(request_rec *r, char *buffer,
     abort(); /* not reached: only header_check is driven */
 }
 
-apr_status_t cgiplus_resp_read_frame(cgiplus_req *q)
+apr_status_t cgiplus_req_read(cgiplus_req *q)
 {
     (void)q;
+    abort();
+}
+
+/* The settings (cgiplus_conf.c): the limit and the directive, not driven. */
+apr_int64_t cgiplus_conf_geti(const cgiplus_dir_conf *dc, cgp_setting_id id)
+{
+    (void)dc; (void)id;
+    abort();
+}
+
+const char *cgiplus_conf_store(cmd_parms *cmd, void *dcv, cgp_setting_id id, apr_int64_t n,
+                               const void *p)
+{
+    (void)cmd; (void)dcv; (void)id; (void)n; (void)p;
     abort();
 }
 

@@ -11,9 +11,7 @@
 
 #include <stdint.h>
 
-/* The request machinery offload.c refers to; not reached from offload_root. */
-int cgiplus_req_step(cgiplus_req *q, unsigned ev) { (void)q; (void)ev; abort(); }
-void cgiplus_resp_drain_rest(cgiplus_req *q) { (void)q; abort(); }
+/* What offload.c refers to beyond offload_root; not reached from it. */
 int cgiplus_static_respond(request_rec *r, cgiplus_static_mount *m, const char *rel,
                            cgiplus_serve_e mode)
 {

@@ -19,7 +19,7 @@ static void fuzz_hdr(const uint8_t *d, size_t n)
         return;
     if (cgp_hdr_unpack(d, &h) != CGP_OK)
         return;
-    CHECK(h.len <= CGP_MAX_PAYLOAD && h.type >= 1 && h.type <= CGP_T_MAX_);
+    CHECK(h.len <= CGP_MAX_PAYLOAD && cgp_type_valid(h.type));
     CHECK(cgp_hdr_pack(out, &h) == CGP_OK);
     /* Equal but for the reserved bytes, which are ignored on receipt. */
     CHECK(!memcmp(out, d, 6) && !memcmp(out + 8, d + 8, 8));
@@ -69,6 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     cgp_pair pr;
     cgp_grant gr;
     cgp_channel ch;
+    unsigned cause;
     unsigned char out[CGP_CHANNEL_LEN], key[CGP_KEY_LEN];
 
     fuzz_hdr(d, n);
@@ -85,6 +86,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     }
     if (cgp_key_parse((const char *)d, n, key) == CGP_OK)
         CHECK(n >= 2 * CGP_KEY_LEN && n <= CGP_KEY_HEX_MAX);
+    if (cgp_abort_unpack(d, n, &cause) == CGP_OK) {
+        CHECK(n <= CGP_ABORT_LEN && cause >= 1 && cause <= CGP_C_MAX_);
+        if (n == CGP_ABORT_LEN)
+            CHECK(cgp_abort_pack(out, cause) == CGP_OK && out[0] == d[0]);
+        CHECK(strcmp(cgp_cause_name(cause), "?") != 0);
+    }
     if (cgp_end_unpack(d, n, &e) == CGP_OK) {
         CHECK(n == CGP_END_LEN && e.outcome <= CGP_O_MAX_);
         CHECK(cgp_end_pack(out, &e) == CGP_OK);

@@ -5,7 +5,7 @@
 #ifndef FUZZ_STATIC_H
 #define FUZZ_STATIC_H
 
-#include "../../mod_cgiplus/cgiplus_static.h"
+#include "../../mod_cgiplus/cgiplus_static_private.h"
 
 #include <fcntl.h>
 #include <ftw.h>

@@ -72,6 +72,11 @@ sub private_start {
 # waits for it to go.
 sub private_stop {
     my ($pidfile) = @_;
+    # The port answers before httpd writes its pid file: wait for it.
+    for (1 .. 50) {
+        last if -s $pidfile;
+        sleep 0.1;
+    }
     open my $fh, '<', $pidfile or return;
     my $pid = <$fh>;
     close $fh;

@@ -1,8 +1,10 @@
 #!/usr/bin/perl
-# Docs stay in step with the code: every directive in the module is in the
-# README's directive table, and every numbered log id used anywhere is
+# Docs stay in step with the code: every directive in the module (and in
+# the settings table, include/cgp_settings.def) is in the README's directive table, and every numbered log id used anywhere is
 # documented in docs/errors.md (each table in numeric order);
-# debian/cgiplus.conf's commented defaults are the README's. TAP output.
+# debian/cgiplus.conf's commented defaults are the README's; each log id is
+# written at one call site only (httpd's rule for its AH numbers), except the
+# ids docs/log-ids-intended lists with its reason. TAP output.
 use strict;
 use warnings;
 use File::Basename qw(dirname);
@@ -13,14 +15,24 @@ $top = $ENV{srcdir} if $ENV{srcdir};
 
 sub slurp { my $f = shift; open my $fh, '<', $f or die "$f: $!\n"; local $/; <$fh> }
 
-my (%directives, %ids);
+my (%directives, %ids, %sites);
 find(sub {
     return unless /\.(c|h|py|pm|sh)$/;
     my $src = slurp($_);
+    # call sites: the C macro, and the Python and Perl libraries' _log(ID, ...)
+    my $line = 0;
+    for (split /\n/, $src) {
+        $line++;
+        push @{ $sites{$+} }, "$File::Find::name:$line" while /CGIPLUS_LOGNO\((\d{4})\)|\b_log\((\d{4})\s*,/g;
+    }
     $directives{$1}++ while $File::Find::dir =~ m{mod_cgiplus$} && $src =~ /AP_INIT_\w+\(\s*"(CGIplus\w+)"/g;
     $ids{$1} = $File::Find::name while $src =~ /CGIPLUS_LOGNO\((\d{4})\)/g;
     $ids{$1} = $File::Find::name while $src =~ /\bCGIPLUS(\d{4})\b/g;
 }, map { "$top/$_" } grep { -d "$top/$_" } qw(mod_cgiplus runner lib common));
+
+# ... and those of the settings table, whose rows make their entries.
+my $table = slurp("$top/include/cgp_settings.def");
+$directives{$1}++ while $table =~ /^CGP_SETTING\(\w+,\s*(?:NULL|"\w+"),\s*"(CGIplus\w+)"/mg;
 
 my $readme = slurp("$top/README.md");
 my $docs = slurp("$top/docs/errors.md");
@@ -51,6 +63,15 @@ while ($debconf =~ /^\s*#(CGIplus\w+)\s+(.+?)\s*$/mg) {
 }
 push @checks, [ 'found commented defaults in debian/cgiplus.conf', $ndeb > 10 ];
 push @checks, [ 'found numbered log ids in the code', scalar(keys %ids) > 0 ];
+# One call site per id, but for those listed as intended (`ID reason`).
+my %intended = map { /^(\d{4})\s+\S/ ? ($1 => 1) : () } split /\n/, slurp("$top/docs/log-ids-intended");
+for my $id (sort keys %sites) {
+    my @at = map { s{^\Q$top\E/}{}r } @{ $sites{$id} };
+    push @checks, [ "log id $id at one call site" . (@at > 1 ? ", or listed as intended (@at)" : ''),
+                    @at == 1 || $intended{$id} ];
+}
+push @checks, [ "docs/log-ids-intended lists ids used at more than one site ($_)",
+                @{ $sites{$_} // [] } > 1 ] for sort keys %intended;
 # docs/errors.md: within each table the rows go up by id.
 my @disorder;
 for my $table (split /\n(?!\|)/, $docs) {

@@ -1,5 +1,6 @@
-/* test_proto.c: unit tests (TAP) of the wire codec common/cgp_proto.c and
- * of libcgiplus's record parser lib/cgp_records.c. */
+/* test_proto.c: unit tests (TAP) of the wire codec common/cgp_proto.c, of
+ * the #! reader common/cgp_shebang.c and of libcgiplus's record parser
+ * lib/cgp_records.c. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -7,6 +8,8 @@
 #include <sys/types.h>
 
 #include "cgp_proto.h"
+#include "cgp_shebang.h"
+#include "cgp_table.h"
 #include "../../lib/cgp_records.h"
 #include "tap.h"
 
@@ -46,11 +49,17 @@ static void t_names(void)
        strcmp(cgp_type_name(~0u), "?") == 0, "type name out of range");
     for (unsigned t = 1; t <= CGP_T_MAX_; t++)
         ok(strcmp(cgp_type_name(t), "?") != 0, "type %u has a name", t);
+    for (unsigned t = CGP_T_WS_FIRST_; t <= CGP_T_WS_LAST_; t++)
+        ok(strcmp(cgp_type_name(t), "?") != 0 && cgp_type_valid(t), "type %u has a name", t);
+    ok(strcmp(cgp_type_name(CGP_T_WS_FIRST_ - 1), "?") == 0 &&
+       !cgp_type_valid(CGP_T_WS_FIRST_ - 1) && strcmp(cgp_type_name(CGP_T_WS_LAST_ + 1), "?") == 0 &&
+       !cgp_type_valid(CGP_T_WS_LAST_ + 1), "no name around the WebSocket types");
     ok(strcmp(cgp_outcome_name(CGP_O_OK), "ok") == 0 &&
        strcmp(cgp_outcome_name(CGP_O_ABORTED), "aborted") == 0 &&
        strcmp(cgp_outcome_name(CGP_O_SPAWN_FAILED), "spawn-failed") == 0,
        "outcome names");
-    ok(strcmp(cgp_outcome_name(9), "?") == 0 &&
+    ok(strcmp(cgp_outcome_name(CGP_O_REFUSED), "refused") == 0 &&
+       strcmp(cgp_outcome_name(CGP_O_MAX_ + 1), "?") == 0 &&
        strcmp(cgp_outcome_name(~0u), "?") == 0, "outcome name out of range");
 }
 
@@ -96,6 +105,13 @@ static void t_hdr(void)
     is_int(cgp_hdr_pack(b, &h), CGP_E_TYPE, "pack type past the last rejected");
     h.type = 255;
     is_int(cgp_hdr_pack(b, &h), CGP_E_TYPE, "pack type 255 rejected");
+    h.type = CGP_T_WS_LAST_ + 1;
+    is_int(cgp_hdr_pack(b, &h), CGP_E_TYPE, "pack type past the WebSocket ones rejected");
+    h.type = CGP_T_WS_MSG;
+    is_int(cgp_hdr_pack(b, &h), CGP_OK, "pack WS_MSG");
+    is_int(cgp_hdr_unpack(b, &g), CGP_OK, "unpack WS_MSG");
+    b[3] = CGP_T_WS_FIRST_ - 1;
+    is_int(cgp_hdr_unpack(b, &g), CGP_E_TYPE, "unpack a type between the ranges rejected");
 
     h = (cgp_hdr){ .type = CGP_T_PARAMS, .reqid = 5, .len = 10 };
     cgp_hdr_pack(b, &h);
@@ -224,6 +240,37 @@ static void t_end(void)
     is_int(cgp_end_unpack(b, sizeof b, &g), CGP_OK, "end reserved ignored");
 }
 
+/* ABORT: empty (the client left) or the cause httpd failed the request for. */
+static void t_abort(void)
+{
+    unsigned char b[2];
+    unsigned c = 0;
+
+    is_int(cgp_abort_unpack(b, 0, &c), CGP_OK, "abort: empty payload");
+    is_int(c, CGP_O_ABORTED, "empty: aborted");
+    for (unsigned k = 1; k <= CGP_C_MAX_; k++) {
+        c = 0;
+        if (cgp_abort_pack(b, k) != CGP_OK || cgp_abort_unpack(b, 1, &c) != CGP_OK || c != k)
+            break;
+    }
+    is_int(c, CGP_C_MAX_, "abort: every cause 1..%u packs and unpacks", CGP_C_MAX_);
+    is_int(cgp_abort_pack(b, 0), CGP_E_VALUE, "abort: cause 0 (ok) is no failure");
+    is_int(cgp_abort_pack(b, CGP_C_MAX_ + 1), CGP_E_VALUE, "abort: a cause past the last refused");
+    b[0] = CGP_C_MAX_ + 1;
+    is_int(cgp_abort_unpack(b, 1, &c), CGP_E_VALUE, "abort unpack: unknown cause refused");
+    b[0] = 0;
+    is_int(cgp_abort_unpack(b, 1, &c), CGP_E_VALUE, "abort unpack: cause 0 refused");
+    is_int(cgp_abort_unpack(b, 2, &c), CGP_E_LEN, "abort unpack: 2 bytes refused");
+    ok(!strcmp(cgp_cause_name(CGP_C_BAD_HEADER), "bad-header") &&
+       !strcmp(cgp_cause_name(CGP_C_BAD_BODY), "bad-body") &&
+       !strcmp(cgp_cause_name(CGP_O_TIMEOUT), "timeout") && !strcmp(cgp_cause_name(99), "?"),
+       "cause names");
+    /* the status page counts both in one array: a cause is no outcome */
+    ok((unsigned)CGP_C_BAD_HEADER > (unsigned)CGP_O_MAX_ && !strcmp(cgp_cause_name(CGP_O_REFUSED), "refused"),
+       "causes come after the last outcome (refused is %u, bad-header %u)", CGP_O_REFUSED,
+       CGP_C_BAD_HEADER);
+}
+
 static void t_started(void)
 {
     unsigned char b[CGP_STARTED_LEN + 1];
@@ -261,7 +308,10 @@ static void t_grant(void)
     ok(g.slot == 4095 && g.sgen == 0x01020304u && g.pidx == 255 && g.pgen == 7,
        "grant round trip");
     is_int(cgp_grant_unpack(b, CGP_GRANT_LEN - 1, &g), CGP_E_LEN, "grant len 15");
-    b[2] = 0x10; /* slot 4096: past the table */
+    b[0] = 0; /* slot CGP_TABLE_SLOTS: past the table */
+    b[1] = (unsigned char)(CGP_TABLE_SLOTS >> 16);
+    b[2] = (unsigned char)(CGP_TABLE_SLOTS >> 8);
+    b[3] = (unsigned char)CGP_TABLE_SLOTS;
     is_int(cgp_grant_unpack(b, CGP_GRANT_LEN, &g), CGP_E_VALUE, "grant slot past the table");
     m.pidx = 256;
     is_int(cgp_grant_pack(b, &m), CGP_E_VALUE, "grant pack pool past the table");
@@ -774,6 +824,60 @@ static void t_req(void)
     ok(v.vec == NULL && v.n == 0, "vars freed");
 }
 
+/* The #! line as the kernel reads it, and the sentence a failed exec gets. */
+static void t_shebang(void)
+{
+    static const char crlf[] = "#!/usr/bin/perl\r\nprint 1;\r\n";
+    static const char args[] = "#! /usr/bin/env python3 -u\r\n";
+    char buf[512];
+    cgp_shebang sb;
+
+    cgp_shebang_parse("#!/usr/bin/python\nprint(1)\n", 26, &sb);
+    is_mem(sb.interp, sb.interp_len, "/usr/bin/python", 15, "the interpreter of a #! line");
+    ok(!sb.cr, "no CR");
+    cgp_shebang_parse(crlf, sizeof(crlf) - 1, &sb);
+    is_mem(sb.interp, sb.interp_len, "/usr/bin/perl\r", 14, "CR LF: the CR is part of the name");
+    ok(sb.cr, "and the CR is seen");
+    cgp_shebang_parse(args, sizeof(args) - 1, &sb);
+    is_mem(sb.interp, sb.interp_len, "/usr/bin/env", 12, "spaces before it, arguments after it");
+    is_mem(sb.arg, sb.arg_len, "python3 -u\r", 11, "the rest of the line is one argument, its CR kept");
+    ok(sb.cr, "a CR after the arguments is seen too");
+    cgp_shebang_parse("#!/bin/sh  \t\n", 13, &sb);
+    ok(sb.arg == NULL && !sb.cr, "trailing blanks are no argument");
+    cgp_shebang_parse("#!", 2, &sb);
+    ok(sb.interp && sb.interp_len == 0, "an empty #! line names no interpreter");
+    cgp_shebang_parse("\x7f" "ELF", 4, &sb);
+    ok(!sb.interp, "no #! line");
+    cgp_shebang_parse("#", 1, &sb);
+    ok(!sb.interp, "one byte: no #! line");
+    memset(buf, 'a', sizeof(buf));
+    buf[0] = '#', buf[1] = '!';
+    cgp_shebang_parse(buf, sizeof(buf), &sb);
+    ok(sb.interp_len == CGP_SHEBANG_MAX - 2, "only what the kernel reads (%u bytes)", CGP_SHEBANG_MAX);
+
+    ok(cgp_exec_err_permanent(ENOENT) && cgp_exec_err_permanent(ENOEXEC), "ENOENT, ENOEXEC stay");
+    ok(!cgp_exec_err_permanent(EAGAIN) && !cgp_exec_err_permanent(ENOMEM) &&
+       !cgp_exec_err_permanent(ETXTBSY) && !cgp_exec_err_permanent(EACCES), "EAGAIN, ENOMEM, ETXTBSY, EACCES do not");
+
+    cgp_shebang_explain("#!/usr/bin/python\n", 18, ENOENT, "No such file", buf, sizeof(buf));
+    is_mem(buf, strlen(buf), "its interpreter '/usr/bin/python' (named on its #! line) does not exist", 71,
+           "a missing interpreter is named");
+    cgp_shebang_explain(crlf, sizeof(crlf) - 1, ENOENT, "No such file", buf, sizeof(buf));
+    ok(strstr(buf, "ends in a carriage return") && strstr(buf, "'/usr/bin/perl^M', CR included"),
+       "a CR is named, written as ^M: %s", buf);
+    cgp_shebang_explain(args, sizeof(args) - 1, ENOENT, "No such file", buf, sizeof(buf));
+    ok(strstr(buf, "its interpreter '/usr/bin/env' is given 'python3 -u^M', CR included") != NULL,
+       "env and a CR: the argument env cannot find is named: %s", buf);
+    cgp_shebang_explain("echo hi\n", 8, ENOEXEC, "Exec format error", buf, sizeof(buf));
+    ok(strstr(buf, "no") || strstr(buf, "neither"), "no #! line: %s", buf);
+    cgp_shebang_explain("", 0, ENOENT, "No such file", buf, sizeof(buf));
+    is_mem(buf, strlen(buf), "No such file", 12, "unreadable: the error's text alone");
+    cgp_shebang_explain("#!/x\x01\n", 6, ENOENT, "No such file", buf, 20);
+    ok(strlen(buf) == 19, "cut at the buffer's size");
+    cgp_shebang_explain("#!/a'b\n", 7, ENOENT, "No such file", buf, sizeof(buf));
+    ok(strstr(buf, "'/a<x27>b'") != NULL, "a quote in the name is escaped: %s", buf);
+}
+
 int main(void)
 {
     t_bytes();
@@ -782,6 +886,7 @@ int main(void)
     t_hello();
     t_key();
     t_end();
+    t_abort();
     t_started();
     t_grant();
     t_kv();
@@ -789,5 +894,6 @@ int main(void)
     t_sync();
     t_rd();
     t_req();
+    t_shebang();
     return tap_done();
 }

@@ -18,6 +18,7 @@ static const struct row {
     { S(CLAIM), E(CLAIMED), A(WRITE), S(WAIT) },
     { S(CLAIM), E(NO_IDLE), A(RELAY), S(SEND) },
     { S(CLAIM), E(ERROR), A(ANSWER), S(FAILED) },
+    { S(CLAIM), E(CLIENT_GONE), A(ABORT), S(GONE) },
     { S(SEND), E(SENT), A(WAIT), S(WAIT) },
     { S(SEND), E(RETRY), A(RESEND), S(SEND) },
     { S(SEND), E(LOST), A(ABANDON), S(FAILED) },
@@ -31,6 +32,7 @@ static const struct row {
     { S(WAIT), E(LOST), A(ABANDON), S(FAILED) },
     { S(WAIT), E(RETRY), A(RESEND), S(SEND) },
     { S(WAIT), E(CLIENT_GONE), A(ABORT), S(GONE) },
+    { S(WAIT), E(ACCEPTED), A(UPGRADE), S(UPGRADED) },
     { S(HEAD), E(HEADER), A(PASS), S(STREAM) },
     { S(HEAD), E(HEADER_HEAD), A(HOLD), S(HOLD) },
     { S(HEAD), E(DIVERT), A(DROP), S(DRAIN) },
@@ -107,8 +109,9 @@ int main(void)
             ok(reach[st], "state %s is reached", cgiplus_rstate_name(st));
     }
     is_int(cgiplus_rstate_final(CGIPLUS_RS_DONE) + cgiplus_rstate_final(CGIPLUS_RS_FAILED) +
-           cgiplus_rstate_final(CGIPLUS_RS_CUT) + cgiplus_rstate_final(CGIPLUS_RS_GONE), 4,
-           "DONE, FAILED, CUT, GONE are final");
+           cgiplus_rstate_final(CGIPLUS_RS_CUT) + cgiplus_rstate_final(CGIPLUS_RS_GONE) +
+           cgiplus_rstate_final(CGIPLUS_RS_UPGRADED), 5,
+           "DONE, FAILED, CUT, GONE, UPGRADED are final");
     ok(!strcmp(cgiplus_rstate_name(CGIPLUS_RS_N_), "?") &&
        !strcmp(cgiplus_revent_name(CGIPLUS_RE_N_), "?") &&
        !strcmp(cgiplus_raction_name(CGIPLUS_RA_N_), "?"), "names out of range are ?");

@@ -5,7 +5,10 @@
 # the first body line), after=S (sleep after the body), die_early (exit
 # before any output), die_loud (a line on stderr, then exit 3 before any
 # output), crash (SIGKILL itself mid-body), lines=N (N lines),
-# ignore_term (ignore SIGTERM from now on).
+# ignore_term (ignore SIGTERM from now on), victim (a line on stderr
+# saying the worker has its request, before anything else), hold=FILE
+# (wait, at most 30 s, until FILE exists: the test decides when the
+# request ends).
 use strict;
 use warnings;
 use FindBin;
@@ -25,14 +28,20 @@ while (CGIplus::accept()) {
         $v =~ s/%([0-9A-Fa-f]{2})/chr hex $1/ge;
         $q{$k} = $v;
     }
+    print STDERR "app.pl: pid $$ has its request\n" if exists $q{victim};
     exit 3 if exists $q{die_early};
     if (exists $q{die_loud}) { print STDERR "app.pl: dying loudly (pid $$)\n"; exit 3 }
     $SIG{TERM} = 'IGNORE' if exists $q{ignore_term};
     sleep $q{sleep} if $q{sleep};
+    if (exists $q{hold}) {
+        for (1 .. 1500) { last if -e $q{hold}; sleep 0.02 }
+    }
     print "Content-Type: text/plain\n";
     print "Script-Control: $q{sc}\n" if exists $q{sc};
     print "X-Pid: $$\n\n";
-    print "pid=$$ n=$n pool=", ($ENV{POOL} // ''), " uri=", ($ENV{REQUEST_URI} // ''), "\n";
+    # CGIplusSetEnv POOL_<tag> <tag>: the status page shows the name only
+    my ($pool) = map { $ENV{$_} } sort grep { /^POOL_/ } keys %ENV;
+    print "pid=$$ n=$n pool=", ($pool // ''), " uri=", ($ENV{REQUEST_URI} // ''), "\n";
     print 'answer=', CGIplus::callout($q{callout}), "\n" if exists $q{callout};
     for my $i (1 .. ($q{ticks} // 0)) {
         print "tick $i\n";

@@ -22,10 +22,20 @@ sub run {
     CGIplus::set_idle($self->{idle}, $self->{idle_every}) if $self->{idle};
     while (CGIplus::accept()) {
         # An application that dies answers 500 (if nothing was sent yet)
-        # and the worker goes on, as a PSGI server does.
+        # and the worker goes on, as a PSGI server does. Once the header
+        # went out the response can only be cut: the worker exits without
+        # the sentinel, which would deliver a truncated body as complete.
         unless (eval { $self->SUPER::run($app); 1 }) {
             my $err = $@;
             print STDERR "CGIPLUS3151: Plack::Handler::CGIplus: the application died: $err";
+            if ($self->{sent} && CGIplus::is_persistent()) {
+                STDOUT->flush;
+                print STDERR "CGIPLUS3251: Plack::Handler::CGIplus: the application died after its "
+                    . "response had started: the worker exits without ending the response, so the "
+                    . "client sees it cut (pid $$)\n";
+                require POSIX;
+                POSIX::_exit(70);
+            }
             print STDOUT "Status: 500\r\nContent-Type: text/plain\r\n\r\nInternal Server Error\n"
                 unless $self->{sent};
         }
@@ -80,7 +90,9 @@ The worker loads the application once and serves request after request
 true). C<psgi.input> ends after C<CONTENT_LENGTH> bytes; a chunked upload
 arrives de-chunked with its exact length. An application that dies gets a
 500 response (if it had sent nothing yet) and a line on stderr (3151); the
-worker serves the next request. Run as plain CGI (no C<CGIPLUSEOF>), it
+worker serves the next request. One that dies after its response started
+ends the worker without ending the response (3251): the client sees it
+cut, never a truncated body delivered as complete. Run as plain CGI (no C<CGIPLUSEOF>), it
 serves one request.
 
 Options of C<new>: C<idle> (a code reference called between requests and

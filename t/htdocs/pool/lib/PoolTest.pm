@@ -9,21 +9,28 @@ use IO::Socket::INET;
 use IO::Socket::UNIX;
 use IO::Select;
 use JSON::PP ();
+# The status page's JSON covers every pool the suite made (about 200 KB by
+# the end): JSON::PP took about a second a poll on a loaded machine, longer
+# than what many tests wait for. JSON::XS (run-tests installs it) decodes it
+# in milliseconds; the result is the same.
+my $JSON = eval { require JSON::XS; JSON::XS->new } || JSON::PP->new;
 use Time::HiRes qw(time sleep);
 use Apache::Test ();
 use POSIX ();
+use File::Path ();
 
-our @EXPORT_OK = qw(hstart hfinish hfinish_all hget hmany status pool_of wait_for wire_connect wire_key wire_key_file wire_hello
+our @EXPORT_OK = qw(hstart hfinish hfinish_all hget hmany status pool_of script_requests wait_for wire_connect wire_key wire_key_file wire_hello
                     wire_request wire_frames wire_status wire_send runner_pid standalone_runner
-                    version_script);
+                    version_script configtest);
 
 my $vars = Apache::Test::config()->{vars};
 
-# Starts a request; returns a handle to pass to hfinish.
+# Starts a request (on the connection sock => S, or a new one); returns a
+# handle to pass to hfinish.
 sub hstart {
     my ($path, %o) = @_;
-    my $s = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $vars->{port},
-                                  Proto => 'tcp', Timeout => 5) or die "connect: $!";
+    my $s = $o{sock} // IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $vars->{port},
+                                              Proto => 'tcp', Timeout => 5) or die "connect: $!";
     $s->autoflush(1);
     my $method = $o{method} // 'GET';
     my $body = $o{body} // '';
@@ -107,17 +114,29 @@ sub hmany {
 sub status {
     my $r = hget('/cgiplus-status?json');
     die "status: $r->{code}\n" unless $r->{code} == 200;
-    return JSON::PP->new->decode($r->{body});
+    return $JSON->decode($r->{body});
 }
 
-# The live (not retired) pool whose configured env holds POOL=tag.
+# The live (not retired) pool whose configured env names POOL_tag (the
+# status page shows the names of CGIplusSetEnv variables, never values).
 sub pool_of {
     my ($st, $tag, %o) = @_;
     for my $p (@{ $st->{pools} }) {
         next if $p->{retired} && !$o{retired};
-        return $p if grep { $_ eq "POOL=$tag" } @{ $p->{settings}{env} };
+        return $p if grep { $_ eq "POOL_$tag" } @{ $p->{settings}{env} };
     }
     return undef;
+}
+
+# The requests counted by every pool (retired ones too) whose program
+# matches re, and how many such pools there are: an engine has one pool
+# per set of settings, however many scripts it runs.
+sub script_requests {
+    my ($st, $re) = @_;
+    my @p = grep { ($_->{script} // '') =~ $re } @{ $st->{pools} };
+    my $n = 0;
+    $n += $_->{counters}{requests} for @p;
+    return ($n, scalar @p);
 }
 
 # Polls cond (a sub) until true or timeout s; returns its last value.
@@ -247,7 +266,7 @@ sub wire_status {
     my ($s) = @_;
     print $s _frame(12, 0, 1, '');
     my @f = wire_frames($s, 1000, 5, until => sub { $_[0]{type} == 13 && $_[0]{flags} & 1 });
-    return JSON::PP->new->decode(join '', map { $_->{payload} } grep { $_->{type} == 13 } @f);
+    return $JSON->decode(join '', map { $_->{payload} } grep { $_->{type} == 13 } @f);
 }
 
 # Reads up to n frames (or until END, or timeout s): a list of hashes
@@ -278,4 +297,37 @@ sub wire_frames {
     return @f;
 }
 
+
+# httpd -t on a minimal configuration that loads the module and the runner
+# of the build tree, then $body; in $dir (made if needed). (exit status,
+# output).
+sub configtest {
+    my ($dir, $body) = @_;
+    my $libexec = `$vars->{apxs} -q LIBEXECDIR`;
+    chomp $libexec;
+    File::Path::make_path($dir);
+    my $conf = "$dir/httpd.conf";
+    open my $fh, '>', $conf or die "$conf: $!";
+    print $fh <<"CONF";
+ServerRoot $dir
+ServerName 127.0.0.1
+Listen 127.0.0.1:$vars->{port}
+PidFile $dir/httpd.pid
+ErrorLog $dir/error_log
+DefaultRuntimeDir $dir
+<IfModule !mpm_event_module>
+<IfModule !mpm_prefork_module>
+<IfModule !mpm_worker_module>
+LoadModule mpm_event_module $libexec/mod_mpm_event.so
+</IfModule>
+</IfModule>
+</IfModule>
+LoadModule cgiplus_module $vars->{top_dir}/mod_cgiplus/.libs/mod_cgiplus.so
+CGIplusRunnerPath $vars->{top_dir}/runner/cgiplus-runner
+$body
+CONF
+    close $fh;
+    my $out = `$vars->{httpd} -t -f $conf 2>&1`;
+    return ($? >> 8, $out);
+}
 1;

@@ -1,0 +1,121 @@
+/* cgiplus_engine.c: engines (WASD's Run-Time Environments). In a scope with
+ * CGIplusEngine, a request's pool runs the engine program, not the script:
+ * the pool is keyed by engine, user and settings, and each request names
+ * its script in SCRIPT_FILENAME, which the engine compiles once and runs
+ * per request (docs/DESIGN.md, "Engines"). */
+#include "cgiplus_engine.h"
+
+#include <string.h>
+
+#include "http_config.h"
+#include "http_log.h"
+#include "apr_strings.h"
+
+APLOG_USE_MODULE(cgiplus);
+
+#ifndef CGIPLUS_ENGINE_DIR
+#define CGIPLUS_ENGINE_DIR "/usr/local/libexec/cgiplus"
+#endif
+#ifndef CGIPLUS_PHP_CGI
+#define CGIPLUS_PHP_CGI "/usr/bin/php-cgi" /* Debian's php-cgi package */
+#endif
+/* Requests a php-cgi worker serves before it is replaced when the scope
+ * names no CGIplusMaxRequests: php-cgi's own default. */
+#define ENGINE_PHP_MAX_REQUESTS "500"
+
+/* The engines shipped in lib/, by name: where make install puts them; and
+ * php-cgi, a FastCGI engine (docs/APPS.md, "PHP"). */
+static const struct {
+    const char *name, *file, *package;
+    int fastcgi;
+} engine_builtin[] = {
+    { "perl", CGIPLUS_ENGINE_DIR "/cgiplus-engine-perl", "libcgiplus-perl", 0 },
+    { "python", CGIPLUS_ENGINE_DIR "/cgiplus-engine-python", "python3-cgiplus", 0 },
+    { "php", CGIPLUS_PHP_CGI, "php-cgi", 1 },
+};
+
+/* CGIplusEngine perl|python|/path|none: the engine must be an executable
+ * file now, so that a typo or a missing package stops httpd at start. */
+const char *cgiplus_set_engine(cmd_parms *cmd, void *dcv, const char *arg)
+{
+    const char *path = NULL, *pkg = NULL;
+    const char *err;
+    apr_finfo_t fi;
+    apr_size_t i;
+    int fastcgi = 0;
+
+    if (!strcasecmp(arg, "none")) {
+        cgiplus_conf_store(cmd, dcv, CGP_S_ENGINE_FASTCGI, 0, NULL);
+        return cgiplus_conf_store(cmd, dcv, CGP_S_ENGINE, 0, NULL);
+    }
+    for (i = 0; i < sizeof(engine_builtin) / sizeof(engine_builtin[0]); i++)
+        if (!strcasecmp(arg, engine_builtin[i].name)) {
+            path = engine_builtin[i].file;
+            pkg = engine_builtin[i].package;
+            fastcgi = engine_builtin[i].fastcgi;
+        }
+    if (!path) {
+        if (arg[0] != '/')
+            return apr_psprintf(cmd->pool, "CGIplusEngine takes perl, python, php, the "
+                                "absolute path of an engine program, or none; not '%s'",
+                                arg);
+        path = arg;
+    }
+    if (apr_stat(&fi, path, APR_FINFO_TYPE | APR_FINFO_PROT, cmd->temp_pool) != APR_SUCCESS ||
+        fi.filetype != APR_REG ||
+        !(fi.protection & (APR_FPROT_UEXECUTE | APR_FPROT_GEXECUTE | APR_FPROT_WEXECUTE)))
+        return apr_psprintf(cmd->pool, "CGIplusEngine %s: '%s' is not an executable "
+                            "file%s%s%s", arg, path, pkg ? " (install the package " : "",
+                            pkg ? pkg : "", pkg ? ", or name the engine's path)" : "");
+    /* both rows, so that a scope inherits neither from another */
+    if ((err = cgiplus_conf_store(cmd, dcv, CGP_S_ENGINE_FASTCGI, fastcgi, NULL)))
+        return err;
+    return cgiplus_conf_store(cmd, dcv, CGP_S_ENGINE, 1, path);
+}
+
+const char *cgiplus_engine_path(const cgiplus_dir_conf *dc)
+{
+    return cgiplus_conf_gets(dc, CGP_S_ENGINE);
+}
+
+int cgiplus_engine_fastcgi(const cgiplus_dir_conf *dc)
+{
+    return cgiplus_engine_path(dc) && cgiplus_conf_geti(dc, CGP_S_ENGINE_FASTCGI) == 1;
+}
+
+int cgiplus_engine_begin(request_rec *r, const cgiplus_dir_conf *dc, const char **names,
+                         const char **vals, int max)
+{
+    /* RSS past which an engine retires itself after its request (0: none) */
+    apr_int64_t rss = cgiplus_conf_geti(dc, CGP_S_ENGINE_MAX_RSS);
+
+    if (!cgiplus_engine_path(dc) || max < 1)
+        return 0;
+    if (cgiplus_engine_fastcgi(dc)) {
+        /* php-cgi recycles itself (PHP_FCGI_MAX_REQUESTS): the pool does
+         * it instead, as often, and sets PHP_FCGI_MAX_REQUESTS above it. */
+        if (cgiplus_conf_named(dc, CGP_S_MAX_REQUESTS))
+            return 0;
+        names[0] = "max_requests";
+        vals[0] = ENGINE_PHP_MAX_REQUESTS;
+        return 1;
+    }
+    names[0] = "env";
+    vals[0] = apr_psprintf(r->pool, "CGIPLUS_ENGINE_MAX_RSS=%" APR_INT64_T_FMT, rss);
+    return 1;
+}
+
+/* mod_cgi runs only a file that may be executed; so does an engine, or an
+ * upload that lands in a script directory would run. */
+int cgiplus_engine_runnable(request_rec *r)
+{
+    apr_finfo_t fi;
+    const apr_finfo_t *f = &r->finfo;
+
+    if (!(f->valid & APR_FINFO_PROT)) {
+        if (apr_stat(&fi, r->filename, APR_FINFO_PROT, r->pool) != APR_SUCCESS)
+            return 0;
+        f = &fi;
+    }
+    return (f->protection & (APR_FPROT_UEXECUTE | APR_FPROT_GEXECUTE | APR_FPROT_WEXECUTE)) != 0;
+}

@@ -1,0 +1,24 @@
+/* cgiplus_engine.h: engines (CGIplusEngine; cgiplus_engine.c): one
+ * persistent interpreter running unmodified scripts. */
+#ifndef CGIPLUS_ENGINE_H
+#define CGIPLUS_ENGINE_H
+
+#include "cgiplus_conf.h"
+#include "cgiplus_module.h"
+
+/* CGIplusEngine (its row's setter in include/cgp_settings.def). */
+const char *cgiplus_set_engine(cmd_parms *cmd, void *dcv, const char *arg);
+/* The engine program of this scope, NULL: none (scripts run as themselves). */
+const char *cgiplus_engine_path(const cgiplus_dir_conf *dc);
+/* Nonzero if it is a FastCGI engine (CGIplusEngine php): its scope's mode is
+ * fastcgi unless CGIplusMode says otherwise. */
+int cgiplus_engine_fastcgi(const cgiplus_dir_conf *dc);
+/* BEGIN entries an engine pool adds (its settings in the workers'
+ * environment; php's recycling unless the scope sets max_requests);
+ * returns how many, at most max. */
+int cgiplus_engine_begin(request_rec *r, const cgiplus_dir_conf *dc, const char **names,
+                         const char **vals, int max);
+/* Nonzero if r's script has an execute bit, as plain CGI needs. */
+int cgiplus_engine_runnable(request_rec *r);
+
+#endif

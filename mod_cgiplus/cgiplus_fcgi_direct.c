@@ -1,0 +1,515 @@
+/* cgiplus_fcgi_direct.c: the direct path to a FastCGI worker, a kind of
+ * worker of its own (cgiplus_fcgi_xport; docs/DESIGN.md, "FastCGI
+ * workers"). The httpd child claims the worker in the runner's table as it
+ * claims a CGIplus one (cgiplus_direct_take, cgiplus_direct_table.c),
+ * gets its connection from the runner once (FCGI_CHANNEL), writes
+ * BEGIN_REQUEST, PARAMS and STDIN itself and reads STDOUT, STDERR and
+ * END_REQUEST with the shared codec, into the same q->out the rest of the
+ * module reads. It hands the worker back at a record boundary: a request
+ * it leaves unfinished gets ABORT_REQUEST, and the runner reads on to its
+ * END_REQUEST. */
+#include "cgiplus_direct_private.h"
+#include "cgiplus_scriptlog.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "cgp_fcgi.h"
+#include "http_log.h"
+#include "apr_portable.h"
+#include "apr_strings.h"
+
+APLOG_USE_MODULE(cgiplus);
+
+#define FCGI_READ       (64 * 1024)  /* one read of the connection */
+#define FCGI_REQID      1            /* as the runner's (runner_fcgi.h) */
+#define FCGI_ALIGN_MS   200          /* the rest of a record a request is left in */
+#define FCGI_ERR_LINE   4096         /* a longer stderr line is logged in pieces */
+
+/* One request's FastCGI exchange on the direct path: q->xd while this
+ * kind has the request, the claim's state first. From r->pool, for the
+ * handler call; the connection is the worker's channel's. Changed by this
+ * file, x by the direct path's files. */
+typedef struct cgiplus_fcgi_dx {
+    cgiplus_direct x;         /* first: the direct path's view of it */
+    int fd;
+    cgp_fcgi_parser parser;
+    char *out;                /* the request's records, written from out_off */
+    apr_size_t out_off, out_len;
+    int end_req;              /* END_REQUEST read: its outcome + 1 */
+    int ready;                /* the connection is known readable */
+    int closed;               /* the application closed the connection */
+} cgiplus_fcgi_dx;
+
+static cgiplus_fcgi_dx *fcgi_x(cgiplus_req *q)
+{
+    return q->xd;
+}
+
+static int fcgi_start(cgiplus_req *q, cgiplus_direct *x, const char *body, apr_size_t blen);
+static apr_status_t fcgi_step(cgiplus_req *q, apr_interval_time_t wait, apr_os_sock_t cs,
+                              int cs_eof, int *client_rd);
+static direct_chan *fcgi_chan_get(request_rec *r, uint32_t sidx, uint32_t sgen);
+
+/* A FastCGI worker: its connection, records on it. */
+static const direct_proto fcgi_proto = {
+    .xp = &cgiplus_fcgi_xport,
+    .xsize = sizeof(cgiplus_fcgi_dx),
+    .chan_get = fcgi_chan_get,
+    .start = fcgi_start,
+    .step = fcgi_step,
+};
+
+/* The worker's connection: cached, or asked of the runner once. */
+static direct_chan *fcgi_chan_get(request_rec *r, uint32_t sidx, uint32_t sgen)
+{
+    unsigned char pl[CGP_PAIR_LEN];
+    cgp_pair pr = { sidx, sgen }, ack;
+    direct_chan *ch;
+    int fd = -1, nfds = 0;
+    void *base = cgiplus_dp.base; /* the mapping outlives a drop; the pointer may not */
+
+    if ((ch = cgiplus_direct_chan_cached(sidx, sgen)))
+        return ch;
+    if (!base)
+        return NULL;
+    cgp_pair_pack(pl, &pr);
+    if (cgiplus_direct_ask(r, CGP_T_FCGI_CHANNEL, pl, CGP_T_FCGI_CHANNEL_ACK, pl, sizeof(pl),
+                           &fd, 1, &nfds) != APR_SUCCESS)
+        return NULL;
+    if (cgp_pair_unpack(pl, sizeof(pl), &ack) != CGP_OK || ack.a != sidx || ack.b != sgen ||
+        nfds != 1 || !(ch = calloc(1, sizeof(*ch)))) {
+        if (nfds)
+            close(fd);
+        return NULL;
+    }
+    ch->slot = sidx;
+    ch->gen = sgen;
+    ch->pid = atomic_load(&cgp_table_slot(base, sidx)->worker_pid);
+    ch->fd_in = ch->fd_body = ch->fd_peer = ch->fd_err = -1;
+    ch->fd_out = fd;
+    ch->refs = 1;
+    cgiplus_direct_chan_keep(ch);
+    return ch;
+}
+
+static int is_name(const char *n, apr_size_t len, const char *want)
+{
+    return len == strlen(want) && memcmp(n, want, len) == 0;
+}
+
+/* BEGIN_REQUEST, PARAMS and the body as STDIN records, in one buffer. */
+static apr_status_t fcgi_pack(cgiplus_req *q, cgiplus_fcgi_dx *fx, const char *body,
+                              apr_size_t blen)
+{
+    cgp_fcgi_pair *pairs = apr_palloc(q->r->pool, sizeof(*pairs) * (apr_size_t)(q->nparams + 1));
+    char *cl = apr_psprintf(q->r->pool, "%" APR_SIZE_T_FMT, blen);
+    apr_size_t np = 0, len = 0, off, rsize, nrec = blen / CGP_FCGI_MAX_CONTENT + 2;
+    int i;
+
+    for (i = 0; i < q->nparams; i++)
+        if (!is_name(q->params[i].name, q->params[i].nlen, "CONTENT_LENGTH"))
+            pairs[np++] = (cgp_fcgi_pair){ q->params[i].name, q->params[i].nlen,
+                                           q->params[i].val, q->params[i].vlen };
+    pairs[np++] = (cgp_fcgi_pair){ "CONTENT_LENGTH", 14, cl, strlen(cl) };
+    if (!(rsize = cgp_fcgi_request_size(pairs, np)))
+        return APR_EINVAL;
+    fx->out = apr_palloc(q->r->pool, rsize + blen + nrec * CGP_FCGI_HDR_LEN);
+    if (cgp_fcgi_request_pack((unsigned char *)fx->out, rsize, &len, FCGI_REQID,
+                              CGP_FCGI_RESPONDER, CGP_FCGI_KEEP_CONN, pairs, np) != CGP_FCGI_OK)
+        return APR_EINVAL;
+    for (off = 0;;) {
+        apr_size_t k = blen - off > CGP_FCGI_MAX_CONTENT ? CGP_FCGI_MAX_CONTENT : blen - off;
+        cgp_fcgi_hdr h = { CGP_FCGI_STDIN, FCGI_REQID, (uint16_t)k, 0 };
+
+        cgp_fcgi_hdr_pack((unsigned char *)fx->out + len, &h);
+        if (k)
+            memcpy(fx->out + len + CGP_FCGI_HDR_LEN, body + off, k); /* body may be NULL */
+        len += CGP_FCGI_HDR_LEN + k;
+        off += k;
+        if (k == 0)
+            break; /* the empty record that ends the stream */
+    }
+    fx->out_len = len;
+    return APR_SUCCESS;
+}
+
+/* Writes what the connection takes of the request: 0, or an errno once it
+ * failed (the application closed the connection). */
+static int fcgi_write(cgiplus_req *q)
+{
+    cgiplus_fcgi_dx *fx = fcgi_x(q);
+
+    while (fx->out_off < fx->out_len) {
+        ssize_t n = send(fx->fd, fx->out + fx->out_off, fx->out_len - fx->out_off,
+                         MSG_DONTWAIT | MSG_NOSIGNAL);
+
+        if (n > 0) {
+            fx->out_off += (apr_size_t)n;
+            fx->x.t_progress = cgiplus_direct_now_ms();
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return 0;
+        return n < 0 ? errno : EPIPE;
+    }
+    return 0;
+}
+
+/* The claimed (or granted) worker x takes q: its records are written. */
+static int fcgi_start(cgiplus_req *q, cgiplus_direct *x, const char *body, apr_size_t blen)
+{
+    request_rec *r = q->r;
+    cgiplus_fcgi_dx *fx = (cgiplus_fcgi_dx *)x;
+    apr_status_t rv;
+    int err, unread = 0;
+
+    fx->fd = x->ch->fd_out;
+    x->err_eof = 1; /* no stderr pipe: STDERR records come on the connection */
+    cgp_fcgi_parser_init(&fx->parser, CGP_FCGI_FROM_APP);
+    cgp_fcgi_parser_expect(&fx->parser, FCGI_REQID);
+    if ((rv = fcgi_pack(q, fx, body, blen)) != APR_SUCCESS) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, CGIPLUS_LOGNO(1900)
+                      "cannot build the FastCGI request for %s (a CGI variable over "
+                      "FastCGI's caps)", r->filename);
+        /* nothing was written: the worker goes back as it came */
+        cgiplus_direct_unclaim(r, x);
+        apr_thread_mutex_lock(cgiplus_dp.mu);
+        cgiplus_direct_chan_unref_locked(x->ch);
+        apr_thread_mutex_unlock(cgiplus_dp.mu);
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    cgiplus_direct_started(q, &fcgi_proto, x, body, blen);
+    /* Records it wrote with no request would pass for this one's answer:
+     * unfit, it goes back to be stopped and the request, which never
+     * reached it, to the runner (cgiplus_direct_wait_first; issue 20,
+     * hole 1). */
+    if (ioctl(fx->fd, FIONREAD, &unread) == 0 && unread > 0) {
+        x->unfit = 1;
+        return OK;
+    }
+    if ((err = fcgi_write(q)) && fx->out_off == 0) {
+        /* It closed the connection before taking a byte (an aborted
+         * request's, or an application that keeps none): the request never
+         * reached it. The runner connects again; the request goes there. */
+        ap_log_rerror(APLOG_MARK, APLOG_DEBUG, err, r, CGIPLUS_LOGNO(1901)
+                      "FastCGI worker pid %lu of %s had closed its connection; handing it "
+                      "back and sending the request through the runner",
+                      (unsigned long)x->ch->pid, r->filename);
+        cgiplus_direct_hand_back(q, CGP_TS_EOF); /* counted where it runs */
+        cgiplus_req_detach(q);
+        q->worker_pid = 0;
+        return DECLINED;
+    }
+    if (err) {
+        fx->closed = 1;
+        x->eof = 1;
+    }
+    return OK;
+}
+
+/* Script stderr from STDERR records: whole lines to the request's log. */
+static void fcgi_stderr(cgiplus_req *q, const unsigned char *d, apr_size_t n, int flush)
+{
+    cgiplus_direct *x = &fcgi_x(q)->x;
+
+    if (!x->errbuf)
+        x->errbuf = apr_palloc(q->r->pool, FCGI_ERR_LINE);
+    while (n) {
+        apr_size_t room = FCGI_ERR_LINE - x->err_len, k = n < room ? n : room;
+        const unsigned char *nl = memchr(d, '\n', k);
+
+        if (nl)
+            k = (apr_size_t)(nl - d) + 1;
+        memcpy(x->errbuf + x->err_len, d, k);
+        x->err_len += k;
+        d += k;
+        n -= k;
+        if (nl || x->err_len == FCGI_ERR_LINE) {
+            cgiplus_script_stderr(q, x->errbuf, x->err_len);
+            x->err_len = 0;
+        }
+    }
+    if (flush && x->err_len) {
+        cgiplus_script_stderr(q, x->errbuf, x->err_len);
+        x->err_len = 0;
+    }
+}
+
+/* The end of q's output (detail: cgp_end's), with the rest of its stderr. */
+static void fcgi_end(cgiplus_req *q, int outcome, apr_uint32_t detail)
+{
+    cgp_end e = { 0 };
+
+    fcgi_stderr(q, NULL, 0, 1);
+    e.outcome = (uint8_t)outcome;
+    e.pid = fcgi_x(q)->x.ch->pid;
+    e.detail = detail;
+    e.retry_after = outcome == CGP_O_OVERLOADED ? 1 : 0;
+    cgiplus_req_end(q, &e);
+}
+
+static int fcgi_outcome(cgiplus_req *q, const cgp_fcgi_end *e)
+{
+    if (e->pstatus == CGP_FCGI_REQUEST_COMPLETE)
+        return CGP_O_OK;
+    ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, q->r, CGIPLUS_LOGNO(1902)
+                  "FastCGI worker pid %lu of %s ended the request with protocol status %u "
+                  "(%s); answering %d", (unsigned long)fcgi_x(q)->x.ch->pid, q->r->filename,
+                  (unsigned)e->pstatus, e->pstatus == CGP_FCGI_OVERLOADED ? "overloaded"
+                  : e->pstatus == CGP_FCGI_CANT_MPX_CONN ? "cannot multiplex" : "unknown role",
+                  e->pstatus == CGP_FCGI_UNKNOWN_ROLE ? HTTP_BAD_GATEWAY
+                                                      : HTTP_SERVICE_UNAVAILABLE);
+    return e->pstatus == CGP_FCGI_UNKNOWN_ROLE ? CGP_O_CRASHED : CGP_O_OVERLOADED;
+}
+
+/* Reads what the connection has, straight into bucket memory: STDOUT
+ * pieces become buckets over it in q->out; STDERR is logged; END_REQUEST
+ * (with its padding) ends the request. keep: bytes are dropped, not
+ * delivered (a request left unfinished, read to a record boundary). */
+static apr_status_t fcgi_read(cgiplus_req *q, int keep)
+{
+    cgiplus_fcgi_dx *fx = fcgi_x(q);
+    cgiplus_direct *x = &fx->x;
+    apr_bucket_alloc_t *ba = q->r->connection->bucket_alloc;
+    apr_size_t pos = 0, len;
+    apr_bucket *heap;
+    char *buf;
+    ssize_t n;
+
+    buf = apr_bucket_alloc(FCGI_READ, ba);
+    if (!buf)
+        return APR_ENOMEM;
+    do
+        n = read(fx->fd, buf, FCGI_READ);
+    while (n < 0 && errno == EINTR);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        fx->ready = 0;
+        apr_bucket_free(buf);
+        return APR_SUCCESS;
+    }
+    if (n <= 0) {
+        apr_bucket_free(buf);
+        fx->closed = 1;
+        x->eof = 1;
+        if (fx->end_req && !q->ended)
+            fcgi_end(q, fx->end_req - 1, 0); /* its padding is all that is missing */
+        else if (!q->ended && keep) /* closed before END_REQUEST: this request fails (502) */
+            fcgi_end(q, CGP_O_CRASHED, cgiplus_direct_exit_status(x));
+        return APR_SUCCESS;
+    }
+    fx->ready = n == FCGI_READ;
+    len = (apr_size_t)n;
+    heap = apr_bucket_heap_create(buf, len, apr_bucket_free, ba);
+    x->t_progress = cgiplus_direct_now_ms();
+    for (;;) { /* to MORE: a record whose content ends the read is complete too */
+        cgp_fcgi_event ev;
+        int rc = cgp_fcgi_parse(&fx->parser, (unsigned char *)buf, len, &pos, &ev);
+
+        if (rc == CGP_FCGI_MORE)
+            break;
+        if (rc < 0) {
+            ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, q->r, CGIPLUS_LOGNO(1903)
+                          "FastCGI worker pid %lu of %s broke the protocol: %s",
+                          (unsigned long)x->ch->pid, q->r->filename, cgp_fcgi_strerror(rc));
+            x->broken = 1;
+            if (!q->ended && keep)
+                fcgi_end(q, CGP_O_CRASHED, 0);
+            break;
+        }
+        if (rc == CGP_FCGI_PIECE && ev.hdr.type == CGP_FCGI_STDOUT && keep) {
+            apr_bucket *b;
+
+            apr_bucket_copy(heap, &b);
+            b->start = (apr_off_t)((const char *)ev.data - buf);
+            b->length = ev.len;
+            cgiplus_req_out(q, b);
+        }
+        else if (rc == CGP_FCGI_PIECE && ev.hdr.type == CGP_FCGI_STDERR) {
+            fcgi_stderr(q, ev.data, ev.len, 0);
+        }
+        else if (rc == CGP_FCGI_RECORD && ev.hdr.type == CGP_FCGI_END_REQUEST) {
+            fx->end_req = fcgi_outcome(q, &ev.u.end) + 1;
+        }
+    }
+    if (fx->end_req && cgp_fcgi_parser_between(&fx->parser)) {
+        if (!q->ended && keep)
+            fcgi_end(q, fx->end_req - 1, 0);
+    }
+    apr_bucket_destroy(heap); /* buf lives on in the output buckets */
+    return APR_SUCCESS;
+}
+
+/* One round (direct_proto's step): the connection, and the client's. */
+static apr_status_t fcgi_step(cgiplus_req *q, apr_interval_time_t wait, apr_os_sock_t cs,
+                              int cs_eof, int *client_rd)
+{
+    cgiplus_fcgi_dx *fx = fcgi_x(q);
+    cgiplus_direct *x = &fx->x;
+    struct pollfd pf[2];
+    int n = 1, rc, by_deadline;
+    apr_int64_t ms = cgiplus_direct_wait_ms(q, wait, &by_deadline);
+
+    if (client_rd)
+        *client_rd = 0;
+    pf[0].fd = fx->fd;
+    pf[0].events = POLLIN | (fx->out_off < fx->out_len ? POLLOUT : 0);
+    if (cs >= 0) {
+        pf[1].fd = cs;
+        pf[1].events = cs_eof ? 0 : POLLIN; /* after its EOF: hang-up or error only */
+        n = 2;
+    }
+    do
+        rc = poll(pf, (nfds_t)n, (int)ms);
+    while (rc < 0 && errno == EINTR);
+    if (rc < 0)
+        return APR_FROM_OS_ERROR(errno);
+    if (rc == 0) {
+        if (wait >= 0 && !by_deadline)
+            return APR_TIMEUP;
+        cgiplus_direct_timeout(q, by_deadline); /* 1706; ABORT_REQUEST as it goes back */
+        fcgi_stderr(q, NULL, 0, 1);
+        return APR_SUCCESS;
+    }
+    if (n == 2 && pf[1].revents && client_rd)
+        *client_rd = cs_eof ? 2 : 1;
+    if ((pf[0].revents & POLLOUT) && fcgi_write(q)) {
+        fx->out_off = fx->out_len; /* it closed: what it says on reading ends it */
+        x->eof = 1;
+    }
+    if (pf[0].revents & (POLLIN | POLLHUP | POLLERR))
+        return fcgi_read(q, 1);
+    return APR_SUCCESS;
+}
+
+/* Reads until something arrives: output, the end, a failure. */
+static apr_status_t fcgi_read_op(cgiplus_req *q)
+{
+    apr_status_t rv = APR_SUCCESS;
+    apr_off_t had = q->out_len;
+
+    while (rv == APR_SUCCESS && !q->ended && q->out_len == had) {
+        cgiplus_fcgi_dx *fx = fcgi_x(q);
+
+        if (fx->ready && fx->out_off == fx->out_len)
+            rv = fcgi_read(q, 1); /* readable already: a poll would only say so */
+        else
+            rv = fcgi_step(q, -1, -1, 0, NULL);
+    }
+    return rv;
+}
+
+static int fcgi_readable(cgiplus_req *q, apr_interval_time_t wait)
+{
+    cgiplus_fcgi_dx *fx = fcgi_x(q);
+    struct pollfd pf = { .fd = fx->fd, .events = POLLIN };
+    int rc;
+
+    if (fx->ready || fx->out_off < fx->out_len)
+        return 1; /* the next step has work to do */
+    do
+        rc = poll(&pf, 1, (int)apr_time_as_msec(wait));
+    while (rc < 0 && errno == EINTR);
+    fx->ready = rc > 0;
+    return rc != 0;
+}
+
+static int fcgi_out_fd(cgiplus_req *q)
+{
+    return fcgi_x(q)->fd;
+}
+
+/* Before the worker goes back: ABORT_REQUEST and a record boundary if the
+ * request is not over, or what the runner must do with the connection. */
+static void fcgi_leave(cgiplus_req *q)
+{
+    cgiplus_fcgi_dx *fx = fcgi_x(q);
+    cgiplus_direct *x = &fx->x;
+    unsigned char ab[CGP_FCGI_ABORT_LEN];
+    apr_uint64_t until;
+
+    if (x->released || x->eof || x->broken ||
+        (fx->end_req && cgp_fcgi_parser_between(&fx->parser)))
+        return; /* gone, broken, or ended cleanly */
+    cgp_fcgi_abort_pack(ab, FCGI_REQID);
+    if (q->ended && q->end.outcome == CGP_O_TIMEOUT && !x->no_abort) {
+        /* timed out: told, and stopped by the runner (KILL) */
+        if (fx->out_off == fx->out_len)
+            (void)send(fx->fd, ab, sizeof(ab), MSG_DONTWAIT | MSG_NOSIGNAL);
+        return;
+    }
+    /* Unfinished: it may go on only from a record boundary, with its
+     * request written whole, told to stop unless no-abort (the runner reads
+     * on to its END_REQUEST). */
+    if (!fx->end_req && (fx->out_off < fx->out_len ||
+                     (!x->no_abort && send(fx->fd, ab, sizeof(ab), MSG_DONTWAIT | MSG_NOSIGNAL)
+                                      != (ssize_t)sizeof(ab)))) {
+        x->broken = 1;
+        return;
+    }
+    until = cgiplus_direct_now_ms() + FCGI_ALIGN_MS;
+    while (!cgp_fcgi_parser_between(&fx->parser) && !x->broken && !fx->closed) {
+        struct pollfd pf = { .fd = fx->fd, .events = POLLIN };
+        apr_uint64_t now = cgiplus_direct_now_ms();
+
+        if (now >= until || poll(&pf, 1, (int)(until - now)) <= 0)
+            x->broken = 1;
+        else
+            fcgi_read(q, 0);
+    }
+    if (fx->end_req && !x->broken)
+        x->eof = 1; /* ended meanwhile (php-cgi and libfcgi close after ABORT): the
+                       runner takes it on over a new connection */
+}
+
+/* The worker goes back (after ABORT_REQUEST if q is not over): idle, or
+ * to the runner. */
+static void fcgi_finish(cgiplus_req *q)
+{
+    fcgi_leave(q);
+    cgiplus_direct_release(q, 0);
+}
+
+/* The client left. */
+static void fcgi_abort(cgiplus_req *q)
+{
+    fcgi_leave(q);
+    cgiplus_direct_release(q, 1);
+}
+
+static unsigned fcgi_run(cgiplus_req *q)
+{
+    return cgiplus_direct_take(q, &fcgi_proto);
+}
+
+static int fcgi_grant(cgiplus_req *q, const cgp_grant *g, int take)
+{
+    return cgiplus_direct_take_granted(q, g, take, &fcgi_proto);
+}
+
+static unsigned fcgi_wait_first(cgiplus_req *q)
+{
+    return cgiplus_direct_wait_first(q, &fcgi_proto);
+}
+
+const cgiplus_xport cgiplus_fcgi_xport = {
+    .name = "fastcgi",
+    .start = fcgi_run,
+    .report = cgiplus_direct_report,
+    .grant = fcgi_grant,
+    .learn = cgiplus_direct_learn,
+    .wait_first = fcgi_wait_first,
+    .read = fcgi_read_op,
+    .readable = fcgi_readable,
+    .out_fd = fcgi_out_fd,
+    .header = cgiplus_direct_script_control,
+    .finish = fcgi_finish,
+    .abort = fcgi_abort,
+    .abandon = fcgi_finish,
+};

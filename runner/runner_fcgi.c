@@ -1,0 +1,650 @@
+/* runner_fcgi.c: FastCGI applications as pool workers (docs/PROTOCOL.md,
+ * "FastCGI workers"). Started as mod_fcgid starts them: a listening UNIX
+ * socket as descriptor 0, bound in the spool directory (mode 0700, the
+ * runner's user alone: no script can connect to another pool's
+ * application), descriptors 1 and 2 a pipe the runner logs. The runner
+ * connects once and keeps the connection for the worker's life
+ * (FCGI_KEEP_CONN); a request is BEGIN_REQUEST, PARAMS and STDIN on it, the
+ * answer STDOUT, STDERR and END_REQUEST, read with the shared codec
+ * (common/cgp_fcgi.c). A kind of worker (runner_kind_fcgi, below):
+ * everything else a worker has (queue, timeouts, recycling, the table and
+ * the direct path) is the worker room's, which calls this file only
+ * through the kind's table; this file only speaks the protocol. */
+#include "runner_fcgi.h"
+#include "runner_worker.h"
+#include "runner_ctx.h"
+#include "runner_client.h"
+#include "runner_log.h"
+#include "runner_pool.h"
+#include "runner_req.h"
+#include "runner_spool.h"
+#include "runner_table.h"
+#include "cgp_proto.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+/* A FastCGI worker's connection and pipe (w->kdata). Owned by its
+ * worker, freed with it; the socket's name is unlinked when it closes. */
+typedef struct runner_fcgi {
+    runner_ev ev_sock;        /* our connected end: records in, the request out (w->inq) */
+    runner_ev ev_log;         /* the read end of its descriptors 1 and 2 */
+    char path[sizeof(((struct sockaddr_un *)0)->sun_path)]; /* its listening socket */
+    cgp_fcgi_parser parser;   /* the application's records, between requests too */
+    cgp_fcgi_nv nv;           /* GET_VALUES_RESULT pairs */
+    unsigned char nvbuf[256];
+    cgp_fcgi_values values;
+    int asked;                /* GET_VALUES went with the first request */
+    int stdin_done;           /* the request's STDIN stream is ended (or given up) */
+    int aborted;              /* ABORT_REQUEST sent for the request */
+    int end_pending;          /* END_REQUEST read, its padding not yet: outcome + 1 */
+    int eof;                  /* the application closed the connection */
+} runner_fcgi;
+
+static runner_fcgi *fcgi(const runner_worker *w)
+{
+    return w->kdata;
+}
+
+static void fcgi_watch(runner_worker *w, int paused);
+static void fcgi_read(runner_worker *w, int drain);
+static void fcgi_feed(runner_worker *w);
+static void fcgi_log(runner_worker *w, int drain);
+
+static unsigned long fcgi_seq; /* names the sockets: fcgi-<runner pid>-<n>.sock */
+
+/* The connection: records in (a read), our queued records out. */
+static void on_sock(runner_ev *ev, uint32_t events)
+{
+    runner_worker *w = ev->obj;
+    if (events & EPOLLOUT)
+        fcgi_feed(w);
+    if (events & (EPOLLIN | EPOLLHUP | EPOLLERR))
+        runner_worker_read(w, 0);
+    runner_worker_update(w);
+}
+
+static void on_log(runner_ev *ev, uint32_t events)
+{
+    fcgi_log(ev->obj, 0);
+    runner_worker_update(ev->obj);
+    (void)events;
+}
+
+/* As mod_fcgid starts one: a listening UNIX socket as descriptor 0, bound
+ * in the spool directory, which we connect to before it runs (the
+ * connection waits in the backlog until it accepts); descriptors 1 and 2
+ * one pipe, ours to log. */
+static int plumb_fcgi(runner_worker *w, runner_req *r, runner_plumbing *pl)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    runner_pool *p = w->pool;
+    runner_fcgi *f = calloc(1, sizeof(*f));
+    int fd;
+
+    if (!(w->kdata = f)) {
+        errno = ENOMEM;
+        return -1;
+    }
+    runner_ev_init(&f->ev_sock, on_sock, -1, w);
+    runner_ev_init(&f->ev_log, on_log, -1, w);
+    cgp_fcgi_parser_init(&f->parser, CGP_FCGI_FROM_APP);
+    if (snprintf(f->path, sizeof(f->path), "%s/fcgi-%ld-%lu.sock", runner_spool_dir(),
+                 (long)getpid(), ++fcgi_seq) >= (int)sizeof(f->path)) {
+        f->path[0] = '\0';
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    pl->name = f->path;
+    memcpy(sa.sun_path, f->path, strlen(f->path) + 1);
+    unlink(f->path);
+    if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+        return -1;
+    runner_plumb(pl, 0, fd, -1, NULL);
+    if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 8) < 0 ||
+        (fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0)
+        return -1;
+    runner_plumb(pl, 0, pl->child[0], fd, &f->ev_sock.fd);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+        runner_plumb_pipe(pl, 1, 0, &f->ev_log.fd) < 0 ||
+        (fd = fcntl(pl->child[1], F_DUPFD_CLOEXEC, 0)) < 0)
+        return -1;
+    runner_plumb(pl, 2, fd, -1, NULL);
+    /* php-cgi: no children of its own (one request at a time is all it
+     * gets), and never past the pool's recycling: it exits by itself only
+     * after more requests than the pool gives it. A pool's env wins. */
+    uint64_t maxr = p->set.v[CGP_S_MAX_REQUESTS];
+    snprintf(pl->ebuf[0], sizeof(pl->ebuf[0]), "PHP_FCGI_MAX_REQUESTS=%" PRIu64,
+             maxr ? maxr + 1 : 0);
+    char *fixed[] = { "PATH=" RUNNER_DEFAULT_PATH, "PHP_FCGI_CHILDREN=0", pl->ebuf[0] };
+    memcpy(pl->envp, fixed, sizeof(fixed));
+    runner_spawn_env(&p->set, pl->envp, 3, sizeof(pl->envp) / sizeof(pl->envp[0]));
+    pl->spec.envp = pl->envp;
+    pl->spec.nfds = 3;
+    pl->spec.die_with_runner = 1; /* nothing else would end it */
+    (void)r;
+    return 0;
+}
+
+static int spawn_fcgi(runner_pool *p, runner_req *r, runner_worker **out)
+{
+    runner_worker *w;
+
+    if (runner_worker_start(&runner_kind_fcgi, p, NULL, plumb_fcgi, &w) < 0)
+        return -1;
+    runner_worker_started(w);
+    *out = w;
+    (void)r;
+    return 0;
+}
+
+static void fcgi_close(runner_worker *w)
+{
+    runner_fcgi *f = fcgi(w);
+
+    if (!f) /* its start failed before it had one */
+        return;
+    runner_ev_close(&f->ev_sock);
+    runner_ev_close(&f->ev_log);
+    if (f->path[0])
+        unlink(f->path);
+    f->path[0] = '\0';
+}
+
+static int is_name(const char *n, size_t len, const char *want)
+{
+    return len == strlen(want) && memcmp(n, want, len) == 0;
+}
+
+static int fcgi_request(runner_worker *w, runner_req *r)
+{
+    runner_fcgi *f = fcgi(w);
+    const char *n, *v, *why = "out of memory";
+    size_t nl, vl, off = 0, np = 0, len = 0, need;
+    cgp_fcgi_pair *pairs = NULL;
+    char cl[24];
+    int rc, unread = 0;
+
+    /* Records it wrote with no request would pass for this one's answer:
+     * it is stopped as broken and r, which it never had, goes to another
+     * worker (issue 20, hole 1; the runner reads an idle worker it holds,
+     * runner_table_look one a child may claim). */
+    if (f->ev_sock.fd >= 0 && ioctl(f->ev_sock.fd, FIONREAD, &unread) == 0 && unread > 0) {
+        runner_worker_junk(w, (size_t)unread, "with no request");
+        return -1;
+    }
+
+    while (cgp_kv_next(r->params.p, r->params.len, &off, &n, &nl, &v, &vl) == 1)
+        np++;
+    if (!(pairs = malloc((np + 1) * sizeof(*pairs))))
+        goto fail;
+    off = np = 0;
+    while (cgp_kv_next(r->params.p, r->params.len, &off, &n, &nl, &v, &vl) == 1)
+        if (!is_name(n, nl, "CONTENT_LENGTH"))
+            pairs[np++] = (cgp_fcgi_pair){ n, nl, v, vl };
+    /* always exact, as for every worker (docs/PROTOCOL.md, "Body length") */
+    snprintf(cl, sizeof(cl), "%" PRIu64, r->cl);
+    pairs[np++] = (cgp_fcgi_pair){ "CONTENT_LENGTH", 14, cl, strlen(cl) };
+    need = cgp_fcgi_request_size(pairs, np);
+    if (!need) {
+        why = "a CGI variable is over FastCGI's caps";
+        goto fail;
+    }
+    if (runner_buf_reserve(&w->inq, need + CGP_FCGI_GET_VALUES_LEN) < 0)
+        goto fail;
+    if (!f->asked) {
+        /* What it says of itself, asked once, before its first request
+         * (libfcgi answers a management record only when the next arrives). */
+        cgp_fcgi_get_values_pack(w->inq.p + w->inq.len);
+        w->inq.len += CGP_FCGI_GET_VALUES_LEN;
+        cgp_fcgi_nv_init(&f->nv, f->nvbuf, sizeof(f->nvbuf));
+        f->asked = 1;
+    }
+    rc = cgp_fcgi_request_pack(w->inq.p + w->inq.len, w->inq.cap - w->inq.len, &len,
+                               RUNNER_FCGI_REQID, CGP_FCGI_RESPONDER, CGP_FCGI_KEEP_CONN, pairs, np);
+    if (rc != CGP_FCGI_OK) {
+        why = cgp_fcgi_strerror(rc);
+        goto fail;
+    }
+    w->inq.len += len;
+    free(pairs);
+    f->stdin_done = f->aborted = f->end_pending = 0;
+    cgp_fcgi_parser_expect(&f->parser, RUNNER_FCGI_REQID);
+    w->had_output = 0;
+    return 0;
+fail:
+    free(pairs);
+    runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2901) "cannot build the FastCGI request %u (%s) "
+               "for %s: %s", r->reqid, r->uri, w->pool->script, why);
+    runner_worker_unassign(w);
+    runner_worker_step(w, RUNNER_WE_DONE);
+    runner_req_end(r, CGP_O_SPAWN_FAILED, 1, 0, ENOMEM);
+    return -1;
+}
+
+/* The application closed its connection (or broke the protocol): the
+ * worker cannot serve again. It should be exiting; its request, if any,
+ * fails when it is reaped (502), with its exit status. */
+static void conn_gone(runner_worker *w)
+{
+    runner_fcgi *f = fcgi(w);
+
+    if (f->eof)
+        return;
+    f->eof = 1;
+    runner_buf_reset(&w->inq);
+    runner_ev_watch(&f->ev_sock, 0);
+    runner_worker_gone(w);
+}
+
+/* A new connection to the worker, between requests: php-cgi and libfcgi
+ * close theirs after an aborted request, and an application that ignores
+ * FCGI_KEEP_CONN after each one; both then accept again. The old one is
+ * shut down for every holder (children keep copies of it), and the slot
+ * gets a new generation so no child uses it again. -1: the application is
+ * not listening any more (it is exiting). */
+static int reconnect(runner_worker *w)
+{
+    runner_fcgi *f = fcgi(w);
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    int fd = -1;
+
+    if (f->ev_sock.fd >= 0)
+        shutdown(f->ev_sock.fd, SHUT_RDWR);
+    runner_ev_close(&f->ev_sock);
+    runner_buf_reset(&w->inq);
+    memcpy(sa.sun_path, f->path, sizeof(sa.sun_path));
+    if (w->exited || !f->path[0] ||
+        (fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0 ||
+        connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+        if (fd >= 0)
+            close(fd);
+        f->eof = 0; /* so conn_gone does its work */
+        conn_gone(w);
+        return -1;
+    }
+    f->ev_sock.fd = fd;
+    f->eof = 0;
+    f->end_pending = 0;
+    cgp_fcgi_parser_init(&f->parser, CGP_FCGI_FROM_APP);
+    runner_table_slot_renew(w);
+    runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2910) "FastCGI worker pid %ld of %s: connected "
+               "to it again (it closed its connection)", (long)w->pid, w->pool->script);
+    fcgi_watch(w, runner_worker_out_paused(w));
+    return 0;
+}
+
+/* End of file on the connection. A request it had not ended fails (502);
+ * then the worker serves on over a new connection, if it still listens. */
+static void conn_eof(runner_worker *w)
+{
+    runner_fcgi *f = fcgi(w);
+    runner_req *r = w->req;
+    int outcome = f->end_pending ? f->end_pending - 1 : CGP_O_CRASHED;
+
+    if (reconnect(w) < 0)
+        return; /* exiting: its request ends when it is reaped */
+    if (r) {
+        if (outcome != CGP_O_OK)
+            runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2911) "FastCGI worker pid %ld of %s "
+                       "closed its connection before it ended request %u (%s)", (long)w->pid,
+                       w->pool->script, r->reqid, r->uri);
+        f->stdin_done = 1;
+        runner_worker_request_done(w, outcome, 0, outcome == CGP_O_OK ? 0 : RUNNER_END_CLOSED);
+    }
+}
+
+/* Frames what the spool holds of the body as STDIN records, the stream's
+ * end once the body is whole; 1 if any was queued. */
+static int frame_body(runner_worker *w)
+{
+    runner_fcgi *f = fcgi(w);
+    runner_req *r = w->req;
+    int queued = 0;
+
+    while (r && !f->stdin_done && runner_buf_used(&w->inq) < RUNNER_FCGI_QUEUE_HIGH) {
+        uint64_t pending = runner_spool_pending(&r->body);
+        cgp_fcgi_hdr h = { .type = CGP_FCGI_STDIN, .reqid = RUNNER_FCGI_REQID };
+        ssize_t got = 0;
+
+        if (!pending && !r->body_end && !(r->have_cl && r->body.total >= r->cl))
+            break; /* more of the body is on its way from the module */
+        size_t k = pending < CGP_FCGI_MAX_CONTENT ? (size_t)pending : CGP_FCGI_MAX_CONTENT;
+        if (runner_buf_reserve(&w->inq, CGP_FCGI_HDR_LEN + k) < 0)
+            break;
+        if (k && (got = runner_spool_take(&r->body, w->inq.p + w->inq.len + CGP_FCGI_HDR_LEN,
+                                          k)) <= 0) {
+            runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2902) "cannot pass the body of request %u "
+                       "to FastCGI worker pid %ld of %s: %s", r->reqid, (long)w->pid,
+                       w->pool->script, strerror(got < 0 ? errno : EIO));
+            runner_spool_discard(&r->body);
+            got = 0; /* the stream ends here: the application sees a short body */
+        }
+        h.clen = (uint16_t)got;
+        cgp_fcgi_hdr_pack(w->inq.p + w->inq.len, &h);
+        w->inq.len += CGP_FCGI_HDR_LEN + (size_t)got;
+        f->stdin_done = got == 0; /* an empty record ends the stream */
+        queued = 1;
+    }
+    return queued;
+}
+
+static void fcgi_feed(runner_worker *w)
+{
+    runner_fcgi *f = fcgi(w);
+    runner_req *r = w->req;
+    int rc;
+
+    if (f->ev_sock.fd < 0 || f->eof)
+        return;
+    frame_body(w);
+    for (;;) { /* until the socket is full, or nothing more is there to send */
+        size_t before = runner_buf_used(&w->inq);
+        rc = runner_buf_flush(&w->inq, f->ev_sock.fd);
+        if (r && runner_buf_used(&w->inq) < before)
+            runner_req_progress(r); /* the application takes its request */
+        if (rc != 0 || !frame_body(w))
+            break;
+    }
+    if (rc < 0) {
+        if (errno != EPIPE && errno != ECONNRESET)
+            runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2903) "cannot write to FastCGI worker pid "
+                       "%ld of %s: %s", (long)w->pid, w->pool->script, strerror(errno));
+        conn_gone(w);
+    }
+    fcgi_watch(w, runner_worker_out_paused(w));
+    if (r && r->client)
+        runner_client_update(r->client); /* less pending body: reading may resume */
+}
+
+static void fcgi_watch(runner_worker *w, int paused)
+{
+    runner_fcgi *f = fcgi(w);
+    uint32_t m = 0;
+
+    if (w->state == RUNNER_W_DEAD)
+        return;
+    /* A published worker's connection is a child's to read and write. */
+    if (!runner_worker_published(w) && !f->eof) {
+        m |= paused ? 0 : EPOLLIN;
+        m |= runner_buf_used(&w->inq) ? EPOLLOUT : 0;
+    }
+    runner_ev_watch(&f->ev_sock, m);
+    runner_ev_watch(&f->ev_log, EPOLLIN); /* always ours, published or not */
+}
+
+/* Descriptors 1 and 2: lines to the request's log while the runner relays
+ * one, else to its own (as a CGIplus worker's stderr). */
+static void fcgi_log(runner_worker *w, int drain)
+{
+    runner_fcgi *f = fcgi(w);
+    char buf[8192];
+
+    for (int i = 0; drain || i < 4; i++) {
+        if (f->ev_log.fd < 0)
+            return;
+        ssize_t n = read(f->ev_log.fd, buf, sizeof(buf));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        if (n <= 0) {
+            runner_ev_close(&f->ev_log);
+            return;
+        }
+        runner_worker_stderr(w, buf, (size_t)n);
+    }
+}
+
+static int end_outcome(runner_worker *w, const cgp_fcgi_end *e)
+{
+    runner_req *r = w->req;
+
+    switch (e->pstatus) {
+    case CGP_FCGI_REQUEST_COMPLETE:
+        return CGP_O_OK;
+    case CGP_FCGI_OVERLOADED:
+    case CGP_FCGI_CANT_MPX_CONN:
+        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2904) "FastCGI worker pid %ld of %s refused "
+                   "request %u (%s): %s; answering 503", (long)w->pid, w->pool->script,
+                   r ? r->reqid : 0, r ? r->uri : "-",
+                   e->pstatus == CGP_FCGI_OVERLOADED ? "overloaded" : "cannot multiplex");
+        return CGP_O_OVERLOADED;
+    default:
+        runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2905) "FastCGI worker pid %ld of %s does not "
+                   "take the responder role (request %u, %s); answering 502", (long)w->pid,
+                   w->pool->script, r ? r->reqid : 0, r ? r->uri : "-");
+        return CGP_O_CRASHED;
+    }
+}
+
+/* END_REQUEST (and its padding) read: the request is over, the stream at a
+ * record boundary, so the worker may serve again, here or in a child. */
+static void request_over(runner_worker *w, int outcome)
+{
+    runner_fcgi *f = fcgi(w);
+    runner_req *r = w->req;
+
+    if (!r)
+        return;
+    if (!f->stdin_done || runner_buf_used(&w->inq)) {
+        /* Its STDIN stream is still open, or half written: the next request
+         * would start inside it. */
+        runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2906) "FastCGI worker pid %ld of %s ended "
+                   "request %u (%s) before it took all of its body; it is replaced",
+                   (long)w->pid, w->pool->script, r->reqid, r->uri);
+        runner_buf_reset(&w->inq);
+        f->stdin_done = 1;
+        if (!w->retire)
+            w->retire = RUNNER_END_RETIRED;
+    }
+    runner_worker_request_done(w, outcome, outcome == CGP_O_OVERLOADED ? 1 : 0, 0);
+}
+
+static void broken(runner_worker *w, int rc)
+{
+    runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2907) "FastCGI worker pid %ld of %s broke the "
+               "protocol: %s; stopping it", (long)w->pid, w->pool->script, cgp_fcgi_strerror(rc));
+    conn_gone(w);
+    runner_worker_stop(w, RUNNER_END_BROKEN, 1);
+}
+
+static void piece(runner_worker *w, const cgp_fcgi_event *ev)
+{
+    runner_fcgi *f = fcgi(w);
+    const char *n, *v;
+    size_t nl, vl, pos = 0;
+
+    switch (ev->hdr.type) {
+    case CGP_FCGI_STDOUT:
+        runner_worker_output(w, ev->data, ev->len);
+        break;
+    case CGP_FCGI_STDERR:
+        runner_worker_stderr(w, (const char *)ev->data, ev->len);
+        break;
+    case CGP_FCGI_GET_VALUES_RESULT:
+        while (cgp_fcgi_nv_next(&f->nv, ev->data, ev->len, &pos, &n, &nl, &v, &vl) == 1)
+            cgp_fcgi_values_add(&f->values, n, nl, v, vl); /* a bad value is left out */
+        break;
+    default:
+        break;
+    }
+}
+
+static void record(runner_worker *w, const cgp_fcgi_event *ev)
+{
+    runner_fcgi *f = fcgi(w);
+    const cgp_fcgi_values *v = &f->values;
+
+    switch (ev->hdr.type) {
+    case CGP_FCGI_END_REQUEST:
+        f->end_pending = end_outcome(w, &ev->u.end) + 1;
+        break;
+    case CGP_FCGI_GET_VALUES_RESULT:
+        runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2908) "FastCGI worker pid %ld of %s: "
+                   "FCGI_MAX_CONNS %s%lu, FCGI_MAX_REQS %s%lu, FCGI_MPXS_CONNS %s%lu",
+                   (long)w->pid, w->pool->script,
+                   v->have & CGP_FCGI_V_MAX_CONNS ? "" : "(none) ", (unsigned long)v->max_conns,
+                   v->have & CGP_FCGI_V_MAX_REQS ? "" : "(none) ", (unsigned long)v->max_reqs,
+                   v->have & CGP_FCGI_V_MPXS_CONNS ? "" : "(none) ", (unsigned long)v->mpxs_conns);
+        break;
+    case CGP_FCGI_UNKNOWN_TYPE:
+        runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2909) "FastCGI worker pid %ld of %s does not "
+                   "know record type %u", (long)w->pid, w->pool->script, ev->u.unknown);
+        break;
+    default:
+        break;
+    }
+}
+
+/* What one read of the connection holds. */
+static void records(runner_worker *w, const unsigned char *buf, size_t n)
+{
+    runner_fcgi *f = fcgi(w);
+    size_t pos = 0;
+    int more = 0;
+
+    for (;;) {
+        if (f->end_pending && cgp_fcgi_parser_between(&f->parser)) {
+            int outcome = f->end_pending - 1;
+            f->end_pending = 0;
+            /* After ABORT_REQUEST, php-cgi and libfcgi close the connection:
+             * a new one before the worker serves again. */
+            if (f->aborted && reconnect(w) < 0)
+                return;
+            request_over(w, outcome);
+            if (runner_worker_published(w) || f->eof)
+                return; /* a child's from here on, or gone */
+        }
+        if (more)
+            return;
+        cgp_fcgi_event ev;
+        int rc = cgp_fcgi_parse(&f->parser, buf, n, &pos, &ev);
+        /* to MORE: a record whose content ends the read is complete too */
+        more = rc == CGP_FCGI_MORE;
+        if (rc < 0) {
+            broken(w, rc);
+            return;
+        }
+        if (rc == CGP_FCGI_PIECE)
+            piece(w, &ev);
+        else if (rc == CGP_FCGI_RECORD)
+            record(w, &ev);
+    }
+}
+
+static void fcgi_read(runner_worker *w, int drain)
+{
+    runner_fcgi *f = fcgi(w);
+
+    for (int i = 0; drain || i < 4; i++) {
+        /* The read before may have ended its request and published it; a
+         * dead worker without a request has nothing to deliver. */
+        if (f->ev_sock.fd < 0 || f->eof || runner_worker_published(w) || (drain && !w->req))
+            break;
+        if (!drain && runner_worker_out_paused(w))
+            break;
+        ssize_t n = read(f->ev_sock.fd, w->obuf, RUNNER_READ_CHUNK);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        if (n <= 0) {
+            conn_eof(w);
+            break;
+        }
+        records(w, w->obuf, (size_t)n);
+    }
+    if (drain)
+        fcgi_log(w, 1);
+}
+
+static void fcgi_abort(runner_worker *w)
+{
+    runner_fcgi *f = fcgi(w);
+    runner_req *r = w->req;
+    unsigned char b[CGP_FCGI_ABORT_LEN];
+
+    if (!r || f->aborted || f->eof)
+        return;
+    f->aborted = 1;
+    if (!f->stdin_done) {
+        /* No more of the body: php-cgi and libfcgi end the request with
+         * what they have (docs/PROTOCOL.md, "What real applications do"). */
+        runner_spool_discard(&r->body);
+        f->stdin_done = 1;
+    }
+    cgp_fcgi_abort_pack(b, RUNNER_FCGI_REQID);
+    if (runner_buf_append(&w->inq, b, sizeof(b)) == 0)
+        fcgi_feed(w);
+}
+
+/* A child handed it back with its connection over (an aborted request's,
+ * or an application that closes after each): a new one. */
+static void fcgi_closed(runner_worker *w)
+{
+    uint64_t maxr = w->pool->set.v[CGP_S_MAX_REQUESTS];
+
+    if (w->retire || (maxr && w->served >= maxr))
+        runner_worker_stop(w, w->retire ? w->retire : RUNNER_END_MAX_REQUESTS, 1);
+    else if (reconnect(w) == 0)
+        w->pool->owner->idle(w);
+}
+
+static void fcgi_adopt(runner_worker *w)
+{
+    runner_fcgi *f = fcgi(w);
+
+    w->had_output = 0;
+    /* The child left it between records, its request written whole and
+     * ABORT_REQUEST sent: read on to END_REQUEST. */
+    cgp_fcgi_parser_init(&f->parser, CGP_FCGI_FROM_APP);
+    cgp_fcgi_parser_expect(&f->parser, RUNNER_FCGI_REQID);
+    runner_buf_reset(&w->inq);
+    f->stdin_done = f->aborted = 1;
+    f->end_pending = 0;
+}
+
+void runner_fcgi_on_channel(runner_client *c, uint32_t reqid, const unsigned char *pl,
+                            size_t len)
+{
+    unsigned char out[CGP_PAIR_LEN];
+    cgp_pair pr, ans;
+    runner_worker *w;
+    int fd = -1;
+
+    if (cgp_pair_unpack(pl, len, &pr) != CGP_OK) {
+        c->broken = 1;
+        return;
+    }
+    w = runner_table_slot_owner(pr.a, pr.b);
+    if (w && w->kind == &runner_kind_fcgi && !w->exited && !fcgi(w)->eof)
+        fd = fcgi(w)->ev_sock.fd;
+    ans.a = pr.a;
+    ans.b = fd >= 0 ? pr.b : 0;
+    cgp_pair_pack(out, &ans);
+    if (runner_client_send_fds(c, CGP_T_FCGI_CHANNEL_ACK, reqid, out, sizeof(out), &fd,
+                              fd >= 0 ? 1 : 0) < 0)
+        c->broken = 1;
+}
+
+static int fcgi_idle_fd(const runner_worker *w)
+{
+    return fcgi(w)->eof ? -1 : fcgi(w)->ev_sock.fd;
+}
+
+const runner_wkind runner_kind_fcgi = {
+    .name = "FastCGI worker", .spawn = spawn_fcgi, .request = fcgi_request, .feed = fcgi_feed,
+    .read = fcgi_read, .watch = fcgi_watch, .orphaned = runner_worker_orphaned,
+    .abort = fcgi_abort, .adopt = fcgi_adopt, .adopt_handed_only = 1, .closed = fcgi_closed,
+    .idle_fd = fcgi_idle_fd, .close = fcgi_close,
+};

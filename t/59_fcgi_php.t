@@ -1,0 +1,99 @@
+# Issue 22, part 3: PHP, persistent. Debian's php-cgi as pool workers over
+# FastCGI (CGIplusEngine php): one pool serves every .php file of its scope
+# (files need no execute bit), php-cgi's own php.ini (the cgi SAPI's) is
+# read, OPcache serves later requests from its cache, SCRIPT_FILENAME,
+# PATH_INFO and PATH_TRANSLATED are what PHP expects with cgi.fix_pathinfo,
+# PHP_FCGI_MAX_REQUESTS stays above the pool's recycling (no worker ever
+# exits under a request: 40 requests over workers recycled every 5 all
+# answer 200), errors go to the error log; direct and relayed.
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use Time::HiRes qw(sleep);
+use lib 't/htdocs/apps';
+use AppTest qw(curl url);
+
+plan tests => 32, sub { -x '/usr/bin/php-cgi' ? 1 : skip('needs php-cgi (Debian package php-cgi)') };
+
+my $vars = Apache::Test::config()->{vars};
+my $logf = "$vars->{t_logs}/error_log";
+my $dir = "$vars->{documentroot}/php";
+sub kv { my %h = $_[0] =~ /^(\w+)=(.*)$/mg; \%h }
+sub log_text { open my $fh, '<', $logf or return ''; local $/; <$fh> }
+
+ok t_cmp((stat "$dir/info.php")[2] & 0111, 0, 'the PHP files have no execute bit');
+
+for my $p (qw(php1 phpr)) {
+    my ($code, $h, $body) = curl(url("/$p/info.php/a/b?x=1"));
+    my $e = kv($body);
+    ok t_cmp("$code $e->{sapi}", '200 cgi-fcgi', "/$p: php-cgi answers as a FastCGI worker");
+    ok t_cmp($e->{ini}, qr{^/etc/php/[\d.]+/cgi/php\.ini$}, "/$p: the cgi SAPI's php.ini is read");
+    ok t_cmp($e->{fix_pathinfo}, 1, "/$p: cgi.fix_pathinfo as php.ini has it (1)");
+    ok t_cmp("$e->{SCRIPT_FILENAME}|$e->{SCRIPT_NAME}|$e->{PATH_INFO}",
+             "$dir/info.php|/$p/info.php|/a/b", "/$p: SCRIPT_FILENAME, SCRIPT_NAME, PATH_INFO");
+    ok t_cmp("$e->{PATH_TRANSLATED}|$e->{PHP_SELF}|$e->{REQUEST_URI}",
+             "$vars->{documentroot}/a/b|/$p/info.php/a/b|/$p/info.php/a/b?x=1",
+             "/$p: PATH_TRANSLATED, PHP_SELF, REQUEST_URI");
+    ok t_cmp($e->{cwd}, $dir, "/$p: the script's directory is the working directory");
+    ok t_cmp("$e->{max_requests} $e->{children}", '501 0',
+             "/$p: PHP_FCGI_MAX_REQUESTS above the pool's 500, PHP_FCGI_CHILDREN 0");
+
+    # One process, OPcache across requests, for every script of the scope.
+    my ($hits1, $pid) = ($e->{hits}, $e->{pid});
+    (undef, undef, $body) = curl(url("/$p/info.php"));
+    (undef, undef, $body) = curl(url("/$p/info.php"));
+    my $e3 = kv($body);
+    ok t_cmp("$e3->{pid} $e3->{opcache}", "$pid on", "/$p: the same php-cgi process, OPcache on");
+    ok t_cmp($e3->{hits} > $hits1 ? 1 : 0, 1, "/$p: OPcache serves the script from its cache ($hits1 -> $e3->{hits} hits)");
+    (undef, undef, $body) = curl(url("/$p/other.php"));
+    ok t_cmp($body, "other pid=$pid\n", "/$p: another .php file, the same pool and process");
+
+    ($code, undef, $body) = curl('--data', 'name=ann&n=2', url("/$p/info.php"));
+    ok t_cmp(kv($body)->{post}, '{"name":"ann","n":"2"}', "/$p: a form POST reaches \$_POST");
+
+    # error_log() is a STDERR record: the error log, naming the script.
+    my $mark = length log_text();
+    curl(url("/$p/info.php?log=$p-marker"));
+    sleep 0.3;
+    ok t_cmp(substr(log_text(), $mark), qr/CGIPLUS1050: stderr from \Q$dir\E\/info\.php \(pid $pid\): .*php-test: $p-marker/,
+             "/$p: error_log() lands in the error log with the script and pid");
+    ($code) = curl(url("/$p/info.php?fatal=1"));
+    ok t_cmp($code, 500, "/$p: a fatal error is php's own 500");
+}
+
+# Recycling in step: workers replaced every 5 requests; php-cgi would exit
+# after 6 by itself; 40 requests, 4 at a time, all answered.
+{
+    my (%pids, @codes);
+    my @kids;
+    pipe my $rd, my $wr or die;
+    for my $k (1 .. 4) {
+        my $pid = fork // die;
+        if (!$pid) {
+            close $rd;
+            for (1 .. 10) {
+                my ($code, undef, $body) = curl(url('/php5/info.php'));
+                print $wr "$code " . (kv($body)->{pid} // 0) . " " . (kv($body)->{max_requests} // '') . "\n";
+            }
+            exit 0;
+        }
+        push @kids, $pid;
+    }
+    close $wr;
+    my @lines = <$rd>;
+    waitpid $_, 0 for @kids;
+    my (%by, %max);
+    for (@lines) { my ($c, $p, $m) = split; push @codes, $c; $by{$p}++; $max{$m}++ }
+    ok t_cmp(scalar(grep { $_ == 200 } @codes), 40, '40 requests on workers recycled every 5: all 200');
+    ok t_cmp(join(',', keys %max), '6', 'PHP_FCGI_MAX_REQUESTS is 6 there (one above the pool\'s 5)');
+    my @over = grep { $by{$_} > 5 } keys %by;
+    ok t_cmp(scalar(@over), 0, 'no php-cgi process served more than 5 requests');
+    ok t_cmp(scalar(keys %by) >= 8 ? 1 : 0, 1, 'so at least 8 processes served them (' . scalar(keys %by) . ')');
+    sleep 0.5;
+    my $log = log_text();
+    my @ended = $log =~ /CGIPLUS2028: worker pid \d+ of \/usr\/bin\/php-cgi ended: (\w+)/g;
+    my %why;
+    $why{$_}++ for @ended;
+    ok t_cmp(join(',', sort keys %why), 'max_requests', 'each replaced worker ended for max_requests, none by itself or crashed');
+}

@@ -1,0 +1,213 @@
+# Issue 22, part 4: a drop-in for mod_fcgid configurations. With mod_fcgid
+# not loaded, mod_fcgid's documented set-ups run unedited on mod_cgiplus:
+# its PHP example (FcgidWrapper php-wrapper .php, AddHandler fcgid-script,
+# Options +ExecCGI, Order/Allow) and its Perl CGI::Fast example (SetHandler
+# fcgid-script), in a private httpd; only the site's paths differ (the
+# example's /usr/local/... are its own installation's). Its directives mean
+# what they mean there (pool settings of fcgid-script requests, its
+# FcgidMaxRequestLen default answered 413), unused ones are accepted, what
+# has no counterpart is refused with a sentence, every value is checked.
+# With mod_fcgid loaded too, its directives are its own and httpd starts.
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use JSON::PP ();
+use lib 't/lib', 't/htdocs/pool/lib', 't/htdocs/apps';
+use PrivateHttpd qw(private_conf private_start private_stop private_check fresh_dir libexec);
+use FreePort qw(free_port);
+use AppTest qw(write_file curl);
+
+plan tests => 36, sub {
+    return skip('needs php-cgi') unless -x '/usr/bin/php-cgi';
+    return skip('needs CGI::Fast') if system('perl -MCGI::Fast -e1 2>/dev/null');
+    return skip('needs mod_fcgid (libapache2-mod-fcgid)') unless -f libexec() . '/mod_fcgid.so';
+    1;
+};
+
+my $vars = Apache::Test::config()->{vars};
+my $dir = "$vars->{t_logs}/fcgid";
+my $port = free_port();
+my $base = "http://127.0.0.1:$port";
+fresh_dir($dir);
+chmod 0755, $dir;
+
+# ---- the documentation's files, as it gives them
+mkdir "$dir/phpapp";
+mkdir "$dir/fcgi-bin";
+chmod 0755, "$dir/phpapp", "$dir/fcgi-bin";
+write_file("$dir/phpapp/phpinfo.php", "<?php\n  phpinfo();\n?>\n", 0644);
+write_file("$dir/phpapp/pid.php", "<?php\necho 'pid=', getmypid(), \"\\nenv=\", getenv('FCGID_TEST_ENV'), "
+           . "\"\\nauth=\", \$_SERVER['HTTP_AUTHORIZATION'] ?? '-', \"\\nchildren=\", getenv('PHP_FCGI_CHILDREN'), "
+           . "\"\\n\";\n", 0644);
+write_file("$dir/phpapp/page.phtml", "<?php\necho 'phtml by ', PHP_SAPI, \"\\n\";\n", 0644);
+write_file("$dir/php-wrapper", <<'SH', 0755);
+#!/bin/sh
+# Set desired PHP_FCGI_* environment variables.
+# Example:
+# PHP FastCGI processes exit after 500 requests by default.
+PHP_FCGI_MAX_REQUESTS=10000
+export PHP_FCGI_MAX_REQUESTS
+
+# Replace with the path to your FastCGI-enabled PHP executable
+exec /usr/bin/php-cgi
+SH
+write_file("$dir/fcgi-bin/foo.pl", <<'PL', 0755);
+#!/usr/bin/perl
+use CGI::Fast;
+while (my $q = CGI::Fast->new) {
+    print("Content-Type: text/plain\n\n");
+    foreach $var (sort(keys(%ENV))) {
+        $val = $ENV{$var};
+        $val =~ s|\n|\\n|g;
+        $val =~ s|"|\\"|g;
+        print "${var}=\"${val}\"\n";
+    }
+}
+PL
+
+# ---- the documentation's configuration, unedited but for the paths
+my $example = <<'CONF';
+# FcgidMaxRequestsPerProcess should be <= PHP_FCGI_MAX_REQUESTS
+# The example PHP wrapper script overrides the default PHP setting.
+FcgidMaxRequestsPerProcess 10000
+
+# Uncomment the following line if cgi.fix_pathinfo is set to 1 in
+# php.ini:
+# FcgidFixPathinfo 1
+
+Alias /phpapp/ /usr/local/phpapp/
+<Location /phpapp/>
+AddHandler fcgid-script .php
+Options +ExecCGI
+FcgidWrapper /usr/local/bin/php-wrapper .php
+
+# Customize the next two directives for your requirements.
+Order allow,deny
+Allow from all
+</Location>
+
+<Directory /usr/local/apache/fcgi-bin/>
+SetHandler fcgid-script
+Options +ExecCGI
+# Customize the next two directives for your requirements.
+Order allow,deny
+Allow from all
+</Directory>
+CONF
+$example =~ s{/usr/local/phpapp/}{$dir/phpapp/}g;
+$example =~ s{/usr/local/bin/php-wrapper}{$dir/php-wrapper}g;
+$example =~ s{/usr/local/apache/fcgi-bin/}{$dir/fcgi-bin/}g;
+
+my $extra = <<"CONF";
+LoadModule alias_module @{[libexec()]}/mod_alias.so
+LoadModule mime_module @{[libexec()]}/mod_mime.so
+LoadModule authz_host_module @{[libexec()]}/mod_authz_host.so
+LoadModule access_compat_module @{[libexec()]}/mod_access_compat.so
+TypesConfig /etc/mime.types
+Alias /fcgi-bin/ $dir/fcgi-bin/
+FcgidInitialEnv FCGID_TEST_ENV from-initial-env
+FcgidPassHeader Authorization
+# a wrapper of the server's, beside the example's <Location>'s own
+FcgidWrapper $dir/php-wrapper .phtml
+<Location /phpapp/>
+    AddHandler fcgid-script .phtml
+</Location>
+FcgidIOTimeout 30
+FcgidIdleScanInterval 60
+FcgidIPCDir $dir/ipc
+<Location /status>
+    SetHandler cgiplus-status
+</Location>
+$example
+CONF
+my $conf = "$dir/httpd.conf";
+write_file($conf, private_conf($dir, $port, [], $extra), 0644);
+
+my ($rc, $out) = private_check($conf);
+ok t_cmp($rc, 0, "mod_fcgid's PHP and Perl examples: httpd -t accepts them");
+ok t_cmp(private_start($conf, $port), 1, 'and httpd starts on them');
+
+my ($code, $h, $body) = curl("$base/phpapp/phpinfo.php");
+ok t_cmp($code, 200, 'phpinfo.php through FcgidWrapper php-wrapper .php');
+ok t_cmp($body, qr{Server API </td><td class="v">CGI/FastCGI }, 'php-cgi, as a FastCGI application');
+ok t_cmp($body, qr{PHP_FCGI_MAX_REQUESTS </td><td class="v">10000 }, "the wrapper's PHP_FCGI_MAX_REQUESTS");
+($code, undef, my $p1) = curl('-H', 'Authorization: Basic eDp5', "$base/phpapp/pid.php");
+(undef, undef, my $p2) = curl("$base/phpapp/pid.php");
+my %p1 = $p1 =~ /^(\w+)=(.*)$/mg;
+my ($pid1, $env, $auth, $children) = @p1{qw(pid env auth children)};
+ok t_cmp($code, 200, 'another .php file of the scope');
+ok t_cmp(($p2 =~ /^pid=(\d+)/)[0], $pid1, 'one persistent php-cgi process serves both requests');
+ok t_cmp($env, 'from-initial-env', 'FcgidInitialEnv reaches the application');
+ok t_cmp($auth, 'Basic eDp5', 'FcgidPassHeader Authorization: passed as HTTP_AUTHORIZATION');
+($code, undef, $body) = curl("$base/phpapp/page.phtml");
+ok t_cmp("$code $body", "200 phtml by cgi-fcgi\n",
+         "the server's FcgidWrapper .phtml holds inside the <Location> with its own (as mod_fcgid merges them)");
+($code, $h, $body) = curl("$base/fcgi-bin/foo.pl");
+ok t_cmp($code, 200, "the Perl example (SetHandler fcgid-script): CGI::Fast answers");
+ok t_cmp($body, qr{^SCRIPT_NAME="/fcgi-bin/foo\.pl"$}m, 'with its environment');
+ok t_cmp($children, '0', 'PHP_FCGI_CHILDREN=0, as mod_fcgid needs it');
+ok t_cmp($body, qr{^REQUEST_METHOD="GET"$}m, "CGI::Fast's %ENV is the request's");
+
+# mod_fcgid's default FcgidMaxRequestLen (131072): a larger body, 413.
+open my $big, '>', "$dir/big" or die;
+print $big 'x' x 200_000;
+close $big;
+($code) = curl('--data-binary', "\@$dir/big", "$base/phpapp/pid.php");
+ok t_cmp($code, 413, "a body over mod_fcgid's default FcgidMaxRequestLen: 413");
+($code) = curl('-H', 'Transfer-Encoding: chunked', '--data-binary', "\@$dir/big", "$base/phpapp/pid.php");
+ok t_cmp($code, 413, 'a chunked one too, counted as it arrives');
+($code) = curl('--data-binary', 'small', "$base/phpapp/pid.php");
+ok t_cmp($code, 200, 'a small body goes through');
+
+# The Fcgid* numbers are the pools' settings; the pool runs the wrapper.
+my $st = eval { JSON::PP::decode_json((curl("$base/status?json"))[2]) } // {};
+my ($pool) = grep { ($_->{script} // '') eq "$dir/php-wrapper" } @{ $st->{pools} // [] };
+ok t_cmp($pool ? "$pool->{mode} $pool->{settings}{max_requests}" : 'no pool', 'fastcgi 10000',
+         'one pool runs the wrapper, mode fastcgi, FcgidMaxRequestsPerProcess as max_requests');
+ok t_cmp($pool ? $pool->{settings}{timeout_noprogress} : -1, 30000, 'FcgidIOTimeout as the no-progress timeout (ms)');
+ok t_cmp($pool ? $pool->{counters}{errors}{too_large} : -1, 2,
+         'both bodies over FcgidMaxRequestLen are counted as too_large, as LimitRequestBody\'s are');
+private_stop("$dir/httpd.pid");
+
+# ---- every value is checked; what has no counterpart is refused, saying why
+sub check {
+    my ($body) = @_;
+    write_file("$dir/check.conf", private_conf($dir, $port, [], $body), 0644);
+    return private_check("$dir/check.conf");
+}
+for my $c (['FcgidMaxRequestsPerProcess lots', qr/FcgidMaxRequestsPerProcess takes a whole number from -1 to \d+, not 'lots'/],
+           ['FcgidMaxProcessesPerClass 0', qr/FcgidMaxProcessesPerClass takes a whole number from 1 to 4096/],
+           ['FcgidIOTimeout 0', qr/FcgidIOTimeout takes a whole number from 1 to \d+ \(seconds\), not '0'/],
+           ['FcgidWrapper /no/such/wrapper .php', qr{FcgidWrapper: '/no/such/wrapper' is not an executable file}],
+           ['FcgidWrapper "/usr/bin/php-cgi -d x=1" .php', qr/has arguments, which mod_cgiplus does not pass .* put the command line in a wrapper script/],
+           ['FcgidWrapper /usr/bin/php-cgi php', qr/FcgidWrapper: a suffix starts with '\.' \(\.php\), not 'php'/],
+           ['FcgidWrapper /usr/bin/php-cgi .php real', qr/FcgidWrapper: the flag is 'virtual', not 'real'/],
+           ['FcgidFixPathinfo 2', qr/FcgidFixPathinfo takes 1 .* or 0, not '2'/],
+           ['FcgidCmdOptions /usr/bin/php-cgi Bogus 1', qr/FcgidCmdOptions: unknown option 'Bogus'/],
+           ['FcgidCmdOptions /usr/bin/php-cgi MaxProcesses', qr/FcgidCmdOptions: MaxProcesses needs a value/],
+           ['FcgidSpawnScore many', qr/FcgidSpawnScore takes a whole number, not 'many'/],
+           ["<Location /x>\nFcgidAuthorizer /usr/bin/php-cgi\n</Location>",
+            qr/FcgidAuthorizer: FastCGI authenticators, authorizers and access checkers are not supported by mod_cgiplus, which runs FastCGI responders only/],
+           ['FcgidMaxProcesses 0', qr/FcgidMaxProcesses takes a whole number from 1 to 65536/]) {
+    my ($rc, $out) = check($c->[0]);
+    ok t_cmp("$rc " . ($out =~ $c->[1] ? 'why' : $out), '1 why', "'$c->[0]': refused, saying why");
+}
+($rc, $out) = check(join "\n", 'FcgidCmdOptions /usr/bin/php-cgi MaxProcesses 3 InitialEnv A=b IOTimeout 20 ConnectTimeout 3',
+                    'FcgidMaxProcesses 300', 'FcgidBusyTimeout 300', 'FcgidProcessLifeTime 0',
+                    'FcgidMinProcessesPerClass 0', 'FcgidMaxRequestInMem 65536', 'FcgidOutputBufferSize 0',
+                    'FcgidSpawnScoreUpLimit 10', 'FcgidTerminationScore -1', 'FcgidProcessTableFile logs/fcgid_shm',
+                    'FcgidConnectTimeout 3', 'FcgidZombieScanInterval 3', 'MaxRequestsPerProcess 500',
+                    'DefaultInitEnv OLD_NAME 1', 'FcgidWrapper /usr/bin/php-cgi virtual');
+ok t_cmp("$rc " . ($out =~ /Syntax OK/ ? 'ok' : $out), '0 ok', 'the other directives (and old names) are accepted');
+
+# mod_fcgid loaded as well: its directives are its own, httpd starts.
+{
+    my $both = "LoadModule fcgid_module @{[libexec()]}/mod_fcgid.so\n$extra";
+    write_file("$dir/both.conf", private_conf($dir, $port, [], $both), 0644);
+    ($rc, $out) = private_check("$dir/both.conf");
+    ok t_cmp($rc, 0, 'with mod_fcgid loaded too, the examples still pass httpd -t');
+    ($rc, $out) = check("LoadModule fcgid_module @{[libexec()]}/mod_fcgid.so\n"
+                        . "<Location /x>\nFcgidAuthorizer /usr/bin/php-cgi\n</Location>");
+    ok t_cmp($rc, 0, "and mod_fcgid's own authorizer is not refused (it is mod_fcgid's)");
+}

@@ -1,0 +1,3 @@
+#!/usr/bin/perl
+# Not executable (mode 0644): an engine runs only what plain CGI would.
+print "Content-Type: text/plain\n\nran\n";

@@ -1,0 +1,172 @@
+#!/usr/bin/python3
+"""raw.py: a FastCGI responder written from the specification, without a
+library, for what libraries do not let a test see or do
+(t/59_fcgi_workers.t). One line per request goes to the file FCGI_LEDGER
+names (its pool's CGIplusSetEnv): its pid, its request count and the
+record types it received. QUERY_STRING says what it answers:
+  (none)      its pid and request count
+  overloaded  END_REQUEST with FCGI_OVERLOADED and no output
+  slow        its header, then a line every 100 ms for up to 10 s, watching
+              for ABORT_REQUEST (then it ends the request at once)
+  quiet       writes nothing for up to 10 s, watching for ABORT_REQUEST
+              (a timeout's), deaf to SIGTERM meanwhile: the stop that
+              follows the abort cannot hide it from the ledger
+  close       closes the connection before END_REQUEST, and goes on
+              accepting (it does not exit)
+  late        answers, then 200 ms later writes a second whole response
+              (from a thread, with no request), as a buggy application
+              might
+It keeps the connection after an aborted request, unlike php-cgi and
+libfcgi."""
+import os
+import select
+import signal
+import socket
+import struct
+import threading
+import time
+
+NAMES = {1: 'BEGIN', 2: 'ABORT', 4: 'PARAMS', 5: 'STDIN', 9: 'GET_VALUES'}
+ledger = os.environ.get('FCGI_LEDGER')
+count = 0
+
+
+def rec(t, content=b'', rid=1):
+    out = b''
+    while True:
+        chunk, content = content[:65535], content[65535:]
+        out += struct.pack('>BBHHBB', 1, t, rid, len(chunk), 0, 0) + chunk
+        if not content:
+            return out
+
+
+def nv(name, value):
+    def ln(n):
+        return bytes([n]) if n < 128 else struct.pack('>I', n | 0x80000000)
+    return ln(len(name)) + ln(len(value)) + name + value
+
+
+def nv_decode(data):
+    i, out = 0, {}
+
+    def ln():
+        nonlocal i
+        if data[i] < 128:
+            i += 1
+            return data[i - 1]
+        i += 4
+        return struct.unpack('>I', data[i - 4:i])[0] & 0x7fffffff
+    while i < len(data):
+        n = ln()
+        v = ln()
+        out[data[i:i + n]] = data[i + n:i + n + v]
+        i += n + v
+    return out
+
+
+class Conn:
+    def __init__(self, sock):
+        self.sock, self.buf = sock, b''
+
+    def next(self, timeout=None):
+        """A whole record (type, reqid, content); None if none came within
+        timeout; EOFError when the server closed the connection."""
+        while True:
+            if len(self.buf) >= 8:
+                _, t, rid, cl, pl, _ = struct.unpack('>BBHHBB', self.buf[:8])
+                if len(self.buf) >= 8 + cl + pl:
+                    content = self.buf[8:8 + cl]
+                    self.buf = self.buf[8 + cl + pl:]
+                    return t, rid, content
+            ready, _, _ = select.select([self.sock], [], [], timeout)
+            if not ready:
+                return None
+            data = self.sock.recv(65536)
+            if not data:
+                raise EOFError
+            self.buf += data
+
+
+def serve(conn):
+    """One request; False once the connection is to be closed."""
+    global count
+    types, params, keep, stdin_done, params_done = [], b'', False, False, False
+    while not (params_done and stdin_done):
+        t, rid, c = conn.next()
+        types.append(NAMES.get(t, str(t)))
+        if t == 9:  # management: what it is
+            conn.sock.sendall(rec(10, nv(b'FCGI_MAX_CONNS', b'1') + nv(b'FCGI_MAX_REQS', b'1')
+                                  + nv(b'FCGI_MPXS_CONNS', b'0'), 0))
+        elif t == 1:
+            keep = bool(c[2] & 1)
+        elif t == 4:
+            params += c
+            params_done = not c
+        elif t == 5:
+            stdin_done = not c
+        elif t == 2:
+            stdin_done = params_done = True
+    count += 1
+    env = nv_decode(params)
+    query = env.get(b'QUERY_STRING', b'')
+    status = 0
+    if query == b'overloaded':
+        status = 2
+    elif query == b'close':
+        conn.sock.sendall(rec(6, b'Content-Type: text/plain\r\n\r\nbefore close\n'))
+        note(types + ['(closed)'])
+        return False
+    elif query == b'slow':
+        conn.sock.sendall(rec(6, b'Content-Type: text/plain\r\n\r\n'))
+        for i in range(100):
+            r = conn.next(0.1)
+            if r and r[0] == 2:
+                types.append('ABORT')
+                break
+            conn.sock.sendall(rec(6, b'line %d\n' % i))
+    elif query == b'quiet':
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        try:
+            for i in range(100):
+                r = conn.next(0.1)
+                if r and r[0] == 2:
+                    types.append('ABORT')
+                    break
+        except EOFError:
+            types.append('(closed)')
+        note(types)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        return False
+    elif query == b'late':
+        def late(n):
+            time.sleep(0.2)
+            conn.sock.sendall(rec(6, b'Content-Type: text/plain\r\n\r\nPRIVATE DATA OF request %d\n'
+                                  % n) + rec(6) + rec(3, struct.pack('>IB3x', 0, 0)))
+        conn.sock.sendall(rec(6, b'Content-Type: text/plain\r\n\r\nlate pid=%d\n' % os.getpid()))
+        threading.Thread(target=late, args=(count,)).start()
+    else:
+        conn.sock.sendall(rec(6, b'Content-Type: text/plain\r\n\r\npid=%d\nrequest=%d\n'
+                              % (os.getpid(), count)))
+    if status == 0:
+        conn.sock.sendall(rec(6))
+    conn.sock.sendall(rec(3, struct.pack('>IB3x', 0, status)))
+    note(types)
+    return keep
+
+
+def note(types):
+    if ledger:
+        with open(ledger, 'a') as f:
+            f.write('%d %d %s\n' % (os.getpid(), count, ' '.join(types)))
+
+
+listener = socket.socket(fileno=0)
+while True:
+    sock, _ = listener.accept()
+    conn = Conn(sock)
+    try:
+        while serve(conn):
+            pass
+    except (EOFError, OSError):
+        pass
+    sock.close()

@@ -1,0 +1,5 @@
+<?php
+require __DIR__ . '/inc/lib.php';
+$_SESSION = [];
+session_destroy();
+go('index.php');
