@@ -41,12 +41,9 @@ my @steps = (
     [GET => '/app/logout.php'],
     [GET => '/app/index.php'],
 );
-plan tests => 3 + 4 * @steps, sub {
-    return skip('needs php-cgi and php-fpm (Debian packages php-cgi, php-fpm)')
-        unless -x '/usr/bin/php-cgi' && $fpm_bin;
-    return skip('needs mod_proxy_fcgi') unless -f libexec() . '/mod_proxy_fcgi.so';
-    1;
-};
+plan tests => 3 + 4 * @steps,
+    need { 'needs php-cgi and php-fpm (Debian packages php-cgi, php-fpm)' => (-x '/usr/bin/php-cgi' && $fpm_bin),
+           'needs mod_proxy_fcgi' => -f libexec() . '/mod_proxy_fcgi.so' };
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{t_logs}/phpapp";

@@ -20,13 +20,9 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 103, need_fcgi();
-
-sub need_fcgi {
-    return skip('needs CGI::Fast (libcgi-fast-perl)') if system('perl -MCGI::Fast -e1 2>/dev/null');
-    return skip('needs t/src/fcgi_app (make check builds it; libfcgi-dev)') unless -x 't/src/fcgi_app';
-    return 1;
-}
+plan tests => 103,
+    need { 'needs CGI::Fast (libcgi-fast-perl)' => !system('perl -MCGI::Fast -e1 2>/dev/null'),
+           'needs t/src/fcgi_app (make check builds it; libfcgi-dev)' => -x 't/src/fcgi_app' };
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";

@@ -18,12 +18,10 @@ use PrivateHttpd qw(private_conf private_start private_stop private_check fresh_
 use FreePort qw(free_port);
 use AppTest qw(write_file curl);
 
-plan tests => 36, sub {
-    return skip('needs php-cgi') unless -x '/usr/bin/php-cgi';
-    return skip('needs CGI::Fast') if system('perl -MCGI::Fast -e1 2>/dev/null');
-    return skip('needs mod_fcgid (libapache2-mod-fcgid)') unless -f libexec() . '/mod_fcgid.so';
-    1;
-};
+plan tests => 36,
+    need { 'needs php-cgi' => -x '/usr/bin/php-cgi',
+           'needs CGI::Fast' => !system('perl -MCGI::Fast -e1 2>/dev/null'),
+           'needs mod_fcgid (libapache2-mod-fcgid)' => -f libexec() . '/mod_fcgid.so' };
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{t_logs}/fcgid";
