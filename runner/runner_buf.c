@@ -114,3 +114,15 @@ int runner_buf_flush(runner_buf *b, int fd)
     }
     return 0;
 }
+
+int runner_buf_label(runner_buf *b, const char *s)
+{
+    for (; *s; s++) {
+        int rc = *s == '\\' ? runner_buf_append(b, "\\\\", 2)
+                 : *s == '"' ? runner_buf_append(b, "\\\"", 2)
+                 : *s == '\n' ? runner_buf_append(b, "\\n", 2) : runner_buf_append(b, s, 1);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}

@@ -18,5 +18,7 @@ void runner_buf_consume(runner_buf *b, size_t n);
 void runner_buf_reset(runner_buf *b);
 void runner_buf_free(runner_buf *b);
 int runner_buf_flush(runner_buf *b, int fd); /* 0 empty, 1 EAGAIN, -1 errno */
+/* Appends s as a Prometheus label value: backslash, quote and newline escaped. */
+int runner_buf_label(runner_buf *b, const char *s);
 
 #endif

@@ -638,8 +638,9 @@ static void roll_over(runner_pool *p, const struct stat *st)
  * workers still run). A changed file (another inode, size, mtime or ctime)
  * rolls the pool over. One stat, made when an event names the script, or
  * per request for a pool that could not be watched. */
-static int check_script(runner_pool *p)
+static int check_script(void *pool)
 {
+    runner_pool *p = pool;
     struct stat st;
     int err;
     p->relook_at = 0;
@@ -664,30 +665,16 @@ static int check_script(runner_pool *p)
     return 0;
 }
 
-/* Watches the way to the script again (what an event named may have
- * moved), then stats it once. */
 static int look(runner_pool *p)
 {
-    if (!p->watch.failed)
-        runner_watch_set(&p->watch, p->script);
-    p->script_err = check_script(p);
-    p->looked = 1;
-    return p->script_err;
-}
-
-/* What a request finds: the last look while the watch holds, else a stat. */
-static int script_state(runner_pool *p)
-{
-    if (p->looked && p->watch.ok && !p->watch.dirty)
-        return p->script_err;
-    return look(p);
+    return runner_watch_look(&p->watch, p->script, check_script, p);
 }
 
 void runner_pool_watched(int all)
 {
     runner_pool *p;
     TAILQ_FOREACH(p, &runner_g.pools, link)
-        if (p->looked && (all || p->watch.dirty)) {
+        if (runner_watch_stale(&p->watch, all)) {
             look(p);
             runner_pool_dispatch(p); /* old idle workers went: min_idle, the queue */
         }
@@ -696,7 +683,7 @@ void runner_pool_watched(int all)
 void runner_pool_submit(runner_req *r)
 {
     runner_pool *p = r->pool;
-    int err = script_state(p);
+    int err = runner_watch_state(&p->watch, p->script, check_script, p);
 
     runner_req_step(r, RUNNER_RE_SUBMIT);
     p->requests++;

@@ -34,9 +34,7 @@ struct runner_pool {
     unsigned gen;             /* script generation: bumped when the file changes */
     uint64_t stamp;           /* newest (httpd generation, reload) that used it */
     uint64_t stale_since;     /* a sibling of a newer configuration appeared, 0: no */
-    runner_pwatch watch;      /* inotify on the names leading to script (deploy detection) */
-    int looked;               /* script was stat'ed: script_err and ident say what it is */
-    int script_err;           /* 0, ENOENT or EACCES, as of the last look */
+    runner_pwatch watch;      /* inotify on the names leading to script, and the last look */
     uint64_t relook_at;       /* a file changed in place: look again then, 0: no */
     runner_ident ident;
     unsigned fail_streak;     /* workers in a row that died before serving, or in a request */

@@ -92,19 +92,6 @@ static const family families[] = {
       SUM, g_pools, 0, 1, NULL, NULL },
 };
 
-/* Label value: backslash, quote and newline escaped. */
-static int lbl(runner_buf *b, const char *s)
-{
-    for (; *s; s++) {
-        int rc = *s == '\\' ? runner_buf_append(b, "\\\\", 2)
-                 : *s == '"' ? runner_buf_append(b, "\\\"", 2)
-                 : *s == '\n' ? runner_buf_append(b, "\\n", 2) : runner_buf_append(b, s, 1);
-        if (rc < 0)
-            return -1;
-    }
-    return 0;
-}
-
 static int series(runner_buf *b, const runner_st *st, const unsigned *grp, const family *f)
 {
     for (unsigned g = 0; g < st->npools; g++) {
@@ -118,7 +105,7 @@ static int series(runner_buf *b, const runner_st *st, const unsigned *grp, const
                     v = f->agg == SUM ? v + x : x > v ? x : v;
                 }
             if (runner_buf_printf(b, "%s{script=\"", f->name) < 0 ||
-                lbl(b, st->pools[g].script) < 0 ||
+                runner_buf_label(b, st->pools[g].script) < 0 ||
                 runner_buf_printf(b, "\",mode=\"%s\"", st->pools[g].mode) < 0)
                 return -1;
             if (f->label && runner_buf_printf(b, ",%s=\"%s\"", f->label, f->label_value(i)) < 0)

@@ -244,6 +244,28 @@ int runner_watch_set(runner_pwatch *w, const char *path)
     return 0;
 }
 
+int runner_watch_look(runner_pwatch *w, const char *path, runner_check_fn *check, void *pool)
+{
+    if (!w->failed)
+        runner_watch_set(w, path);
+    w->err = check(pool);
+    w->looked = 1;
+    w->dirty = 0;
+    return w->err;
+}
+
+int runner_watch_state(runner_pwatch *w, const char *path, runner_check_fn *check, void *pool)
+{
+    if (w->looked && w->ok && !w->dirty)
+        return w->err;
+    return runner_watch_look(w, path, check, pool);
+}
+
+int runner_watch_stale(const runner_pwatch *w, int all)
+{
+    return w->looked && (all || w->dirty);
+}
+
 void runner_watch_drop(runner_pwatch *w)
 {
     if (w->listed)

@@ -27,6 +27,8 @@ typedef struct runner_pwatch {
     int failed;               /* watching failed (limits, access): stat per request for good */
     int dirty;                /* an event named one of them since the last look */
     int listed;               /* in the watcher's list */
+    int looked;               /* the script was stat'ed: err (and the pool's ident) say what it is */
+    int err;                  /* 0, ENOENT or EACCES, as of the last look */
     TAILQ_ENTRY(runner_pwatch) link;
 } runner_pwatch;
 
@@ -53,6 +55,15 @@ void runner_watch_fini(void);
  * and says whether it could (w->ok). */
 int runner_watch_set(runner_pwatch *w, const char *path);
 void runner_watch_drop(runner_pwatch *w);
+/* A pool's stat of its script (check(pool)): 0, ENOENT or EACCES. */
+typedef int runner_check_fn(void *pool);
+/* Watches the way to path again (what an event named may have moved),
+ * then stats the script once through check. */
+int runner_watch_look(runner_pwatch *w, const char *path, runner_check_fn *check, void *pool);
+/* What a request finds: the last look while the watch holds, else a look now. */
+int runner_watch_state(runner_pwatch *w, const char *path, runner_check_fn *check, void *pool);
+/* The pool must look again: an event named its way (or all must). */
+int runner_watch_stale(const runner_pwatch *w, int all);
 /* Told after events marked watches dirty (all: the kernel's queue
  * overflowed, every watch must look): a pool looks at its script. The
  * watch's descriptor is handled before the other events of a loop turn,

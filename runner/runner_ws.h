@@ -57,8 +57,7 @@ struct runner_ws_pool {
     unsigned nconns;
     int retired;
     int not_ws;               /* its script does not speak WebSocket (until it changes) */
-    runner_pwatch watch;
-    int looked, script_err;
+    runner_pwatch watch;      /* the deploy watch, and the last look */
     runner_ident ident;
     unsigned fail_streak;
     int exec_err;             /* the last start failed for good (cgp_exec_err_permanent): its

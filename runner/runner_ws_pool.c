@@ -112,8 +112,9 @@ static void roll_over(runner_ws_pool *p, const struct stat *st)
 /* As runner_pool.c's: the script must be an executable file; another
  * identity rolls the pool over (a file changed in place counts once it is
  * still: the watch looks again). */
-static int check_script(runner_ws_pool *p)
+static int check_script(void *pool)
 {
+    runner_ws_pool *p = pool;
     struct stat st;
     int err = runner_ident_stat(p->script, &st);
     if (err)
@@ -124,29 +125,12 @@ static int check_script(runner_ws_pool *p)
     return 0;
 }
 
-static int look(runner_ws_pool *p)
-{
-    if (!p->watch.failed)
-        runner_watch_set(&p->watch, p->script);
-    p->script_err = check_script(p);
-    p->looked = 1;
-    p->watch.dirty = 0;
-    return p->script_err;
-}
-
-static int script_state(runner_ws_pool *p)
-{
-    if (p->looked && p->watch.ok && !p->watch.dirty)
-        return p->script_err;
-    return look(p);
-}
-
 void runner_ws_watched(int all)
 {
     runner_ws_pool *p;
     TAILQ_FOREACH(p, &runner_ws_g.pools, link)
-        if (p->looked && (all || p->watch.dirty)) {
-            look(p);
+        if (runner_watch_stale(&p->watch, all)) {
+            runner_watch_look(&p->watch, p->script, check_script, p);
             runner_ws_pool_dispatch(p);
         }
 }
@@ -280,7 +264,7 @@ void runner_ws_addr_put(runner_ws_addr *e)
 void runner_ws_pool_submit(runner_ws_open *o)
 {
     runner_ws_pool *p = o->pool;
-    int err = script_state(p);
+    int err = runner_watch_state(&p->watch, p->script, check_script, p);
 
     p->opens++;
     p->last_used = runner_g.now;

@@ -3,6 +3,7 @@
  * (docs/RUNNER.md, "Status"): open connections per pool and per worker,
  * messages in and out, upgrades and why some were refused. */
 #include "runner_ws.h"
+#include "runner_status.h"
 #include "runner_ctx.h"
 #include "runner_client.h"
 #include "runner_conf.h"
@@ -153,19 +154,6 @@ int runner_ws_status_html(runner_buf *b)
     return runner_buf_append(b, "</table>\n", 9);
 }
 
-/* Label value: backslash, quote and newline escaped. */
-static int lbl(runner_buf *b, const char *s)
-{
-    for (; *s; s++) {
-        int rc = *s == '\\' ? runner_buf_append(b, "\\\\", 2)
-                 : *s == '"' ? runner_buf_append(b, "\\\"", 2)
-                 : *s == '\n' ? runner_buf_append(b, "\\n", 2) : runner_buf_append(b, s, 1);
-        if (rc < 0)
-            return -1;
-    }
-    return 0;
-}
-
 /* One series per script (its pools added up), with an optional label. */
 static int series(runner_buf *b, const char *name, const char *label, const char *value,
                   size_t off)
@@ -184,7 +172,7 @@ static int series(runner_buf *b, const char *name, const char *label, const char
         }
         if (first)
             continue;
-        if (runner_buf_printf(b, "%s{script=\"", name) < 0 || lbl(b, p->script) < 0 ||
+        if (runner_buf_printf(b, "%s{script=\"", name) < 0 || runner_buf_label(b, p->script) < 0 ||
             (label && runner_buf_printf(b, "\",%s=\"%s", label, value) < 0) ||
             runner_buf_printf(b, "\"} %lu\n", v) < 0)
             return -1;
