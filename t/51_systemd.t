@@ -17,7 +17,7 @@ use Socket;
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(wire_connect wire_request wire_frames wait_for wire_key_file);
 
-plan tests => 18;
+plan tests => 22;
 
 my $vars = Apache::Test::config()->{vars};
 my $bin = "$vars->{top_dir}/runner/cgiplus-runner";
@@ -132,6 +132,35 @@ close $s;
 kill 'TERM', $pid;
 waitpid $pid, 0;
 ok t_cmp($?, 0, 'and stops cleanly');
+
+# A socket unit that hands over the wrong thing: the runner refuses to
+# start, saying why (2403, 2404), rather than serve on something else.
+sub refused {
+    my ($name, $fds, $fd3) = @_;
+    my $p = fork // die;
+    if (!$p) {
+        open STDERR, '>>', "$dir/$name.log" or die;
+        open STDOUT, '>', '/dev/null';
+        POSIX::dup2(fileno($fd3), 3) // POSIX::_exit(126);
+        $ENV{LISTEN_PID} = $$;
+        $ENV{LISTEN_FDS} = $fds;
+        exec $bin, '--config', "$dir/key.conf", '--user', 'nobody' or POSIX::_exit(127);
+    }
+    waitpid $p, 0;
+    return $? >> 8;
+}
+unlink "$dir/two.sock";
+my $l2 = IO::Socket::UNIX->new(Type => SOCK_STREAM, Local => "$dir/two.sock", Listen => 4)
+    or die "listen: $!";
+ok t_cmp(refused('fds2', 2, $l2), 1, 'LISTEN_FDS=2: the runner does not start (status 1)');
+ok t_cmp(log_of('fds2'), qr/CGIPLUS2403: socket activation: LISTEN_FDS=2; the runner takes exactly one socket/,
+         'saying it takes exactly one socket');
+open my $plain, '<', "$dir/key.conf" or die;
+ok t_cmp(refused('notsock', 1, $plain), 1, 'descriptor 3 a file: the runner does not start (status 1)');
+ok t_cmp(log_of('notsock'), qr/CGIPLUS2404: socket activation: descriptor 3 is not a listening UNIX stream socket/,
+         'saying descriptor 3 is not a listening UNIX stream socket');
+close $plain;
+close $l2;
 
 open my $uf, '<', "$contrib/cgiplus-runner.service" or die;
 my $unit = do { local $/; <$uf> };
