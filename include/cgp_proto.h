@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define CGP_MAGIC0        0x43u /* 'C' */
 #define CGP_MAGIC1        0x50u /* 'P' */
@@ -225,6 +226,11 @@ int cgp_kv_pack(unsigned char *out, size_t cap, size_t *off,
  * the list, or a CGP_E_* error. Name and value point into buf (not NUL-ended). */
 int cgp_kv_next(const unsigned char *buf, size_t len, size_t *off,
                 const char **name, size_t *nlen, const char **val, size_t *vlen);
+/* The name (of nlen bytes, not NUL-ended) is want. */
+static inline int cgp_kv_name_is(const char *name, size_t nlen, const char *want)
+{
+    return nlen == strlen(want) && memcmp(name, want, nlen) == 0;
+}
 
 /* Script protocol, struct mode (docs/PROTOCOL.md part 2): entries of
  * u16 length L (1..65535) followed by L bytes "NAME=value"; u16 0 ends.

@@ -289,7 +289,7 @@ const char *cgiplus_callout(const char *request)
             st.answer.len--;
     }
     st.answer.p[st.answer.len] = '\0';
-    return st.answer.p;
+    return (const char *)st.answer.p;
 }
 
 int cgiplus_struct_mode(void)

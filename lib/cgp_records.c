@@ -9,32 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cgp_buf_reserve(cgp_buf *b, size_t more)
-{
-    if (b->cap - b->len >= more)
-        return 0;
-    if (more > SIZE_MAX / 2 - b->len) {
-        errno = ENOMEM;
-        return -1;
-    }
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap - b->len < more)
-        cap *= 2;
-    char *p = realloc(b->p, cap);
-    if (!p)
-        return -1;
-    b->p = p;
-    b->cap = cap;
-    return 0;
-}
-
-void cgp_buf_free(cgp_buf *b)
-{
-    free(b->p);
-    b->p = NULL;
-    b->len = b->cap = 0;
-}
-
 /* Refills an empty buffer: >0 bytes, 0 at end of file, -1 with errno. */
 static int rd_fill(cgp_rd *rd)
 {
@@ -210,7 +184,7 @@ static int read_records(cgp_rd *rd, cgp_vars *v, int *why)
             *why = CGP_RQ_SIZE;
             return -1;
         }
-        if (cgp_rec_check(v->arena.p + start, len) < 0) {
+        if (cgp_rec_check((const char *)v->arena.p + start, len) < 0) {
             errno = EPROTO;
             *why = CGP_RQ_RECORD;
             return -1;
@@ -238,7 +212,7 @@ static int read_struct(cgp_rd *rd, cgp_vars *v, size_t n, int *why)
         return -1;
     }
     v->raw.len = n;
-    while ((rc = cgp_struct_next((const unsigned char *)v->raw.p, n, &off,
+    while ((rc = cgp_struct_next(v->raw.p, n, &off,
                                  &e, &elen)) == 1) {
         if (cgp_rec_check(e, elen) < 0)
             goto bad;
@@ -279,7 +253,7 @@ int cgp_req_read(cgp_rd *rd, cgp_vars *v, int *why)
             errno = EPROTO;
         return -1;
     }
-    mode = cgp_rec_sync(v->arena.p, v->arena.len, &n);
+    mode = cgp_rec_sync((const char *)v->arena.p, v->arena.len, &n);
     v->arena.len = 0;
     if (mode < 0) {
         errno = EPROTO;
@@ -336,7 +310,7 @@ int cgp_vars_merge(cgp_vars *v, char *const *base)
         v->vcap = need;
     }
     for (size_t i = 0; i < v->n; i++)
-        v->vec[i] = v->arena.p + v->off[i];
+        v->vec[i] = (char *)v->arena.p + v->off[i];
     if (v->n > 1)
         qsort(v->vec, v->n, sizeof *v->vec, entry_cmp);
     for (size_t i = 0; i < v->n; i++) {

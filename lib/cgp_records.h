@@ -6,6 +6,7 @@
 #ifndef CGP_RECORDS_H
 #define CGP_RECORDS_H
 
+#include "cgp_buf.h" /* the growable byte buffer (common/cgp_buf.c) */
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -30,11 +31,6 @@ typedef struct cgp_rd {
     unsigned char buf[4096];
 } cgp_rd;
 
-/* A growable byte buffer. Owned by whoever embeds it; free with cgp_buf_free. */
-typedef struct cgp_buf {
-    char *p;
-    size_t len, cap;
-} cgp_buf;
 
 /* One request's variables: the "NAME=value\0" strings in one arena, and the
  * NULL-ended environment array built from them. Owned by libcgiplus (two,
@@ -59,8 +55,6 @@ enum cgp_req_err {
     CGP_RQ_NOMEM = 6   /* allocation failed (ENOMEM) */
 };
 
-int  cgp_buf_reserve(cgp_buf *b, size_t more);
-void cgp_buf_free(cgp_buf *b);
 
 /* Appends the next line, without its '\n', to out. Returns 1, 0 at end of
  * file before any byte, -1 with errno: EPROTO for end of file inside the

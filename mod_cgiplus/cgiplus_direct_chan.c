@@ -27,10 +27,12 @@ void cgiplus_direct_chan_close(direct_chan *ch)
     free(ch);
 }
 
-void cgiplus_direct_chan_unref_locked(direct_chan *ch)
+void cgiplus_direct_chan_unref(direct_chan *ch)
 {
+    apr_thread_mutex_lock(cgiplus_dp.mu);
     if (--ch->refs == 0 && ch->dead)
         cgiplus_direct_chan_close(ch);
+    apr_thread_mutex_unlock(cgiplus_dp.mu);
 }
 
 /* Reads one frame whose first byte may carry descriptors (SCM_RIGHTS),

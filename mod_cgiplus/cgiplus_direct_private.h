@@ -106,8 +106,8 @@ static inline apr_uint64_t cgiplus_direct_now_ms(void)
 
 /* cgiplus_direct_chan.c: the descriptors of workers, cached per process */
 void cgiplus_direct_chan_close(direct_chan *ch);
-/* With cgiplus_dp.mu held. */
-void cgiplus_direct_chan_unref_locked(direct_chan *ch);
+/* One holder fewer (takes cgiplus_dp.mu); the last closes a dead channel. */
+void cgiplus_direct_chan_unref(direct_chan *ch);
 apr_status_t cgiplus_direct_recv(cgiplus_conn *c, unsigned want, unsigned char *pl,
                                  apr_size_t len, int *fds, int maxfds, int *nfds);
 apr_status_t cgiplus_direct_send(cgiplus_conn *c, unsigned type, const unsigned char *pl,

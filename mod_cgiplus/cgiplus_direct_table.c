@@ -418,9 +418,7 @@ void cgiplus_direct_hand_back(cgiplus_req *q, uint32_t flag)
     atomic_fetch_or(&x->slot->flags, flag);
     if (cgp_tslot_step(x->slot, CGP_TS_CHILD, x->sgen, cgiplus_dp.pid, CGP_TE_HAND_BACK, 0))
         cgiplus_direct_kick(q->r, x->pidx, x->pgen);
-    apr_thread_mutex_lock(cgiplus_dp.mu);
-    cgiplus_direct_chan_unref_locked(x->ch);
-    apr_thread_mutex_unlock(cgiplus_dp.mu);
+    cgiplus_direct_chan_unref(x->ch);
 }
 
 /* The worker goes back: to the oldest waiting request, IDLE for anyone,
@@ -505,7 +503,5 @@ void cgiplus_direct_release(cgiplus_req *q, int client_gone)
     else if (cgp_tslot_step(s, CGP_TS_CHILD, x->sgen, cgiplus_dp.pid, CGP_TE_HAND_BACK, 0)) {
         cgiplus_direct_kick(q->r, x->pidx, x->pgen);
     }
-    apr_thread_mutex_lock(cgiplus_dp.mu);
-    cgiplus_direct_chan_unref_locked(x->ch);
-    apr_thread_mutex_unlock(cgiplus_dp.mu);
+    cgiplus_direct_chan_unref(x->ch);
 }

@@ -52,12 +52,6 @@ static int wait_client_gone(cgiplus_client_watch *cw, apr_os_sock_t fd, conn_rec
     return cgiplus_req_client_seen(cw, cw->eof ? 2 : 1) == CGIPLUS_CLIENT_GONE;
 }
 
-static void wait_count(cgp_tpool *tp, int outcome)
-{
-    atomic_fetch_add(&tp->requests, 1);
-    atomic_fetch_add(&tp->outcomes[outcome], 1);
-}
-
 /* Out of the queue with the worker handed to it: x holds it (OK), or it
  * goes on to the next waiter when this request leaves anyway. */
 static int wait_took(cgiplus_req *q, const direct_poolref *ref, const cgp_tq *tq,
@@ -148,13 +142,11 @@ int cgiplus_direct_wait(cgiplus_req *q, const direct_poolref *ref, cgiplus_direc
     void *base = cgiplus_dp.base;
     apr_uint64_t t0;
     uint32_t ticket;
-    cgp_tpool *tp;
     cgp_tq tq;
     int ret;
 
     if (!base || !cgp_tq_get(base, ref->idx, &tq))
         return DECLINED;
-    tp = cgp_table_pool(base, ref->idx);
     /* The runner may start a worker for it, and a worker's first request
      * goes through the runner: no waiting then, unless others wait (FIFO). */
     if ((atomic_load(&tq.q->flags) & CGP_TQ_GROW) && atomic_load(&tq.q->queued) == 0)
@@ -165,7 +157,7 @@ int cgiplus_direct_wait(cgiplus_req *q, const direct_poolref *ref, cgiplus_direc
                       "%s: queue full (%u waiting, CGIplusQueueDepth %u); answering 503 "
                       "at once", r->filename, (unsigned)atomic_load(&tq.q->queued),
                       (unsigned)atomic_load(&tq.q->depth));
-        wait_count(tp, CGP_O_OVERLOADED);
+        cgiplus_direct_count(q, CGP_O_OVERLOADED);
         apr_table_setn(r->err_headers_out, "Retry-After", "1");
         return HTTP_SERVICE_UNAVAILABLE;
     }
@@ -177,13 +169,13 @@ int cgiplus_direct_wait(cgiplus_req *q, const direct_poolref *ref, cgiplus_direc
     ret = wait_loop(q, ref, &tq, ticket, t0, x);
 
     if (ret == HTTP_SERVICE_UNAVAILABLE)
-        wait_count(tp, CGP_O_OVERLOADED);
+        cgiplus_direct_count(q, CGP_O_OVERLOADED);
     else if (ret == DONE) {
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, CGIPLUS_LOGNO(1730)
                       "client connection reset while the request for %s waited for a "
                       "worker (%" APR_UINT64_T_FMT " ms); it leaves the queue and never runs",
                       r->filename, cgiplus_direct_now_ms() - t0);
-        wait_count(tp, CGP_O_ABORTED);
+        cgiplus_direct_count(q, CGP_O_ABORTED);
     }
     return ret;
 }

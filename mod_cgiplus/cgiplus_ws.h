@@ -11,6 +11,7 @@
 #ifndef CGIPLUS_WS_H
 #define CGIPLUS_WS_H
 
+#include "cgp_buf.h"
 #include "cgiplus_conf.h"
 #include "cgiplus_req.h"
 #include "cgp_ws.h"
@@ -42,13 +43,6 @@ int cgiplus_ws_serve(cgiplus_req *q, cgiplus_dir_conf *dc, const cgiplus_raction
 
 /* ---- one connection (cgiplus_ws_conn.c) ---- */
 
-/* Bytes waiting for a socket: a plain FIFO of malloc'd memory, embedded
- * in its connection; freed whenever it empties, and with it. */
-typedef struct cgiplus_ws_buf {
-    unsigned char *p;
-    apr_size_t off, len, cap;
-} cgiplus_ws_buf;
-
 typedef enum { CGIPLUS_WS_OPEN, CGIPLUS_WS_CLOSING, CGIPLUS_WS_DONE } cgiplus_ws_state;
 
 /* One accepted connection. malloc'd when the upgrade is accepted; owned by
@@ -70,7 +64,7 @@ typedef struct cgiplus_ws {
     cgp_ws_parser parser;
     cgiplus_ws_state state;
     /* client -> runner */
-    cgiplus_ws_buf to_runner;
+    cgp_buf to_runner;        /* freed whenever it empties (buf_eat) */
     int msg_open;             /* a client message is half passed on */
     apr_time_t msg_t0;        /* when it began */
     apr_uint64_t rate_at;     /* message rate (GCRA, in us) */
@@ -83,7 +77,7 @@ typedef struct cgiplus_ws {
     apr_uint32_t rflags;
     unsigned char rctl[CGP_WSR_CLOSE_MAX];
     apr_size_t rctl_len;
-    cgiplus_ws_buf to_client;
+    cgp_buf to_client;        /* freed whenever it empties (buf_eat) */
     apr_time_t q_t0;          /* since when to_client has not emptied */
     /* the close handshake and timers */
     int close_sent, close_rcvd, runner_told, client_gone, runner_gone;

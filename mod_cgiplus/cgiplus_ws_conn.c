@@ -30,59 +30,12 @@ APLOG_USE_MODULE(cgiplus);
 
 /* ------------------------------------------------------------ byte FIFO */
 
-static int buf_reserve(cgiplus_ws_buf *b, apr_size_t n)
+/* An idle connection holds no buffer: one emptied is freed. */
+static void buf_eat(cgp_buf *b, apr_size_t n)
 {
-    if (b->off && b->off == b->len)
-        b->off = b->len = 0;
-    if (b->cap - b->len >= n)
-        return 0;
-    if (b->off) {
-        memmove(b->p, b->p + b->off, b->len - b->off);
-        b->len -= b->off;
-        b->off = 0;
-        if (b->cap - b->len >= n)
-            return 0;
-    }
-    apr_size_t cap = b->cap ? b->cap : 4096;
-    while (cap - b->len < n)
-        cap *= 2;
-    unsigned char *p = realloc(b->p, cap);
-    if (!p)
-        return -1;
-    b->p = p;
-    b->cap = cap;
-    return 0;
-}
-
-static apr_size_t buf_used(const cgiplus_ws_buf *b)
-{
-    return b->len - b->off;
-}
-
-static int buf_add(cgiplus_ws_buf *b, const void *d, apr_size_t n)
-{
-    if (buf_reserve(b, n) < 0)
-        return -1;
-    if (n)
-        memcpy(b->p + b->len, d, n);
-    b->len += n;
-    return 0;
-}
-
-static void buf_eat(cgiplus_ws_buf *b, apr_size_t n)
-{
-    b->off += n;
-    if (b->off == b->len) {
-        /* an idle connection holds no buffer */
-        free(b->p);
-        memset(b, 0, sizeof(*b));
-    }
-}
-
-static void buf_free(cgiplus_ws_buf *b)
-{
-    free(b->p);
-    memset(b, 0, sizeof(*b));
+    cgp_buf_consume(b, n);
+    if (!cgp_buf_used(b))
+        cgp_buf_free(b);
 }
 
 /* ------------------------------------------------------------ life */
@@ -118,8 +71,8 @@ void cgiplus_ws_free(cgiplus_ws *w)
 {
     if (w->rfd >= 0)
         close(w->rfd);
-    buf_free(&w->to_runner);
-    buf_free(&w->to_client);
+    cgp_buf_free(&w->to_runner);
+    cgp_buf_free(&w->to_client);
     pthread_mutex_destroy(&w->mtx);
     free(w);
 }
@@ -128,8 +81,8 @@ void cgiplus_ws_free(cgiplus_ws *w)
 
 void cgiplus_ws_runner_flush(cgiplus_ws *w)
 {
-    while (w->rfd >= 0 && buf_used(&w->to_runner)) {
-        ssize_t n = write(w->rfd, w->to_runner.p + w->to_runner.off, buf_used(&w->to_runner));
+    while (w->rfd >= 0 && cgp_buf_used(&w->to_runner)) {
+        ssize_t n = write(w->rfd, w->to_runner.p + w->to_runner.off, cgp_buf_used(&w->to_runner));
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
@@ -149,8 +102,8 @@ static void runner_frame(cgiplus_ws *w, unsigned type, unsigned flags, const voi
                     .len = (uint32_t)(alen + blen) };
     if (w->rfd < 0 || w->runner_gone || cgp_hdr_pack(h, &hdr) != CGP_OK)
         return;
-    if (buf_add(&w->to_runner, h, sizeof(h)) < 0 || buf_add(&w->to_runner, a, alen) < 0 ||
-        buf_add(&w->to_runner, b, blen) < 0)
+    if (cgp_buf_append(&w->to_runner, h, sizeof(h)) < 0 || cgp_buf_append(&w->to_runner, a, alen) < 0 ||
+        cgp_buf_append(&w->to_runner, b, blen) < 0)
         w->runner_gone = 1; /* out of memory half-way: the stream is out of step */
 }
 
@@ -174,7 +127,7 @@ static int client_frame(cgiplus_ws *w, int fin, unsigned op, const void *d, apr_
 {
     unsigned char h[CGP_WS_HDR_MAX];
     size_t hl = cgp_ws_frame_hdr(h, fin, op, n, NULL);
-    if (!hl || buf_add(&w->to_client, h, hl) < 0 || buf_add(&w->to_client, d, n) < 0)
+    if (!hl || cgp_buf_append(&w->to_client, h, hl) < 0 || cgp_buf_append(&w->to_client, d, n) < 0)
         return -1;
     if (!w->q_t0)
         w->q_t0 = apr_time_now();
@@ -195,7 +148,7 @@ static void send_close(cgiplus_ws *w, unsigned code, const char *reason)
     n = cgp_ws_close_frame(f, code == CGP_WS_NO_STATUS ? 0 : code, reason, strlen(reason));
     if (!n)
         n = cgp_ws_close_frame(f, code == CGP_WS_NO_STATUS ? 0 : code, "", 0);
-    if (buf_add(&w->to_client, f, n) == 0 && !w->q_t0)
+    if (cgp_buf_append(&w->to_client, f, n) == 0 && !w->q_t0)
         w->q_t0 = apr_time_now();
 }
 
@@ -220,7 +173,7 @@ static void client_gone(cgiplus_ws *w)
 
 int cgiplus_ws_client_blocked(const cgiplus_ws *w)
 {
-    return w->c && !w->client_gone && (buf_used(&w->to_client) || w->c->data_in_output_filters);
+    return w->c && !w->client_gone && (cgp_buf_used(&w->to_client) || w->c->data_in_output_filters);
 }
 
 /* The core output filter alone, with no new data: sends what it holds
@@ -242,27 +195,27 @@ void cgiplus_ws_client_flush(cgiplus_ws *w)
 
     if (!c || w->client_gone || w->mpm_busy)
         return;
-    before = buf_used(&w->to_client);
+    before = cgp_buf_used(&w->to_client);
     pending = c->data_in_output_filters;
     if (w->h2) {
         /* An HTTP/2 stream: its thread is ours; mod_http2 takes what fits
          * its window, waiting if it must. */
-        if (buf_used(&w->to_client)) {
+        if (cgp_buf_used(&w->to_client)) {
             apr_bucket *b = apr_bucket_transient_create((const char *)w->to_client.p +
                                                         w->to_client.off,
-                                                        buf_used(&w->to_client), c->bucket_alloc);
+                                                        cgp_buf_used(&w->to_client), c->bucket_alloc);
             APR_BRIGADE_INSERT_TAIL(w->bb, b);
             APR_BRIGADE_INSERT_TAIL(w->bb, apr_bucket_flush_create(c->bucket_alloc));
             rv = ap_pass_brigade(c->output_filters, w->bb);
             apr_brigade_cleanup(w->bb);
-            buf_eat(&w->to_client, buf_used(&w->to_client));
+            buf_eat(&w->to_client, cgp_buf_used(&w->to_client));
         }
     } else {
         if (c->data_in_output_filters)
             rv = core_flush(c);
         while (rv == APR_SUCCESS && !c->aborted && !c->data_in_output_filters &&
-               buf_used(&w->to_client)) {
-            apr_size_t k = buf_used(&w->to_client) > WS_PASS ? WS_PASS : buf_used(&w->to_client);
+               cgp_buf_used(&w->to_client)) {
+            apr_size_t k = cgp_buf_used(&w->to_client) > WS_PASS ? WS_PASS : cgp_buf_used(&w->to_client);
             /* no FLUSH bucket: the core would block on it */
             APR_BRIGADE_INSERT_TAIL(w->bb, apr_bucket_transient_create(
                 (const char *)w->to_client.p + w->to_client.off, k, c->bucket_alloc));
@@ -277,12 +230,12 @@ void cgiplus_ws_client_flush(cgiplus_ws *w)
         client_gone(w);
         return;
     }
-    if (!buf_used(&w->to_client) && !c->data_in_output_filters)
+    if (!cgp_buf_used(&w->to_client) && !c->data_in_output_filters)
         w->q_t0 = 0;
-    else if (buf_used(&w->to_client) < before || c->data_in_output_filters != pending)
+    else if (cgp_buf_used(&w->to_client) < before || c->data_in_output_filters != pending)
         w->q_t0 = apr_time_now(); /* progress restarts the message timeout */
     /* Our close is out and theirs came (or none is awaited): done. */
-    if (w->close_sent && w->close_rcvd && !buf_used(&w->to_client) &&
+    if (w->close_sent && w->close_rcvd && !cgp_buf_used(&w->to_client) &&
         !c->data_in_output_filters)
         w->state = CGIPLUS_WS_DONE;
 }
@@ -340,7 +293,7 @@ static void on_event(cgiplus_ws *w, int rc, const cgp_ws_event *ev, apr_time_t n
         /* A client that pings and does not read grows no queue: past the
          * send queue its pings go unanswered (RFC 6455 5.5.3 lets an
          * endpoint answer only the latest). */
-        if (!w->close_sent && buf_used(&w->to_client) < w->lim.send_queue)
+        if (!w->close_sent && cgp_buf_used(&w->to_client) < w->lim.send_queue)
             client_frame(w, 1, CGP_WS_PONG, ev->data, ev->len);
         break;
     case CGP_WS_PONG:
@@ -363,7 +316,7 @@ void cgiplus_ws_client_read(cgiplus_ws *w)
         cgp_ws_event ev;
         int rc;
 
-        if (buf_used(&w->to_runner) > WS_RUNNER_HIGH) {
+        if (cgp_buf_used(&w->to_runner) > WS_RUNNER_HIGH) {
             w->read_paused = 1;
             return;
         }
@@ -425,7 +378,7 @@ static void msg_begin(cgiplus_ws *w, unsigned kind)
 
     if (!w->rmsg_open) {
         w->rdrop = w->close_sent; /* nothing after our close frame */
-        if (!w->rdrop && buf_used(&w->to_client) + w->rleft > w->lim.send_queue) {
+        if (!w->rdrop && cgp_buf_used(&w->to_client) + w->rleft > w->lim.send_queue) {
             if (w->lim.overflow == CGP_WS_OV_DROP) {
                 w->rdrop = 1;
                 ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, w->s, CGIPLUS_LOGNO(1808)
@@ -443,7 +396,7 @@ static void msg_begin(cgiplus_ws *w, unsigned kind)
     if (w->rdrop)
         return;
     hl = cgp_ws_frame_hdr(h, fin, op, w->rleft, NULL);
-    buf_add(&w->to_client, h, hl);
+    cgp_buf_append(&w->to_client, h, hl);
     if (!w->q_t0)
         w->q_t0 = apr_time_now();
 }
@@ -540,7 +493,7 @@ void cgiplus_ws_runner_read(cgiplus_ws *w)
             apr_size_t k = w->rleft < (apr_size_t)n - i ? w->rleft : (apr_size_t)n - i;
             if (w->rtype == CGP_T_WS_MSG) {
                 if (!w->rdrop)
-                    buf_add(&w->to_client, buf + i, k);
+                    cgp_buf_append(&w->to_client, buf + i, k);
             } else {
                 memcpy(w->rctl + w->rctl_len, buf + i, k);
                 w->rctl_len += k;
@@ -667,7 +620,7 @@ void cgiplus_ws_run_sync(cgiplus_ws *w)
         p[0].events = (short)((w->read_paused ? 0 : POLLIN) |
                               (!w->h2 && cgiplus_ws_client_blocked(w) ? POLLOUT : 0));
         p[1].fd = w->rfd;
-        p[1].events = (short)(POLLIN | (buf_used(&w->to_runner) ? POLLOUT : 0));
+        p[1].events = (short)(POLLIN | (cgp_buf_used(&w->to_runner) ? POLLOUT : 0));
         if (poll(p, 2, tmo) < 0 && errno != EINTR)
             break;
         cgiplus_ws_pump(w);

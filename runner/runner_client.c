@@ -361,11 +361,11 @@ static void on_status(runner_client *c, const cgp_hdr *h, const unsigned char *p
     }
     if (runner_status_render(&q, &b) < 0) {
         runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2090) "out of memory for a connection");
-        runner_buf_free(&b);
+        cgp_buf_free(&b);
         c->broken = 1;
         return;
     }
-    size_t left = runner_buf_used(&b);
+    size_t left = cgp_buf_used(&b);
     const unsigned char *d = b.p + b.off;
     do {
         size_t k = left > CGP_MAX_PAYLOAD ? CGP_MAX_PAYLOAD : left;
@@ -373,7 +373,7 @@ static void on_status(runner_client *c, const cgp_hdr *h, const unsigned char *p
         d += k;
         left -= k;
     } while (left);
-    runner_buf_free(&b);
+    cgp_buf_free(&b);
 }
 
 static void on_params(runner_client *c, const cgp_hdr *h, const unsigned char *pl)
@@ -672,7 +672,7 @@ static void client_run(runner_client *c)
         c->in_cap = 0;
     }
     if (c->broken || (c->peer_eof && c->state != RUNNER_C_CLOSING) ||
-        (c->state == RUNNER_C_CLOSING && !runner_buf_used(&c->out))) {
+        (c->state == RUNNER_C_CLOSING && !cgp_buf_used(&c->out))) {
         runner_client_close(c);
         return;
     }
@@ -750,7 +750,7 @@ static void clients_bury(void)
     runner_client *c;
     while ((c = TAILQ_FIRST(&runner_g.dead_clients))) {
         TAILQ_REMOVE(&runner_g.dead_clients, c, link);
-        runner_buf_free(&c->out);
+        cgp_buf_free(&c->out);
         if (c->in != c->hello)
             free(c->in);
         free(c);
@@ -761,7 +761,7 @@ static void clients_fini(void)
 {
     runner_client *c;
     while ((c = TAILQ_FIRST(&runner_g.clients))) {
-        if (!c->broken && runner_buf_used(&c->out))
+        if (!c->broken && cgp_buf_used(&c->out))
             runner_buf_flush(&c->out, c->ev.fd); /* last ENDs, best effort */
         runner_client_close(c);
     }

@@ -21,19 +21,19 @@ void runner_client_kick(runner_client *c)
 
 size_t runner_client_backlog(const runner_client *c)
 {
-    return runner_buf_used(&c->out);
+    return cgp_buf_used(&c->out);
 }
 
 void runner_client_flush(runner_client *c)
 {
-    if (c->closed || c->broken || !runner_buf_used(&c->out))
+    if (c->closed || c->broken || !cgp_buf_used(&c->out))
         return;
     if (runner_buf_flush(&c->out, c->ev.fd) < 0) {
         if (errno != EPIPE && errno != ECONNRESET)
             runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2039) "write to pid %ld: %s", (long)c->pid,
                        strerror(errno));
         c->broken = 1;
-        runner_buf_reset(&c->out);
+        cgp_buf_reset(&c->out);
         runner_client_kick(c);
     }
 }
@@ -51,22 +51,22 @@ int runner_client_send(runner_client *c, unsigned type, unsigned flags, uint32_t
                    cgp_type_name(type), len);
         return -1;
     }
-    int was_empty = runner_buf_used(&c->out) == 0;
-    if (runner_buf_reserve(&c->out, CGP_HDR_LEN + len) < 0) {
+    int was_empty = cgp_buf_used(&c->out) == 0;
+    if (cgp_buf_reserve(&c->out, CGP_HDR_LEN + len) < 0) {
         runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2092) "out of memory for a connection");
         c->broken = 1;
         runner_client_kick(c);
         return -1;
     }
-    runner_buf_append(&c->out, h, CGP_HDR_LEN);
+    cgp_buf_append(&c->out, h, CGP_HDR_LEN);
     if (len)
-        runner_buf_append(&c->out, data, len);
+        cgp_buf_append(&c->out, data, len);
     if (c->req && c->req->reqid == reqid)
         c->req->t_sent = runner_g.now;
     if (was_empty && !c->corked) /* else EPOLLOUT is armed already */
         runner_client_flush(c);
     uint32_t m = c->ev.mask & ~(uint32_t)EPOLLOUT;
-    runner_ev_watch(&c->ev, runner_buf_used(&c->out) ? m | EPOLLOUT : m);
+    runner_ev_watch(&c->ev, cgp_buf_used(&c->out) ? m | EPOLLOUT : m);
     return c->broken ? -1 : 0;
 }
 
@@ -76,7 +76,7 @@ void runner_client_uncork(runner_client *c)
     runner_client_flush(c);
     uint32_t m = c->ev.mask & ~(uint32_t)EPOLLOUT;
     if (!c->closed)
-        runner_ev_watch(&c->ev, runner_buf_used(&c->out) ? m | EPOLLOUT : m);
+        runner_ev_watch(&c->ev, cgp_buf_used(&c->out) ? m | EPOLLOUT : m);
 }
 
 /* Sends frame type with payload pl and fds attached: one sendmsg, before
@@ -94,7 +94,7 @@ int runner_client_send_fds(runner_client *c, unsigned type, uint32_t reqid, cons
     struct iovec iov[2] = { { hb, sizeof(hb) }, { (void *)pl, len } };
     struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
 
-    if (c->closed || c->broken || runner_buf_used(&c->out) || nfds > CGP_CHANNEL_FDS ||
+    if (c->closed || c->broken || cgp_buf_used(&c->out) || nfds > CGP_CHANNEL_FDS ||
         cgp_hdr_pack(hb, &h) != CGP_OK)
         return -1;
     memset(&cm, 0, sizeof(cm));
@@ -114,11 +114,11 @@ int runner_client_send_fds(runner_client *c, unsigned type, uint32_t reqid, cons
         return -1;
     /* The descriptors went with the first byte; the rest is queued. */
     size_t done = (size_t)n;
-    if (done < sizeof(hb) && runner_buf_append(&c->out, hb + done, sizeof(hb) - done) < 0)
+    if (done < sizeof(hb) && cgp_buf_append(&c->out, hb + done, sizeof(hb) - done) < 0)
         return -1;
     if (done < sizeof(hb) + len) {
         size_t from = done > sizeof(hb) ? done - sizeof(hb) : 0;
-        if (runner_buf_append(&c->out, (const unsigned char *)pl + from, len - from) < 0)
+        if (cgp_buf_append(&c->out, (const unsigned char *)pl + from, len - from) < 0)
             return -1;
         runner_client_update(c);
     }
@@ -147,7 +147,7 @@ int runner_client_paused(const runner_client *c)
         return 0;
     /* unless the script's output waits for this connection: the module
      * then reads that first (runner_worker_out_paused) */
-    return !(r->worker && runner_buf_used(&c->out) > RUNNER_OUT_HIGH);
+    return !(r->worker && cgp_buf_used(&c->out) > RUNNER_OUT_HIGH);
 }
 
 static int frame_ready(const runner_client *c)
@@ -173,7 +173,7 @@ void runner_client_update(runner_client *c)
     if (c->state != RUNNER_C_CLOSING && !c->peer_eof && !c->broken &&
         c->in_len < runner_client_in_limit(c) && !paused)
         m |= EPOLLIN;
-    if (runner_buf_used(&c->out))
+    if (cgp_buf_used(&c->out))
         m |= EPOLLOUT;
     runner_ev_watch(&c->ev, m);
     if (!paused && c->state != RUNNER_C_CLOSING && frame_ready(c))

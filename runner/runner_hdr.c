@@ -100,12 +100,12 @@ static void emit_header(runner_hdr *h, const runner_hdr_sink *s, const unsigned 
 
 static void records_flush(runner_hdr *h, const runner_hdr_sink *s)
 {
-    if (!runner_buf_used(&h->recs))
+    if (!cgp_buf_used(&h->recs))
         return;
     runner_buf tmp = h->recs; /* send may not re-enter, but be safe */
     memset(&h->recs, 0, sizeof(h->recs));
-    s->send(s->arg, tmp.p + tmp.off, runner_buf_used(&tmp));
-    runner_buf_free(&tmp);
+    s->send(s->arg, tmp.p + tmp.off, cgp_buf_used(&tmp));
+    cgp_buf_free(&tmp);
 }
 
 static void body_out(runner_hdr *h, const runner_hdr_sink *s, const unsigned char *d, size_t len)
@@ -117,12 +117,12 @@ static void body_out(runner_hdr *h, const runner_hdr_sink *s, const unsigned cha
         s->send(s->arg, d, len);
         return;
     }
-    if (runner_buf_append(&h->recs, d, len) < 0) {
+    if (cgp_buf_append(&h->recs, d, len) < 0) {
         records_flush(h, s);
         s->send(s->arg, d, len);
         return;
     }
-    if (runner_buf_used(&h->recs) >= RUNNER_RECORDS_MAX)
+    if (cgp_buf_used(&h->recs) >= RUNNER_RECORDS_MAX)
         records_flush(h, s);
 }
 
@@ -134,8 +134,8 @@ static void header_end(runner_hdr *h, const runner_hdr_sink *s, size_t end)
     h->done = 1;
     if (end)
         emit_header(h, s, tmp.p + tmp.off, end);
-    body_out(h, s, tmp.p + tmp.off + end, runner_buf_used(&tmp) - end);
-    runner_buf_free(&tmp);
+    body_out(h, s, tmp.p + tmp.off + end, cgp_buf_used(&tmp) - end);
+    cgp_buf_free(&tmp);
 }
 
 int runner_hdr_output(runner_hdr *h, const runner_hdr_sink *s, const unsigned char *d,
@@ -145,13 +145,13 @@ int runner_hdr_output(runner_hdr *h, const runner_hdr_sink *s, const unsigned ch
         body_out(h, s, d, len);
         return 0;
     }
-    if (runner_buf_append(&h->hdr, d, len) < 0) {
+    if (cgp_buf_append(&h->hdr, d, len) < 0) {
         int ended = runner_hdr_flush(h, s); /* out of memory: pass it on unscanned */
         body_out(h, s, d, len);
         return ended;
     }
     const unsigned char *p = h->hdr.p + h->hdr.off;
-    size_t used = runner_buf_used(&h->hdr), pos = h->scan;
+    size_t used = cgp_buf_used(&h->hdr), pos = h->scan;
     while (pos < used) {
         const unsigned char *nl = memchr(p + pos, '\n', used - pos);
         if (!nl)
@@ -175,13 +175,13 @@ int runner_hdr_flush(runner_hdr *h, const runner_hdr_sink *s)
 {
     int ended = !h->done;
     if (ended)
-        header_end(h, s, runner_buf_used(&h->hdr));
+        header_end(h, s, cgp_buf_used(&h->hdr));
     records_flush(h, s);
     return ended;
 }
 
 void runner_hdr_free(runner_hdr *h)
 {
-    runner_buf_free(&h->hdr);
-    runner_buf_free(&h->recs);
+    cgp_buf_free(&h->hdr);
+    cgp_buf_free(&h->recs);
 }

@@ -23,23 +23,18 @@ static int name_ok(const char *n, size_t len)
     return len > 0;
 }
 
-static int is_name(const char *n, size_t len, const char *want)
-{
-    return len == strlen(want) && memcmp(n, want, len) == 0;
-}
-
 static int build_lines(const runner_buf *params, uint64_t cl, runner_buf *out)
 {
     const char *n, *v;
     size_t nl, vl, off = 0;
     int rc;
 
-    if (runner_buf_append(out, "!\n", 2) < 0)
+    if (cgp_buf_append(out, "!\n", 2) < 0)
         return -1;
     while ((rc = cgp_kv_next(params->p, params->len, &off, &n, &nl, &v, &vl)) == 1) {
-        if (is_name(n, nl, "CONTENT_LENGTH") || !name_ok(n, nl))
+        if (cgp_kv_name_is(n, nl, "CONTENT_LENGTH") || !name_ok(n, nl))
             continue;
-        if (runner_buf_reserve(out, nl + vl + 2) < 0)
+        if (cgp_buf_reserve(out, nl + vl + 2) < 0)
             return -1;
         unsigned char *p = out->p + out->len;
         memcpy(p, n, nl);
@@ -67,20 +62,20 @@ static int build_struct(const runner_buf *params, uint64_t cl, runner_buf *out)
 
     /* First pass: N, the byte count after the "!!N" line. */
     for (off = 0; (rc = cgp_kv_next(params->p, params->len, &off, &n, &nl, &v, &vl)) == 1;)
-        if (!is_name(n, nl, "CONTENT_LENGTH") && name_ok(n, nl) && nl + 1 + vl <= STRUCT_ENTRY_MAX)
+        if (!cgp_kv_name_is(n, nl, "CONTENT_LENGTH") && name_ok(n, nl) && nl + 1 + vl <= STRUCT_ENTRY_MAX)
             total += 2 + nl + 1 + vl;
     if (rc < 0) {
         errno = EINVAL;
         return -1;
     }
     total += 2 + (size_t)cll;
-    if (runner_buf_printf(out, "!!%zu\n", total) < 0 || runner_buf_reserve(out, total) < 0)
+    if (runner_buf_printf(out, "!!%zu\n", total) < 0 || cgp_buf_reserve(out, total) < 0)
         return -1;
 
     size_t pos = 0;
     unsigned char *base = out->p + out->len;
     for (off = 0; cgp_kv_next(params->p, params->len, &off, &n, &nl, &v, &vl) == 1;) {
-        if (is_name(n, nl, "CONTENT_LENGTH") || !name_ok(n, nl))
+        if (cgp_kv_name_is(n, nl, "CONTENT_LENGTH") || !name_ok(n, nl))
             continue;
         if (nl + 1 + vl > STRUCT_ENTRY_MAX) {
             runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2003) "variable %.*s is too long for a "
@@ -134,10 +129,10 @@ char **runner_record_env(const runner_buf *params, uint64_t cl, int cl_given,
     if (!env)
         return NULL;
     for (off = 0; cgp_kv_next(params->p, params->len, &off, &n, &nl, &v, &vl) == 1;) {
-        if (is_name(n, nl, "CONTENT_LENGTH") || !name_ok(n, nl))
+        if (cgp_kv_name_is(n, nl, "CONTENT_LENGTH") || !name_ok(n, nl))
             continue;
-        have_path |= is_name(n, nl, "PATH");
-        have_gi |= is_name(n, nl, "GATEWAY_INTERFACE");
+        have_path |= cgp_kv_name_is(n, nl, "PATH");
+        have_gi |= cgp_kv_name_is(n, nl, "GATEWAY_INTERFACE");
         const char *nul = memchr(v, '\0', vl); /* an environment string ends at NUL */
         if (nul)
             vl = (size_t)(nul - v);

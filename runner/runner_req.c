@@ -85,7 +85,7 @@ void runner_req_free(runner_req *r)
 {
     if (!r)
         return;
-    runner_buf_free(&r->params);
+    cgp_buf_free(&r->params);
     held_release(r);
     runner_spool_free(&r->body);
     runner_hdr_free(&r->hdr);
@@ -122,7 +122,7 @@ int runner_req_add_params(runner_req *r, const unsigned char *pl, size_t len, co
     }
     if (held_take(r, len) < 0)
         return 1;
-    if (runner_buf_append(&r->params, pl, len) < 0) {
+    if (cgp_buf_append(&r->params, pl, len) < 0) {
         *why = "out of memory";
         return -1;
     }
@@ -132,7 +132,7 @@ int runner_req_add_params(runner_req *r, const unsigned char *pl, size_t len, co
 void runner_req_running(runner_req *r, int keep)
 {
     if (!keep)
-        runner_buf_free(&r->params);
+        cgp_buf_free(&r->params);
     held_release(r);
 }
 
@@ -141,7 +141,7 @@ void runner_req_waiting(runner_req *r)
     /* Already admitted, and its bytes are in memory anyway: counted again
      * without the cap (a worker's fault must not cost it a 503). */
     if (!r->held)
-        held_add(r, runner_buf_used(&r->params));
+        held_add(r, cgp_buf_used(&r->params));
 }
 
 int runner_req_add_body(runner_req *r, const unsigned char *d, size_t n)

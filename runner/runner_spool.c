@@ -82,8 +82,8 @@ int runner_spool_append(runner_spool *s, const void *d, size_t n, size_t mem_cap
     if (n == 0)
         return 0;
     int file_busy = s->file_wr > s->file_rd;
-    if (!file_busy && runner_buf_used(&s->mem) + n <= mem_cap) {
-        if (runner_buf_append(&s->mem, d, n) < 0)
+    if (!file_busy && cgp_buf_used(&s->mem) + n <= mem_cap) {
+        if (cgp_buf_append(&s->mem, d, n) < 0)
             return -1;
         s->total += n;
         return 0;
@@ -122,18 +122,18 @@ int runner_spool_append(runner_spool *s, const void *d, size_t n, size_t mem_cap
 
 uint64_t runner_spool_pending(const runner_spool *s)
 {
-    return runner_buf_used(&s->mem) + (s->file_wr - s->file_rd);
+    return cgp_buf_used(&s->mem) + (s->file_wr - s->file_rd);
 }
 
 int runner_spool_flush(runner_spool *s, int fd)
 {
     for (;;) {
-        if (!runner_buf_used(&s->mem)) {
+        if (!cgp_buf_used(&s->mem)) {
             if (s->file_rd == s->file_wr)
                 return 0;
             uint64_t left = s->file_wr - s->file_rd;
             size_t want = left < SPOOL_READ ? (size_t)left : SPOOL_READ;
-            if (runner_buf_reserve(&s->mem, want) < 0)
+            if (cgp_buf_reserve(&s->mem, want) < 0)
                 return -1;
             ssize_t n = pread(s->fd, s->mem.p + s->mem.len, want, (off_t)s->file_rd);
             if (n < 0 && errno == EINTR)
@@ -156,11 +156,11 @@ ssize_t runner_spool_take(runner_spool *s, void *out, size_t n)
 {
     size_t got = 0;
     while (got < n) {
-        size_t m = runner_buf_used(&s->mem);
+        size_t m = cgp_buf_used(&s->mem);
         if (m) {
             size_t k = m < n - got ? m : n - got;
             memcpy((unsigned char *)out + got, s->mem.p + s->mem.off, k);
-            runner_buf_consume(&s->mem, k);
+            cgp_buf_consume(&s->mem, k);
             got += k;
             continue;
         }
@@ -189,13 +189,13 @@ const char *runner_spool_dir(void)
 
 void runner_spool_discard(runner_spool *s)
 {
-    runner_buf_reset(&s->mem);
+    cgp_buf_reset(&s->mem);
     s->file_rd = s->file_wr = 0;
 }
 
 void runner_spool_free(runner_spool *s)
 {
-    runner_buf_free(&s->mem);
+    cgp_buf_free(&s->mem);
     if (s->fd >= 0)
         close(s->fd);
     s->fd = -1;

@@ -9,29 +9,18 @@
 
 static int put(runner_buf *b, const char *s)
 {
-    return runner_buf_append(b, s, strlen(s));
-}
-
-static int escn(runner_buf *b, const char *s, size_t n)
-{
-    for (const char *end = s + n; s < end; s++) {
-        const char *e = *s == '&' ? "&amp;" : *s == '<' ? "&lt;" : *s == '>' ? "&gt;"
-                        : *s == '"' ? "&quot;" : *s == '\'' ? "&#39;" : NULL;
-        if (e ? runner_buf_append(b, e, strlen(e)) < 0 : runner_buf_append(b, s, 1) < 0)
-            return -1;
-    }
-    return 0;
+    return cgp_buf_append(b, s, strlen(s));
 }
 
 static int esc(runner_buf *b, const char *s)
 {
-    return escn(b, s, strlen(s));
+    return runner_buf_html(b, s, strlen(s));
 }
 
 /* One cell, its first n bytes escaped. */
 static int celln(runner_buf *b, const char *tag, const char *s, size_t n)
 {
-    return runner_buf_printf(b, "<%s>", tag) < 0 || escn(b, s, n) < 0 ||
+    return runner_buf_printf(b, "<%s>", tag) < 0 || runner_buf_html(b, s, n) < 0 ||
            runner_buf_printf(b, "</%s>", tag) < 0 ? -1 : 0;
 }
 

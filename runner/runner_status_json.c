@@ -6,57 +6,12 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Length of the valid UTF-8 sequence at p, 0 if it is not one. */
-static size_t utf8_len(const unsigned char *p, size_t n)
-{
-    size_t len = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
-    if (!len || len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++)
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-    return len;
-}
-
-static int str(runner_buf *b, const char *s, size_t n)
-{
-    if (runner_buf_append(b, "\"", 1) < 0)
-        return -1;
-    const unsigned char *p = (const unsigned char *)s;
-    for (size_t i = 0; i < n;) {
-        unsigned char ch = p[i];
-        int rc;
-        if (ch == '"' || ch == '\\') {
-            char e[2] = { '\\', (char)ch };
-            rc = runner_buf_append(b, e, 2);
-        } else if (ch < 0x20 || ch == 0x7f) {
-            rc = runner_buf_printf(b, "\\u%04x", ch);
-        } else if (ch < 0x80) {
-            rc = runner_buf_append(b, &p[i], 1);
-        } else {
-            size_t l = utf8_len(p + i, n - i);
-            if (l) {
-                rc = runner_buf_append(b, p + i, l);
-                i += l;
-                if (rc < 0)
-                    return -1;
-                continue;
-            }
-            rc = runner_buf_printf(b, "\\u%04x", ch); /* not UTF-8: as Latin-1 */
-        }
-        if (rc < 0)
-            return -1;
-        i++;
-    }
-    return runner_buf_append(b, "\"", 1);
-}
-
 static int key(runner_buf *b, int *first, const char *k)
 {
-    if (!*first && runner_buf_append(b, ",", 1) < 0)
+    if (!*first && cgp_buf_append(b, ",", 1) < 0)
         return -1;
     *first = 0;
-    return str(b, k, strlen(k)) < 0 || runner_buf_append(b, ":", 1) < 0 ? -1 : 0;
+    return runner_buf_json(b, k, strlen(k)) < 0 || cgp_buf_append(b, ":", 1) < 0 ? -1 : 0;
 }
 
 static int num(runner_buf *b, int *first, const char *k, uint64_t v)
@@ -71,13 +26,13 @@ static int boolean(runner_buf *b, int *first, const char *k, int v)
 
 static int text(runner_buf *b, int *first, const char *k, const char *v)
 {
-    return key(b, first, k) < 0 ? -1 : str(b, v, strlen(v));
+    return key(b, first, k) < 0 ? -1 : runner_buf_json(b, v, strlen(v));
 }
 
 static int settings(runner_buf *b, const runner_pool_set *set)
 {
     int f = 1;
-    if (runner_buf_append(b, "{", 1) < 0)
+    if (cgp_buf_append(b, "{", 1) < 0)
         return -1;
     for (unsigned i = 0; i < CGP_S_WS_FIRST_; i++) { /* a WebSocket pool's: its own section */
         if (i == CGP_S_USER) {
@@ -90,104 +45,104 @@ static int settings(runner_buf *b, const runner_pool_set *set)
             return -1;
         }
     }
-    if (key(b, &f, "env") < 0 || runner_buf_append(b, "[", 1) < 0)
+    if (key(b, &f, "env") < 0 || cgp_buf_append(b, "[", 1) < 0)
         return -1;
     for (size_t o = 0, n = 0; o < set->env_len; n++) {
-        if ((n && runner_buf_append(b, ",", 1) < 0) ||
-            str(b, set->env + o, runner_st_env_name(set->env + o)) < 0)
+        if ((n && cgp_buf_append(b, ",", 1) < 0) ||
+            runner_buf_json(b, set->env + o, runner_st_env_name(set->env + o)) < 0)
             return -1;
         o += strlen(set->env + o) + 1;
     }
-    return runner_buf_append(b, "]}", 2);
+    return cgp_buf_append(b, "]}", 2);
 }
 
 static int worker(runner_buf *b, const runner_st_worker *w)
 {
     int f = 1;
-    if (runner_buf_append(b, "{", 1) < 0 || num(b, &f, "pid", (uint64_t)w->pid) < 0 ||
+    if (cgp_buf_append(b, "{", 1) < 0 || num(b, &f, "pid", (uint64_t)w->pid) < 0 ||
         text(b, &f, "state", w->state) < 0 || num(b, &f, "generation", w->gen) < 0 ||
         num(b, &f, "requests", w->requests) < 0 || num(b, &f, "age_ms", w->age_ms) < 0 ||
         boolean(b, &f, "retiring", w->retiring) < 0)
         return -1;
     if (w->is_idle && num(b, &f, "idle_ms", w->idle_ms) < 0)
         return -1;
-    if (w->uri && (key(b, &f, "uri") < 0 || str(b, w->uri, w->urilen) < 0 ||
+    if (w->uri && (key(b, &f, "uri") < 0 || runner_buf_json(b, w->uri, w->urilen) < 0 ||
                    num(b, &f, "busy_ms", w->busy_ms) < 0 ||
                    boolean(b, &f, "orphan", w->orphan) < 0))
         return -1;
-    return runner_buf_append(b, "}", 1);
+    return cgp_buf_append(b, "}", 1);
 }
 
 static int counters(runner_buf *b, const runner_st_pool *p)
 {
     int f = 1, g = 1, h = 1;
-    if (runner_buf_append(b, "{", 1) < 0 || num(b, &f, "requests", p->requests) < 0 ||
+    if (cgp_buf_append(b, "{", 1) < 0 || num(b, &f, "requests", p->requests) < 0 ||
         num(b, &f, "served", p->served) < 0 || num(b, &f, "spawns", p->spawned) < 0 ||
         num(b, &f, "slow", p->slow) < 0 || num(b, &f, "max_active", p->max_active) < 0 ||
         num(b, &f, "max_reached", p->max_reached) < 0 ||
-        key(b, &f, "errors") < 0 || runner_buf_append(b, "{", 1) < 0)
+        key(b, &f, "errors") < 0 || cgp_buf_append(b, "{", 1) < 0)
         return -1;
     for (unsigned i = 1; i <= CGP_C_MAX_; i++)
         if (num(b, &g, runner_st_outcome[i], p->outcomes[i]) < 0)
             return -1;
-    if (runner_buf_append(b, "}", 1) < 0 || key(b, &f, "deaths") < 0 ||
-        runner_buf_append(b, "{", 1) < 0)
+    if (cgp_buf_append(b, "}", 1) < 0 || key(b, &f, "deaths") < 0 ||
+        cgp_buf_append(b, "{", 1) < 0)
         return -1;
     for (unsigned i = 1; i < RUNNER_END_N_; i++)
         if (num(b, &h, runner_wend_name((runner_wend)i), p->deaths[i]) < 0)
             return -1;
-    return runner_buf_append(b, "}}", 2);
+    return cgp_buf_append(b, "}}", 2);
 }
 
 static int ended(runner_buf *b, const runner_st *st, const runner_st_pool *p)
 {
-    if (runner_buf_append(b, "[", 1) < 0)
+    if (cgp_buf_append(b, "[", 1) < 0)
         return -1;
     for (unsigned k = 0; k < p->nended; k++) { /* newest first */
         const runner_ended *e = &p->ended[k];
         int f = 1;
         char how[48];
         runner_st_how(e, how, sizeof(how));
-        if ((k && runner_buf_append(b, ",", 1) < 0) || runner_buf_append(b, "{", 1) < 0 ||
+        if ((k && cgp_buf_append(b, ",", 1) < 0) || cgp_buf_append(b, "{", 1) < 0 ||
             num(b, &f, "pid", (uint64_t)e->pid) < 0 ||
             text(b, &f, "reason", runner_wend_name(e->why)) < 0 || text(b, &f, "how", how) < 0 ||
             num(b, &f, "requests", e->served) < 0 ||
-            num(b, &f, "ago_ms", st->now - e->at) < 0 || runner_buf_append(b, "}", 1) < 0)
+            num(b, &f, "ago_ms", st->now - e->at) < 0 || cgp_buf_append(b, "}", 1) < 0)
             return -1;
     }
-    return runner_buf_append(b, "]", 1);
+    return cgp_buf_append(b, "]", 1);
 }
 
 static int pool(runner_buf *b, const runner_st *st, const runner_st_pool *p)
 {
     int f = 1, q = 1, k = 1;
-    if (runner_buf_append(b, "{", 1) < 0 || num(b, &f, "id", p->id) < 0 ||
+    if (cgp_buf_append(b, "{", 1) < 0 || num(b, &f, "id", p->id) < 0 ||
         text(b, &f, "script", p->script) < 0 || text(b, &f, "mode", p->mode) < 0 ||
         boolean(b, &f, "retired", p->retired) < 0 || num(b, &f, "generation", p->gen) < 0 ||
         num(b, &f, "age_ms", p->age_ms) < 0 || num(b, &f, "unused_ms", p->unused_ms) < 0 ||
         key(b, &f, "settings") < 0 || settings(b, p->set) < 0 || key(b, &f, "workers") < 0 ||
-        runner_buf_append(b, "[", 1) < 0)
+        cgp_buf_append(b, "[", 1) < 0)
         return -1;
     for (unsigned i = 0; i < p->nw; i++)
-        if ((i && runner_buf_append(b, ",", 1) < 0) || worker(b, &p->w[i]) < 0)
+        if ((i && cgp_buf_append(b, ",", 1) < 0) || worker(b, &p->w[i]) < 0)
             return -1;
-    if (runner_buf_append(b, "]", 1) < 0 || key(b, &f, "queue") < 0 ||
-        runner_buf_append(b, "{", 1) < 0 || num(b, &q, "depth", p->qlen) < 0 ||
+    if (cgp_buf_append(b, "]", 1) < 0 || key(b, &f, "queue") < 0 ||
+        cgp_buf_append(b, "{", 1) < 0 || num(b, &q, "depth", p->qlen) < 0 ||
         num(b, &q, "max", p->qmax) < 0 || num(b, &q, "bytes", p->qbytes) < 0 ||
-        runner_buf_append(b, "}", 1) < 0 ||
-        key(b, &f, "backoff") < 0 || runner_buf_append(b, "{", 1) < 0 ||
+        cgp_buf_append(b, "}", 1) < 0 ||
+        key(b, &f, "backoff") < 0 || cgp_buf_append(b, "{", 1) < 0 ||
         num(b, &k, "failures", p->fail_streak) < 0 ||
-        num(b, &k, "remaining_ms", p->backoff_ms) < 0 || runner_buf_append(b, "}", 1) < 0 ||
+        num(b, &k, "remaining_ms", p->backoff_ms) < 0 || cgp_buf_append(b, "}", 1) < 0 ||
         key(b, &f, "counters") < 0 || counters(b, p) < 0 || key(b, &f, "ended") < 0 ||
         ended(b, st, p) < 0)
         return -1;
-    return runner_buf_append(b, "}", 1);
+    return cgp_buf_append(b, "}", 1);
 }
 
 int runner_status_json(const runner_st *st, runner_buf *b)
 {
     int f = 1;
-    if (runner_buf_append(b, "{\"runner\":{", 11) < 0 || num(b, &f, "pid", (uint64_t)st->pid) < 0 ||
+    if (cgp_buf_append(b, "{\"runner\":{", 11) < 0 || num(b, &f, "pid", (uint64_t)st->pid) < 0 ||
         text(b, &f, "version", st->version) < 0 || num(b, &f, "uptime_ms", st->uptime_ms) < 0 ||
         num(b, &f, "protocol", CGP_VERSION) < 0 || num(b, &f, "workers", st->workers) < 0 ||
         num(b, &f, "max_workers_total", st->max_workers_total) < 0 ||
@@ -202,13 +157,13 @@ int runner_status_json(const runner_st *st, runner_buf *b)
         num(b, &f, "queue_memory_pool", st->queue_memory_pool) < 0 ||
         num(b, &f, "unauthenticated", st->unauth) < 0 ||
         num(b, &f, "refused_connections", st->refused) < 0 ||
-        runner_buf_append(b, "},\"pools\":[", 11) < 0)
+        cgp_buf_append(b, "},\"pools\":[", 11) < 0)
         return -1;
     for (unsigned i = 0; i < st->npools; i++)
-        if ((i && runner_buf_append(b, ",", 1) < 0) || pool(b, st, &st->pools[i]) < 0)
+        if ((i && cgp_buf_append(b, ",", 1) < 0) || pool(b, st, &st->pools[i]) < 0)
             return -1;
     /* the WebSocket pools' section (runner_ws_status.c) */
-    if (runner_buf_append(b, "]", 1) < 0 || runner_ws_status_json(b) < 0)
+    if (cgp_buf_append(b, "]", 1) < 0 || runner_ws_status_json(b) < 0)
         return -1;
-    return runner_buf_append(b, "}\n", 2);
+    return cgp_buf_append(b, "}\n", 2);
 }

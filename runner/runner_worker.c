@@ -78,8 +78,8 @@ void runner_worker_free(runner_worker *w)
         runner_req_free(w->req);
     }
     runner_callout_free(w);
-    runner_buf_free(&w->inq);
-    runner_buf_free(&w->held);
+    cgp_buf_free(&w->inq);
+    cgp_buf_free(&w->held);
     free(w->kdata);
     free(w->obuf);
     free(w);

@@ -61,18 +61,18 @@ static int body_open(runner_worker *w)
  * byte waits for the worker to have read the rest. */
 uint32_t runner_worker_in_mask(const runner_worker *w)
 {
-    return runner_buf_used(&w->inq) || (w->rec_held && w->req && w->state == RUNNER_W_BUSY)
+    return cgp_buf_used(&w->inq) || (w->rec_held && w->req && w->state == RUNNER_W_BUSY)
            ? EPOLLOUT : 0;
 }
 
 void runner_worker_flush_in(runner_worker *w)
 {
-    if (w->ev_in.fd < 0 || !runner_buf_used(&w->inq))
+    if (w->ev_in.fd < 0 || !cgp_buf_used(&w->inq))
         return;
     if (runner_buf_flush(&w->inq, w->ev_in.fd) < 0) {
         runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2019) "worker pid %ld of %s does not read "
                    "CGIPLUSIN (%s); stopping it", (long)w->pid, w->pool->script, strerror(errno));
-        runner_buf_reset(&w->inq);
+        cgp_buf_reset(&w->inq);
         runner_ev_close(&w->ev_in);
         runner_worker_break(w, RUNNER_END_BROKEN, SIGKILL);
     }
@@ -83,7 +83,7 @@ void runner_worker_reply(runner_worker *w, const char *line)
 {
     if (w->ev_in.fd < 0 || w->flooded)
         return;
-    if (runner_buf_append(&w->inq, line, strlen(line)) < 0 || runner_buf_append(&w->inq, "\n", 1) < 0) {
+    if (cgp_buf_append(&w->inq, line, strlen(line)) < 0 || cgp_buf_append(&w->inq, "\n", 1) < 0) {
         runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2020) "out of memory answering a callout of "
                    "worker pid %ld; stopping it", (long)w->pid);
         runner_worker_break(w, RUNNER_END_BROKEN, SIGKILL);
@@ -91,7 +91,7 @@ void runner_worker_reply(runner_worker *w, const char *line)
     }
     runner_worker_flush_in(w);
     /* What is left past the record is answers it has not read (at least). */
-    if (runner_buf_used(&w->inq) > w->inq_base + RUNNER_ANS_BYTES_MAX)
+    if (cgp_buf_used(&w->inq) > w->inq_base + RUNNER_ANS_BYTES_MAX)
         runner_worker_flooded(w);
 }
 
@@ -102,9 +102,9 @@ void runner_worker_flooded(runner_worker *w)
     w->flooded = 1;
     runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2082) "worker pid %ld of %s has %u callout "
                "answer%s (%zu byte%s) it does not read; stopping it as broken", (long)w->pid,
-               w->pool->script, w->nanswers, CGIPLUS_S(w->nanswers), runner_buf_used(&w->inq),
-               CGIPLUS_S(runner_buf_used(&w->inq)));
-    runner_buf_free(&w->inq);
+               w->pool->script, w->nanswers, CGIPLUS_S(w->nanswers), cgp_buf_used(&w->inq),
+               CGIPLUS_S(cgp_buf_used(&w->inq)));
+    cgp_buf_free(&w->inq);
     runner_ev_watch(&w->ev_in, 0);
     runner_worker_break(w, RUNNER_END_BROKEN, SIGKILL);
 }
@@ -136,9 +136,9 @@ static uint64_t sync_next(const runner_worker *w)
 static void hold_first_record(runner_worker *w)
 {
     runner_buf *q = &w->inq;
-    if (runner_buf_used(q) < 2 || q->p[q->off] != '!' || q->p[q->off + 1] != '\n')
+    if (cgp_buf_used(q) < 2 || q->p[q->off] != '!' || q->p[q->off + 1] != '\n')
         return; /* not a record-mode record: nothing to hold */
-    if (runner_buf_append(&w->held, q->p + q->off + 2, runner_buf_used(q) - 2) < 0)
+    if (cgp_buf_append(&w->held, q->p + q->off + 2, cgp_buf_used(q) - 2) < 0)
         return; /* out of memory: send it whole, as before */
     q->len = q->off + 2;
     w->sync_wait = 1;
@@ -151,7 +151,7 @@ int runner_worker_unread_in(const runner_worker *w)
     int n = 0;
     if (w->ev_in.fd < 0 || ioctl(w->ev_in.fd, FIONREAD, &n) < 0)
         return -1;
-    return n + (int)runner_buf_used(&w->inq);
+    return n + (int)cgp_buf_used(&w->inq);
 }
 
 /* Once the worker has read the "!" line: what it wrote until now is
@@ -182,14 +182,14 @@ void runner_worker_sync_check(runner_worker *w)
                    "print before it reads its request)", w->pool->script, (long)w->pid,
                    w->banner, CGIPLUS_S(w->banner));
     if (body_open(w) < 0 ||
-        runner_buf_append(&w->inq, w->held.p + w->held.off, runner_buf_used(&w->held)) < 0) {
+        cgp_buf_append(&w->inq, w->held.p + w->held.off, cgp_buf_used(&w->held)) < 0) {
         runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2081) "cannot pass the request record to "
                    "worker pid %ld of %s (%s); stopping it", (long)w->pid, w->pool->script,
                    strerror(errno));
         runner_worker_break(w, RUNNER_END_BROKEN, SIGKILL);
         return;
     }
-    runner_buf_free(&w->held);
+    cgp_buf_free(&w->held);
     runner_worker_flush_in(w);
     runner_worker_feed(w);
     runner_worker_update(w);
@@ -204,7 +204,7 @@ int runner_worker_record(runner_worker *w, runner_req *r)
     cgp_scan_reset(&w->scan);
     w->olen = 0;
     w->junk = 0;
-    size_t before = runner_buf_used(&w->inq);
+    size_t before = cgp_buf_used(&w->inq);
     if (runner_record_build(&r->params, r->cl, w->struct_mode, &w->inq) < 0) {
         int err = errno;
         w->inq.len = w->inq.off + before; /* never leave half a record */
@@ -235,7 +235,7 @@ int runner_worker_record(runner_worker *w, runner_req *r)
         return -1;
     }
     runner_worker_flush_in(w);
-    w->inq_base = runner_buf_used(&w->inq);
+    w->inq_base = cgp_buf_used(&w->inq);
     return 0;
 }
 
@@ -300,7 +300,7 @@ static void rec_release(runner_worker *w)
     int n = 0;
 
     if (!w->rec_held || !w->req || w->state != RUNNER_W_BUSY || w->sync_wait ||
-        runner_buf_used(&w->inq) || runner_worker_unread_in(w) != 0)
+        cgp_buf_used(&w->inq) || runner_worker_unread_in(w) != 0)
         return;
     atomic_thread_fence(memory_order_seq_cst); /* the look at stdout comes after */
     if (w->ev_out.fd >= 0 && ioctl(w->ev_out.fd, FIONREAD, &n) == 0 && n > 0) {
@@ -308,7 +308,7 @@ static void rec_release(runner_worker *w)
         return;
     }
     w->rec_held = 0;
-    if (runner_buf_append(&w->inq, &w->rec_last, 1) < 0) {
+    if (cgp_buf_append(&w->inq, &w->rec_last, 1) < 0) {
         runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2150) "out of memory passing the request "
                    "record to worker pid %ld of %s; stopping it", (long)w->pid, w->pool->script);
         runner_worker_break(w, RUNNER_END_BROKEN, SIGKILL);

@@ -42,7 +42,7 @@ void runner_worker_junk(runner_worker *w, size_t n, const char *when)
     /* Only its record's last byte was missing: it never had the request,
      * which may run elsewhere (its body was not sent). */
     w->rec_held = 0;
-    runner_buf_reset(&w->inq);
+    cgp_buf_reset(&w->inq);
     if (!runner_worker_unassign(w))
         return; /* answered already: freed */
     if (r->client)

@@ -65,14 +65,14 @@ static int add_params(runner_ws_open *o, const unsigned char *pl, size_t len)
     const char *n, *v;
     size_t nl, vl, off = 0;
     int rc;
-    if (runner_buf_used(&o->params) + len > CGP_MAX_PARAMS)
+    if (cgp_buf_used(&o->params) + len > CGP_MAX_PARAMS)
         return -1;
     while ((rc = cgp_kv_next(pl, len, &off, &n, &nl, &v, &vl)) == 1)
         if (nl == 11 && !memcmp(n, "REMOTE_ADDR", 11) && vl <= RUNNER_WS_ADDR_MAX) {
             memcpy(o->addr, v, vl);
             o->addr[vl] = '\0';
         }
-    return rc == 0 ? runner_buf_append(&o->params, pl, len) : -1;
+    return rc == 0 ? cgp_buf_append(&o->params, pl, len) : -1;
 }
 
 void runner_ws_frame(runner_client *c, const cgp_hdr *h, const unsigned char *pl)
@@ -127,7 +127,7 @@ void runner_ws_open_free(runner_ws_open *o)
         runner_ws_worker_conn_gone(o->w);
     }
     runner_ws_addr_put(o->a);
-    runner_buf_free(&o->params);
+    cgp_buf_free(&o->params);
     free(o);
 }
 
@@ -210,10 +210,10 @@ void runner_ws_open_send(runner_ws_open *o, runner_ws_worker *w)
     cgp_started_pack(st, &s);
     runner_client_send(o->c, CGP_T_STARTED, 0, o->reqid, st, sizeof(st));
     if (runner_ws_worker_send(w, CGP_WSR_OPEN, 0, o->id, o->params.p + o->params.off,
-                              runner_buf_used(&o->params)) < 0)
+                              cgp_buf_used(&o->params)) < 0)
         runner_ws_open_fail(o, CGP_O_CRASHED, 1, (uint32_t)w->pid, 0);
     else
-        runner_buf_free(&o->params);
+        cgp_buf_free(&o->params);
 }
 
 void runner_ws_open_refused(runner_ws_open *o, const cgp_wsr_refuse *r)
@@ -225,10 +225,10 @@ void runner_ws_open_refused(runner_ws_open *o, const cgp_wsr_refuse *r)
     runner_buf_printf(&head, "Status: %u\r\n", r->status);
     while (cgp_wsr_refuse_next(r, &off, &n, &nl, &v, &vl))
         runner_buf_printf(&head, "%.*s: %.*s\r\n", (int)nl, n, (int)vl, v);
-    runner_buf_append(&head, "\r\n", 3); /* with its NUL */
+    cgp_buf_append(&head, "\r\n", 3); /* with its NUL */
     if (o->c && head.p)
         answer(o->c, o->reqid, (const char *)head.p, r->body, r->blen);
-    runner_buf_free(&head);
+    cgp_buf_free(&head);
     runner_ws_open_free(o);
 }
 
@@ -435,9 +435,9 @@ static void conn_free(runner_ws_conn *c)
         free(r);
     }
     c->out_bytes = 0;
-    runner_ws_g.mem -= runner_buf_used(&c->msg);
-    runner_buf_free(&c->msg);
-    runner_buf_free(&c->in);
+    runner_ws_g.mem -= cgp_buf_used(&c->msg);
+    cgp_buf_free(&c->msg);
+    cgp_buf_free(&c->in);
     TAILQ_INSERT_TAIL(&runner_ws_g.dead_conns, c, wlink);
 }
 
@@ -543,12 +543,12 @@ void runner_ws_open_accepted(runner_ws_open *o, const char *proto, size_t plen)
     cl->broken = 1;
     runner_client_kick(cl);
     cl->ev.fd = -1;
-    if (runner_buf_used(&cl->out)) {
-        runner_ws_blk *b = malloc(sizeof(*b) + runner_buf_used(&cl->out));
+    if (cgp_buf_used(&cl->out)) {
+        runner_ws_blk *b = malloc(sizeof(*b) + cgp_buf_used(&cl->out));
         if (b) {
             b->refs = 1;
             b->msg = 0;
-            b->len = runner_buf_used(&cl->out);
+            b->len = cgp_buf_used(&cl->out);
             memcpy(b->data, cl->out.p + cl->out.off, b->len);
             runner_ws_g.mem += b->len;
             queue_blk(c, b);
@@ -556,9 +556,9 @@ void runner_ws_open_accepted(runner_ws_open *o, const char *proto, size_t plen)
         }
     }
     if (cl->in_len)
-        runner_buf_append(&c->in, cl->in, cl->in_len);
+        cgp_buf_append(&c->in, cl->in, cl->in_len);
     cl->in_len = 0;
-    runner_buf_reset(&cl->out);
+    cgp_buf_reset(&cl->out);
     o->c = NULL;
     cl->ws = NULL;
 
@@ -571,7 +571,7 @@ void runner_ws_open_accepted(runner_ws_open *o, const char *proto, size_t plen)
     runner_ws_g.nconns++;
     runner_ws_open_free(o);
     runner_ws_conn_update(c);
-    if (runner_buf_used(&c->in))
+    if (cgp_buf_used(&c->in))
         runner_ws_conn_event(c, EPOLLIN);
 }
 
@@ -592,23 +592,24 @@ static void conn_frame(runner_ws_conn *c, const cgp_hdr *h, const unsigned char 
         if (!p || c->closing)
             return; /* nobody takes it any more */
         c->msg_kind = pl[0];
-        if (runner_buf_used(&c->msg) + h->len - 1 > p->set.v[CGP_S_WS_MAX_MESSAGE])
+        if (cgp_buf_used(&c->msg) + h->len - 1 > p->set.v[CGP_S_WS_MAX_MESSAGE])
             goto bad; /* the module caps it first */
         if (h->len > 1) {
-            runner_buf_append(&c->msg, pl + 1, h->len - 1);
+            if (cgp_buf_append(&c->msg, pl + 1, h->len - 1) < 0)
+                goto bad; /* out of memory: the message cannot be whole */
             runner_ws_g.mem += h->len - 1;
         }
         if (!(h->flags & CGP_F_END))
             return;
         {
-            size_t n = runner_buf_used(&c->msg);
+            size_t n = cgp_buf_used(&c->msg);
             int bin = c->msg_kind == CGP_WS_KIND_BINARY;
             if (!bin && !cgp_utf8_valid(c->msg.p + c->msg.off, n))
                 goto bad; /* the module validated it */
             runner_ws_worker_send(c->w, CGP_WSR_MESSAGE, bin ? CGP_WSR_F_BINARY : 0, c->id,
                                   c->msg.p + c->msg.off, n);
             runner_ws_g.mem -= n;
-            runner_buf_free(&c->msg);
+            cgp_buf_free(&c->msg);
             c->msg_kind = 0;
             c->msgs_in++;
             c->w->msgs_in++;
@@ -636,7 +637,7 @@ static void conn_read(runner_ws_conn *c)
     for (int turn = 0; turn < 4 && !c->closed && !c->peer_eof; turn++) {
         if ((c->w && c->w->paused) || mem_full())
             break;
-        if (runner_buf_reserve(&c->in, RUNNER_WS_READ) < 0)
+        if (cgp_buf_reserve(&c->in, RUNNER_WS_READ) < 0)
             break;
         ssize_t n = read(c->ev.fd, c->in.p + c->in.len, RUNNER_WS_READ);
         if (n < 0 && errno == EINTR)
@@ -661,7 +662,7 @@ void runner_ws_conn_event(runner_ws_conn *c, uint32_t events)
         conn_read(c);
     while (!c->closed) {
         cgp_hdr h;
-        size_t have = runner_buf_used(&c->in);
+        size_t have = cgp_buf_used(&c->in);
         const unsigned char *d = c->in.p + c->in.off;
         if (have < CGP_HDR_LEN)
             break;
@@ -680,12 +681,12 @@ void runner_ws_conn_event(runner_ws_conn *c, uint32_t events)
         conn_frame(c, &h, d + CGP_HDR_LEN);
         if (c->closed)
             return;
-        runner_buf_consume(&c->in, CGP_HDR_LEN + h.len);
+        cgp_buf_consume(&c->in, CGP_HDR_LEN + h.len);
     }
     if (c->closed)
         return;
-    if (!runner_buf_used(&c->in))
-        runner_buf_free(&c->in); /* an idle connection holds no buffer */
+    if (!cgp_buf_used(&c->in))
+        cgp_buf_free(&c->in); /* an idle connection holds no buffer */
     if (c->peer_eof) {
         /* the module went away without a WS_CLOSE: the connection dropped */
         conn_end(c, CGP_WS_ABNORMAL, "", 0);

@@ -28,23 +28,6 @@ static const char *wstate(const runner_ws_worker *w)
     }
 }
 
-/* A JSON string of a path: quotes, backslashes and control bytes escaped,
- * other bytes as they are (a path the runner could stat). */
-static int jstr(runner_buf *b, const char *s)
-{
-    if (runner_buf_append(b, "\"", 1) < 0)
-        return -1;
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        int rc = c == '"' || c == '\\' ? runner_buf_printf(b, "\\%c", c)
-                 : c < 0x20 || c >= 0x7f ? runner_buf_printf(b, "\\u%04x", c)
-                 : runner_buf_append(b, s, 1);
-        if (rc < 0)
-            return -1;
-    }
-    return runner_buf_append(b, "\"", 1);
-}
-
 int runner_ws_status_json(runner_buf *b)
 {
     const runner_ws_pool *p;
@@ -57,9 +40,9 @@ int runner_ws_status_json(runner_buf *b)
         return -1;
     TAILQ_FOREACH(p, &runner_ws_g.pools, link) {
         int fw = 1;
-        if ((!fp && runner_buf_append(b, ",", 1) < 0) ||
+        if ((!fp && cgp_buf_append(b, ",", 1) < 0) ||
             runner_buf_printf(b, "{\"id\":%" PRIu64 ",\"script\":", p->id) < 0 ||
-            jstr(b, p->script) < 0 ||
+            runner_buf_json(b, p->script, strlen(p->script)) < 0 ||
             runner_buf_printf(b, ",\"generation\":%u,\"retired\":%s,\"not_websocket\":%s,"
                               "\"connections\":%u,\"queue\":%u,\"settings\":{\"max_workers\":%"
                               PRIu64 ",\"max_message\":%" PRIu64 ",\"queue\":%" PRIu64
@@ -85,10 +68,10 @@ int runner_ws_status_json(runner_buf *b)
             if (runner_buf_printf(b, "%s\"%s\":%lu", i ? "," : "", limit_names[i],
                                   p->limited[i]) < 0)
                 return -1;
-        if (runner_buf_append(b, "}},\"workers\":[", 14) < 0)
+        if (cgp_buf_append(b, "}},\"workers\":[", 14) < 0)
             return -1;
         TAILQ_FOREACH(w, &p->workers, link) {
-            if ((!fw && runner_buf_append(b, ",", 1) < 0) ||
+            if ((!fw && cgp_buf_append(b, ",", 1) < 0) ||
                 runner_buf_printf(b, "{\"pid\":%ld,\"state\":\"%s\",\"generation\":%u,"
                                   "\"connections\":%u,\"opening\":%u,\"messages_in\":%lu,"
                                   "\"messages_out\":%lu,\"age_ms\":%" PRIu64 "}", (long)w->pid,
@@ -97,23 +80,10 @@ int runner_ws_status_json(runner_buf *b)
                 return -1;
             fw = 0;
         }
-        if (runner_buf_append(b, "]}", 2) < 0)
+        if (cgp_buf_append(b, "]}", 2) < 0)
             return -1;
     }
-    return runner_buf_append(b, "]}", 2);
-}
-
-static int hesc(runner_buf *b, const char *s)
-{
-    for (; *s; s++) {
-        int rc = *s == '<' ? runner_buf_append(b, "&lt;", 4)
-                 : *s == '>' ? runner_buf_append(b, "&gt;", 4)
-                 : *s == '&' ? runner_buf_append(b, "&amp;", 5)
-                 : *s == '"' ? runner_buf_append(b, "&quot;", 6) : runner_buf_append(b, s, 1);
-        if (rc < 0)
-            return -1;
-    }
-    return 0;
+    return cgp_buf_append(b, "]}", 2);
 }
 
 int runner_ws_status_html(runner_buf *b)
@@ -136,7 +106,8 @@ int runner_ws_status_html(runner_buf *b)
         for (unsigned i = 0; i < RUNNER_WS_L_N_; i++)
             limited += p->limited[i];
         if (runner_buf_printf(b, "<tr%s><td>%" PRIu64 "</td><td>", p->retired
-                              ? " class=\"retired\"" : "", p->id) < 0 || hesc(b, p->script) < 0 ||
+                              ? " class=\"retired\"" : "", p->id) < 0 ||
+            runner_buf_html(b, p->script, strlen(p->script)) < 0 ||
             runner_buf_printf(b, "%s</td><td>%u</td><td>", p->not_ws
                               ? " (does not speak WebSocket)" : "", p->nconns) < 0)
             return -1;
@@ -151,7 +122,7 @@ int runner_ws_status_html(runner_buf *b)
                               p->broadcasts, p->dropped) < 0)
             return -1;
     }
-    return runner_buf_append(b, "</table>\n", 9);
+    return cgp_buf_append(b, "</table>\n", 9);
 }
 
 /* One series per script (its pools added up), with an optional label. */

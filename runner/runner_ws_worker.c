@@ -126,18 +126,18 @@ fail:
 
 static void flush_out(runner_ws_worker *w)
 {
-    size_t before = runner_buf_used(&w->out);
+    size_t before = cgp_buf_used(&w->out);
     if (!before || w->ev_chan.fd < 0)
         return;
     if (runner_buf_flush(&w->out, w->ev_chan.fd) < 0) {
         if (errno != EPIPE && errno != ECONNRESET)
             runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2809) "write to WebSocket worker pid %ld: "
                        "%s", (long)w->pid, strerror(errno));
-        runner_buf_reset(&w->out);
+        cgp_buf_reset(&w->out);
     }
-    runner_ws_g.mem -= before - runner_buf_used(&w->out);
-    if (!runner_buf_used(&w->out))
-        runner_buf_free(&w->out); /* an idle worker holds no buffer */
+    runner_ws_g.mem -= before - cgp_buf_used(&w->out);
+    if (!cgp_buf_used(&w->out))
+        cgp_buf_free(&w->out); /* an idle worker holds no buffer */
     runner_ws_mem_check();
 }
 
@@ -146,7 +146,7 @@ void runner_ws_worker_update(runner_ws_worker *w)
     if (w->ev_chan.fd < 0)
         return;
     runner_ws_conn *c;
-    size_t used = runner_buf_used(&w->out);
+    size_t used = cgp_buf_used(&w->out);
     runner_ev_watch(&w->ev_chan, EPOLLIN | (used ? EPOLLOUT : 0));
     /* Records the worker does not take in hold its connections' reads. */
     int paused = used > RUNNER_WS_CHAN_HIGH || (w->paused && used > RUNNER_WS_CHAN_LOW);
@@ -166,12 +166,12 @@ int runner_ws_worker_send(runner_ws_worker *w, unsigned type, unsigned flags, ui
     if (w->ev_chan.fd < 0 || w->state == RUNNER_WS_W_DEAD ||
         cgp_wsr_hdr_pack(h, &hdr, (uint32_t)w->pool->set.v[CGP_S_WS_MAX_MESSAGE]) != CGP_OK)
         return -1;
-    int was_empty = runner_buf_used(&w->out) == 0;
-    if (runner_buf_reserve(&w->out, sizeof(h) + len) < 0)
+    int was_empty = cgp_buf_used(&w->out) == 0;
+    if (cgp_buf_reserve(&w->out, sizeof(h) + len) < 0)
         return -1;
-    runner_buf_append(&w->out, h, sizeof(h));
+    cgp_buf_append(&w->out, h, sizeof(h));
     if (len)
-        runner_buf_append(&w->out, pl, len);
+        cgp_buf_append(&w->out, pl, len);
     runner_ws_g.mem += sizeof(h) + len;
     if (was_empty)
         flush_out(w);
@@ -186,7 +186,7 @@ static void broken(runner_ws_worker *w, const char *what, const cgp_wsr_hdr *h)
                "connections close with 1011", (long)w->pid, w->pool->script,
                h ? cgp_wsr_type_name(h->type) : "?", h ? (unsigned long)h->conn : 0UL,
                h ? (unsigned long)h->len : 0UL, what);
-    runner_buf_reset(&w->in);
+    cgp_buf_reset(&w->in);
     runner_ev_watch(&w->ev_chan, 0);
     runner_ws_worker_stop(w, RUNNER_END_BROKEN);
 }
@@ -307,7 +307,7 @@ static void on_record(runner_ws_worker *w, const cgp_wsr_hdr *h, const unsigned 
 static void read_chan(runner_ws_worker *w)
 {
     for (int turn = 0; turn < 16 && w->ev_chan.fd >= 0; turn++) {
-        if (runner_buf_reserve(&w->in, RUNNER_WS_READ) < 0)
+        if (cgp_buf_reserve(&w->in, RUNNER_WS_READ) < 0)
             return;
         ssize_t n = read(w->ev_chan.fd, w->in.p + w->in.len, RUNNER_WS_READ);
         if (n < 0 && errno == EINTR)
@@ -322,7 +322,7 @@ static void read_chan(runner_ws_worker *w)
         w->in.len += (size_t)n;
         for (;;) {
             cgp_wsr_hdr h;
-            size_t have = runner_buf_used(&w->in);
+            size_t have = cgp_buf_used(&w->in);
             const unsigned char *d = w->in.p + w->in.off;
             int rc;
             if (have < CGP_WSR_HDR_LEN)
@@ -338,13 +338,13 @@ static void read_chan(runner_ws_worker *w)
             on_record(w, &h, d + CGP_WSR_HDR_LEN);
             if (w->state == RUNNER_WS_W_STOPPING && w->why == RUNNER_END_BROKEN)
                 return;
-            runner_buf_consume(&w->in, CGP_WSR_HDR_LEN + h.len);
+            cgp_buf_consume(&w->in, CGP_WSR_HDR_LEN + h.len);
         }
         if ((size_t)n < RUNNER_WS_READ)
             break;
     }
-    if (!runner_buf_used(&w->in))
-        runner_buf_free(&w->in);
+    if (!cgp_buf_used(&w->in))
+        cgp_buf_free(&w->in);
 }
 
 /* What a WebSocket worker writes on stdout goes nowhere: counted, and
@@ -568,9 +568,9 @@ void runner_ws_worker_reaped(runner_ws_worker *w, int status)
     runner_ev_close(&w->ev_chan);
     runner_ev_close(&w->ev_out);
     runner_ev_close(&w->ev_err);
-    runner_ws_g.mem -= runner_buf_used(&w->out);
-    runner_buf_free(&w->out);
-    runner_buf_free(&w->in);
+    runner_ws_g.mem -= cgp_buf_used(&w->out);
+    cgp_buf_free(&w->out);
+    cgp_buf_free(&w->in);
     /* Its connections end with 1011; they are not moved to another worker
      * (the worker's state about them died with it). */
     while ((c = TAILQ_FIRST(&w->conns)))
@@ -604,7 +604,7 @@ void runner_ws_worker_free(runner_ws_worker *w)
     runner_ev_close(&w->ev_chan);
     runner_ev_close(&w->ev_out);
     runner_ev_close(&w->ev_err);
-    runner_buf_free(&w->in);
-    runner_buf_free(&w->out);
+    cgp_buf_free(&w->in);
+    cgp_buf_free(&w->out);
     free(w);
 }

@@ -21,7 +21,7 @@ static runner_buf sent;
 static void sink(void *arg, const unsigned char *d, size_t len)
 {
     (void)arg;
-    CHECK(runner_buf_append(&sent, d, len) == 0);
+    CHECK(cgp_buf_append(&sent, d, len) == 0);
 }
 
 /* The model: "Script-Control" in any case, blanks, then ':'. */
@@ -47,12 +47,12 @@ static void expect(const unsigned char *in, size_t n, runner_buf *out)
         if (l && in[pos + l - 1] == '\r')
             l--;
         if (!(l && is_control(in + pos, l)))
-            CHECK(runner_buf_append(out, in + pos, next - pos) == 0);
+            CHECK(cgp_buf_append(out, in + pos, next - pos) == 0);
         pos = next;
         if (l == 0)
             break; /* the blank line ends the header */
     }
-    CHECK(runner_buf_append(out, in + pos, n - pos) == 0);
+    CHECK(cgp_buf_append(out, in + pos, n - pos) == 0);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
@@ -81,15 +81,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     CHECK(ended == 1 && h.done); /* the header block ends exactly once */
 
     if (unscanned) {
-        CHECK(runner_buf_used(&sent) == sizeof filler + n);
+        CHECK(cgp_buf_used(&sent) == sizeof filler + n);
         CHECK(memcmp(sent.p + sent.off + sizeof filler, d, n) == 0);
     } else {
         expect(d, n, &want);
-        CHECK(runner_buf_used(&sent) == runner_buf_used(&want));
-        CHECK(memcmp(sent.p + sent.off, want.p + want.off, runner_buf_used(&want)) == 0);
+        CHECK(cgp_buf_used(&sent) == cgp_buf_used(&want));
+        CHECK(memcmp(sent.p + sent.off, want.p + want.off, cgp_buf_used(&want)) == 0);
     }
-    runner_buf_free(&want);
-    runner_buf_free(&sent);
+    cgp_buf_free(&want);
+    cgp_buf_free(&sent);
     runner_hdr_free(&h);
     return 0;
 }

@@ -59,7 +59,7 @@ static const char *lookup(char **vec, const char *n, size_t nl)
 /* Parses the record back and compares it with the params. */
 static void check_record(const struct input *r, const runner_buf *rec, int struct_mode)
 {
-    struct src s = { rec->p + rec->off, runner_buf_used(rec), 0 };
+    struct src s = { rec->p + rec->off, cgp_buf_used(rec), 0 };
     cgp_rd rd;
     cgp_vars v;
     const char *n, *val;
@@ -121,7 +121,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     n -= 2;
     if (n > CGP_MAX_PARAMS)
         return 0;
-    CHECK(runner_buf_append(&r.params, d, n) == 0 || n == 0);
+    CHECK(cgp_buf_append(&r.params, d, n) == 0 || n == 0);
     for (mode = 0; mode < 2; mode++) {
         rec.off = rec.len = 0;
         if (runner_record_build(&r.params, r.cl, mode, &rec) == 0)
@@ -134,8 +134,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
             CHECK(strchr(*e, '=') && **e != '=');
         runner_env_free(env);
     }
-    runner_buf_free(&rec);
-    runner_buf_free(&r.params);
+    cgp_buf_free(&rec);
+    cgp_buf_free(&r.params);
     return 0;
 }
 
