@@ -97,11 +97,6 @@ static direct_chan *fcgi_chan_get(request_rec *r, uint32_t sidx, uint32_t sgen)
     return ch;
 }
 
-static int is_name(const char *n, apr_size_t len, const char *want)
-{
-    return len == strlen(want) && memcmp(n, want, len) == 0;
-}
-
 /* BEGIN_REQUEST, PARAMS and the body as STDIN records, in one buffer. */
 static apr_status_t fcgi_pack(cgiplus_req *q, cgiplus_fcgi_dx *fx, const char *body,
                               apr_size_t blen)
@@ -112,7 +107,7 @@ static apr_status_t fcgi_pack(cgiplus_req *q, cgiplus_fcgi_dx *fx, const char *b
     int i;
 
     for (i = 0; i < q->nparams; i++)
-        if (!is_name(q->params[i].name, q->params[i].nlen, "CONTENT_LENGTH"))
+        if (!cgp_kv_name_is(q->params[i].name, q->params[i].nlen, "CONTENT_LENGTH"))
             pairs[np++] = (cgp_fcgi_pair){ q->params[i].name, q->params[i].nlen,
                                            q->params[i].val, q->params[i].vlen };
     pairs[np++] = (cgp_fcgi_pair){ "CONTENT_LENGTH", 14, cl, strlen(cl) };
@@ -180,9 +175,7 @@ static int fcgi_start(cgiplus_req *q, cgiplus_direct *x, const char *body, apr_s
                       "FastCGI's caps)", r->filename);
         /* nothing was written: the worker goes back as it came */
         cgiplus_direct_unclaim(r, x);
-        apr_thread_mutex_lock(cgiplus_dp.mu);
-        cgiplus_direct_chan_unref_locked(x->ch);
-        apr_thread_mutex_unlock(cgiplus_dp.mu);
+        cgiplus_direct_chan_unref(x->ch);
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     cgiplus_direct_started(q, &fcgi_proto, x, body, blen);
@@ -319,8 +312,10 @@ static apr_status_t fcgi_read(cgiplus_req *q, int keep)
                           "FastCGI worker pid %lu of %s broke the protocol: %s",
                           (unsigned long)x->ch->pid, q->r->filename, cgp_fcgi_strerror(rc));
             x->broken = 1;
+            /* after its END_REQUEST: the answer stands, what follows is
+             * nobody's (the worker is handed back broken) */
             if (!q->ended && keep)
-                fcgi_end(q, CGP_O_CRASHED, 0);
+                fcgi_end(q, fx->end_req ? fx->end_req - 1 : CGP_O_CRASHED, 0);
             break;
         }
         if (rc == CGP_FCGI_PIECE && ev.hdr.type == CGP_FCGI_STDOUT && keep) {

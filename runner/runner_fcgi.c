@@ -160,11 +160,6 @@ static void fcgi_close(runner_worker *w)
     f->path[0] = '\0';
 }
 
-static int is_name(const char *n, size_t len, const char *want)
-{
-    return len == strlen(want) && memcmp(n, want, len) == 0;
-}
-
 static int fcgi_request(runner_worker *w, runner_req *r)
 {
     runner_fcgi *f = fcgi(w);
@@ -189,7 +184,7 @@ static int fcgi_request(runner_worker *w, runner_req *r)
         goto fail;
     off = np = 0;
     while (cgp_kv_next(r->params.p, r->params.len, &off, &n, &nl, &v, &vl) == 1)
-        if (!is_name(n, nl, "CONTENT_LENGTH"))
+        if (!cgp_kv_name_is(n, nl, "CONTENT_LENGTH"))
             pairs[np++] = (cgp_fcgi_pair){ n, nl, v, vl };
     /* always exact, as for every worker (docs/PROTOCOL.md, "Body length") */
     snprintf(cl, sizeof(cl), "%" PRIu64, r->cl);
@@ -199,7 +194,7 @@ static int fcgi_request(runner_worker *w, runner_req *r)
         why = "a CGI variable is over FastCGI's caps";
         goto fail;
     }
-    if (runner_buf_reserve(&w->inq, need + CGP_FCGI_GET_VALUES_LEN) < 0)
+    if (cgp_buf_reserve(&w->inq, need + CGP_FCGI_GET_VALUES_LEN) < 0)
         goto fail;
     if (!f->asked) {
         /* What it says of itself, asked once, before its first request
@@ -241,7 +236,7 @@ static void conn_gone(runner_worker *w)
     if (f->eof)
         return;
     f->eof = 1;
-    runner_buf_reset(&w->inq);
+    cgp_buf_reset(&w->inq);
     runner_ev_watch(&f->ev_sock, 0);
     runner_worker_gone(w);
 }
@@ -261,7 +256,7 @@ static int reconnect(runner_worker *w)
     if (f->ev_sock.fd >= 0)
         shutdown(f->ev_sock.fd, SHUT_RDWR);
     runner_ev_close(&f->ev_sock);
-    runner_buf_reset(&w->inq);
+    cgp_buf_reset(&w->inq);
     memcpy(sa.sun_path, f->path, sizeof(sa.sun_path));
     if (w->exited || !f->path[0] ||
         (fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0 ||
@@ -311,7 +306,7 @@ static int frame_body(runner_worker *w)
     runner_req *r = w->req;
     int queued = 0;
 
-    while (r && !f->stdin_done && runner_buf_used(&w->inq) < RUNNER_FCGI_QUEUE_HIGH) {
+    while (r && !f->stdin_done && cgp_buf_used(&w->inq) < RUNNER_FCGI_QUEUE_HIGH) {
         uint64_t pending = runner_spool_pending(&r->body);
         cgp_fcgi_hdr h = { .type = CGP_FCGI_STDIN, .reqid = RUNNER_FCGI_REQID };
         ssize_t got = 0;
@@ -319,7 +314,7 @@ static int frame_body(runner_worker *w)
         if (!pending && !r->body_end && !(r->have_cl && r->body.total >= r->cl))
             break; /* more of the body is on its way from the module */
         size_t k = pending < CGP_FCGI_MAX_CONTENT ? (size_t)pending : CGP_FCGI_MAX_CONTENT;
-        if (runner_buf_reserve(&w->inq, CGP_FCGI_HDR_LEN + k) < 0)
+        if (cgp_buf_reserve(&w->inq, CGP_FCGI_HDR_LEN + k) < 0)
             break;
         if (k && (got = runner_spool_take(&r->body, w->inq.p + w->inq.len + CGP_FCGI_HDR_LEN,
                                           k)) <= 0) {
@@ -348,9 +343,9 @@ static void fcgi_feed(runner_worker *w)
         return;
     frame_body(w);
     for (;;) { /* until the socket is full, or nothing more is there to send */
-        size_t before = runner_buf_used(&w->inq);
+        size_t before = cgp_buf_used(&w->inq);
         rc = runner_buf_flush(&w->inq, f->ev_sock.fd);
-        if (r && runner_buf_used(&w->inq) < before)
+        if (r && cgp_buf_used(&w->inq) < before)
             runner_req_progress(r); /* the application takes its request */
         if (rc != 0 || !frame_body(w))
             break;
@@ -376,7 +371,7 @@ static void fcgi_watch(runner_worker *w, int paused)
     /* A published worker's connection is a child's to read and write. */
     if (!runner_worker_published(w) && !f->eof) {
         m |= paused ? 0 : EPOLLIN;
-        m |= runner_buf_used(&w->inq) ? EPOLLOUT : 0;
+        m |= cgp_buf_used(&w->inq) ? EPOLLOUT : 0;
     }
     runner_ev_watch(&f->ev_sock, m);
     runner_ev_watch(&f->ev_log, EPOLLIN); /* always ours, published or not */
@@ -436,13 +431,13 @@ static void request_over(runner_worker *w, int outcome)
 
     if (!r)
         return;
-    if (!f->stdin_done || runner_buf_used(&w->inq)) {
+    if (!f->stdin_done || cgp_buf_used(&w->inq)) {
         /* Its STDIN stream is still open, or half written: the next request
          * would start inside it. */
         runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2906) "FastCGI worker pid %ld of %s ended "
                    "request %u (%s) before it took all of its body; it is replaced",
                    (long)w->pid, w->pool->script, r->reqid, r->uri);
-        runner_buf_reset(&w->inq);
+        cgp_buf_reset(&w->inq);
         f->stdin_done = 1;
         if (!w->retire)
             w->retire = RUNNER_END_RETIRED;
@@ -521,6 +516,18 @@ static void records(runner_worker *w, const unsigned char *buf, size_t n)
              * a new one before the worker serves again. */
             if (f->aborted && reconnect(w) < 0)
                 return;
+            if (pos < n) {
+                /* Records after END_REQUEST in the same read were written
+                 * with no request: the answer stands, the worker never
+                 * serves again, and they reach nobody (issue 20, hole 1). */
+                runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2912) "FastCGI worker pid %ld of %s "
+                           "wrote %zu byte%s after ending its request; discarded, and the "
+                           "worker is stopped as broken", (long)w->pid, w->pool->script,
+                           n - pos, CGIPLUS_S(n - pos));
+                w->retire = RUNNER_END_BROKEN;
+                request_over(w, outcome);
+                return;
+            }
             request_over(w, outcome);
             if (runner_worker_published(w) || f->eof)
                 return; /* a child's from here on, or gone */
@@ -584,7 +591,7 @@ static void fcgi_abort(runner_worker *w)
         f->stdin_done = 1;
     }
     cgp_fcgi_abort_pack(b, RUNNER_FCGI_REQID);
-    if (runner_buf_append(&w->inq, b, sizeof(b)) == 0)
+    if (cgp_buf_append(&w->inq, b, sizeof(b)) == 0)
         fcgi_feed(w);
 }
 
@@ -609,7 +616,7 @@ static void fcgi_adopt(runner_worker *w)
      * ABORT_REQUEST sent: read on to END_REQUEST. */
     cgp_fcgi_parser_init(&f->parser, CGP_FCGI_FROM_APP);
     cgp_fcgi_parser_expect(&f->parser, RUNNER_FCGI_REQID);
-    runner_buf_reset(&w->inq);
+    cgp_buf_reset(&w->inq);
     f->stdin_done = f->aborted = 1;
     f->end_pending = 0;
 }

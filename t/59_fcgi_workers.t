@@ -20,7 +20,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 103,
+plan tests => 111,
     need { 'needs CGI::Fast (libcgi-fast-perl)' => !system('perl -MCGI::Fast -e1 2>/dev/null'),
            'needs t/src/fcgi_app (make check builds it; libfcgi-dev)' => -x 't/src/fcgi_app' };
 
@@ -189,6 +189,20 @@ for my $p (qw(fcgi fcgir)) {
     ok t_cmp(kv($body)->{pid} // 0, qr/^(?!$late$)\d+$/, "/$p/raw.py: from another worker");
     ok wait_for(sub { substr(log_text(), $mark) =~ /CGIPLUS1130: \S+raw\.py \(worker pid $late\) wrote|CGIPLUS2025: worker pid $late of \S+raw\.py wrote|CGIPLUS2907: FastCGI worker pid $late of \S+raw\.py broke the protocol/ }),
        1, "/$p/raw.py?late: the worker is stopped as broken, logged";
+
+    # A second answer after END_REQUEST, in the same write: the first is
+    # the request's, the second nobody's, and the worker serves no more.
+    $mark = length log_text();
+    ($code, undef, $body) = curl(url("/$p/raw.py?trailing"));
+    my ($tr) = $body =~ /^trailing pid=(\d+)$/m;
+    $tr //= 'none';
+    ok t_cmp("$code " . ($body =~ /PRIVATE/ ? 'PRIVATE' : 'own'), '200 own', "/$p/raw.py?trailing: its own answer");
+    ($code, undef, $body) = curl(url("/$p/raw.py"));
+    ok t_cmp("$code " . ($body =~ /PRIVATE/ ? $body : 'own'), '200 own',
+             "/$p/raw.py: the next request gets its own answer, not the trailing one");
+    ok t_cmp(kv($body)->{pid} // 0, qr/^(?!$tr$)\d+$/, "/$p/raw.py: from another worker");
+    ok wait_for(sub { substr(log_text(), $mark) =~ /CGIPLUS2912: FastCGI worker pid $tr of \S+raw\.py wrote \d+ bytes after ending its request|CGIPLUS1903: FastCGI worker pid $tr of \S+raw\.py broke the protocol/ }),
+       1, "/$p/raw.py?trailing: the worker is stopped as broken, logged";
 }
 
 # The direct path: after its first request a worker is claimed by the httpd

@@ -16,6 +16,8 @@ record types it received. QUERY_STRING says what it answers:
   late        answers, then 200 ms later writes a second whole response
               (from a thread, with no request), as a buggy application
               might
+  trailing    answers, and in the same write a second whole response
+              after its END_REQUEST
 It keeps the connection after an aborted request, unlike php-cgi and
 libfcgi."""
 import os
@@ -137,6 +139,14 @@ def serve(conn):
         note(types)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         return False
+    elif query == b'trailing':
+        # its answer, END_REQUEST and a second whole answer in one write
+        conn.sock.sendall(rec(6, b'Content-Type: text/plain\r\n\r\ntrailing pid=%d\n' % os.getpid())
+                          + rec(6) + rec(3, struct.pack('>IB3x', 0, 0))
+                          + rec(6, b'Content-Type: text/plain\r\n\r\nPRIVATE DATA OF request %d\n'
+                                % count) + rec(6) + rec(3, struct.pack('>IB3x', 0, 0)))
+        note(types)
+        return keep
     elif query == b'late':
         def late(n):
             time.sleep(0.2)
