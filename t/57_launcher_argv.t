@@ -74,7 +74,7 @@ for my $mode ('cgi-', '') {
     push @cases, map { ["${mode}pl.psgi", $_, qr/^GOOD\n\z/] } @psgi_q[0, 1];
 }
 
-plan tests => 2 * @cases + 7;
+plan tests => 2 * @cases + 12;
 
 for my $c (@cases) {
     my ($file, $q, $want) = @$c;
@@ -113,3 +113,25 @@ ok t_cmp($code, 502, 'the command-line form under CGI is refused (the script exi
 my $log = do { local (@ARGV, $/) = "$vars->{t_logs}/error_log"; <> };
 ok t_cmp($log, qr/CGIPLUS3100: cgiplus-wsgi: under CGI the application must come from a file/,
          'and says why');
+
+# A script whose #! line names a wrapper of the launcher (not the launcher):
+# its file is not a launcher file, and a query naming one elsewhere (an
+# upload, say) must not be run in its place.
+write_file("$evil/evilw.cgp", "#!$wsgi\napp evil:app\npath $evil\n", 0644);
+write_file("$evil/evilp.cgp", "#!$psgi\napp $evil/evil.psgi\n", 0644);
+write_file("$dir/wsgi-wrapper", "#!/bin/sh\nexec $wsgi \"\$@\"\n");
+write_file("$dir/psgi-wrapper", "#!/bin/sh\nexec $psgi \"\$@\"\n");
+chmod 0755, "$dir/wsgi-wrapper", "$dir/psgi-wrapper";
+write_file("$dir/cgi-ww.cgp", "#!$dir/wsgi-wrapper\napp goodapp:app\npath $good\n");
+write_file("$dir/cgi-pw.cgp", "#!$dir/psgi-wrapper\napp $good/good.psgi\nlib $good/lib\n");
+for my $c (['cgi-ww.cgp', "$evil/evilw.cgp"], ['cgi-pw.cgp', "$evil/evilp.cgp"]) {
+    ($code, $h, $body) = curl(url("/launch/$c->[0]?$c->[1]"));
+    ok t_cmp("$code " . ($body =~ /EVIL/ ? 'EVIL' : ''), '502 ',
+             "$c->[0]?$c->[1]: refused, the query's launcher file does not run");
+}
+$log = do { local (@ARGV, $/) = "$vars->{t_logs}/error_log"; <> };
+my $n_wsgi = () = $log =~ /CGIPLUS3100: cgiplus-wsgi: under CGI the application must come from a file/g;
+ok t_cmp($n_wsgi, 2, 'cgiplus-wsgi says why (once for cgi-wrap.cgp, once now)');
+ok t_cmp($log =~ /cgiplus-psgi: under CGI the application must come from a file/ ? 1 : 0, 1,
+         'cgiplus-psgi says why');
+ok t_cmp(-e $mark ? do { local (@ARGV, $/) = $mark; <> } : '', '', 'no evil code ran through a wrapper');
