@@ -18,7 +18,7 @@ use lib 't/htdocs/apps', 't/htdocs/pool/lib';
 use PoolTest qw(status script_requests wait_for);
 use AppTest qw(write_file curl url);
 
-plan tests => 69;
+plan tests => 75;
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{documentroot}/engine/perl";
@@ -138,6 +138,22 @@ ok t_cmp(scalar keys %pids, 3, 'one process per request');
 
 # Past CGIplusEngineMaxRSS (1M: every engine is past it) the engine is
 # replaced after each request: every request succeeds, each in a new one.
+# @INC: a script's `use lib` stays its own (inc_a.pl), not the next
+# script's on the same engine (inc_b.pl).
+for my $p (qw(eperl eperlr)) {
+    my (%a_pids, @b);
+    for (1 .. 3) {
+        my (undef, undef, $ba) = curl(url("/$p/inc_a.pl"));
+        my (undef, undef, $bb) = curl(url("/$p/inc_b.pl"));
+        $a_pids{$1} = $2 if $ba =~ /^pid=(\d+) has=(\d)$/m;
+        push @b, [$1, $2] if $bb =~ /^pid=(\d+) has=(\d)$/m;
+    }
+    my @after_a = grep { exists $a_pids{$_->[0]} } @b;
+    ok t_cmp(join(' ', values %a_pids), qr/^1( 1)*$/, "/$p/inc_a.pl: its use lib holds on every run");
+    ok t_cmp(scalar(@after_a) > 0 ? 1 : 0, 1, "/$p/inc_b.pl: run by an engine that had run inc_a.pl");
+    ok t_cmp(join(' ', map { $_->[1] } @after_a), qr/^0( 0)*$/, "/$p/inc_b.pl: and inc_a.pl's lib is not in its \@INC");
+}
+
 for my $p (qw(eperlrss eperlrssr)) {
     my (%seen, $ok);
     for (1 .. 4) {

@@ -16,7 +16,7 @@ use lib 't/htdocs/apps', 't/htdocs/pool/lib';
 use PoolTest qw(status script_requests wait_for);
 use AppTest qw(write_file curl url);
 
-plan tests => 70;
+plan tests => 74;
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{documentroot}/engine/python";
@@ -126,6 +126,21 @@ ok t_cmp(scalar keys %pids, 3, 'one process per request');
     my (undef, undef, $m) = curl(url('/cgiplus-status?metrics'));
     ok t_cmp($m, qr/cgiplus_pool_requests_total\{script="[^"]*cgiplus-engine-python",mode="cgiplus"\} [1-9]/,
              'the metrics list the engine\'s pool');
+}
+
+# atexit: the script's functions run at its request's end; a module's
+# (weakref.finalize's) stay the engine's, so later requests on the same
+# engine still see finalizers fire.
+for my $p (qw(epy epyr)) {
+    my (%pids, $ok);
+    for (1 .. 6) {
+        my ($c, undef, $b) = curl(url("/$p/atexit.py"));
+        my ($pid) = $b =~ /^atexit pid=(\d+)$/m;
+        $ok++ if $c == 200 && $b eq "finalized\natexit pid=" . ($pid // 0) . "\n";
+        $pids{$pid // 0}++;
+    }
+    ok t_cmp($ok, 6, "/$p/atexit.py: every request's finalizer and atexit function ran, in order");
+    ok t_cmp((grep { $_ > 1 } values %pids) ? 1 : 0, 1, "/$p/atexit.py: an engine served it more than once");
 }
 
 for my $p (qw(epyrss epyrssr)) {
