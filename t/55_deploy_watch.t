@@ -14,11 +14,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(hget version_script);
 
-plan tests => 17, need_strace();
-
-sub need_strace {
-    return system('command -v strace >/dev/null 2>&1') == 0 ? 1 : skip('needs strace');
-}
+plan tests => 17, need { 'needs strace' => system('command -v strace >/dev/null 2>&1') == 0 };
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";

@@ -14,7 +14,7 @@ use Time::HiRes qw(sleep);
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 32, sub { -x '/usr/bin/php-cgi' ? 1 : skip('needs php-cgi (Debian package php-cgi)') };
+plan tests => 32, need { 'needs php-cgi (Debian package php-cgi)' => -x '/usr/bin/php-cgi' };
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";

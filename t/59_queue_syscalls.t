@@ -14,12 +14,8 @@ use Apache::TestUtil;
 use Apache::TestRequest qw(GET);
 use Time::HiRes qw(sleep time);
 
-plan tests => 4, need_tools();
-
-sub need_tools {
-    my @miss = grep { system("command -v $_ >/dev/null 2>&1") != 0 } qw(strace h2load);
-    return @miss ? skip("needs @miss") : 1;
-}
+plan tests => 4,
+    need { map { ("needs $_" => system("command -v $_ >/dev/null 2>&1") == 0) } qw(strace h2load) };
 
 my $vars = Apache::Test::config()->{vars};
 my $port = $vars->{port};
