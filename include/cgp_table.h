@@ -100,6 +100,9 @@ enum cgp_tstate {
 #define CGP_TS_EOF    32u /* RETURNED: it closed its stdout (it is dying): reap it */
 #define CGP_TS_BROKEN 64u /* RETURNED: it broke the protocol (answers unread): stop it */
 #define CGP_TS_NOABORT 128u /* with DRAIN: Script-Control no-abort, an orphan as relayed */
+#define CGP_TS_READY  256u /* its ready line was taken since its last record: the next
+                            * goes out whole (cgp_ready.h); set by the holder, cleared
+                            * by whoever sends the next record */
 
 #define CGP_TGEN_MASK 0xffffffu
 

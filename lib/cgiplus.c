@@ -4,9 +4,11 @@
 #include "cgiplus.h"
 #include "cgiplus_logno.h"
 #include "cgp_records.h"
+#include "cgp_ready.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
@@ -28,6 +30,9 @@ static struct {
     int fd;                /* CGIPLUSIN */
     char *eofline;         /* CGIPLUSEOF "\n" */
     size_t eoflen;
+    char ready[CGP_READY_MAX]; /* the ready line: CGIPLUSEOF "+\n" */
+    size_t readylen;
+    int had_record;        /* a record was read: the next read is announced */
     char *esc, *eot;       /* callout markers */
     char **base;           /* the worker's own environment, NULL-ended */
     cgp_vars vars[2];      /* [cur] backs environ now; the other is spare */
@@ -137,6 +142,7 @@ static int setup_channel(void)
     if (!st.eofline || !st.esc || !st.eot || !st.base)
         goto fail;
     snprintf(st.eofline, st.eoflen + 1, "%s\n", eof);
+    st.readylen = cgp_ready_line(st.ready, eof);
     /* The strings stay: they belong to the initial environment or to
      * setenv(), and neither is ever freed. */
     memcpy(st.base, environ, nb * sizeof *st.base);
@@ -214,9 +220,26 @@ int cgiplus_accept(void)
     }
     if (setup_channel() < 0)
         return -1;
-    if (st.in_request)
-        cgiplus_finish();
+    if (st.in_request) {
+        st.in_request = 0;
+        fwrite(st.eofline, 1, st.eoflen, stdout);
+        /* the ready line in the same write when that write is atomic */
+        if (__fpending(stdout) + st.readylen <= PIPE_BUF &&
+            fwrite(st.ready, 1, st.readylen, stdout) == st.readylen)
+            st.had_record = 0;
+    }
     fflush(stdout);
+    if (st.had_record) {
+        /* Nothing more of ours comes before the next record: the server may
+         * send it whole (docs/PROTOCOL.md, "The ready line"). A failure
+         * means the runner is gone: the read sees EOF. */
+        ssize_t n;
+
+        do
+            n = write(STDOUT_FILENO, st.ready, st.readylen);
+        while (n < 0 && errno == EINTR);
+    }
+    st.had_record = 0;
     /* What the last request left of its body is not the next one's. */
     st.body_left = 0;
     __fpurge(st.body);
@@ -241,6 +264,7 @@ int cgiplus_accept(void)
     environ = st.vars[next].vec;
     st.cur = next;
     st.in_request = 1;
+    st.had_record = 1;
     st.body_left = body_length();
     return 1;
 }

@@ -74,6 +74,19 @@ static void direct_write(cgiplus_req *q)
     }
 }
 
+/* What the worker wrote with no request: its ready line alone (taken),
+ * nothing, or output that is no response (counted in x->junk). */
+static int direct_look(cgiplus_req *q, const unsigned char *have, apr_size_t n)
+{
+    cgiplus_direct *x = direct_x(q);
+    size_t seen = 0;
+    int rc = cgp_ready_take(x->ch->fd_out, have, n, x->ch->ready, x->ch->ready_len, &seen);
+
+    if (rc == CGP_READY_JUNK)
+        x->junk += seen;
+    return rc;
+}
+
 /* The script's stderr while this child holds it: whole lines to the
  * request's virtual host's log, as the relay does; all of it (flush) once
  * the response is over, since what it wrote before its end belongs here. */
@@ -207,13 +220,19 @@ static apr_status_t direct_read(cgiplus_req *q)
         }
         else {
             cgiplus_direct_end(q, CGP_O_OK, 0);
-            if (pos < len) {
-                /* nothing may follow it: that would be the next response */
+            /* nothing but its ready line may follow: the rest would be the
+             * next response */
+            if (pos < len && ((n < DIRECT_READ && cgp_ready_is((unsigned char *)buf + pos, len - pos,
+                                                             x->ch->ready, x->ch->ready_len)) ||
+                              direct_look(q, (unsigned char *)buf + pos, len - pos) ==
+                              CGP_READY_SEEN))
+                x->ready = 1;
+            else if (pos < len) {
                 ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, q->r, CGIPLUS_LOGNO(1705)
                               "worker pid %lu of %s wrote %" APR_SIZE_T_FMT " byte%s after "
                               "its sentinel; discarded, and the worker is stopped as broken",
-                              (unsigned long)x->ch->pid, q->r->filename, len - pos,
-                              CGIPLUS_S(len - pos));
+                              (unsigned long)x->ch->pid, q->r->filename, x->junk,
+                              CGIPLUS_S(x->junk));
                 x->broken = 1;
             }
             pos = len;
@@ -287,25 +306,26 @@ void cgiplus_direct_timeout(cgiplus_req *q, int by_deadline)
 }
 
 /* While the record's last byte is held: CGIPLUSIN reported empty (all
- * the worker was given is read) and nothing was written meanwhile, so the
- * byte goes; stdout readable (or closed) first, and the worker is unfit:
- * what it wrote is no response to a request it does not have. In that
- * order: stdout is looked at after CGIPLUSIN was seen empty (a fence
- * between the two system calls), so output written before the worker
- * read its record is found. */
+ * the worker was given is read) and nothing was written meanwhile but its
+ * ready line, so the byte goes; anything else on stdout (or its close)
+ * first, and the worker is unfit: what it wrote is no response to a
+ * request it does not have. In that order: stdout is looked at after
+ * CGIPLUSIN was seen empty (a fence between the two system calls), so
+ * output written before the worker read its record is found. */
 static void direct_held(cgiplus_req *q, int in_empty, int out_ready)
 {
     cgiplus_direct *x = direct_x(q);
-    struct pollfd pf = { x->ch->fd_out, POLLIN, 0 };
+    int rc;
 
-    if (out_ready || x->broken) {
+    if (x->broken || (out_ready && (rc = direct_look(q, NULL, 0)) != CGP_READY_NONE &&
+                      rc != CGP_READY_SEEN)) {
         x->unfit = 1;
         return;
     }
     if (!in_empty || x->in_off + 1 != x->in_len)
         return;
     atomic_thread_fence(memory_order_seq_cst);
-    if (poll(&pf, 1, 0) != 0) {
+    if ((rc = direct_look(q, NULL, 0)) != CGP_READY_NONE && rc != CGP_READY_SEEN) {
         x->unfit = 1;
         return;
     }
@@ -459,18 +479,27 @@ static int direct_start(cgiplus_req *q, cgiplus_direct *x, const char *body, apr
 {
     request_rec *r = q->r;
     apr_status_t rv;
+    /* the record sent from here on is not the one its ready line was for */
+    uint32_t fl = atomic_fetch_and(&x->slot->flags, ~CGP_TS_READY);
+    int rc;
 
     cgiplus_direct_started(q, &direct_cgiplus, x, body, blen);
     cgp_scan_init(&x->scan, x->ch->eof, x->ch->esc, x->ch->eot);
-    if ((rv = cgiplus_direct_record(q, (atomic_load(&x->slot->flags) & CGP_TS_STRUCT) != 0, blen))
-        != APR_SUCCESS) {
+    if ((rv = cgiplus_direct_record(q, (fl & CGP_TS_STRUCT) != 0, blen)) != APR_SUCCESS) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, CGIPLUS_LOGNO(1709)
                       "cannot build the request record for %s", r->filename);
         cgiplus_direct_release(q, 0);
         return HTTP_INTERNAL_SERVER_ERROR;
     }
-    x->held = 1; /* until its stdout is found empty once it has read the rest */
-    direct_write(q);
+    /* Back in its read with nothing else written (its ready line, taken
+     * now or by its last holder): the record goes whole. Otherwise its last
+     * byte waits until stdout is found empty once it has read the rest. */
+    rc = direct_look(q, NULL, 0);
+    x->held = rc != CGP_READY_SEEN && !(rc == CGP_READY_NONE && (fl & CGP_TS_READY));
+    if (rc == CGP_READY_JUNK || rc == CGP_READY_EOF)
+        x->unfit = 1; /* nothing written: it goes back (direct_unfit) */
+    else
+        direct_write(q);
     return OK;
 }
 
@@ -555,7 +584,10 @@ static unsigned direct_unfit(cgiplus_req *q)
     cgiplus_direct *x = direct_x(q);
     int n = 0;
 
-    if (ioctl(x->ch->fd_out, FIONREAD, &n) == 0 && n > 0)
+    if (ioctl(x->ch->fd_out, FIONREAD, &n) < 0)
+        n = 0;
+    n += (int)x->junk; /* what was read of it already */
+    if (n > 0)
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, q->r, CGIPLUS_LOGNO(1130)
                       "%s (worker pid %lu) wrote %d bytes while it had no request; the "
                       "worker is stopped as broken and the request goes to another one",

@@ -204,6 +204,7 @@ direct_chan *cgiplus_direct_chan_get(request_rec *r, uint32_t sidx, uint32_t sge
     memcpy(ch->eof, cc.eof, sizeof(ch->eof));
     memcpy(ch->esc, cc.esc, sizeof(ch->esc));
     memcpy(ch->eot, cc.eot, sizeof(ch->eot));
+    ch->ready_len = cgp_ready_line(ch->ready, ch->eof);
     ch->refs = 1;
     cgiplus_direct_chan_keep(ch);
     return ch;

@@ -14,6 +14,7 @@
 #include "apr_thread_mutex.h"
 
 #include "cgp_parse.h"
+#include "cgp_ready.h"
 #include "cgp_scan.h"
 #include "cgp_table.h"
 #include "cgp_twait.h"
@@ -28,6 +29,8 @@ typedef struct direct_chan {
     uint32_t slot, gen, pid;
     int fd_in, fd_body, fd_out, fd_peer, fd_err;
     char eof[CGP_MARK_LEN + 1], esc[CGP_MARK_LEN + 1], eot[CGP_MARK_LEN + 1];
+    char ready[CGP_READY_MAX]; /* its ready line (cgp_ready.h) */
+    size_t ready_len;
     int refs;
     int dead;                 /* no longer in cgiplus_dp.chans: closed at the last unref */
 } direct_chan;
@@ -81,6 +84,8 @@ typedef struct cgiplus_direct {
      * is still empty. Output before that is not this request's. */
     int held;
     int unfit;                /* it wrote, or ended, while held: it never had the request */
+    apr_size_t junk;          /* bytes it wrote with no request, read already */
+    int ready;                /* its ready line came after the sentinel */
     int broken;               /* the worker cannot be reused as it is */
     int released;
     unsigned logs;

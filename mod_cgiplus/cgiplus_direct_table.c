@@ -493,6 +493,8 @@ void cgiplus_direct_release(cgiplus_req *q, int client_gone)
         add = x->eof ? CGP_TS_EOF : x->broken ? CGP_TS_BROKEN : CGP_TS_KILL;
         target = CGP_TS_RETURNED;
     }
+    if (target == CGP_TS_IDLE && x->ready)
+        add |= CGP_TS_READY; /* its next record may go whole */
     if (add)
         atomic_fetch_or(&s->flags, add);
     if (target == CGP_TS_IDLE) {

@@ -400,6 +400,16 @@ void runner_worker_set_struct(runner_worker *w, int on)
     }
 }
 
+void runner_worker_set_ready(runner_worker *w, int on)
+{
+    cgp_tslot *s = tslot(w);
+
+    if (s && on)
+        atomic_fetch_or(&s->flags, CGP_TS_READY);
+    else if (s)
+        atomic_fetch_and(&s->flags, ~CGP_TS_READY);
+}
+
 void runner_worker_set_lifetime(runner_worker *w, int64_t v)
 {
     cgp_tslot *s = tslot(w);

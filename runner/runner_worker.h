@@ -16,6 +16,7 @@
 #include "runner_loop.h"
 #include "runner_spawn.h"
 #include "cgp_proto.h"
+#include "cgp_ready.h"
 #include "cgp_scan.h"
 
 #define RUNNER_OUT_HIGH         (256u * 1024u) /* pause worker reads above this client backlog */
@@ -158,6 +159,8 @@ struct runner_worker {
     runner_ev ev_exec;        /* exec error pipe: EOF means exec succeeded */
     int body_peer;            /* our copy of the worker's fd 0, to drain unread body */
     char eof[RUNNER_MARK_LEN + 1], esc[RUNNER_MARK_LEN + 1], eot[RUNNER_MARK_LEN + 1];
+    char ready[CGP_READY_MAX]; /* its ready line (cgp_ready.h) */
+    size_t ready_len;
     cgp_scan scan;
     unsigned char *obuf;      /* stdout bytes held back by the scanner */
     size_t olen;
@@ -345,6 +348,10 @@ int runner_worker_out_paused(const runner_worker *w);
  * is logged, killed at once and given nothing more; a request it had not
  * yet wholly received goes back to the queue. */
 void runner_worker_junk(runner_worker *w, size_t n, const char *when);
+/* What w wrote with no request (have, n, then its stdout): its ready line
+ * alone is taken (the slot says READY), anything else stopped as junk.
+ * CGP_READY_*. */
+int runner_worker_ready(runner_worker *w, const unsigned char *have, size_t n, const char *when);
 void runner_worker_send(runner_worker *w, const unsigned char *d, size_t len);
 /* Reads stderr to its end and passes on a partial line (before a child
  * reads it, or at the end of a request). */
@@ -368,6 +375,7 @@ unsigned long runner_worker_served(const runner_worker *w);
 /* When the worker was last released by either path (for its idle time). */
 uint64_t runner_worker_idle_since(const runner_worker *w);
 void runner_worker_set_struct(runner_worker *w, int on);
+void runner_worker_set_ready(runner_worker *w, int on);     /* the slot's CGP_TS_READY */
 void runner_worker_set_lifetime(runner_worker *w, int64_t v);
 int runner_worker_claim(runner_worker *w);
 int runner_worker_held(const runner_worker *w);

@@ -200,6 +200,7 @@ void runner_worker_sync_check(runner_worker *w)
 int runner_worker_record(runner_worker *w, runner_req *r)
 {
     w->had_output = 0;
+    runner_worker_set_ready(w, 0); /* the next ready line is this record's */
     runner_worker_drain_body(w);
     cgp_scan_reset(&w->scan);
     w->olen = 0;
@@ -297,16 +298,12 @@ void runner_worker_feed(runner_worker *w)
  * record. Then its body follows. */
 static void rec_release(runner_worker *w)
 {
-    int n = 0;
-
     if (!w->rec_held || !w->req || w->state != RUNNER_W_BUSY || w->sync_wait ||
         cgp_buf_used(&w->inq) || runner_worker_unread_in(w) != 0)
         return;
     atomic_thread_fence(memory_order_seq_cst); /* the look at stdout comes after */
-    if (w->ev_out.fd >= 0 && ioctl(w->ev_out.fd, FIONREAD, &n) == 0 && n > 0) {
-        runner_worker_junk(w, (size_t)n, "before it had read its request");
+    if (runner_worker_ready(w, NULL, 0, "before it had read its request") == CGP_READY_JUNK)
         return;
-    }
     w->rec_held = 0;
     if (cgp_buf_append(&w->inq, &w->rec_last, 1) < 0) {
         runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2150) "out of memory passing the request "

@@ -51,6 +51,19 @@ void runner_worker_junk(runner_worker *w, size_t n, const char *when)
         runner_req_client_gone(r);
 }
 
+int runner_worker_ready(runner_worker *w, const unsigned char *have, size_t n, const char *when)
+{
+    size_t seen = 0;
+    int rc = w->ev_out.fd < 0 ? CGP_READY_NONE
+             : cgp_ready_take(w->ev_out.fd, have, n, w->ready, w->ready_len, &seen);
+
+    if (rc == CGP_READY_SEEN)
+        runner_worker_set_ready(w, 1); /* its next record may go whole */
+    else if (rc == CGP_READY_JUNK)
+        runner_worker_junk(w, seen, when);
+    return rc;
+}
+
 void runner_worker_send(runner_worker *w, const unsigned char *d, size_t len)
 {
     runner_req *r = w->req;
@@ -250,7 +263,8 @@ static void process_out(runner_worker *w, size_t n, int final)
         return;
     }
     if (!w->req) {
-        runner_worker_junk(w, len, "after its sentinel, with no request");
+        w->olen = 0;
+        runner_worker_ready(w, w->obuf, len, "after its sentinel, with no request");
         return;
     }
     if (w->sync_wait) { /* before it read its request: start-up output */
@@ -259,7 +273,8 @@ static void process_out(runner_worker *w, size_t n, int final)
         return;
     }
     if (w->rec_held) { /* its record is not whole: this is not its response */
-        runner_worker_junk(w, len, "before it had read its request");
+        w->olen = 0;
+        runner_worker_ready(w, w->obuf, len, "before it had read its request");
         return;
     }
     while (pos < len) {
@@ -275,8 +290,8 @@ static void process_out(runner_worker *w, size_t n, int final)
         } else {
             request_done(w, CGP_O_OK, 0, 0);
             went_idle = 1;
-            if (pos < len)
-                runner_worker_junk(w, len - pos, "after its sentinel");
+            if (pos < len) /* its ready line may follow, nothing else */
+                runner_worker_ready(w, w->obuf + pos, len - pos, "after its sentinel");
             pos = len;
         }
         if (!w->req && !went_idle) /* the request ended meanwhile (callout failure) */

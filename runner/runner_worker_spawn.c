@@ -232,6 +232,7 @@ static int spawn_cgiplus(runner_pool *p, runner_req *r, runner_worker **out)
     if (runner_worker_start(&runner_kind_cgiplus, p, NULL, plumb_cgiplus, &w) < 0)
         return -1;
     cgp_scan_init(&w->scan, w->eof, w->esc, w->eot);
+    w->ready_len = cgp_ready_line(w->ready, w->eof);
     runner_worker_started(w);
     *out = w;
     (void)r;

@@ -10,6 +10,9 @@ Asked to (?late=), it then writes with no request:
            response, "PRIVATE DATA OF ID" with a sentinel of its own;
   thread   a background thread prints the same 150 ms later, while the
            main thread waits for its next request (output while idle).
+  ready    the same, but the main thread goes straight back into the
+           library's read: the thread prints after the library's ready
+           line (docs/PROTOCOL.md), which says the worker is clean.
 None of it may reach another request: the worker must be stopped instead.
 """
 import os
@@ -35,10 +38,13 @@ def late_output(rid, wait_idle):
              % (rid, rid, sentinel))
 
 
+straight = False  # the last request asked for "ready": no wait before accept
+
+
 def next_request():
     # The first byte of a request, before the library reads it: a late
     # thread then writes while the worker has no request.
-    if cgiplus.is_persistent():
+    if cgiplus.is_persistent() and not straight:
         waiting.set()
         select.select([3], [], [])
         waiting.clear()
@@ -57,3 +63,6 @@ while next_request():
         late_output(rid, False)
     elif q.get("late") == "thread":
         threading.Thread(target=late_output, args=(rid, True), daemon=True).start()
+    elif q.get("late") == "ready":
+        threading.Thread(target=late_output, args=(rid, False), daemon=True).start()
+    straight = q.get("late") == "ready"

@@ -18,7 +18,7 @@ my %MARKER = map { $_ => 1 } qw(CGIPLUSEOF CGIPLUSESC CGIPLUSEOT);
 
 # The library's state: one per process, lives for the process.
 my %st = (init => 0, persistent => 0, in_request => 0, chan => undef,
-          buf => '', eofline => '', esc => '', eot => '', base => {},
+          buf => '', eofline => '', ready => '', had => 0, esc => '', eot => '', base => {},
           names => [], body_fh => undef, idle => undef, idle_every => 1);
 
 sub _log {
@@ -35,6 +35,7 @@ sub is_persistent {
 sub _setup {
     return 1 if $st{chan};
     $st{eofline} = "$ENV{CGIPLUSEOF}\n";
+    $st{ready} = "$ENV{CGIPLUSEOF}+\n";    # the ready line (docs/PROTOCOL.md)
     $st{esc} = $ENV{CGIPLUSESC} // '';
     $st{eot} = $ENV{CGIPLUSEOT} // '';
     $st{base} = { %ENV };
@@ -201,8 +202,16 @@ sub accept {
         return 0;
     }
     _setup() or return undef;
-    finish() if $st{in_request};
     STDOUT->flush;
+    if ($st{in_request}) {     # the sentinel and the ready line in one write
+        $st{in_request} = 0;
+        $st{had} = 0;
+        _write_all($st{eofline} . $st{ready});
+    }
+    # Nothing more of ours comes before the next record: the server may send
+    # it whole. A failure: the runner is gone, the read sees EOF.
+    _write_all($st{ready}) if $st{had};
+    $st{had} = 0;
     _wait_request() if $st{idle};
     my $pairs = eval { _read_request() };
     if ($@) {
@@ -223,6 +232,7 @@ sub accept {
     # CGI.pm keeps the previous query in globals; CGI::Fast resets them so.
     CGI->_reset_globals if defined &CGI::_reset_globals;
     $st{in_request} = 1;
+    $st{had} = 1;
     return 1;
 }
 

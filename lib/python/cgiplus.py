@@ -192,6 +192,8 @@ class _State:
         self.in_request = False
         self.chan = None
         self.eofline = b""
+        self.ready = b""      # the ready line: CGIPLUSEOF "+\n"
+        self.had_record = False  # a record was read: the next read is announced
         self.eofstr = ""      # the same, as text for sys.stdout
         self.esc = b""
         self.eot = b""
@@ -246,6 +248,7 @@ def _setup():
         return
     env = os.environ
     _st.eofline = os.fsencode(env["CGIPLUSEOF"]) + b"\n"
+    _st.ready = os.fsencode(env["CGIPLUSEOF"]) + b"+\n"
     _st.eofstr = env["CGIPLUSEOF"] + "\n"
     _st.esc = os.fsencode(env.get("CGIPLUSESC", ""))
     _st.eot = os.fsencode(env.get("CGIPLUSEOT", ""))
@@ -463,6 +466,14 @@ def accept():
         finish()            # flushes sys.stdout
     else:
         _flush()
+    if _st.had_record:
+        # Nothing more of ours comes before the next record: the server may
+        # send it whole (docs/PROTOCOL.md, "The ready line").
+        _st.had_record = False
+        try:
+            _write_all(_st.ready)
+        except OSError:
+            pass        # the runner is gone; the read sees EOF
     if _st.idle is not None:
         _wait_request()
     entries = _read_request()
@@ -471,6 +482,7 @@ def accept():
     cl = _install(entries)
     _new_stdin(int(cl) if cl.isdigit() else 0)
     _st.in_request = True
+    _st.had_record = True
     return True
 
 

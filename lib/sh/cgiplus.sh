@@ -40,6 +40,7 @@
 _cgiplus_init=0
 _cgiplus_persistent=0
 _cgiplus_in_request=0
+_cgiplus_had=0
 _cgiplus_names=
 _cgiplus_saved=
 _cgiplus_cr=$(printf '\r')
@@ -114,6 +115,10 @@ cgiplus_accept() {
         return 1
     fi
     [ "$_cgiplus_in_request" = 1 ] && cgiplus_finish
+    # The ready line: nothing more of ours comes before the next record, so
+    # the server may send it whole (docs/PROTOCOL.md).
+    [ "$_cgiplus_had" = 1 ] && printf '%s+\n' "$_cgiplus_eof"
+    _cgiplus_had=0
     _cgiplus_forget
     _cgiplus_line=
     if ! IFS= read -r _cgiplus_line <&3; then
@@ -138,6 +143,7 @@ cgiplus_accept() {
         fi
     done
     _cgiplus_in_request=1
+    _cgiplus_had=1
     return 0
 }
 
