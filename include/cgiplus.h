@@ -50,9 +50,10 @@ extern "C" {
 
 /* Waits for the next request and makes it current.
  * Persistent mode (CGIPLUSEOF is set): finishes the previous request if the
- * script has not called cgiplus_finish() yet, flushes stdout, then blocks on
- * CGIPLUSIN until the runner sends a request, and installs its variables in
- * the environment.
+ * script has not called cgiplus_finish() yet, flushes stdout, writes the
+ * ready line (docs/PROTOCOL.md: nothing more comes before the next record),
+ * then blocks on CGIPLUSIN until the runner sends a request, and installs
+ * its variables in the environment.
  * Plain CGI: returns 1 on the first call (the process environment and stdin
  * already are the request's) and 0 afterwards.
  * Returns 1 when a request is ready, 0 when there are no more requests (plain

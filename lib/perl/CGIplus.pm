@@ -614,7 +614,8 @@ true once).
 Waits for the next request. Returns 1 when one is ready, 0 when there are no
 more (plain CGI: after the first; persistent: CGIPLUSIN closed), undef on a
 protocol or read error (logged with a CGIPLUS3xxx id; C<$!> set). Ends the
-previous response first if C<finish> was not called. C<%ENV> then holds the
+previous response first if C<finish> was not called, then writes the ready
+line (the server may send the next request whole). C<%ENV> then holds the
 request's variables plus the worker's own environment as it was at the first
 call; the previous request's variables are gone. In persistent mode STDIN is
 tied to the request body: C<read>, C<E<lt>STDINE<gt>>, C<getc> and C<eof>

@@ -443,8 +443,9 @@ def _install(entries):
 
 
 def accept():
-    """Waits for the next request and makes it current. Returns True when a
-    request is ready, False when there are no more (plain CGI: after the
+    """Waits for the next request and makes it current (after the ready line:
+    nothing more of the last request comes, docs/PROTOCOL.md). Returns True
+    when a request is ready, False when there are no more (plain CGI: after the
     first; persistent: CGIPLUSIN closed). Raises CGIplusError on a malformed
     request or a failed read (logged first): the worker should exit."""
     if not _st.init:
