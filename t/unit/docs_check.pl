@@ -30,6 +30,10 @@ find(sub {
     $ids{$1} = $File::Find::name while $src =~ /\bCGIPLUS(\d{4})\b/g;
 }, map { "$top/$_" } grep { -d "$top/$_" } qw(mod_cgiplus runner lib common));
 
+# ... mod_fcgid's, under their current names (cgiplus_fcgid.h) ...
+my $fcgid = slurp("$top/mod_cgiplus/cgiplus_fcgid.h");
+$directives{$1}++ while $fcgid =~ /"(Fcgid\w+)"/g;
+
 # ... and those of the settings table, whose rows make their entries.
 my $table = slurp("$top/include/cgp_settings.def");
 $directives{$1}++ while $table =~ /^CGP_SETTING\(\w+,\s*(?:NULL|"\w+"),\s*"(CGIplus\w+)"/mg;
@@ -39,7 +43,7 @@ my $docs = slurp("$top/docs/errors.md");
 
 my @checks;
 push @checks, [ "directive $_ is in README's directive table",
-                $readme =~ /^\|\s*`\Q$_\E\b/m ] for sort keys %directives;
+                $readme =~ /^\|\s*`\Q$_\E\b/m || $readme =~ /^\|[^|\n]*`\Q$_\E`/m ] for sort keys %directives;
 push @checks, [ "log id $_ (used in $ids{$_}) is documented",
                 $docs =~ /^\|\s*(?:CGIPLUS)?\Q$_\E\s*\|/m ] for sort keys %ids;
 push @checks, [ 'found the directive table in the code', scalar(keys %directives) > 0 ];
