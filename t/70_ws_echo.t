@@ -13,7 +13,7 @@ use Apache::TestUtil qw(t_cmp);
 use lib 't/lib';
 use WsTest qw(ws_start ws_stop ws_py ws_log);
 
-plan tests => 42, need { 'python3-websockets' =>
+plan tests => 44, need { 'python3-websockets' =>
                          !system("$WsTest::PYTHON -c 'import websockets, h2' 2>/dev/null"),
                          't/src/fcgi_app (make check builds it; libfcgi-dev)' => -x 't/src/fcgi_app' };
 
@@ -104,6 +104,17 @@ done({"status": c.status, "why": c.headers.get("x-why"), "body": c.body.decode()
 PY
 ok t_cmp("$r->{status} $r->{why}", '403 denied here', 'refused: the worker\'s status and header');
 ok t_cmp($r->{body}, "go away\n", 'refused: its body');
+# What the runner would refuse (a bad status, header or close code) fails
+# in the library, sending nothing: the worker lives on and answers.
+for my $u ('/t/refuse.py', '/t/refuse.pl') {
+    $r = ws_py(<<'PY', $port, $u);
+import sys
+c = Raw("127.0.0.1", int(sys.argv[1]), sys.argv[2] + "?bad")
+done({"status": c.status, "n": c.headers.get("x-invalid"), "body": c.body.decode()})
+PY
+    ok t_cmp("$r->{status} $r->{n} $r->{body}", "400 6 checked\n",
+             "$u: six invalid refuse/close calls fail in the library; the worker then refuses 400");
+}
 $r = ws_py(<<'PY', $port);
 import sys
 async def main(port):

@@ -549,14 +549,35 @@ sub accept {
 }
 
 # Answers an 'open' with an HTTP response: status, [name, value, ...], body.
+# Past the runner's caps (include/cgp_wsr.h), which would stop the worker:
+# nothing is sent, undef with $! EINVAL and the reason in $@.
 sub refuse {
     my ($self, $conn, $status, $headers, $body) = @_;
     my @h = @{ $headers // [] };
-    my $pl = pack('nn', $status, @h / 2);
-    for (my $i = 0; $i < @h; $i += 2) {
-        $pl .= pack('nn', length $h[$i], length $h[$i + 1]) . $h[$i] . $h[$i + 1];
+    $body //= '';
+    utf8::encode($body) if utf8::is_utf8($body);
+    my $why = !defined $status || $status !~ /\A\d+\z/ || $status < 200 || $status > 599
+              ? "status is not 200-599"
+              : @h % 2 ? "headers are not name, value pairs"
+              : @h / 2 > 64 ? "more than 64 headers" : undef;
+    my $pl = $why ? '' : pack('nn', $status, @h / 2);
+    for (my $i = 0; !$why && $i < @h; $i += 2) {
+        my ($n, $v) = ($h[$i] // '', $h[$i + 1] // '');
+        $why = "header name '$n' is not a token of 1-256 bytes (or is Status)"
+            if $n !~ /\A[!#\$%&'*+\-.^_`|~0-9A-Za-z]{1,256}\z/ || lc $n eq 'status';
+        $why //= "the value of $n has control characters or is over 8192 bytes"
+            if length $v > 8192 || $v =~ /[\x00-\x08\x0a-\x1f\x7f]/;
+        $pl .= pack('nn', length $n, length $v) . $n . $v;
     }
-    return $self->_write(W_REFUSE, 0, $conn, $pl . ($body // ''));
+    $why //= "more than 1 MiB of headers and body" if length($pl) + length($body) > 1024 * 1024;
+    return _invalid("refuse: $why") if $why;
+    return $self->_write(W_REFUSE, 0, $conn, $pl . $body);
+}
+
+sub _invalid {
+    ($@) = @_;
+    $! = Errno::EINVAL;
+    return undef;
 }
 
 # A message to one connection: bytes; $binary 1 for a binary message (text
@@ -574,11 +595,20 @@ sub broadcast {
     return $self->_write(W_BROADCAST, $binary ? F_BINARY : 0, $except // 0, $data);
 }
 
+# Closes a connection; a code a close frame may not carry (RFC 6455:
+# 1000-1003, 1007-1014, 3000-4999) or a reason over 123 bytes sends nothing:
+# undef with $! EINVAL and the reason in $@.
 sub close {
     my ($self, $conn, $code, $reason) = @_;
+    $code //= 1000;
     $reason //= '';
     utf8::encode($reason) if utf8::is_utf8($reason);
-    return $self->_write(W_CLOSE, 0, $conn, pack('n', $code // 1000) . $reason);
+    return _invalid("close: code $code may not be sent")
+        unless $code =~ /\A\d+\z/ && (($code >= 1000 && $code <= 1003) ||
+                                       ($code >= 1007 && $code <= 1014) ||
+                                       ($code >= 3000 && $code <= 4999));
+    return _invalid("close: the reason is over 123 bytes") if length $reason > 123;
+    return $self->_write(W_CLOSE, 0, $conn, pack('n', $code) . $reason);
 }
 
 1;

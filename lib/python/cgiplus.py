@@ -690,6 +690,15 @@ class WebSocketEvent:
 _WSR_OPEN, _WSR_MESSAGE, _WSR_CLOSED = 1, 2, 3
 _WSR_HELLO, _WSR_ACCEPT, _WSR_REFUSE, _WSR_SEND, _WSR_BROADCAST, _WSR_CLOSE = range(16, 22)
 _WSR_BINARY = 1
+# The runner's caps (include/cgp_wsr.h): a record past them stops the worker.
+_WSR_HDRS_MAX, _WSR_HNAME_MAX, _WSR_HVAL_MAX = 64, 256, 8192
+_WSR_REFUSE_MAX, _WSR_REASON_MAX = 1024 * 1024, 123
+_TCHAR = frozenset(b"!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyz"
+                   b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _ws_code_ok(code):
+    return 1000 <= code <= 1003 or 1007 <= code <= 1014 or 3000 <= code <= 4999
 
 
 class WebSocket:
@@ -785,13 +794,32 @@ class WebSocket:
 
     def refuse(self, conn, status=403, headers=(), body=b""):
         """Answers the upgrade with an HTTP response instead: status
-        (200-599), headers as (name, value) pairs, body (bytes or str)."""
+        (200-599), headers as (name, value) pairs, body (bytes or str).
+        Raises ValueError, sending nothing, for a status out of range, more
+        than 64 headers, a name that is no token (or is Status, or longer
+        than 256 bytes), a value with control characters or longer than
+        8192 bytes, or more than 1 MiB in all."""
+        if not isinstance(status, int) or not 200 <= status <= 599:
+            raise ValueError("refuse: status %r is not 200-599" % (status,))
+        headers = list(headers)
+        if len(headers) > _WSR_HDRS_MAX:
+            raise ValueError("refuse: %d headers, at most %d" % (len(headers), _WSR_HDRS_MAX))
         parts = [status.to_bytes(2, "big"), len(headers).to_bytes(2, "big")]
         for name, value in headers:
             n, v = name.encode("latin-1"), str(value).encode("latin-1")
+            if not n or len(n) > _WSR_HNAME_MAX or not set(n) <= _TCHAR or \
+                    n.lower() == b"status":
+                raise ValueError("refuse: header name %r is not a token of 1-256 bytes "
+                                 "(or is Status)" % (name,))
+            if len(v) > _WSR_HVAL_MAX or any((c < 0x20 and c != 9) or c == 0x7f for c in v):
+                raise ValueError("refuse: the value of %s has control characters or is "
+                                 "over 8192 bytes" % (name,))
             parts += [len(n).to_bytes(2, "big"), len(v).to_bytes(2, "big"), n, v]
-        parts.append(body.encode("utf-8") if isinstance(body, str) else body)
-        self._write(_WSR_REFUSE, 0, conn, b"".join(parts))
+        parts.append(body.encode("utf-8") if isinstance(body, str) else bytes(body))
+        pl = b"".join(parts)
+        if len(pl) > _WSR_REFUSE_MAX:
+            raise ValueError("refuse: %d bytes of headers and body, at most 1 MiB" % len(pl))
+        self._write(_WSR_REFUSE, 0, conn, pl)
 
     @staticmethod
     def _payload(data):
@@ -811,5 +839,13 @@ class WebSocket:
         self._write(_WSR_BROADCAST, flags, exclude, pl)
 
     def close(self, conn, code=1000, reason=""):
-        """Closes a connection (its "close" event follows)."""
-        self._write(_WSR_CLOSE, 0, conn, code.to_bytes(2, "big") + reason.encode("utf-8"))
+        """Closes a connection (its "close" event follows). Raises ValueError,
+        sending nothing, for a code a close frame may not carry (RFC 6455:
+        1000-1003, 1007-1014, 3000-4999) or a reason over 123 bytes."""
+        if not isinstance(code, int) or not _ws_code_ok(code):
+            raise ValueError("close: code %r may not be sent (1000-1003, 1007-1014, "
+                             "3000-4999)" % (code,))
+        r = reason.encode("utf-8")
+        if len(r) > _WSR_REASON_MAX:
+            raise ValueError("close: the reason is %d bytes, at most %d" % (len(r), _WSR_REASON_MAX))
+        self._write(_WSR_CLOSE, 0, conn, code.to_bytes(2, "big") + r)
