@@ -6,6 +6,7 @@
 # connection holds no thread (AsyncRequestWorkerFactor lets a child take
 # that many: docs/DESIGN.md).
 use strict;
+use Time::HiRes qw(sleep);
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil qw(t_cmp);
@@ -67,7 +68,11 @@ my $sum = 0;
 $sum += $_->{connections} for @{ $pool->{workers} // [] };
 ok t_cmp(($pool->{connections} // 0) . " $sum", "$n $n",
          'the status page: the pool holds them, its workers add up');
-sleep 2;
-my $st = ws_status($port);
+my $st;
+for (1 .. 50) { # the closes reach the runner as the clients end
+    $st = ws_status($port);
+    last if ($st->{websocket}{connections} // -1) == 0;
+    sleep 0.2;
+}
 ok t_cmp($st->{websocket}{connections} // -1, 0, 'all closed: none left open');
 ws_stop('many');
