@@ -150,8 +150,10 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *l
         begin[nb].name = "direct";
         begin[nb].val = "1";
         nb++;
-        if (q->in.eos) {
-            /* the body is here whole: if it queues, the worker may come to us */
+        if (q->in.eos && q->in.len == (apr_size_t)q->in.got) {
+            /* The body is here whole and stays (the flat pre-read): if it
+             * queues, the worker may come to us. A streamed one
+             * (CGIplusBodyBuffer 0) is gone once sent to the runner. */
             begin[nb].name = "grant";
             begin[nb].val = "1";
             nb++;

@@ -8,7 +8,7 @@
 # ignore_term (ignore SIGTERM from now on), victim (a line on stderr
 # saying the worker has its request, before anything else), hold=FILE
 # (wait, at most 30 s, until FILE exists: the test decides when the
-# request ends).
+# request ends), body (reads the body: "cl=CONTENT_LENGTH got=BYTES sum=S").
 use strict;
 use warnings;
 use FindBin;
@@ -43,6 +43,11 @@ while (CGIplus::accept()) {
     my ($pool) = map { $ENV{$_} } sort grep { /^POOL_/ } keys %ENV;
     print "pid=$$ n=$n pool=", ($pool // ''), " uri=", ($ENV{REQUEST_URI} // ''), "\n";
     print 'answer=', CGIplus::callout($q{callout}), "\n" if exists $q{callout};
+    if (exists $q{body}) {
+        my $b = '';
+        1 while read(STDIN, $b, 65536, length $b);
+        print "cl=", $ENV{CONTENT_LENGTH} // '-', " got=", length $b, " sum=", unpack('%32C*', $b), "\n";
+    }
     for my $i (1 .. ($q{ticks} // 0)) {
         print "tick $i\n";
         sleep $q{gap} if $q{gap};
