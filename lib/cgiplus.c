@@ -225,6 +225,7 @@ int cgiplus_accept(void)
         fwrite(st.eofline, 1, st.eoflen, stdout);
         /* the ready line in the same write when that write is atomic */
         if (__fpending(stdout) + st.readylen <= PIPE_BUF &&
+            __fbufsize(stdout) - __fpending(stdout) >= st.readylen &&
             fwrite(st.ready, 1, st.readylen, stdout) == st.readylen)
             st.had_record = 0;
     }

@@ -349,7 +349,8 @@ int runner_worker_out_paused(const runner_worker *w);
  * yet wholly received goes back to the queue. */
 void runner_worker_junk(runner_worker *w, size_t n, const char *when);
 /* What w wrote with no request (have, n, then its stdout): its ready line
- * alone is taken (the slot says READY), anything else stopped as junk.
+ * alone is taken (the slot says READY if no record is out), anything else
+ * stopped as junk.
  * CGP_READY_*. */
 int runner_worker_ready(runner_worker *w, const unsigned char *have, size_t n, const char *when);
 void runner_worker_send(runner_worker *w, const unsigned char *d, size_t len);

@@ -57,8 +57,10 @@ int runner_worker_ready(runner_worker *w, const unsigned char *have, size_t n, c
     int rc = w->ev_out.fd < 0 ? CGP_READY_NONE
              : cgp_ready_take(w->ev_out.fd, have, n, w->ready, w->ready_len, &seen);
 
-    if (rc == CGP_READY_SEEN)
-        runner_worker_set_ready(w, 1); /* its next record may go whole */
+    /* Its next record may go whole; one taken while a record is out was
+     * written before it read that record, and says nothing of the next. */
+    if (rc == CGP_READY_SEEN && !w->req)
+        runner_worker_set_ready(w, 1);
     else if (rc == CGP_READY_JUNK)
         runner_worker_junk(w, seen, when);
     return rc;

@@ -203,14 +203,16 @@ sub accept {
     }
     _setup() or return undef;
     STDOUT->flush;
+    # Nothing more of ours comes before the next record: the server may send
+    # it whole (not with an idle hook, which may print while it waits). A
+    # failure: the runner is gone, the read sees EOF.
+    my $ready = $st{had} && !$st{idle} ? $st{ready} : '';
     if ($st{in_request}) {     # the sentinel and the ready line in one write
         $st{in_request} = 0;
-        $st{had} = 0;
-        _write_all($st{eofline} . $st{ready});
+        _write_all($st{eofline} . $ready);
+    } elsif ($ready ne '') {
+        _write_all($ready);
     }
-    # Nothing more of ours comes before the next record: the server may send
-    # it whole. A failure: the runner is gone, the read sees EOF.
-    _write_all($st{ready}) if $st{had};
     $st{had} = 0;
     _wait_request() if $st{idle};
     my $pairs = eval { _read_request() };

@@ -467,14 +467,15 @@ def accept():
         finish()            # flushes sys.stdout
     else:
         _flush()
-    if _st.had_record:
+    if _st.had_record and _st.idle is None:
         # Nothing more of ours comes before the next record: the server may
-        # send it whole (docs/PROTOCOL.md, "The ready line").
-        _st.had_record = False
+        # send it whole (docs/PROTOCOL.md, "The ready line"). Not with an
+        # idle hook, which may print (or reexec) while it waits.
         try:
             _write_all(_st.ready)
         except OSError:
             pass        # the runner is gone; the read sees EOF
+    _st.had_record = False
     if _st.idle is not None:
         _wait_request()
     entries = _read_request()
