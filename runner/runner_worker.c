@@ -662,14 +662,18 @@ static void look(void)
                 !runner_worker_claim(ws[i]))
                 continue; /* a child holds it: the output is its request's */
             atomic_thread_fence(memory_order_seq_cst);
+            if (!ws[i]->ready_len) { /* a FastCGI worker: no ready line */
+                if (ioctl(pf[i].fd, FIONREAD, &unread) == 0 && unread > 0) {
+                    runner_worker_junk(ws[i], (size_t)unread, "while it was idle");
+                    continue;
+                }
+            } else if (runner_worker_ready(ws[i], NULL, 0, "while it was idle") ==
+                       CGP_READY_JUNK) {
+                continue; /* stopped */
+            }
             /* its ready line (taken), or what a child's request left behind
              * was read meanwhile: free again, or to a request that waits */
-            if (ws[i]->ready_len ? runner_worker_ready(ws[i], NULL, 0, "while it was idle") !=
-                                   CGP_READY_JUNK
-                                 : !(ioctl(pf[i].fd, FIONREAD, &unread) == 0 && unread > 0))
-                ws[i]->pool->owner->pass(ws[i]);
-            else if (!ws[i]->ready_len) /* a FastCGI worker: no ready line */
-                runner_worker_junk(ws[i], (size_t)unread, "while it was idle");
+            ws[i]->pool->owner->pass(ws[i]);
         }
     }
 }
