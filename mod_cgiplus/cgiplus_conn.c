@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 
 #include "httpd.h"
 #include "http_config.h"
@@ -16,6 +18,7 @@
 #include "ap_mpm.h"
 #include "apr_atomic.h"
 #include "apr_poll.h"
+#include "apr_portable.h"
 #include "apr_strings.h"
 #include "apr_thread_mutex.h"
 
@@ -252,6 +255,30 @@ apr_uint32_t cgiplus_conn_last_runner(void)
     return apr_atomic_read32(&conn_last_runner);
 }
 
+/* A blocking connect bounded by SO_SNDTIMEO: with the runner's backlog
+ * full (a script flooding its socket), the kernel queues us with the other
+ * blocked connectors and wakes them in turn, where a non-blocking connect
+ * would only see EAGAIN and lose every race to them. */
+static apr_status_t conn_connect(apr_socket_t *sock, apr_sockaddr_t *sa,
+                                 apr_interval_time_t timeout)
+{
+    struct timeval tv = { (time_t)apr_time_sec(timeout), (suseconds_t)apr_time_usec(timeout) };
+    apr_os_sock_t fd;
+    apr_status_t rv;
+
+    apr_socket_timeout_set(sock, -1);
+    if ((rv = apr_os_sock_get(&fd, sock)) != APR_SUCCESS)
+        return rv;
+    if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0)
+        return APR_FROM_OS_ERROR(errno);
+    rv = apr_socket_connect(sock, sa);
+    tv.tv_sec = tv.tv_usec = 0;
+    if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0 && rv == APR_SUCCESS)
+        rv = APR_FROM_OS_ERROR(errno);
+    apr_socket_timeout_set(sock, timeout);
+    return rv;
+}
+
 static apr_status_t conn_open(request_rec *r, const char *path,
                               apr_interval_time_t timeout, cgiplus_conn **out)
 {
@@ -269,8 +296,7 @@ static apr_status_t conn_open(request_rec *r, const char *path,
     if ((rv = apr_sockaddr_info_get(&sa, path, APR_UNIX, 0, 0, pool)) != APR_SUCCESS ||
         (rv = apr_socket_create(&c->sock, APR_UNIX, SOCK_STREAM, 0, pool)) != APR_SUCCESS)
         goto fail;
-    apr_socket_timeout_set(c->sock, timeout);
-    if ((rv = apr_socket_connect(c->sock, sa)) != APR_SUCCESS ||
+    if ((rv = conn_connect(c->sock, sa, timeout)) != APR_SUCCESS ||
         (rv = conn_hello(r, c)) != APR_SUCCESS)
         goto fail;
     *out = c;
