@@ -881,18 +881,23 @@ void runner_pool_rearm(runner_pool *p)
         if (SET(p, QUEUE_WAIT))
             MIN_DL(TAILQ_FIRST(&p->queue)->t_arrive + SET(p, QUEUE_WAIT));
     }
-    int children = p->tidx >= 0 && runner_twait_children(p);
+    int children = 0;
     if (p->tidx >= 0) {
         enum gate g = spawn_gate(p);
         /* A request that finds no idle worker comes to us while we may
          * start one (or answer it 503: backoff), or while we hold an idle
          * worker no child may take (one that has answered no request yet:
          * a FastCGI worker that said OVERLOADED); else it waits in the table. */
-        runner_twait_flags(p, !pool_kind(p)->per_request && !p->retired &&
-                              runner_g.stop == RUNNER_RUN &&
-                              (g == GATE_OK || g == GATE_RATE || crash_looping(p) ||
-                               holds_unserved(p)),
-                           g == GATE_FULL);
+        int grows = runner_twait_flags(p, !pool_kind(p)->per_request && !p->retired &&
+                                          runner_g.stop == RUNNER_RUN &&
+                                          (g == GATE_OK || g == GATE_RATE ||
+                                           crash_looping(p) || holds_unserved(p)),
+                                       g == GATE_FULL);
+        /* Read after the flag is set: a child that queued before it saw no
+         * GROW and sent no KICK, so we look at its request now. */
+        children = runner_twait_children(p);
+        if (grows && children)
+            MIN_DL(runner_g.now);
     }
     if (!TAILQ_EMPTY(&p->queue) || children ||
         (!pool_kind(p)->per_request && !p->retired &&

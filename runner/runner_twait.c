@@ -141,15 +141,16 @@ int runner_twait_convert(runner_pool *p)
     return 0;
 }
 
-void runner_twait_flags(runner_pool *p, int grow, int full)
+int runner_twait_flags(runner_pool *p, int grow, int full)
 {
     uint32_t f, want = (grow ? CGP_TQ_GROW : 0) | (full ? CGP_TQ_FULL : 0);
     cgp_tq tq;
 
     if (!tq_of(p, &tq) || ((f = atomic_load(&tq.q->flags)) & (CGP_TQ_GROW | CGP_TQ_FULL)) == want)
-        return;
+        return 0;
     atomic_fetch_or(&tq.q->flags, want);
     atomic_fetch_and(&tq.q->flags, ~((CGP_TQ_GROW | CGP_TQ_FULL) & ~want));
+    return grow && !(f & CGP_TQ_GROW);
 }
 
 void runner_twait_looked(runner_pool *p)

@@ -34,8 +34,9 @@ int runner_twait_children(runner_pool *p);
  * one was asked. */
 int runner_twait_convert(runner_pool *p);
 /* The pool's GROW flag: we may start workers (a request that finds none
- * idle comes to us; one that waits tells us); FULL: it has max_workers. */
-void runner_twait_flags(runner_pool *p, int grow, int full);
+ * idle comes to us; one that waits tells us); FULL: it has max_workers.
+ * 1 if GROW was newly set. */
+int runner_twait_flags(runner_pool *p, int grow, int full);
 /* The waiters' KICK was seen: the next one tells us again. */
 void runner_twait_looked(runner_pool *p);
 /* Requests waiting now (children's and ours), and the most at once. */

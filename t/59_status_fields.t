@@ -35,7 +35,11 @@ my $b = burst(2, 'sleep=0.6');
 my $st = status();
 for my $p (@pools) {
     ok t_cmp(codes($b->{$p}), '200 200', "$p: two at once");
-    ok t_cmp(pool_of($st, $p)->{counters}{max_active}, 2, "$p: max active 2");
+    my $q = pool_of($st, $p);
+    # (what a failure needs to be read: the runner's worker count, spawns)
+    ok t_cmp($q->{counters}{max_active}, 2, "$p: max active 2 (runner: $st->{runner}{workers} of "
+             . "$st->{runner}{max_workers_total} workers; pool: $q->{counters}{spawns} spawns, "
+             . "max_reached $q->{counters}{max_reached})");
 }
 # Two at once again: on the direct path both go to the idle workers
 # directly; still two at most.
