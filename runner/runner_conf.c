@@ -6,6 +6,7 @@
 #include "runner_conf.h"
 #include "runner_ctx.h"
 #include "runner_log.h"
+#include "runner_suexec.h"
 #include "cgp_defaults.h"
 #include "cgp_parse.h"
 
@@ -190,6 +191,29 @@ int runner_set_parse(runner_set_over *o, const char *name, size_t nlen, const ch
     }
     o->s.v[id] = v;
     o->have |= 1u << id;
+    return 0;
+}
+
+int runner_suexec_parse(struct runner_set_over *o, const char *v, size_t vl, const char **why)
+{
+    unsigned kind = RUNNER_SUEXEC_VHOST;
+    const char *colon;
+    uint64_t uid, gid;
+
+    if (vl && v[0] == '~') {
+        kind = RUNNER_SUEXEC_USERDIR;
+        v++;
+        vl--;
+    }
+    colon = memchr(v, ':', vl);
+    if (!colon || cgp_parse_u64(v, (size_t)(colon - v), &uid) < 0 ||
+        cgp_parse_u64(colon + 1, vl - (size_t)(colon - v) - 1, &gid) < 0 ||
+        uid > INT_MAX || gid > INT_MAX) {
+        *why = "suexec is not [~]UID:GID";
+        return -1;
+    }
+    o->s.suexec = kind;
+    o->suexec_user = uid << 32 | gid;
     return 0;
 }
 

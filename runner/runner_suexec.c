@@ -10,7 +10,6 @@
 #include "runner_ctx.h"
 #include "runner_log.h"
 #include "runner_pool.h"
-#include "cgp_parse.h"
 #include "cgp_suexec.h"
 
 #include <errno.h>
@@ -26,29 +25,6 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
-
-int runner_suexec_parse(struct runner_set_over *o, const char *v, size_t vl, const char **why)
-{
-    unsigned kind = RUNNER_SUEXEC_VHOST;
-    const char *colon;
-    uint64_t uid, gid;
-
-    if (vl && v[0] == '~') {
-        kind = RUNNER_SUEXEC_USERDIR;
-        v++;
-        vl--;
-    }
-    colon = memchr(v, ':', vl);
-    if (!colon || cgp_parse_u64(v, (size_t)(colon - v), &uid) < 0 ||
-        cgp_parse_u64(colon + 1, vl - (size_t)(colon - v) - 1, &gid) < 0 ||
-        uid > INT_MAX || gid > INT_MAX) {
-        *why = "suexec is not [~]UID:GID";
-        return -1;
-    }
-    o->s.suexec = kind;
-    o->suexec_user = uid << 32 | gid;
-    return 0;
-}
 
 /* One line in suexec's own log, in its format. Opened per line, as suexec
  * opens it per run: a rotated log is simply created again. */

@@ -12,7 +12,8 @@ enum runner_suexec_kind { RUNNER_SUEXEC_NONE, RUNNER_SUEXEC_VHOST, RUNNER_SUEXEC
 struct runner_set_over;
 struct runner_pool_set;
 /* BEGIN's "suexec" value, "UID:GID" (SuexecUserGroup) or "~UID:GID"
- * (UserDir), into o; -1 with *why when malformed. */
+ * (UserDir), into o; -1 with *why when malformed. In runner_conf.c, with
+ * the other BEGIN keys' parsers (t/fuzz/fuzz_conf). */
 int runner_suexec_parse(struct runner_set_over *o, const char *v, size_t vl, const char **why);
 
 /* The pool a start is for, of either kind (a request pool, a WebSocket

@@ -2,13 +2,15 @@
  * configuration file (runner_conf_read in runner/runner_conf.c: sections,
  * keys, numbers with units, durations, users, environment entries, suEXEC's
  * settings), one BEGIN pool key (runner_set_parse: "name=value",
- * unterminated), and every row of the shared table (cgp_setting_parse in
- * common/cgp_settings.c, which the module's directives read too). The file
+ * unterminated), its value as BEGIN's suexec (runner_suexec_parse), and
+ * every row of the shared table (cgp_setting_parse in common/cgp_settings.c,
+ * which the module's directives read too). The file
  * is the operator's, but it names users to run as, so a malformed one must
  * be refused cleanly: either parsed (every pool an absolute path) or
  * refused with a reason. A value the table reads is in its row's range, and
  * what the module writes for it (cgp_setting_format) reads back as the same
  * value. */
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +18,7 @@
 
 #include "cgp_settings.h"
 #include "../../runner/runner_conf.h"
+#include "../../runner/runner_suexec.h"
 
 #define CHECK(c) do { if (!(c)) abort(); } while (0)
 
@@ -54,6 +57,13 @@ static void begin_key(const char *s, size_t n)
     CHECK(rc == 0 || rc == 1 || (rc == -1 && why && *why));
     CHECK(rc != 0 || o.have || o.have_env);
     runner_set_over_free(&o);
+    /* the value as BEGIN's suexec: a uid and gid httpd could name, or refused */
+    memset(&o, 0, sizeof(o));
+    why = NULL;
+    rc = runner_suexec_parse(&o, eq + 1, n - (size_t)(eq - s) - 1, &why);
+    CHECK(rc == 0 || (rc == -1 && why && *why));
+    CHECK(rc != 0 || ((o.s.suexec == RUNNER_SUEXEC_VHOST || o.s.suexec == RUNNER_SUEXEC_USERDIR) &&
+                      (o.suexec_user >> 32) <= INT_MAX && (o.suexec_user & 0xffffffffu) <= INT_MAX));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
