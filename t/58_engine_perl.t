@@ -18,7 +18,7 @@ use lib 't/htdocs/apps', 't/htdocs/pool/lib';
 use PoolTest qw(status script_requests wait_for);
 use AppTest qw(write_file curl url);
 
-plan tests => 75;
+plan tests => 77;
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{documentroot}/engine/perl";
@@ -39,6 +39,8 @@ for my $p (qw(eperl eperlr)) {
     ok t_cmp("$e2->{pid} $e3->{pid}", "$e1->{pid} $e1->{pid}", "/$p: one engine pid across requests and scripts");
     ok t_cmp($e1->{runs} + 1, $e2->{runs}, "/$p: the script runs in the same process (an uninitialized package variable persists)");
     ok t_cmp($e2->{leak}, 'no', "/$p: %ENV fresh: what the previous run set is gone");
+    ok t_cmp($e2->{signals}, 'alarm 0 usr1 default',
+             "/$p: the previous run's \$SIG{USR1} and its pending alarm are gone");
     ok t_cmp($e2->{argv}, 'a|b c|d\;e', "/$p: \@ARGV from an ISINDEX query, as mod_cgi");
     ok t_cmp($e3->{argc}, 0, "/$p: no \@ARGV for a query with '='");
     ok t_cmp($e3->{x}, 7, "/$p: CGI.pm reads this request's query");

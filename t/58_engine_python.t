@@ -16,7 +16,7 @@ use lib 't/htdocs/apps', 't/htdocs/pool/lib';
 use PoolTest qw(status script_requests wait_for);
 use AppTest qw(write_file curl url);
 
-plan tests => 74;
+plan tests => 76;
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{documentroot}/engine/python";
@@ -36,6 +36,8 @@ for my $p (qw(epy epyr)) {
     ok t_cmp("$e1->{runs} $e2->{runs} $e3->{runs}", '1 1 1', "/$p: a fresh __main__ namespace per request");
     ok t_cmp($e2->{helper_hits}, $e1->{helper_hits} + 1, "/$p: an imported module stays loaded");
     ok t_cmp($e2->{leak}, 'no', "/$p: os.environ fresh: what the previous run set is gone");
+    ok t_cmp($e2->{signals}, 'timer 0 usr1 default',
+             "/$p: the previous run's SIGUSR1 handler and its timer are gone");
     ok t_cmp($e2->{argv}, 'a|b c|d\;e', "/$p: sys.argv from an ISINDEX query, as mod_cgi");
     ok t_cmp($e3->{argc}, 0, "/$p: no arguments for a query with '='");
     ok t_cmp($e2->{body}, 'posted body', "/$p: sys.stdin is this request's body");

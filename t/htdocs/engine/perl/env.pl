@@ -10,6 +10,9 @@ use CGI qw(:standard);
 
 our $runs;
 $runs++;
+# a handler and an alarm the previous run left (it sets both, at its end)
+my $alarm = alarm 0;
+my $usr1 = ref $SIG{USR1} ? 'handler' : $SIG{USR1} || 'default';
 my $leak = exists $ENV{LEAKED_BY_PREVIOUS} ? 'yes' : 'no';
 $ENV{LEAKED_BY_PREVIOUS} = 1;
 my $q = CGI->new;
@@ -26,6 +29,9 @@ print "x=", (param('x') // '(none)'), "\n";
 print "script=$ENV{SCRIPT_NAME}\n";
 print "filename=$ENV{SCRIPT_FILENAME}\n";
 print "cgi_loaded=", ($INC{'CGI.pm'} ? 1 : 0), "\n";
+print "signals=alarm $alarm usr1 $usr1\n";
+$SIG{USR1} = sub { };
+alarm 600;
 $/ = undef;     # a global a script may change for itself
 $| = 1;
 binmode STDOUT, ':utf8';

@@ -4,10 +4,14 @@
 # module it imports stays loaded (its state persists), its own globals do
 # not.
 import os
+import signal
 import sys
 
 import enginehelper   # next to this script
 
+# a handler and a timer the previous run left (it sets both, at its end)
+usr1 = "default" if signal.getsignal(signal.SIGUSR1) == signal.SIG_DFL else "handler"
+timer = signal.getitimer(signal.ITIMER_REAL)[0]
 enginehelper.hits += 1
 runs = globals().get("runs", 0) + 1
 leak = "yes" if "LEAKED_BY_PREVIOUS" in os.environ else "no"
@@ -30,3 +34,6 @@ print("body=%s" % body)
 print("script=%s" % os.environ.get("SCRIPT_NAME"))
 sys.path.insert(0, "/nonexistent-added-by-script")
 print("path_added=%d" % sys.path.count("/nonexistent-added-by-script"))
+print("signals=timer %d usr1 %s" % (timer, usr1))
+signal.signal(signal.SIGUSR1, lambda *a: None)
+signal.setitimer(signal.ITIMER_REAL, 600)
