@@ -20,7 +20,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 111,
+plan tests => 117,
     need { 'needs CGI::Fast (libcgi-fast-perl)' => !system('perl -MCGI::Fast -e1 2>/dev/null'),
            'needs t/src/fcgi_app (make check builds it; libfcgi-dev)' => -x 't/src/fcgi_app' };
 
@@ -145,6 +145,8 @@ for my $p (qw(fcgi fcgir)) {
     ($code, undef, $body) = curl(url("/$p/raw.py"));
     my $r1 = kv($body);
     ok t_cmp($code, 200, "/$p/raw.py: the worker that said overloaded serves on");
+    ok wait_for(sub { log_text() =~ /CGIPLUS(?:1902|2904): FastCGI worker pid \d+ of \S+raw\.py (?:ended the request with protocol status 2 \(overloaded\)|refused request \d+ \(\S+\): overloaded)/ }),
+       1, "/$p/raw.py?overloaded: logged (1902 read by the child, 2904 by the runner)";
 
     # A close before END_REQUEST: 502 for that request; the worker, still
     # listening, is connected to again.
@@ -203,6 +205,14 @@ for my $p (qw(fcgi fcgir)) {
     ok t_cmp(kv($body)->{pid} // 0, qr/^(?!$tr$)\d+$/, "/$p/raw.py: from another worker");
     ok wait_for(sub { substr(log_text(), $mark) =~ /CGIPLUS2912: FastCGI worker pid $tr of \S+raw\.py wrote \d+ bytes after ending its request|CGIPLUS1903: FastCGI worker pid $tr of \S+raw\.py broke the protocol/ }),
        1, "/$p/raw.py?trailing: the worker is stopped as broken, logged";
+    # FCGI_UNKNOWN_ROLE: not a responder, 502 (the worker is replaced);
+    # logged by whoever read it (the child on the direct path, the runner
+    # relaying).
+    ($code) = curl(url("/$p/raw.py?role"));
+    ok t_cmp($code, 502, "/$p/raw.py?role: FCGI_UNKNOWN_ROLE is 502");
+    my $role_re = $p eq 'fcgi' ? qr/CGIPLUS1902: FastCGI worker pid \d+ of \S+raw\.py ended the request with protocol status 3 \(unknown role\); answering 502/
+                               : qr/CGIPLUS2905: FastCGI worker pid \d+ of \S+raw\.py does not take the responder role/;
+    ok wait_for(sub { log_text() =~ $role_re }), 1, "/$p/raw.py?role: logged (" . ($p eq 'fcgi' ? 1902 : 2905) . ')';
 }
 
 # The direct path: after its first request a worker is claimed by the httpd

@@ -6,6 +6,7 @@ names (its pool's CGIplusSetEnv): its pid, its request count and the
 record types it received. QUERY_STRING says what it answers:
   (none)      its pid and request count
   overloaded  END_REQUEST with FCGI_OVERLOADED and no output
+  role        END_REQUEST with FCGI_UNKNOWN_ROLE and no output
   slow        its header, then a line every 100 ms for up to 10 s, watching
               for ABORT_REQUEST (then it ends the request at once)
   quiet       writes nothing for up to 10 s, watching for ABORT_REQUEST
@@ -114,6 +115,8 @@ def serve(conn):
     status = 0
     if query == b'overloaded':
         status = 2
+    elif query == b'role':
+        status = 3
     elif query == b'close':
         conn.sock.sendall(rec(6, b'Content-Type: text/plain\r\n\r\nbefore close\n'))
         note(types + ['(closed)'])
