@@ -3,7 +3,7 @@
 # direct path (/pool/fields/), relayed (/pool/fields_relay/, CGIplusDirect
 # off) and for a plain CGI pool (/pool/fields_cgi/), three workers at most
 # each, then every field compared with what the sequence makes it: max
-# active, requests, served, slow, unused (the pool hit every 1.3 s), the
+# active, requests, served, slow, unused (the pool hit every 2 s), the
 # workers' idle time and request counts, queue, errors.
 use strict;
 use warnings FATAL => 'all';
@@ -20,18 +20,32 @@ sub pid_of { my ($r) = @_; return ($r->{body} =~ /pid=(\d+)/)[0] // 0 }
 # n requests at once to each pool; returns { pool => [responses] }. First
 # the plain CGI runs of the burst before are reaped: until then they count
 # against the pool's three processes, and a request of this burst would wait.
+# With $held, the requests wait (app.pl's hold=FILE) until every pool shows
+# n of them busy at once (at most 20 s), then end: the test, not a sleep,
+# decides how long they overlap.
+my $release = Apache::Test::config()->{vars}{t_logs} . "/fields-release-$$";
+sub busy_in { my ($st, $p) = @_; my $q = pool_of($st, $p) or return 0;
+              return scalar grep { $_->{state} eq 'busy' } @{ $q->{workers} } }
 sub burst {
-    my ($n, $query) = @_;
+    my ($n, $query, $held) = @_;
     wait_for(sub { my $p = pool_of(status(), 'fields_cgi'); !$p || !@{ $p->{workers} } }, 5, 0.02);
+    unlink $release;
+    $query = "hold=$release" if $held;
     my @h = map { my $p = $_; map { hstart("/pool/$p/app.pl?$query&i=$_") } 1 .. $n } @pools;
+    if ($held) {
+        wait_for(sub { my $st = status(); !grep { busy_in($st, $_) < $n } @pools }, 20, 0.05);
+        open my $fh, '>', $release or die "$release: $!";
+        close $fh;
+    }
     my @r = hfinish_all(@h);
+    unlink $release;
     return { map { $pools[$_] => [@r[$_ * $n .. $_ * $n + $n - 1]] } 0 .. $#pools };
 }
 sub codes { my ($r) = @_; return join ' ', map { $_->{code} } @$r }
 my %served;
 
 # Two at once: two workers busy (each new worker's first request is relayed).
-my $b = burst(2, 'sleep=0.6');
+my $b = burst(2, '', 1);
 my $st = status();
 for my $p (@pools) {
     ok t_cmp(codes($b->{$p}), '200 200', "$p: two at once");
@@ -43,25 +57,29 @@ for my $p (@pools) {
 }
 # Two at once again: on the direct path both go to the idle workers
 # directly; still two at most.
-$b = burst(2, 'sleep=0.6');
+$b = burst(2, '', 1);
 $st = status();
 for my $p (@pools) {
     ok t_cmp(pool_of($st, $p)->{counters}{max_active}, 2, "$p: max active still 2 after two more at once");
 }
 # Three at once: the third needs a new worker.
-$b = burst(3, 'sleep=0.6');
+$b = burst(3, '', 1);
 $st = status();
 for my $p (@pools) {
     ok t_cmp(codes($b->{$p}), '200 200 200', "$p: three at once");
     ok t_cmp(pool_of($st, $p)->{counters}{max_active}, 3, "$p: max active 3");
 }
-# One every 1.3 s, three times: right after each, the pool was used just
-# now, and the worker that served it has just become idle.
-my (@unused, @idle);
+# One every 2 s, three times: right after each, the pool was used just
+# now, and the worker that served it has just become idle: both times are
+# within what the requests and the status page took (measured), and well
+# under the 2 s since the pool's use before.
+my (@unused, @idle, @spent);
 for my $k (1 .. 3) {
-    sleep 1.3;
+    sleep 2;
+    my $t0 = time;
     my @r = map { hget("/pool/$_/app.pl?tick=$k") } @pools;
     $st = status();
+    push @spent, int((time - $t0) * 1000) + 20; # (the status page's ms are whole)
     for my $i (0 .. $#pools) {
         my $p = pool_of($st, $pools[$i]);
         push @{ $unused[$i] }, $p->{unused_ms};
@@ -69,13 +87,14 @@ for my $k (1 .. 3) {
         push @{ $idle[$i] }, $w ? $w->{idle_ms} // 'busy' : 'gone';
     }
 }
+sub recent { my ($ms) = @_; return (grep { $ms->[$_] =~ /^\d+$/ && $ms->[$_] <= $spent[$_] && $ms->[$_] < 2000 } 0 .. 2) == 3 }
 for my $i (0 .. $#pools) {
-    ok t_cmp((grep { $_ < 600 } @{ $unused[$i] }) == 3 ? 1 : "@{ $unused[$i] }", 1,
-             "$pools[$i]: unused right after each request: under 600 ms (@{ $unused[$i] })");
+    ok t_cmp(recent($unused[$i]) ? 1 : "@{ $unused[$i] }", 1,
+             "$pools[$i]: unused right after each request (@{ $unused[$i] } ms; the requests took @spent)");
 }
 for my $i (0 .. 1) { # a plain CGI run leaves no worker behind
-    ok t_cmp((grep { /^\d+$/ && $_ < 600 } @{ $idle[$i] }) == 3 ? 1 : "@{ $idle[$i] }", 1,
-             "$pools[$i]: the worker that served it: idle under 600 ms (@{ $idle[$i] })");
+    ok t_cmp(recent($idle[$i]) ? 1 : "@{ $idle[$i] }", 1,
+             "$pools[$i]: the worker that served it just became idle (@{ $idle[$i] } ms; the requests took @spent)");
 }
 # A request longer than slow_request (5 s) on each pool.
 $b = burst(1, 'sleep=5.2');
