@@ -15,16 +15,27 @@ use Socket qw(SOL_SOCKET SO_LINGER);
 
 plan tests => 24;
 
+# The busy requests below hold their worker (app.pl's hold=FILE) until the
+# test creates $release: the test, not a sleep, decides when they end.
+my $release = Apache::Test::vars('t_logs') . "/queue-release-$$";
+sub release { open my $fh, '>', $release or die "$release: $!"; close $fh }
+sub depth { my $p = pool_of(status(), $_[0]); return $p ? $p->{queue}{depth} : -1 }
+sub busy { my $p = pool_of(status(), $_[0]) or return 0;
+           return scalar grep { $_->{state} eq 'busy' } @{ $p->{workers} } }
+
 # --- a full queue: 1 worker busy, 2 waiting; the 4th is refused at once.
-my @h;
-for (1 .. 3) {
-    push @h, hstart('/pool/queue/app.pl?sleep=0.6');
-    sleep 0.1;
+unlink $release;
+my @h = (hstart("/pool/queue/app.pl?hold=$release"));
+wait_for(sub { busy('queue') == 1 }, 10);
+for my $k (1 .. 2) {
+    push @h, hstart('/pool/queue/app.pl');
+    wait_for(sub { depth('queue') == $k }, 10);
 }
 my $r = hget('/pool/queue/app.pl');
 ok t_cmp($r->{code}, 503, 'the request past the queue depth gets 503');
 ok t_cmp($r->{secs} < 0.1 ? 1 : 0, 1, sprintf('within 100 ms (%.1f ms)', $r->{secs} * 1000));
 ok t_cmp($r->{headers}{'retry-after'} // '', qr/^\d+$/, 'with Retry-After');
+release();
 my @codes = map { hfinish($_)->{code} } @h;
 ok t_cmp("@codes", '200 200 200', 'the running and queued requests are served');
 
@@ -40,41 +51,48 @@ ok t_cmp($res[1]{secs} > 0.4 && $res[1]{secs} < 1.0 ? 1 : 0, 1,
 my $p = pool_of(status(), 'qwait');
 ok t_cmp($p->{counters}{errors}{overloaded}, 2, 'counted as overloaded');
 
-# --- arrival order: the worker's own request counter follows the order sent.
+# --- arrival order: the worker's own request counter follows the order
+# sent: one request holds the only worker, four queue one after the other.
 my $first = hget('/pool/fifo/app.pl');
 my ($base) = $first->{body} =~ /n=(\d+)/;
-@h = ();
-for (1 .. 5) {
-    push @h, hstart('/pool/fifo/app.pl?sleep=0.15');
-    sleep 0.06;
+hget('/pool/other/app.pl'); # its worker is up (its start is not the point below)
+unlink $release;
+@h = (hstart("/pool/fifo/app.pl?hold=$release"));
+wait_for(sub { busy('fifo') == 1 }, 10);
+for my $k (1 .. 4) {
+    push @h, hstart('/pool/fifo/app.pl');
+    wait_for(sub { depth('fifo') == $k }, 10);
 }
 # meanwhile another pool answers at once: a busy pool never delays another
 my $other = hget('/pool/other/app.pl');
+release();
 ok t_cmp($other->{code}, 200, 'another pool answers while this one is busy');
 ok t_cmp($other->{secs} < 0.5 ? 1 : 0, 1, sprintf('without waiting (%.2f s)', $other->{secs}));
 my @n = map { (hfinish($_)->{body} =~ /n=(\d+)/)[0] // -1 } @h;
 ok t_cmp("@n", join(' ', map { $base + $_ } 1 .. 5), 'requests were served in arrival order');
 $p = pool_of(status(), 'fifo');
-ok t_cmp($p->{queue}{max} >= 3 ? 1 : 0, 1, "they did queue (at most $p->{queue}{max} waiting)");
+ok t_cmp($p->{queue}{max}, 4, 'they did queue (four waiting at most)');
 
 # --- a queued request whose client leaves is dropped from the queue.
 my $script = Apache::Test::vars('documentroot') . '/pool/app.pl';
 my @begin = (script => $script, mode => 'cgiplus', uri => '/wire', env => 'POOL_wireq=wireq',
              max_workers => 1, queue_depth => 5);
+unlink $release;
 my $c1 = wire_connect();
-wire_request($c1, 1, \@begin, [QUERY_STRING => 'sleep=1', CONTENT_LENGTH => 0,
+wire_request($c1, 1, \@begin, [QUERY_STRING => "hold=$release", CONTENT_LENGTH => 0,
                                 REQUEST_METHOD => 'GET']);
-sleep 0.2;
+wait_for(sub { busy('wireq') == 1 }, 10);
 my $c2 = wire_connect();
 wire_request($c2, 2, \@begin, [QUERY_STRING => '', CONTENT_LENGTH => 0,
                                 REQUEST_METHOD => 'GET']);
-ok t_cmp(wait_for(sub { my $p = pool_of(status(), 'wireq'); $p && $p->{queue}{depth} == 1 }, 1)
-         ? 1 : 0, 1, 'the second request is queued');
+ok t_cmp(wait_for(sub { depth('wireq') == 1 }, 10) ? 1 : 0, 1, 'the second request is queued');
 close $c2;
 my $t0 = time;
-my $gone = wait_for(sub { pool_of(status(), 'wireq')->{queue}{depth} == 0 }, 1, 0.02);
-ok t_cmp($gone && time - $t0 < 0.5 ? 1 : 0, 1, 'it leaves the queue as soon as its client goes');
-my @f = wire_frames($c1, 100, 3);
+my $gone = wait_for(sub { depth('wireq') == 0 }, 5, 0.02);
+ok t_cmp($gone && time - $t0 < 0.5 ? 1 : 0, 1,
+         sprintf('it leaves the queue as soon as its client goes (%.2f s)', time - $t0));
+release();
+my @f = wire_frames($c1, 100, 10);
 ok t_cmp(@f ? $f[-1]{outcome} // -1 : -1, 0, 'the running request still ends ok');
 $p = pool_of(status(), 'wireq');
 ok t_cmp($p->{counters}{errors}{aborted}, 1, 'the left request is counted as aborted');
@@ -89,29 +107,30 @@ sub raw_get {
     return "GET $path HTTP/1.1\r\nHost: 127.0.0.1\r\n" . ($close ? "Connection: close\r\n" : '')
         . "\r\n";
 }
-sub queued { my $p = pool_of(status(), 'fifo'); return $p ? $p->{queue}{depth} : -1 }
 ($base) = hget('/pool/fifo/app.pl')->{body} =~ /n=(\d+)/;
 my $aborted0 = pool_of(status(), 'fifo')->{counters}{errors}{aborted} // 0;
-my $slow = hstart('/pool/fifo/app.pl?sleep=1.5');
-sleep 0.2;
+unlink $release;
+my $slow = hstart("/pool/fifo/app.pl?hold=$release");
+wait_for(sub { busy('fifo') == 1 }, 10);
 my $raw = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => Apache::Test::vars('port'),
                                 Proto => 'tcp') or die "connect: $!";
 $raw->autoflush(1);
 print $raw raw_get('/pool/fifo/app.pl?abandoned=1');
-ok t_cmp(wait_for(sub { queued() == 1 }, 1) ? 1 : 0, 1, 'the raw client\'s request is queued');
+ok t_cmp(wait_for(sub { depth('fifo') == 1 }, 10) ? 1 : 0, 1, 'the raw client\'s request is queued');
 # A reset, not a plain close: an end of file is also what a half-closed
 # client that waits for its answer sends (t/3d_cgi_halfclose.t).
 setsockopt($raw, SOL_SOCKET, SO_LINGER, pack('ii', 1, 0)) or die "SO_LINGER: $!";
 close $raw;
 $t0 = time;
-# It must leave while the slow request (1.5 s) still holds the only worker:
-# a request served later would leave the queue only by being dispatched.
-$gone = wait_for(sub { queued() == 0 }, 1.1, 0.02);
+# It must leave while the held request still holds the only worker: a
+# request served later would leave the queue only by being dispatched.
+$gone = wait_for(sub { depth('fifo') == 0 }, 5, 0.02);
 my $busy = pool_of(status(), 'fifo');
 my ($w1) = grep { $_->{state} eq 'busy' } @{ $busy->{workers} };
 ok t_cmp($gone ? 1 : 0, 1,
          sprintf('it leaves the queue when the client resets its connection (%.2f s)', time - $t0));
-ok t_cmp($w1 ? $w1->{uri} : '', qr/sleep=1\.5/, 'while the slow request still runs');
+ok t_cmp($w1 ? $w1->{uri} : '', qr/hold=/, 'while the slow request still runs');
+release();
 my $sr = hfinish($slow);
 ok t_cmp($sr->{body} =~ /n=(\d+)/ ? $1 : -1, $base + 1, 'the slow request is served');
 my $next = hget('/pool/fifo/app.pl');
@@ -132,10 +151,11 @@ $raw = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => Apache::Test::
                              Proto => 'tcp') or die "connect: $!";
 $raw->autoflush(1);
 print $raw raw_get('/pool/fifo/app.pl?pipe=1');
-wait_for(sub { queued() == 1 }, 1);
+wait_for(sub { depth('fifo') == 1 }, 1);
 print $raw raw_get('/pool/fifo/app.pl?pipe=2', 1);
 my $h = { sock => $raw, t0 => time, buf => '' };
 hfinish($h, 10);
 hfinish($slow);
 my @uris = $h->{buf} =~ m{uri=\S*(pipe=\d)}g;
 ok t_cmp("@uris", 'pipe=1 pipe=2', 'both pipelined requests are served');
+unlink $release;
