@@ -22,10 +22,16 @@ my $r = hget('/pool/settings/app.pl');
 ok t_cmp($r->{code}, 200, 'settings pool answers');
 ok t_cmp(wait_for(sub { workers('settings', 'idle') >= 2 }, 3) ? 1 : 0, 1,
          'at least two idle workers kept warm (CGIplusMinIdle 2)');
-my $h = hstart('/pool/settings/app.pl?sleep=1.2');
-my $three = wait_for(sub { workers('settings') == 3 && workers('settings', 'idle') == 2 }, 1);
+# (the busy request holds its worker until the test creates $release)
+my $release = Apache::Test::vars('t_logs') . "/pools-release-$$";
+unlink $release;
+my $h = hstart("/pool/settings/app.pl?hold=$release");
+my $three = wait_for(sub { workers('settings') == 3 && workers('settings', 'idle') == 2 }, 10);
 ok t_cmp($three ? 1 : 0, 1, 'a busy worker is replaced in the warm set (3 workers, 2 idle)');
+open my $rel, '>', $release or die "$release: $!";
+close $rel;
 ok t_cmp(hfinish($h)->{code}, 200, 'the busy request completes');
+unlink $release;
 
 # --- max requests: a worker serves three requests, then is replaced.
 my @pids = map { pid_of(hget('/pool/maxreq/app.pl')) } 1 .. 7;
