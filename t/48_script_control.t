@@ -34,8 +34,8 @@ sub frame { my ($s, $type, $reqid, $pl) = @_;
 my $s = wire_connect();
 
 # --- X-stream-mode (the default): each write is passed on at once.
-req($s, 'ticks=6&gap=0.05');
-my @f = wire_frames($s, 100, 5);
+req($s, 'ticks=6&gap=0.2'); # (apart enough that a stalled reader cannot merge two)
+my @f = wire_frames($s, 100, 10);
 my @so = grep { $_->{type} == 6 } @f;
 ok t_cmp(scalar(@so) >= 6 ? 1 : 0, 1, scalar(@so) . ' STDOUT frames for 6 writes (stream mode)');
 ok t_cmp(out(@f), qr/tick 6\n\z/, 'all the output arrived');
@@ -105,14 +105,14 @@ my ($end) = grep { $_->{pid} == $before } @{ pool_of(status(), 'wire48')->{ended
 ok t_cmp($end ? $end->{reason} : '', '', 'it did not end');
 
 # --- ABORT with no-abort: it runs on (output discarded) and is used again.
-$t = req($s, 'sc=no-abort&ticks=8&gap=0.05');
+$t = req($s, 'sc=no-abort&ticks=20&gap=0.05');
 sleep 0.15;
 frame($s, 9, $t, '');
-@f = wire_frames($s, 100, 3);
+@f = wire_frames($s, 100, 5);
 ok t_cmp(@f ? $f[-1]{outcome} : -1, 8, 'no-abort: END aborted all the same');
-ok t_cmp(out(@f) =~ /tick 8/ ? 1 : 0, 0, 'no output after the abort');
+ok t_cmp(out(@f) =~ /tick 20/ ? 1 : 0, 0, 'no output after the abort');
 req($s, 'x=3');
-ok t_cmp(pid_of(out(wire_frames($s, 100, 3))), $after, 'and the same worker serves the next request');
+ok t_cmp(pid_of(out(wire_frames($s, 100, 10))), $after, 'and the same worker serves the next request');
 close $s;
 
 # --- through httpd: a client that goes away mid-response costs no worker:
