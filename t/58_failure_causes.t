@@ -28,7 +28,8 @@ my $lib = "$vars->{top_dir}/lib/perl";
 my $fail = <<"PERL";
 #!/usr/bin/perl
 # t/58: does what its query string says (exit, badhdr, nohdr, sleep[=S],
-# ticks=N&gap=S), else answers.
+# ticks=N&gap=S, hold=FILE: a tick every 0.1 s until FILE exists, 30 s at
+# most), else answers.
 use strict;
 use warnings;
 use lib '$lib';
@@ -43,6 +44,7 @@ while (CGIplus::accept()) {
     sleep(length \$q{sleep} ? \$q{sleep} : 0.4) if exists \$q{sleep};
     print "Content-Type: text/plain\\n\\nok pid=\$\$\\n";
     for (1 .. (\$q{ticks} // 0)) { print "tick\\n"; sleep \$q{gap} }
+    if (\$q{hold}) { for (1 .. 300) { last if -e \$q{hold}; print "tick\\n"; sleep 0.1 } }
     CGIplus::finish();
 }
 PERL
@@ -120,7 +122,9 @@ for my $p (@paths) {
     ok t_cmp($bad, qr{^HTTP/1\.1 400 }, "$name: a malformed chunked body: 400");
     ok t_cmp(hget("$u/fail.pl?exit")->{code}, 502, "$name: the script exits in the request: 502");
     # Two run, one waits (queue depth 1), the fourth is turned away at once.
-    my @h = map { hstart("$u/fail.pl?ticks=8&gap=0.2&n=$_") } 1 .. 2;
+    my $release = "$vars->{t_logs}/causes/release-$p";
+    unlink $release;
+    my @h = map { hstart("$u/fail.pl?hold=$release&n=$_") } 1 .. 2;
     my $busy = wait_for(sub { my $q = pool_by_script(status(), $script);
                               $q && (grep { $_->{state} eq 'busy' } @{ $q->{workers} }) == 2 }, 5, 0.05);
     push @h, hstart("$u/fail.pl?ticks=1&gap=0.1&n=3");
@@ -128,6 +132,8 @@ for my $p (@paths) {
     my $over = hget("$u/fail.pl?n=4");
     ok t_cmp(($busy ? 1 : 0) . ($queued ? 1 : 0) . " $over->{code} " . ($over->{headers}{'retry-after'} // '-'),
              qr/^11 503 \d+$/, "$name: two busy, one queued, the next 503 with Retry-After");
+    open my $rel, '>', $release or die "$release: $!";
+    close $rel;
     ok t_cmp(join(' ', map { $_->{code} } hfinish_all(@h)), '200 200 200', "$name: the three others: 200");
     # A client that resets in the middle of a response.
     raw("GET $u/fail.pl?ticks=10&gap=0.2 HTTP/1.1\r\nHost: x\r\n\r\n", 0.5);
