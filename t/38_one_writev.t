@@ -8,6 +8,8 @@ use Apache::Test;
 use Apache::TestUtil;
 use Apache::TestRequest qw(GET);
 use Time::HiRes qw(sleep);
+use lib 't/htdocs/pool/lib';
+use PoolTest qw(await_trace);
 
 plan tests => 4;
 
@@ -35,7 +37,7 @@ if (!$st) {
          '-s', '8', '-o', $out, map { ('-p', $_) } @tids;
     exit 127;
 }
-sleep 1.5;    # strace attaches to every thread
+await_trace($st, @tids);
 my $n = 5;
 my $ok = 0;
 for (1 .. $n) {

@@ -15,6 +15,8 @@ use Apache::Test;
 use Apache::TestUtil;
 use Apache::TestRequest qw(GET);
 use Time::HiRes qw(sleep time);
+use lib "t/htdocs/pool/lib";
+use PoolTest qw(await_trace);
 
 plan tests => 4,
     need { map { ("needs $_" => system("command -v $_ >/dev/null 2>&1") == 0) } qw(strace h2load) };
@@ -43,7 +45,7 @@ if (!$st) {
          '-o', $trace, map { ('-p', $_) } @tids;
     exit 127;
 }
-sleep 1.5; # strace attaches
+await_trace($st, @tids);
 my $t0 = time;
 my $body = "$vars->{t_logs}/body-70k-$$";
 open my $bf, '>', $body or die "$body: $!";

@@ -11,6 +11,8 @@ use Apache::Test;
 use Apache::TestUtil;
 use Apache::TestRequest qw(GET);
 use Time::HiRes qw(sleep time);
+use lib "t/htdocs/pool/lib";
+use PoolTest qw(await_trace);
 use JSON::PP ();
 
 plan tests => 20,
@@ -42,7 +44,7 @@ sub traced_calls {
         exec 'strace', '-qq', ($full ? ('-s', '8') : '-c'), '-o', $out, map { ('-p', $_) } @tids;
         exit 127;
     }
-    sleep 1.5;    # strace attaches to every thread
+    await_trace($st, @tids);
     my $res = $code->();
     sleep 0.3;
     kill 'INT', $st;

@@ -12,7 +12,7 @@ use Apache::TestUtil;
 use File::Path qw(make_path);
 use Time::HiRes qw(sleep time);
 use lib 't/htdocs/pool/lib';
-use PoolTest qw(hget version_script);
+use PoolTest qw(hget version_script await_trace);
 
 plan tests => 17, need { 'needs strace' => system('command -v strace >/dev/null 2>&1') == 0 };
 
@@ -68,7 +68,7 @@ sub traced {
              map { ('-p', $_) } @tids;
         exit 127;
     }
-    sleep 1.5; # strace attaches
+    await_trace($st, @tids);
     my $res = $code->();
     sleep 0.3;
     kill 'INT', $st;

@@ -13,6 +13,8 @@ use Apache::Test;
 use Apache::TestUtil;
 use Apache::TestRequest qw(GET);
 use Time::HiRes qw(sleep time);
+use lib "t/htdocs/pool/lib";
+use PoolTest qw(await_trace);
 
 plan tests => 4,
     need { map { ("needs $_" => system("command -v $_ >/dev/null 2>&1") == 0) } qw(strace h2load) };
@@ -44,7 +46,7 @@ sub traced {
         exec 'strace', '-c', '-q', '-o', $out, map { ('-p', $_) } @tids;
         exit 127;
     }
-    sleep 1.5; # strace attaches
+    await_trace($st, @tids);
     my $t0 = time;
     my $res = $what->();
     my $ms = int((time - $t0) * 1000);

@@ -21,7 +21,7 @@ use File::Path ();
 
 our @EXPORT_OK = qw(hstart hfinish hfinish_all hget hmany status pool_of script_requests wait_for wire_connect wire_key wire_key_file wire_hello
                     wire_request wire_frames wire_status wire_send runner_pid standalone_runner
-                    version_script configtest);
+                    version_script configtest await_trace);
 
 my $vars = Apache::Test::config()->{vars};
 
@@ -171,6 +171,22 @@ sub wait_for {
         return $v if $v || time >= $end;
         sleep($step // 0.05);
     }
+}
+
+# Waits, 30 s at most, until strace (pid $tracer) has attached to every
+# thread in @tids (one gone meanwhile counts as done), instead of a fixed
+# sleep a loaded machine can outlast; 1 if it has.
+sub await_trace {
+    my ($tracer, @tids) = @_;
+    return wait_for(sub {
+        for my $t (@tids) {
+            open my $fh, '<', "/proc/$t/status" or next;
+            local $/;
+            my ($tp) = (<$fh> // '') =~ /^TracerPid:\s+(\d+)/m;
+            return 0 unless ($tp // 0) == $tracer;
+        }
+        return 1;
+    }, 30, 0.05);
 }
 
 sub runner_pid {
