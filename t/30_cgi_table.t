@@ -10,6 +10,7 @@ use Apache::Test;
 use Apache::TestUtil qw(t_cmp t_start_error_log_watch t_finish_error_log_watch);
 use Apache::TestRequest ();
 use LWP::UserAgent;
+use Time::HiRes qw(sleep);
 use HTTP::Request;
 
 # path => [ status, body (after chomp; undef: not checked) ]
@@ -135,10 +136,17 @@ for my $script (sort keys %reason) {
 # announced (STARTED) is the one the script itself reports.
 for my $m (@modes) {
     my $tok = 'tok' . int(rand 1e9);
-    t_start_error_log_watch();
+    my $elog = Apache::Test::vars('t_logs') . '/error_log';
+    my $off = -s $elog;
     my $r = $ua->get("$base$m/stderr-pid.pl?$tok");
-    sleep 0.1;
-    my $log = join '', t_finish_error_log_watch();
+    my $log = '';
+    for (1 .. 200) { # stderr reaches the log asynchronously: 10 s at most
+        open my $fh, '<', $elog or last;
+        seek $fh, $off, 0;
+        $log = do { local $/; <$fh> } // '';
+        last if $log =~ /stderr-pid says \Q$tok\E$/m;
+        sleep 0.05;
+    }
     my ($own) = $r->content =~ /^pid=(\d+)$/m;
     my ($logged) = $log =~ /CGIPLUS1050: stderr from \S+stderr-pid\.pl \(pid (\d+)\): stderr-pid says \Q$tok\E$/m;
     ok t_cmp($logged // 'no pid', qr/^\d+$/, "$m stderr line tagged with a pid");

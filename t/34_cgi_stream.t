@@ -7,8 +7,7 @@
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
-use Apache::TestUtil qw(t_cmp t_start_file_watch t_finish_file_watch
-                        t_start_error_log_watch t_finish_error_log_watch);
+use Apache::TestUtil qw(t_cmp);
 use Apache::TestRequest ();
 use LWP::UserAgent;
 use Time::HiRes qw(time sleep);
@@ -80,21 +79,36 @@ my $r = $ua->get("$h1/cgi-relay/sse.pl?1");
 ok t_cmp($r->code, 200, 'the next request after an abort: 200');
 ok t_cmp($r->content, "data: event 1\n\n", 'and its body');
 
+# What a log file got since offset $off.
+sub log_from { my ($f, $off) = @_; open my $fh, '<', $f or return ''; seek $fh, $off, 0;
+               local $/; return <$fh> // '' }
+# Waits, 10 s at most, until the log has n stderr lines matching re since
+# off (they reach it asynchronously); returns its text since off.
+sub stderr_lines {
+    my ($f, $off, $re, $n) = @_;
+    my $t = '';
+    for (1 .. 200) {
+        $t = log_from($f, $off);
+        last if (() = $t =~ /$re/mg) >= $n;
+        sleep 0.05;
+    }
+    return $t;
+}
+
 # stderr of a request to a virtual host goes to that host's error log.
-t_start_file_watch('vhlog_error_log');
-t_start_error_log_watch();
+my $vhf = "$cfg->{vars}{t_logs}/vhlog_error_log";
+my ($vhoff, $moff) = (-s $vhf // 0, -s $elog);
 $r = $ua->get("$vhlog/cgi-plus/stderr-lines.pl?q,3");
 ok t_cmp($r->content, "wrote 3 lines of q\n", 'vhost request served');
-sleep 0.2;
-my $vh = join '', t_finish_file_watch('vhlog_error_log');
-my $main = join '', t_finish_error_log_watch();
+my $vh = stderr_lines($vhf, $vhoff, qr/q{1000}$/, 3);
+my $main = log_from($elog, $moff);
 my @vl = $vh =~ /CGIPLUS1050: stderr from \S+stderr-lines\.pl \(pid \d+\): (q{1000})$/mg;
 ok t_cmp(scalar @vl, 3, "the virtual host's error log has the 3 lines, whole");
 ok t_cmp(scalar(() = $main =~ /q{1000}/g), 0, 'the main error log has none of them');
 
 # Concurrent scripts writing 1000-byte stderr lines in 250-byte pieces:
 # every log line is one whole line of one script.
-t_start_error_log_watch();
+$moff = -s $elog;
 my @kids;
 for my $c ('a' .. 'd') {
     my $pid = fork // die "fork: $!";
@@ -106,8 +120,7 @@ for my $c ('a' .. 'd') {
     push @kids, $pid;
 }
 waitpid $_, 0 for @kids;
-sleep 0.2;
-$log = join '', t_finish_error_log_watch();
+$log = stderr_lines($elog, $moff, qr/CGIPLUS1050: stderr from \S+stderr-lines\.pl/, 200);
 my @lines = $log =~ /CGIPLUS1050: stderr from \S+stderr-lines\.pl \(pid \d+\): (.*)$/mg;
 my %count;
 my $bad = 0;

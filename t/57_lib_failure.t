@@ -87,7 +87,10 @@ for my $u (@paths) {
     my ($brc, $b2code, $b2body, $b2port) = fetch("$u?after2-$tag");
     ok t_cmp("$b2code $b2body", qr/^200 ok pid=\d+ q=after2-\Q$tag\E\n\z/, "$u: and the next one is 200 again");
 
-    sleep 0.5;      # stderr lines reach the log asynchronously
+    # stderr lines reach the log asynchronously: wait for the failure's
+    # (10 s at most) before looking at where every line went
+    for (1 .. 200) { last if log_since($off) =~ /failure-marker boom-\Q$tag\E/; sleep 0.05 }
+    sleep 0.2;      # and give a stray line under the next requests time to show
     my @lines = split /\n/, log_since($off);
     my @under_after = grep { /\[client 127\.0\.0\.1:(?:$aport|$b2port)\]/ && /failure-marker|Traceback|File "|died/ } @lines;
     ok t_cmp(join("\n", @under_after), '', "$u: no line of the failure is logged under the next requests");
