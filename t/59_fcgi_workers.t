@@ -184,7 +184,7 @@ for my $p (qw(fcgi fcgir)) {
     my ($late) = $body =~ /^late pid=(\d+)$/m;
     $late //= 'none';
     ok t_cmp($code, 200, "/$p/raw.py?late: answered");
-    sleep 0.5; # its second response is written meanwhile
+    sleep 1; # its second response is written meanwhile (200 ms later)
     ($code, undef, $body) = curl(url("/$p/raw.py"));
     ok t_cmp("$code " . ($body =~ /PRIVATE/ ? $body : 'own'), '200 own',
              "/$p/raw.py: the next request gets its own answer, not what was written with none");
@@ -275,8 +275,11 @@ for my $p (qw(fcgi fcgir)) {
 # A full pool: 503 with Retry-After at once (one worker, no queue).
 {
     my $slow = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$vars->{port}", Timeout => 10) or die $!;
-    print $slow "GET /fcgiq/app?sleep=2000 HTTP/1.0\r\n\r\n";
-    sleep 0.5;
+    print $slow "GET /fcgiq/app?sleep=4000 HTTP/1.0\r\n\r\n";
+    # until the status page shows it on the pool's only worker
+    wait_for(sub { my $st = eval { JSON::PP::decode_json((curl(url('/cgiplus-status?json')))[2]) } // {};
+                   grep { $_->{state} eq 'busy' && ($_->{uri} // '') =~ m{^/fcgiq/app\?sleep=4000} }
+                   map { @{ $_->{workers} // [] } } @{ $st->{pools} // [] } }, 10);
     my ($code, $h) = curl(url('/fcgiq/app'));
     ok t_cmp("$code " . ($h->{'retry-after'} // 'none'), qr/^503 \d+$/, 'a FastCGI pool at its maximum with no queue: 503 with Retry-After');
     local $/;
