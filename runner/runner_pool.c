@@ -151,6 +151,7 @@ runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
     TAILQ_INIT(&p->queue);
     TAILQ_INSERT_TAIL(&runner_g.pools, p, link);
     runner_table_pool_add(p);
+    runner_pool_rearm(p); /* its GROW flag before a child learns the pool (POOL) */
     runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2006) "new pool #%llu for %s (%s, max_workers "
                "%llu, min_idle %llu, queue %llu)", (unsigned long long)p->id, p->script,
                runner_mode_name(mode), (unsigned long long)SET(p, MAX_WORKERS),

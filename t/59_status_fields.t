@@ -18,8 +18,8 @@ plan tests => 3 * 12 + 2 + 5;
 
 sub pid_of { my ($r) = @_; return ($r->{body} =~ /pid=(\d+)/)[0] // 0 }
 # n requests at once to each pool; returns { pool => [responses] }. First
-# the plain CGI runs of the burst before are reaped: until then they count
-# against the pool's three processes, and a request of this burst would wait.
+# the plain CGI runs of the burst before are reaped (until then they count
+# against the pool's three processes) and every worker is idle again.
 # With $held, the requests wait (app.pl's hold=FILE) until every pool shows
 # n of them busy at once (at most 20 s), then end: the test, not a sleep,
 # decides how long they overlap.
@@ -28,7 +28,10 @@ sub busy_in { my ($st, $p) = @_; my $q = pool_of($st, $p) or return 0;
               return scalar grep { $_->{state} eq 'busy' } @{ $q->{workers} } }
 sub burst {
     my ($n, $query, $held) = @_;
-    wait_for(sub { my $p = pool_of(status(), 'fields_cgi'); !$p || !@{ $p->{workers} } }, 5, 0.02);
+    # A worker is handed back just after its client has the whole response:
+    # until then a request of this burst would wait for it (queue max 1).
+    wait_for(sub { my $st = status(); my $p = pool_of($st, 'fields_cgi');
+                   (!$p || !@{ $p->{workers} }) && !grep { busy_in($st, $_) } @pools }, 5, 0.02);
     unlink $release;
     $query = "hold=$release" if $held;
     my @h = map { my $p = $_; map { hstart("/pool/$p/app.pl?$query&i=$_") } 1 .. $n } @pools;
