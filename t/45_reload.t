@@ -44,8 +44,11 @@ graceful(100);
 ok t_cmp(settings_now(100) ? 1 : 0, 1, 'after a graceful restart the new Location applies');
 my $reloads = status()->{runner}{reloads};
 
-# A long request on a worker, and a client requesting without pause.
-my $long = hstart('/pool/reload/app.pl?sleep=2');
+# A long request on a worker (held until the restarts are done), and a
+# client requesting without pause.
+my $release = "$vars->{t_logs}/reload.release";
+unlink $release;
+my $long = hstart("/pool/reload/app.pl?hold=$release");
 my $stop = "$vars->{t_logs}/reload.stop";
 unlink $stop;
 pipe my $rd, my $wr or die;
@@ -60,12 +63,14 @@ if (!$kid) {
     exit 0;
 }
 close $wr;
-sleep 0.3;
 my $busy = wait_for(sub { my $p = pool_of(status(), 'reload');
-    my ($w) = grep { ($_->{uri} // '') =~ /sleep=2/ } @{ $p->{workers} }; $w }, 1);
+    my ($w) = grep { ($_->{uri} // '') =~ /hold=/ } @{ $p->{workers} }; $w }, 10);
 graceful(50);
 ok t_cmp(settings_now(50) ? 1 : 0, 1, 'changed settings apply after the next graceful restart');
+open my $rel, '>', $release or die "$release: $!";
+close $rel;
 my $l = hfinish($long);
+unlink $release;
 open my $sf, '>', $stop or die;
 close $sf;
 my @lines = <$rd>;
