@@ -95,7 +95,7 @@ ok t_cmp(scalar(@lines) > 100 ? 1 : 0, 1, scalar(@lines) . ' responses under loa
 ok t_cmp(scalar(@bad), 0, 'zero failed responses' . (@bad ? ": @bad[0 .. ($#bad > 4 ? 4 : $#bad)]" : ''));
 ok t_cmp(join(',', map { $last{$_} } sort keys %last), '20,20,20', 'every client ends on version 20');
 ok t_cmp(scalar(keys %seen) >= 10 ? 1 : 0, 1, scalar(keys %seen) . ' versions were served along the way');
-ok t_cmp($took < 60 ? 1 : 0, 1, sprintf('20 deploys in %.1f s', $took));
+ok t_cmp($took < 20 ? 1 : 0, 1, sprintf('20 deploys in %.1f s', $took));
 my $p = pool_of(status(), 'deploy');
 # Every deploy rolled the pool over (the first request after it met the new
 # version, above). A copy over the file seen half written while no old

@@ -175,10 +175,11 @@ sub wait_for {
 
 # Waits, 30 s at most, until strace (pid $tracer) has attached to every
 # thread in @tids (one gone meanwhile counts as done), instead of a fixed
-# sleep a loaded machine can outlast; 1 if it has.
+# sleep a loaded machine can outlast. Dies if it has not: a count of calls
+# from an untraced window would be 0, and pass.
 sub await_trace {
     my ($tracer, @tids) = @_;
-    return wait_for(sub {
+    wait_for(sub {
         for my $t (@tids) {
             open my $fh, '<', "/proc/$t/status" or next;
             local $/;
@@ -186,7 +187,8 @@ sub await_trace {
             return 0 unless ($tp // 0) == $tracer;
         }
         return 1;
-    }, 30, 0.05);
+    }, 30, 0.05) or die "strace (pid $tracer) did not attach to all of @tids within 30 s\n";
+    return 1;
 }
 
 sub runner_pid {
