@@ -17,6 +17,8 @@
 #define CGP_MAX_PAYLOAD   65536u          /* any single frame */
 #define CGP_MAX_PARAMS    (1024u * 1024u) /* all PARAMS frames of one request */
 #define CGP_MAX_NAME      1024u           /* one kv name */
+#define CGP_MAX_ARGS      32u             /* BEGIN's arg entries (a program's arguments) */
+#define CGP_MAX_ARG       4096u           /* ...and the bytes of one */
 
 /* Frame types. Direction: M = module -> runner, R = runner -> module. */
 enum cgp_type {

@@ -4,7 +4,7 @@
 
 #include "cgiplus_req.h"
 
-#define CGIPLUS_BEGIN_MAX 96  /* BEGIN entries the pool settings may add */
+#define CGIPLUS_BEGIN_MAX 128 /* BEGIN entries the pool settings and arguments may add */
 
 /* Packs BEGIN and PARAMS frames into one buffer; sets q->params (the CGI
  * variables) and, for the direct path, q->pool_key. */

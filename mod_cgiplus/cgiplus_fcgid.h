@@ -21,8 +21,8 @@ const char *cgiplus_fcgid_wrapper(request_rec *r, const cgiplus_dir_conf *dc, in
  * r->subprocess_env, once the CGI variables are there. */
 void cgiplus_fcgid_env(request_rec *r, const cgiplus_dir_conf *dc);
 /* The BEGIN entries of an fcgid-script request whose pool runs program:
- * the Fcgid* settings in force (or FcgidCmdOptions' for program); how
- * many, at most max. */
+ * the wrapper's arguments, the Fcgid* settings in force (or
+ * FcgidCmdOptions' for program); how many, at most max. */
 int cgiplus_fcgid_begin(request_rec *r, const cgiplus_dir_conf *dc, const char *program,
                         const char **names, const char **vals, int max);
 

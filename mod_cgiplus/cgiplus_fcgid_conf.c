@@ -2,13 +2,15 @@
  * CGIplusCompat is for mod_cgi's (docs/cgi-compat.md, "mod_fcgid"). With
  * mod_fcgid not loaded, requests for its handler (fcgid-script) run on
  * pools of FastCGI workers, and its directives mean what they mean in
- * mod_fcgid's documentation: FcgidWrapper names the program a pool runs
- * (one pool per wrapper: the request carries its script, as an engine's),
+ * mod_fcgid's documentation: FcgidWrapper names the command a pool runs
+ * (one pool per command line: the request carries its script, as an
+ * engine's),
  * the numbers become the pool's settings for those requests only, and what
  * has no counterpart is accepted without meaning or refused, saying why.
  * With mod_fcgid loaded, every directive is its own (httpd hands them to
  * both modules) and these handlers only accept them. */
 #include "cgiplus_fcgid.h"
+#include "cgp_proto.h"
 
 #include <string.h>
 
@@ -20,11 +22,13 @@
 
 APLOG_USE_MODULE(cgiplus);
 
-/* One FcgidWrapper: the program, its suffix ("" for the default). An
- * element of row FCGID_WRAPPER's list; from pconf, one generation. */
+/* One FcgidWrapper: the program and its arguments, its suffix ("" for the
+ * default). An element of row FCGID_WRAPPER's list; from pconf, one
+ * generation. */
 typedef struct fcgid_wrapper {
     const char *suffix;
     const char *program;
+    char **args;              /* the command line's words after the program, NULL-ended */
     int virt;                 /* the requested file need not exist */
 } fcgid_wrapper;
 
@@ -84,7 +88,9 @@ int cgiplus_fcgid_wanted(request_rec *r)
     return r->handler && !strcmp(r->handler, CGIPLUS_FCGID_HANDLER) && !fcgid_loaded();
 }
 
-const char *cgiplus_fcgid_wrapper(request_rec *r, const cgiplus_dir_conf *dc, int *virt)
+/* The scope's FcgidWrapper for r's file: its suffix's, else the default;
+ * NULL: none. */
+static const fcgid_wrapper *wrapper_of(request_rec *r, const cgiplus_dir_conf *dc)
 {
     const apr_array_header_t *w = list_of(dc, CGP_S_FCGID_WRAPPER);
     /* mod_fcgid's key: from the last '.' of the path (none: the default) */
@@ -99,8 +105,13 @@ const char *cgiplus_fcgid_wrapper(request_rec *r, const cgiplus_dir_conf *dc, in
         else if (ext && !strcmp(x->suffix, ext))
             found = x;
     }
-    if (!found)
-        found = dflt;
+    return found ? found : dflt;
+}
+
+const char *cgiplus_fcgid_wrapper(request_rec *r, const cgiplus_dir_conf *dc, int *virt)
+{
+    const fcgid_wrapper *found = wrapper_of(r, dc);
+
     *virt = found && found->virt;
     return found ? found->program : NULL;
 }
@@ -144,8 +155,16 @@ int cgiplus_fcgid_begin(request_rec *r, const cgiplus_dir_conf *dc, const char *
                         const char **names, const char **vals, int max)
 {
     const apr_array_header_t *cmds = list_of(dc, CGP_S_FCGID_CMD_OPTIONS), *env;
+    const fcgid_wrapper *w = wrapper_of(r, dc);
     const fcgid_cmd *cmd = NULL;
     int n = 0;
+
+    /* the wrapper's arguments, in order (program is its string when the
+     * wrapper runs): part of its pool's key */
+    for (int i = 0; w && w->program == program && w->args[i] && n < max; i++) {
+        names[n] = "arg";
+        vals[n++] = w->args[i];
+    }
 
     /* FcgidCmdOptions for the program (its last) replace the scope's settings */
     for (int i = cmds ? cmds->nelts - 1 : -1; i >= 0 && !cmd; i--)
@@ -265,37 +284,49 @@ const char *cgiplus_fcgid_set_fix_pathinfo(cmd_parms *cmd, void *dcv, const char
 }
 
 /* The program of a command line: its first word, an executable file now
- * (a typo stops httpd). Arguments are refused: a pool runs a program. */
-static const char *program_of(cmd_parms *cmd, const char *cmdline, const char **program)
+ * (a typo stops httpd). With args, the other words go to *args (as
+ * mod_fcgid splits them: apr_tokenize_to_argv); without, there must be
+ * none (FcgidCmdOptions names a program). */
+static const char *program_of(cmd_parms *cmd, const char *cmdline, const char **program,
+                              char ***args)
 {
-    char **args;
+    char **words;
     apr_finfo_t fi;
     apr_status_t rv;
+    int n;
 
-    if (apr_tokenize_to_argv(cmdline, &args, cmd->temp_pool) != APR_SUCCESS || !args[0] ||
-        !*args[0])
+    if (apr_tokenize_to_argv(cmdline, &words, cmd->pool) != APR_SUCCESS || !words[0] ||
+        !*words[0])
         return apr_psprintf(cmd->pool, "%s needs a command", cmd->cmd->name);
-    if (args[1])
-        return apr_psprintf(cmd->pool, "%s: the command '%s' has arguments, which mod_cgiplus "
-                            "does not pass to a FastCGI program (a pool runs one program): "
-                            "put the command line in a wrapper script, as mod_fcgid's PHP "
-                            "example does", cmd->cmd->name, cmdline);
-    if (args[0][0] != '/')
+    for (n = 1; words[n]; n++)
+        ;
+    if (strlen(cmdline) > CGP_MAX_ARG) /* BEGIN's one frame must hold it */
+        return apr_psprintf(cmd->pool, "%s: the command line is longer than %d bytes",
+                            cmd->cmd->name, (int)CGP_MAX_ARG);
+    if (n > 1 && !args)
+        return apr_psprintf(cmd->pool, "%s names a program, not a command line: '%s'",
+                            cmd->cmd->name, cmdline);
+    if (n - 1 > (int)CGP_MAX_ARGS)
+        return apr_psprintf(cmd->pool, "%s: '%s' has more than %d arguments", cmd->cmd->name,
+                            cmdline, (int)CGP_MAX_ARGS);
+    if (words[0][0] != '/')
         return apr_psprintf(cmd->pool, "%s: '%s' is not an absolute path", cmd->cmd->name,
-                            args[0]);
-    rv = apr_stat(&fi, args[0], APR_FINFO_TYPE | APR_FINFO_PROT, cmd->temp_pool);
+                            words[0]);
+    rv = apr_stat(&fi, words[0], APR_FINFO_TYPE | APR_FINFO_PROT, cmd->temp_pool);
     if (rv != APR_SUCCESS || fi.filetype != APR_REG ||
         !(fi.protection & (APR_FPROT_UEXECUTE | APR_FPROT_GEXECUTE | APR_FPROT_WEXECUTE)))
         return apr_psprintf(cmd->pool, "%s: '%s' is not an executable file", cmd->cmd->name,
-                            args[0]);
-    *program = apr_pstrdup(cmd->pool, args[0]);
+                            words[0]);
+    *program = words[0];
+    if (args)
+        *args = words + 1;
     return NULL;
 }
 
 const char *cgiplus_fcgid_set_wrapper(cmd_parms *cmd, void *dcv, const char *cmdline,
                                       const char *suffix, const char *flag)
 {
-    fcgid_wrapper w = { "", NULL, 0 };
+    fcgid_wrapper w = { "", NULL, NULL, 0 };
     const char *err;
 
     if (fcgid_loaded())
@@ -311,7 +342,7 @@ const char *cgiplus_fcgid_set_wrapper(cmd_parms *cmd, void *dcv, const char *cmd
                    ap_strchr_c(suffix, '\\')))
         return apr_psprintf(cmd->pool, "%s: a suffix starts with '.' (.php), not '%s'",
                             cmd->cmd->name, suffix);
-    if ((err = program_of(cmd, cmdline, &w.program)))
+    if ((err = program_of(cmd, cmdline, &w.program, &w.args)))
         return err;
     w.suffix = suffix ? suffix : "";
     w.virt = flag != NULL;
@@ -336,7 +367,7 @@ const char *cgiplus_fcgid_set_cmd_options(cmd_parms *cmd, void *dcv, const char 
 
     if (fcgid_loaded())
         return NULL;
-    if ((err = program_of(cmd, word, &c.program)))
+    if ((err = program_of(cmd, word, &c.program, NULL)))
         return err;
     if (!*args)
         return "FcgidCmdOptions: at least one option must follow the command";

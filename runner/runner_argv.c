@@ -1,8 +1,10 @@
-/* runner_argv.c: the command line of a plain CGI process. As mod_cgi: a
- * non-empty query string without '=' (an ISINDEX search) becomes arguments
- * after argv[0], split on '+', each word %XX-decoded and its shell
- * metacharacters backslash-escaped (httpd's ap_escape_shell_cmd). Persistent
- * workers start before any request and get no arguments. */
+/* runner_argv.c: the command line of a pool's process: the program, the
+ * pool's own arguments (BEGIN's arg, a FcgidWrapper command line's), and
+ * for a plain CGI process the request's. As mod_cgi: a non-empty query
+ * string without '=' (an ISINDEX search) becomes arguments, split on '+',
+ * each word %XX-decoded and its shell metacharacters backslash-escaped
+ * (httpd's ap_escape_shell_cmd). Persistent workers start before any
+ * request and get no request's arguments. */
 #include "runner_record.h"
 #include "cgp_proto.h"
 
@@ -44,13 +46,15 @@ static size_t arg_word(const char *w, size_t n, char *out)
     return o;
 }
 
-char **runner_cgi_argv(const runner_buf *params, const char *path)
+char **runner_argv(const runner_buf *params, const char *path, const runner_pool_set *set)
 {
     const char *n, *v, *q = NULL;
-    size_t nl, vl, ql = 0, off = 0, words = 0, bytes = 0, at = 0;
+    size_t nl, vl, ql = 0, off = 0, words = 0, bytes = 0, at = 0, own = 0;
     char **argv = NULL;
 
-    while (cgp_kv_next(params->p, params->len, &off, &n, &nl, &v, &vl) == 1)
+    for (size_t o = 0; o < set->args_len; o += strlen(set->args + o) + 1)
+        own++;
+    while (params && cgp_kv_next(params->p, params->len, &off, &n, &nl, &v, &vl) == 1)
         if (nl == 12 && memcmp(n, "QUERY_STRING", 12) == 0) {
             const char *nul = memchr(v, '\0', vl); /* as in the environment */
             q = v;
@@ -64,8 +68,11 @@ char **runner_cgi_argv(const runner_buf *params, const char *path)
         if (words > RUNNER_CGI_ARGS_MAX)
             words = RUNNER_CGI_ARGS_MAX; /* the rest is dropped, as mod_cgi does */
     }
-    if (!(argv = calloc(words + 2, sizeof(*argv))) || !(argv[0] = strdup(path)))
+    if (!(argv = calloc(own + words + 2, sizeof(*argv))) || !(argv[0] = strdup(path)))
         goto fail;
+    for (size_t o = 0, k = 1; o < set->args_len; o += strlen(set->args + o) + 1)
+        if (!(argv[k++] = strdup(set->args + o)))
+            goto fail;
     for (size_t i = 1; i <= words; i++) {
         const char *plus = memchr(q + at, '+', ql - at);
         size_t wl = plus ? (size_t)(plus - (q + at)) : ql - at;
@@ -78,7 +85,7 @@ char **runner_cgi_argv(const runner_buf *params, const char *path)
             break;
         }
         bytes += len + 1;
-        argv[i] = w;
+        argv[own + i] = w;
         at += wl + 1;
     }
     return argv;

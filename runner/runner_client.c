@@ -297,6 +297,9 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
         } else if (nl == 6 && memcmp(n, "suexec", 6) == 0) {
             if (runner_suexec_parse(&over, v, vl, &why) < 0)
                 break;
+        } else if (nl == 3 && memcmp(n, "arg", 3) == 0) {
+            if (runner_arg_parse(&over, v, vl, &why) < 0)
+                break;
         } else if (runner_set_parse(&over, n, nl, v, vl, &why) < 0) {
             break; /* a pool setting with a bad value */
         } /* else: unknown keys are ignored (a newer module) */

@@ -9,6 +9,7 @@
 #include "runner_suexec.h"
 #include "cgp_defaults.h"
 #include "cgp_parse.h"
+#include "cgp_proto.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -135,13 +136,37 @@ static int parse_user(const char *s, size_t len, uint64_t *out, const char **why
     return 0;
 }
 
+/* Appends v[0..vl) and a NUL to the list *l of *len bytes. */
+static int list_add(char **l, size_t *len, const char *v, size_t vl, const char **why)
+{
+    char *n = realloc(*l, *len + vl + 1);
+
+    if (!n) {
+        *why = "out of memory";
+        return -1;
+    }
+    memcpy(n + *len, v, vl);
+    n[*len + vl] = '\0';
+    *l = n;
+    *len += vl + 1;
+    return 0;
+}
+
+static size_t list_count(const char *l, size_t len)
+{
+    size_t count = 0;
+
+    for (size_t i = 0; i < len; i++)
+        count += l[i] == '\0';
+    return count;
+}
+
 static int env_add(runner_pool_set *s, const char *val, size_t vlen, const char **why)
 {
     const char *eq = memchr(val, '=', vlen);
-    size_t count = 0;
-    for (size_t i = 0; i < s->env_len; i++)
-        count += s->env[i] == '\0';
-    if (!eq || eq == val || vlen > 4096 || memchr(val, '\0', vlen) || count >= RUNNER_ENV_MAX) {
+
+    if (!eq || eq == val || vlen > RUNNER_ENV_BYTES || memchr(val, '\0', vlen) ||
+        list_count(s->env, s->env_len) >= RUNNER_ENV_MAX) {
         *why = "env wants NAME=value (at most 64 of 4096 bytes)";
         return -1;
     }
@@ -150,16 +175,17 @@ static int env_add(runner_pool_set *s, const char *val, size_t vlen, const char 
             *why = "env: a name is letters, digits and _";
             return -1;
         }
-    char *n = realloc(s->env, s->env_len + vlen + 1);
-    if (!n) {
-        *why = "out of memory";
+    return list_add(&s->env, &s->env_len, val, vlen, why);
+}
+
+int runner_arg_parse(runner_set_over *o, const char *v, size_t vl, const char **why)
+{
+    if (vl > CGP_MAX_ARG || memchr(v, '\0', vl) ||
+        list_count(o->s.args, o->s.args_len) >= CGP_MAX_ARGS) {
+        *why = "arg: at most 32 arguments of 4096 bytes, without NUL";
         return -1;
     }
-    memcpy(n + s->env_len, val, vlen);
-    n[s->env_len + vlen] = '\0';
-    s->env = n;
-    s->env_len += vlen + 1;
-    return 0;
+    return list_add(&o->s.args, &o->s.args_len, v, vl, why);
 }
 
 int runner_set_parse(runner_set_over *o, const char *name, size_t nlen, const char *val,
@@ -220,8 +246,9 @@ int runner_suexec_parse(struct runner_set_over *o, const char *v, size_t vl, con
 void runner_set_free(runner_pool_set *s)
 {
     free(s->env);
-    s->env = NULL;
-    s->env_len = 0;
+    free(s->args);
+    s->env = s->args = NULL;
+    s->env_len = s->args_len = 0;
 }
 
 void runner_set_over_free(runner_set_over *o)
@@ -231,26 +258,44 @@ void runner_set_over_free(runner_set_over *o)
     o->have_env = 0;
 }
 
+/* *dst = a copy of src[0..len) (NULL when empty); -1 out of memory. */
+static int list_copy(char **dst, size_t *dlen, const char *src, size_t len)
+{
+    *dst = NULL;
+    *dlen = 0;
+    if (len) {
+        if (!(*dst = malloc(len)))
+            return -1;
+        memcpy(*dst, src, len);
+        *dlen = len;
+    }
+    return 0;
+}
+
 int runner_set_copy(runner_pool_set *dst, const runner_pool_set *src)
 {
     memcpy(dst->v, src->v, sizeof(dst->v));
     dst->suexec = src->suexec;
-    dst->env = NULL;
-    dst->env_len = 0;
-    if (src->env_len) {
-        if (!(dst->env = malloc(src->env_len)))
-            return -1;
-        memcpy(dst->env, src->env, src->env_len);
-        dst->env_len = src->env_len;
+    dst->args = NULL;
+    dst->args_len = 0;
+    if (list_copy(&dst->env, &dst->env_len, src->env, src->env_len) < 0 ||
+        list_copy(&dst->args, &dst->args_len, src->args, src->args_len) < 0) {
+        runner_set_free(dst);
+        return -1;
     }
     return 0;
+}
+
+static int list_equal(const char *a, size_t alen, const char *b, size_t blen)
+{
+    return alen == blen && (alen == 0 || memcmp(a, b, alen) == 0);
 }
 
 int runner_set_equal(const runner_pool_set *a, const runner_pool_set *b)
 {
     return memcmp(a->v, b->v, sizeof(a->v)) == 0 && a->suexec == b->suexec &&
-           a->env_len == b->env_len &&
-           (a->env_len == 0 || memcmp(a->env, b->env, a->env_len) == 0);
+           list_equal(a->env, a->env_len, b->env, b->env_len) &&
+           list_equal(a->args, a->args_len, b->args, b->args_len);
 }
 
 static uint64_t default_user(const runner_ctx *g)
@@ -340,13 +385,15 @@ int runner_set_resolve(const runner_ctx *g, const char *script, runner_mode mode
         out->v[CGP_S_USER] = begin->suexec_user;
     else if (out->v[CGP_S_USER] == 0)
         out->v[CGP_S_USER] = default_user(g);
-    out->env = NULL;
-    out->env_len = 0;
-    if (env_level && env_level->s.env_len) {
-        if (!(out->env = malloc(env_level->s.env_len)))
-            return -1;
-        memcpy(out->env, env_level->s.env, env_level->s.env_len);
-        out->env_len = env_level->s.env_len;
+    /* The program's arguments are part of its command, not a setting:
+     * BEGIN's, whether or not a section sets its settings aside. */
+    out->args = NULL;
+    out->args_len = 0;
+    if (list_copy(&out->env, &out->env_len, env_level ? env_level->s.env : NULL,
+                  env_level ? env_level->s.env_len : 0) < 0 ||
+        (begin && list_copy(&out->args, &out->args_len, begin->s.args, begin->s.args_len) < 0)) {
+        runner_set_free(out);
+        return -1;
     }
     if (!out->suexec && !user_allowed(g, out->v[CGP_S_USER])) {
         runner_set_free(out);

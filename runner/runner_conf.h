@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #define RUNNER_ENV_MAX          64u     /* configured environment entries per pool */
+#define RUNNER_ENV_BYTES        4096u   /* ...and the bytes of one */
 #define RUNNER_DEFAULT_PATH     "/usr/local/bin:/usr/bin:/bin" /* every script's, unless env PATH */
 
 /* How a pool's scripts run: persistent CGIplus workers, one plain CGI
@@ -30,11 +31,14 @@ typedef enum runner_mode {
 
 _Static_assert(CGP_S_POOL_N_ <= 32, "runner_set_over.have has a bit per pool setting");
 
-/* Resolved settings of one pool; env is owned (NUL-separated "N=v"). */
+/* Resolved settings of one pool; env and args are owned (NUL-separated
+ * "N=v", and the arguments after argv[0]). */
 typedef struct runner_pool_set {
     uint64_t v[CGP_S_POOL_N_];
     char *env;
     size_t env_len;
+    char *args;               /* BEGIN's arg entries (a FcgidWrapper command line) */
+    size_t args_len;
     unsigned suexec;          /* runner_suexec_kind: v[USER] is suEXEC's target (BEGIN only),
                                * checked before each start (runner_suexec.c) */
 } runner_pool_set;
@@ -78,6 +82,9 @@ void runner_conf_free(runner_conf *c);
 int runner_set_parse(runner_set_over *o, const char *name, size_t nlen, const char *val,
                      size_t vlen, const char **why);
 void runner_set_over_free(runner_set_over *o);
+/* BEGIN's arg: one more argument of the pool's program (after argv[0]),
+ * into o; 0, or -1 with *why over the caps. */
+int runner_arg_parse(runner_set_over *o, const char *v, size_t vl, const char **why);
 struct runner_ctx;
 /* Built-ins < [defaults] < the script's [pool] section < begin, with g's
  * settings, command line and user; a section of the same mode sets begin

@@ -19,8 +19,9 @@ int runner_record_build(const runner_buf *params, uint64_t cl, int struct_mode, 
 char **runner_record_env(const runner_buf *params, uint64_t cl, int cl_given,
                          const runner_pool_set *set);
 void runner_env_free(char **env);
-/* argv of a plain CGI run: path, then the ISINDEX words of QUERY_STRING
- * (runner_argv.c); freed with runner_env_free. */
-char **runner_cgi_argv(const runner_buf *params, const char *path);
+/* argv of a pool's process: path, set's arguments, then for a plain CGI
+ * run (params: its PARAMS; NULL: a persistent worker) the ISINDEX words of
+ * QUERY_STRING (runner_argv.c); freed with runner_env_free. */
+char **runner_argv(const runner_buf *params, const char *path, const runner_pool_set *set);
 
 #endif

@@ -126,6 +126,10 @@ static int settings(runner_buf *b, const runner_pool_set *set)
             celln(b, "td", set->env + o, runner_st_env_name(set->env + o)) < 0 ||
             put(b, "</tr>\n") < 0)
             return -1;
+    for (size_t o = 0; o < set->args_len; o += strlen(set->args + o) + 1)
+        if (put(b, "<tr><th>arg</th>") < 0 || cell(b, "td", set->args + o) < 0 ||
+            put(b, "</tr>\n") < 0)
+            return -1;
     return put(b, "</table>\n");
 }
 

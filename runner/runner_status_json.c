@@ -53,6 +53,13 @@ static int settings(runner_buf *b, const runner_pool_set *set)
             return -1;
         o += strlen(set->env + o) + 1;
     }
+    /* the program's arguments (a FcgidWrapper command line's) */
+    if (cgp_buf_append(b, "]", 1) < 0 || key(b, &f, "args") < 0 || cgp_buf_append(b, "[", 1) < 0)
+        return -1;
+    for (size_t o = 0; o < set->args_len; o += strlen(set->args + o) + 1)
+        if ((o && cgp_buf_append(b, ",", 1) < 0) ||
+            runner_buf_json(b, set->args + o, strlen(set->args + o)) < 0)
+            return -1;
     return cgp_buf_append(b, "]}", 2);
 }
 

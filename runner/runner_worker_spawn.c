@@ -106,7 +106,7 @@ static int plumb_cgi(runner_worker *w, runner_req *r, runner_plumbing *pl)
     runner_pool *p = w->pool;
 
     if (!(pl->env = runner_record_env(&r->params, r->cl, r->cl_given, &p->set)) ||
-        !(pl->argv = runner_cgi_argv(&r->params, p->script))) {
+        !(pl->argv = runner_argv(&r->params, p->script, &p->set))) {
         errno = ENOMEM;
         return -1;
     }
@@ -168,6 +168,11 @@ int runner_worker_start(const runner_wkind *kind, runner_pool *p, runner_req *r,
     runner_ev_init(&w->ev_exec, runner_worker_on_exec, -1, w);
     if (plumb(w, r, &pl) < 0 || pipe2(pl.px, O_CLOEXEC) < 0 || runner_set_nonblock(pl.px[0]) < 0) {
         err = errno;
+        goto fail;
+    }
+    /* a persistent worker's command line: the pool's own arguments */
+    if (!pl.argv && p->set.args_len && !(pl.spec.argv = pl.argv = runner_argv(NULL, p->script, &p->set))) {
+        err = ENOMEM;
         goto fail;
     }
     pl.spec.path = p->script;

@@ -18,7 +18,7 @@ use PrivateHttpd qw(private_conf private_start private_stop private_check fresh_
 use FreePort qw(free_port);
 use AppTest qw(write_file curl);
 
-plan tests => 36,
+plan tests => 43,
     need { 'needs php-cgi' => -x '/usr/bin/php-cgi',
            'needs CGI::Fast' => !system('perl -MCGI::Fast -e1 2>/dev/null'),
            'needs mod_fcgid (libapache2-mod-fcgid)' => -f libexec() . '/mod_fcgid.so' };
@@ -38,6 +38,8 @@ write_file("$dir/phpapp/phpinfo.php", "<?php\n  phpinfo();\n?>\n", 0644);
 write_file("$dir/phpapp/pid.php", "<?php\necho 'pid=', getmypid(), \"\\nenv=\", getenv('FCGID_TEST_ENV'), "
            . "\"\\nauth=\", \$_SERVER['HTTP_AUTHORIZATION'] ?? '-', \"\\nchildren=\", getenv('PHP_FCGI_CHILDREN'), "
            . "\"\\n\";\n", 0644);
+write_file("$dir/phpapp/ini.php", "<?php\necho ini_get('memory_limit'), '|', ini_get('highlight.comment'), "
+           . "'|', getmypid(), \"\\n\";\n", 0644);
 write_file("$dir/phpapp/page.phtml", "<?php\necho 'phtml by ', PHP_SAPI, \"\\n\";\n", 0644);
 write_file("$dir/php-wrapper", <<'SH', 0755);
 #!/bin/sh
@@ -114,6 +116,19 @@ FcgidWrapper $dir/php-wrapper .phtml
 FcgidIOTimeout 30
 FcgidIdleScanInterval 60
 FcgidIPCDir $dir/ipc
+# command lines with arguments, as mod_fcgid splits them: two pools
+Alias /phpargs/ $dir/phpapp/
+Alias /phpargs2/ $dir/phpapp/
+<Location /phpargs/>
+    AddHandler fcgid-script .php
+    Options +ExecCGI
+    FcgidWrapper "/usr/bin/php-cgi -d memory_limit=77M -d 'highlight.comment=#FF8000 x'" .php
+</Location>
+<Location /phpargs2/>
+    AddHandler fcgid-script .php
+    Options +ExecCGI
+    FcgidWrapper "/usr/bin/php-cgi -d memory_limit=78M" .php
+</Location>
 <Location /status>
     SetHandler cgiplus-status
 </Location>
@@ -141,6 +156,17 @@ ok t_cmp($auth, 'Basic eDp5', 'FcgidPassHeader Authorization: passed as HTTP_AUT
 ($code, undef, $body) = curl("$base/phpapp/page.phtml");
 ok t_cmp("$code $body", "200 phtml by cgi-fcgi\n",
          "the server's FcgidWrapper .phtml holds inside the <Location> with its own (as mod_fcgid merges them)");
+# FcgidWrapper with arguments: php-cgi gets them (-d), each command line
+# its own persistent pool
+($code, undef, $body) = curl("$base/phpargs/ini.php");
+my ($ini1, $ipid1) = $body =~ /^(.*)\|(\d+)$/m;
+ok t_cmp("$code $ini1", '200 77M|#FF8000 x', "FcgidWrapper \"php-cgi -d ... -d '... x'\": the arguments reach php-cgi, quoted words whole");
+(undef, undef, $body) = curl("$base/phpargs2/ini.php");
+my ($ini2, $ipid2) = $body =~ /^(.*)\|(\d+)$/m;
+ok t_cmp($ini2, '78M|#FF8000', 'another command line of the same program: its own arguments');
+(undef, undef, $body) = curl("$base/phpargs/ini.php");
+ok t_cmp(($body =~ /\|(\d+)$/m)[0], $ipid1, 'the first command line\'s pool is persistent');
+ok t_cmp($ipid2 != $ipid1, 1, 'and the second runs in another process');
 ($code, $h, $body) = curl("$base/fcgi-bin/foo.pl");
 ok t_cmp($code, 200, "the Perl example (SetHandler fcgid-script): CGI::Fast answers");
 ok t_cmp($body, qr{^SCRIPT_NAME="/fcgi-bin/foo\.pl"$}m, 'with its environment');
@@ -164,6 +190,10 @@ my ($pool) = grep { ($_->{script} // '') eq "$dir/php-wrapper" } @{ $st->{pools}
 ok t_cmp($pool ? "$pool->{mode} $pool->{settings}{max_requests}" : 'no pool', 'fastcgi 10000',
          'one pool runs the wrapper, mode fastcgi, FcgidMaxRequestsPerProcess as max_requests');
 ok t_cmp($pool ? $pool->{settings}{timeout_noprogress} : -1, 30000, 'FcgidIOTimeout as the no-progress timeout (ms)');
+my @argpools = sort map { join ' ', @{ $_->{settings}{args} // [] } }
+    grep { ($_->{script} // '') eq '/usr/bin/php-cgi' } @{ $st->{pools} // [] };
+ok t_cmp("@argpools", "-d memory_limit=77M -d highlight.comment=#FF8000 x -d memory_limit=78M",
+         'the status page shows the two pools of /usr/bin/php-cgi with their arguments');
 ok t_cmp($pool ? $pool->{counters}{errors}{too_large} : -1, 2,
          'both bodies over FcgidMaxRequestLen are counted as too_large, as LimitRequestBody\'s are');
 private_stop("$dir/httpd.pid");
@@ -178,7 +208,9 @@ for my $c (['FcgidMaxRequestsPerProcess lots', qr/FcgidMaxRequestsPerProcess tak
            ['FcgidMaxProcessesPerClass 0', qr/FcgidMaxProcessesPerClass takes a whole number from 1 to 4096/],
            ['FcgidIOTimeout 0', qr/FcgidIOTimeout takes a whole number from 1 to \d+ \(seconds\), not '0'/],
            ['FcgidWrapper /no/such/wrapper .php', qr{FcgidWrapper: '/no/such/wrapper' is not an executable file}],
-           ['FcgidWrapper "/usr/bin/php-cgi -d x=1" .php', qr/has arguments, which mod_cgiplus does not pass .* put the command line in a wrapper script/],
+           ['FcgidCmdOptions "/usr/bin/php-cgi -d x=1" MaxProcesses 2', qr{FcgidCmdOptions names a program, not a command line: '/usr/bin/php-cgi -d x=1'}],
+           ['FcgidWrapper "/usr/bin/php-cgi ' . ('-d x=1 ' x 600) . '" .php', qr/FcgidWrapper: the command line is longer than 4096 bytes/],
+           ['FcgidWrapper "/usr/bin/php-cgi ' . ('-n ' x 33) . '" .php', qr/FcgidWrapper: '.*' has more than 32 arguments/],
            ['FcgidWrapper /usr/bin/php-cgi php', qr/FcgidWrapper: a suffix starts with '\.' \(\.php\), not 'php'/],
            ['FcgidWrapper /usr/bin/php-cgi .php real', qr/FcgidWrapper: the flag is 'virtual', not 'real'/],
            ['FcgidFixPathinfo 2', qr/FcgidFixPathinfo takes 1 .* or 0, not '2'/],

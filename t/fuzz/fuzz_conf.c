@@ -2,7 +2,8 @@
  * configuration file (runner_conf_read in runner/runner_conf.c: sections,
  * keys, numbers with units, durations, users, environment entries, suEXEC's
  * settings), one BEGIN pool key (runner_set_parse: "name=value",
- * unterminated), its value as BEGIN's suexec (runner_suexec_parse), and
+ * unterminated), its value as BEGIN's suexec (runner_suexec_parse), the
+ * input split on newlines as BEGIN's arg entries (runner_arg_parse), and
  * every row of the shared table (cgp_setting_parse in common/cgp_settings.c,
  * which the module's directives read too). The file
  * is the operator's, but it names users to run as, so a malformed one must
@@ -66,6 +67,34 @@ static void begin_key(const char *s, size_t n)
                       (o.suexec_user >> 32) <= INT_MAX && (o.suexec_user & 0xffffffffu) <= INT_MAX));
 }
 
+/* Each line as one more arg entry: what is kept is exactly the accepted
+ * entries, in order, within the caps. */
+static void begin_args(const char *s, size_t n)
+{
+    runner_set_over o;
+    size_t at = 0, kept = 0, bytes = 0, count = 0;
+
+    memset(&o, 0, sizeof(o));
+    while (at <= n) {
+        const char *nl = memchr(s + at, '\n', n - at), *why = NULL;
+        size_t len = nl ? (size_t)(nl - (s + at)) : n - at;
+        int rc = runner_arg_parse(&o, s + at, len, &why);
+
+        CHECK(rc == 0 || (rc == -1 && why && *why));
+        if (rc == 0) {
+            CHECK(o.s.args_len == bytes + len + 1 && !memcmp(o.s.args + bytes, s + at, len));
+            bytes += len + 1;
+            kept++;
+        }
+        count++;
+        at += len + 1;
+    }
+    for (size_t i = 0; i < o.s.args_len; i++)
+        kept -= o.s.args[i] == '\0';
+    CHECK(kept == 0 && o.s.args_len == bytes && count >= 1);
+    runner_set_over_free(&o);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
     runner_conf c;
@@ -77,6 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
         return 0;
     table_rows((const char *)d, n);
     begin_key((const char *)d, n);
+    begin_args((const char *)d, n);
     f = fmemopen((void *)d, n, "r");
     CHECK(f);
     err[0] = '\0';
