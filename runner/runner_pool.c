@@ -100,28 +100,53 @@ static void note_aside(runner_pool *p, int aside)
                (unsigned long long)p->id, p->script);
 }
 
+int runner_pool_key_resolve(const char *script, size_t slen, runner_mode mode,
+                            const runner_set_over *begin, runner_pool_key *id, int *err)
+{
+    int aside;
+
+    if (slen >= sizeof(id->path)) {
+        *err = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(id->path, script, slen);
+    id->path[slen] = '\0';
+    if ((aside = runner_set_resolve(&runner_g, id->path, mode, begin, &id->set)) < 0)
+        *err = errno;
+    return aside;
+}
+
+int runner_pool_names(const char *path, char **script, char **dir)
+{
+    char *slash;
+
+    *script = strdup(path);
+    *dir = strdup(path);
+    if (!*script || !*dir) {
+        free(*script);
+        free(*dir);
+        *script = *dir = NULL;
+        return -1;
+    }
+    slash = strrchr(*dir, '/');
+    slash[slash == *dir ? 1 : 0] = '\0'; /* script is absolute: a '/' exists */
+    return 0;
+}
+
 runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
                              const runner_set_over *begin, uint32_t httpd_gen, int *err)
 {
     uint64_t stamp = (uint64_t)httpd_gen << 32 | (runner_g.reloads & 0xffffffffu);
-    char path[4096];
-    runner_pool_set set;
+    runner_pool_key id;
     runner_pool *p;
+    int aside = runner_pool_key_resolve(script, slen, mode, begin, &id, err);
 
-    if (slen >= sizeof(path)) {
-        *err = ENAMETOOLONG;
+    if (aside < 0)
         return NULL;
-    }
-    memcpy(path, script, slen);
-    path[slen] = '\0';
-    int aside = runner_set_resolve(&runner_g, path, mode, begin, &set);
-    if (aside < 0) {
-        *err = errno;
-        return NULL;
-    }
     TAILQ_FOREACH(p, &runner_g.pools, link)
-        if (p->mode == mode && strcmp(p->script, path) == 0 && runner_set_equal(&p->set, &set)) {
-            runner_set_free(&set);
+        if (p->mode == mode && strcmp(p->script, id.path) == 0 &&
+            runner_set_equal(&p->set, &id.set)) {
+            runner_set_free(&id.set);
             if (p->retired) {
                 p->retired = 0; /* in use again */
                 runner_table_pool_sync(p);
@@ -131,19 +156,14 @@ runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
             return stamp_pool(p, stamp);
         }
 
-    if (!(p = calloc(1, sizeof(*p))) || !(p->script = strdup(path)) ||
-        !(p->dir = strdup(path))) {
-        if (p)
-            free(p->script);
+    if (!(p = calloc(1, sizeof(*p))) || runner_pool_names(id.path, &p->script, &p->dir) < 0) {
         free(p);
-        runner_set_free(&set);
+        runner_set_free(&id.set);
         *err = ENOMEM;
         return NULL;
     }
-    char *slash = strrchr(p->dir, '/');
-    slash[slash == p->dir ? 1 : 0] = '\0'; /* script is absolute: a '/' exists */
     p->mode = mode;
-    p->set = set;
+    p->set = id.set;
     p->owner = &pool_owner;
     p->id = ++runner_g.next_pool_id;
     p->created = p->last_used = runner_g.now;

@@ -65,6 +65,20 @@ struct runner_pool {
     TAILQ_ENTRY(runner_pool) link, slink;
 };
 
+/* What tells one pool from another: BEGIN's script as a C string and its
+ * resolved settings. On the caller's stack; set is the caller's to free. */
+typedef struct runner_pool_key {
+    char path[4096];
+    runner_pool_set set;
+} runner_pool_key;
+
+/* BEGIN's script and settings resolved into *id: as runner_set_resolve
+ * (1: a section set begin aside), or -1 with *err. */
+int runner_pool_key_resolve(const char *script, size_t slen, runner_mode mode,
+                            const runner_set_over *begin, runner_pool_key *id, int *err);
+/* A new pool's script and directory, strdup'd from path (absolute); -1:
+ * out of memory. */
+int runner_pool_names(const char *path, char **script, char **dir);
 runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
                              const runner_set_over *begin, uint32_t httpd_gen, int *err);
 void runner_pool_submit(runner_req *r);

@@ -12,6 +12,7 @@
 #include "runner_conf.h"
 #include "runner_log.h"
 #include "runner_loop.h"
+#include "runner_pool.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -35,40 +36,26 @@ void runner_ws_init(void)
 runner_ws_pool *runner_ws_pool_get(const char *script, size_t slen, const runner_set_over *over,
                                    int *err)
 {
-    char path[4096];
-    runner_pool_set set;
+    runner_pool_key id;
     runner_ws_pool *p;
 
-    if (slen >= sizeof(path)) {
-        *err = ENAMETOOLONG;
-        return NULL;
-    }
-    memcpy(path, script, slen);
-    path[slen] = '\0';
     /* a [pool] section of the script (mode cgiplus) holds here too */
-    if (runner_set_resolve(&runner_g, path, RUNNER_MODE_CGIPLUS, over, &set) < 0) {
-        *err = errno;
+    if (runner_pool_key_resolve(script, slen, RUNNER_MODE_CGIPLUS, over, &id, err) < 0)
         return NULL;
-    }
     TAILQ_FOREACH(p, &runner_ws_g.pools, link)
-        if (!strcmp(p->script, path) && runner_set_equal(&p->set, &set)) {
-            runner_set_free(&set);
+        if (!strcmp(p->script, id.path) && runner_set_equal(&p->set, &id.set)) {
+            runner_set_free(&id.set);
             p->retired = 0;
             p->last_used = runner_g.now;
             return p;
         }
-    if (!(p = calloc(1, sizeof(*p))) || !(p->script = strdup(path)) ||
-        !(p->dir = strdup(path))) {
-        if (p)
-            free(p->script);
+    if (!(p = calloc(1, sizeof(*p))) || runner_pool_names(id.path, &p->script, &p->dir) < 0) {
         free(p);
-        runner_set_free(&set);
+        runner_set_free(&id.set);
         *err = ENOMEM;
         return NULL;
     }
-    char *slash = strrchr(p->dir, '/');
-    slash[slash == p->dir ? 1 : 0] = '\0';
-    p->set = set;
+    p->set = id.set;
     p->id = ++runner_g.next_pool_id;
     p->created = p->last_used = runner_g.now;
     TAILQ_INIT(&p->workers);
