@@ -206,18 +206,21 @@ int cgiplus_handler(request_rec *r)
 {
     cgiplus_req *q;
     cgiplus_dir_conf *dc = ap_get_module_config(r->per_dir_config, &cgiplus_module);
-    int nph, is_included, ret, compat, virt = 0, fcgid = cgiplus_fcgid_wanted(r);
+    int nph, is_included, ret, compat, virt = 0, fcgid = cgiplus_fcgid_wanted(r), data;
     const char *wrapper = NULL;
 
     if (fcgid) /* mod_fcgid's handler, served as it serves it */
         compat = 1, wrapper = cgiplus_fcgid_wrapper(r, dc, &virt);
     else if (!handler_wanted(r, dc, &compat))
         return DECLINED;
+    /* A FastCGI engine's scripts are its data (.php files), not programs:
+     * as under mod_php or php-fpm, neither ExecCGI nor an execute bit. */
+    data = !fcgid && cgiplus_engine_path(dc) && !strcmp(scope_mode(dc), "fastcgi");
 
     /* The checks of mod_cgi's handler, in its order. */
     is_included = !strcmp(r->protocol, "INCLUDED");
     nph = !fcgid && !strncmp(apr_filepath_name_get(r->filename), "nph-", 4);
-    if (!(ap_allow_options(r) & OPT_EXECCGI) && !handler_scriptaliased(r))
+    if (!data && !(ap_allow_options(r) & OPT_EXECCGI) && !handler_scriptaliased(r))
         return handler_refuse(r, HTTP_FORBIDDEN, CGIPLUS_LOGNO(1082),
                               "Options ExecCGI is off in this directory");
     if (nph && is_included)
@@ -233,10 +236,7 @@ int cgiplus_handler(request_rec *r)
         r->path_info && *r->path_info)
         return handler_refuse(r, HTTP_NOT_FOUND, CGIPLUS_LOGNO(1086),
                               "AcceptPathInfo off disallows user's path");
-    /* A FastCGI engine's scripts are its data (.php files), as under
-     * mod_fcgid's FcgidWrapper: no execute bit. */
-    if (cgiplus_engine_path(dc) && strcmp(scope_mode(dc), "fastcgi") &&
-        !cgiplus_engine_runnable(r))
+    if (cgiplus_engine_path(dc) && !data && !cgiplus_engine_runnable(r))
         return handler_refuse(r, HTTP_FORBIDDEN, CGIPLUS_LOGNO(1300),
                               "script not executable (an engine runs only what "
                               "plain CGI would)");

@@ -1,0 +1,218 @@
+# Issue 22, part 3: a real PHP application that needs no database server,
+# Debian's own dokuwiki package, served by php-cgi pool workers
+# (CGIplusEngine php) and by php-fpm + mod_proxy_fcgi side by side. Each
+# side gets a private copy of the package (its tree, /etc/dokuwiki and
+# /var/lib/dokuwiki/data, owned by the test's httpd user; inc/preload.php
+# and conf/local.php point at the copy), and Debian's
+# conf-available/dokuwiki.conf with its paths changed: the mod_cgiplus side
+# adds only "AddHandler cgiplus-script .php" and "CGIplusEngine php" (no
+# Options ExecCGI: .php files are the engine's data, as under php-fpm). The
+# same walk, with a cookie jar each: pages, CSS and JS bundles, an image
+# through fetch.php (whole, If-None-Match, Range), search, feed, a 404, a
+# log-in with the form's CSRF token, an edit saved by POST, its page and
+# revisions, a log-out. Status, type, Location (the port aside) and body
+# (ports, session tokens and clock times aside) must match at every step.
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use JSON::PP ();
+use Time::HiRes qw(sleep);
+use lib 't/lib', 't/htdocs/apps';
+use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec);
+use FreePort qw(free_ports);
+use AppTest qw(write_file curl);
+
+my ($fpm_bin) = grep { -x } ('/usr/sbin/php-fpm', reverse sort glob('/usr/sbin/php-fpm*'));
+my $debconf = '/etc/apache2/conf-available/dokuwiki.conf';
+my $nsteps = 24;
+plan tests => 4 + 4 * $nsteps,
+    need { 'needs php-cgi and php-fpm (Debian packages php-cgi, php-fpm)' => (-x '/usr/bin/php-cgi' && $fpm_bin),
+           'needs dokuwiki (Debian package dokuwiki)' => (-f '/usr/share/dokuwiki/doku.php' && -f $debconf),
+           'needs mod_proxy_fcgi' => -f libexec() . '/mod_proxy_fcgi.so' };
+
+my $vars = Apache::Test::config()->{vars};
+my $dir = "$vars->{t_logs}/dokuwiki";
+my ($cport, $fport) = free_ports(2);
+fresh_dir($dir);
+my $sock = "$dir/fpm.sock";
+my ($uid, $gid) = (getpwnam($vars->{user}))[2, 3];
+my $hash = `php -r 'echo password_hash("s3cret", PASSWORD_BCRYPT);'`;
+
+# ---- a private copy of the package for each side
+for my $side (qw(cgiplus fpm)) {
+    my $w = "$dir/$side";
+    mkdir $w;
+    system('cp', '-rL', '/usr/share/dokuwiki', "$w/wiki") == 0 or die "cp dokuwiki";
+    system('cp', '-rL', '/etc/dokuwiki', "$w/conf") == 0 or die "cp /etc/dokuwiki";
+    system('cp', '-a', '/var/lib/dokuwiki/data', "$w/data") == 0 or die "cp data";
+    write_file("$w/wiki/inc/preload.php", "<?php\ndefine('DOKU_CONF', '$w/conf/');\n", 0644);
+    open my $fh, '>>', "$w/conf/local.php" or die;
+    print $fh "\$conf['savedir'] = '$w/data';\n";
+    close $fh;
+    write_file("$w/conf/users.auth.php", "alice:$hash:Alice:alice\@example.com:user\n", 0644);
+    system('chown', '-R', "$uid:$gid", $w) if $> == 0;
+}
+
+# ---- a private php-fpm, as many children as the pool has workers
+write_file("$dir/php-fpm.conf", <<"CONF", 0644);
+[global]
+pid = $dir/php-fpm.pid
+error_log = $dir/php-fpm.log
+daemonize = no
+[wiki]
+user = $vars->{user}
+group = $vars->{group}
+listen = $sock
+listen.owner = $vars->{user}
+listen.mode = 0600
+pm = static
+pm.max_children = 2
+CONF
+my $fpm = fork // die "fork: $!";
+if (!$fpm) {
+    open STDOUT, '>', "$dir/php-fpm.out";
+    open STDERR, '>&', \*STDOUT;
+    exec $fpm_bin, '-F', '-y', "$dir/php-fpm.conf", '-p', $dir;
+    exit 127;
+}
+for (1 .. 100) { last if -S $sock; sleep 0.1 }
+ok t_cmp(-S $sock ? 1 : 0, 1, "a private php-fpm ($fpm_bin, pid $fpm) listens on $sock");
+
+# ---- Debian's dokuwiki.conf, its paths the copies', once per side
+open my $dc, '<', $debconf or die "$debconf: $!";
+my $debian = do { local $/; <$dc> };
+close $dc;
+sub side_conf {
+    my ($side, $add) = @_;
+    my $c = $debian;
+    $c =~ s{/usr/share/dokuwiki/}{$dir/$side/wiki/}g;
+    $c =~ s{/var/lib/dokuwiki/data}{$dir/$side/data}g;
+    $c =~ s{(AllowOverride All\n)}{$1$add};
+    return $c;
+}
+my $lib = libexec();
+my $extra = <<"CONF";
+LoadModule alias_module $lib/mod_alias.so
+LoadModule mime_module $lib/mod_mime.so
+LoadModule dir_module $lib/mod_dir.so
+LoadModule authz_host_module $lib/mod_authz_host.so
+LoadModule access_compat_module $lib/mod_access_compat.so
+LoadModule proxy_module $lib/mod_proxy.so
+LoadModule proxy_fcgi_module $lib/mod_proxy_fcgi.so
+TypesConfig /etc/mime.types
+DirectoryIndex index.php index.html
+Listen 127.0.0.1:$fport
+<VirtualHost 127.0.0.1:$cport>
+@{[side_conf('cgiplus', "AddHandler cgiplus-script .php\nCGIplusEngine php\nCGIplusMaxWorkers 2\n")]}
+<Location /status>
+    SetHandler cgiplus-status
+</Location>
+</VirtualHost>
+<VirtualHost 127.0.0.1:$fport>
+@{[side_conf('fpm', "<FilesMatch \".+\\\\.php\$\">\nSetHandler \"proxy:unix:$sock|fcgi://localhost\"\n</FilesMatch>\n")]}
+</VirtualHost>
+CONF
+write_file("$dir/httpd.conf", private_conf($dir, $cport, [], $extra), 0644);
+ok t_cmp(private_start("$dir/httpd.conf", $cport), 1, 'a private httpd with both sides');
+
+# ---- the walk: each step a request made from what the side answered before
+my $img = '/dokuwiki/lib/exe/fetch.php?media=wiki:dokuwiki-128.png';
+my $page = 'playground:cgiplus';
+my $text = "====== From a test ======\n\nSaved through **POST**, caf\xc3\xa9 & <tags>.\n";
+sub tok { ($_[0] =~ /name="sectok" value="([0-9a-f]*)"/)[0] // '' }
+sub field { my ($b, $n) = @_; ($b =~ /name="\Q$n\E" value="([^"]*)"/)[0] // '' }
+my @steps = (
+    sub { [GET => '/dokuwiki/'] },
+    sub { [GET => '/dokuwiki/doku.php?id=start'] },
+    sub { [GET => '/dokuwiki/doku.php?id=wiki:syntax'] },
+    sub { [GET => '/dokuwiki/lib/exe/css.php?t=dokuwiki&tseed=1'] },
+    sub { [GET => '/dokuwiki/lib/exe/js.php?t=dokuwiki&tseed=1'] },
+    sub { [GET => $img] },
+    sub { [GET => $img, '-H', "If-None-Match: $_[0]{etag}"] },
+    sub { [GET => $img, '-r', '100-1099'] },
+    sub { [GET => '/dokuwiki/lib/exe/detail.php?media=wiki:dokuwiki-128.png'] },
+    sub { [GET => '/dokuwiki/doku.php?do=search&q=syntax'] },
+    sub { [GET => '/dokuwiki/feed.php'] },
+    sub { [GET => '/dokuwiki/doku.php?id=no:such:page'] },
+    sub { [HEAD => '/dokuwiki/doku.php?id=start'] },
+    sub { [GET => '/dokuwiki/doku.php?id=start&do=login'] },
+    sub { [POST => '/dokuwiki/doku.php', '--data', "sectok=" . tok($_[0]{body}) . '&id=start&do=login&u=alice&p=wrong'] },
+    sub { [POST => '/dokuwiki/doku.php', '--data', "sectok=" . tok($_[0]{body}) . '&id=start&do=login&u=alice&p=s3cret'] },
+    sub { [GET => "/dokuwiki/doku.php?id=$page&do=edit"] },
+    sub { my $b = $_[0]{body};
+          [POST => '/dokuwiki/doku.php', '--data-urlencode', "sectok=" . tok($b), '--data-urlencode', "id=$page",
+           '--data-urlencode', 'do[save]=Save', '--data-urlencode', 'date=' . field($b, 'date'),
+           '--data-urlencode', 'prefix=', '--data-urlencode', 'suffix=', '--data-urlencode', 'changecheck=' . field($b, 'changecheck'),
+           '--data-urlencode', 'target=section', '--data-urlencode', "wikitext=$text",
+           '--data-urlencode', 'summary=a test edit'] },
+    sub { [GET => "/dokuwiki/doku.php?id=$page"] },
+    sub { [GET => "/dokuwiki/doku.php?id=$page&do=export_raw"] },
+    sub { [GET => "/dokuwiki/doku.php?id=$page&do=revisions"] },
+    sub { [GET => '/dokuwiki/doku.php?do=search&q=POST'] },
+    sub { [GET => '/dokuwiki/doku.php?id=start&do=logout&sectok=' . tok($_[0]{body})] },
+    sub { [GET => '/dokuwiki/doku.php?id=start'] },
+);
+die 'step count' unless @steps == $nsteps;
+
+# What may differ between the sides: the port, the session's CSRF token and
+# cookie names, clock times.
+sub norm {
+    my ($s, $port) = @_;
+    $s =~ s/127\.0\.0\.1:$port/127.0.0.1:PORT/g;
+    $s =~ s/\b[0-9a-f]{32}\b/HEX/g;
+    $s =~ s/\b\d{4}\/\d\d\/\d\d \d\d:\d\d\b/TIME/g;
+    $s =~ s/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d\b/TIME/g;
+    $s =~ s/\b1[6-9]\d{8}\b/EPOCH/g;
+    $s =~ s/\b(?:[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d) [+-]\d{4}\b/TIME/g;
+    return $s;
+}
+my %jar = (cgiplus => "$dir/jar-cgiplus", fpm => "$dir/jar-fpm");
+my %last = (cgiplus => { body => '' }, fpm => { body => '' });
+for my $step (@steps) {
+    my %r;
+    my $what;
+    for my $who (qw(cgiplus fpm)) {
+        my $port = $who eq 'cgiplus' ? $cport : $fport;
+        my ($method, $path, @args) = @{ $step->($last{$who}) };
+        my @m = $method eq 'HEAD' ? ('-I') : ();
+        my ($code, $h, $body) = curl(@m, '-c', $jar{$who}, '-b', $jar{$who}, @args,
+                                     "http://127.0.0.1:$port$path");
+        $what = "$method $path";
+        $r{$who} = { code => $code, type => $h->{'content-type'} // '',
+                     loc => norm($h->{location} // '', $port), body => $body,
+                     nbody => norm($body, $port), etag => $h->{etag} // '' };
+        $last{$who} = $r{$who} unless $method eq 'HEAD' || $code >= 300 && $code < 400;
+    }
+    $what =~ s/sectok=[0-9a-f]*/sectok=.../;
+    my ($c, $f) = @r{qw(cgiplus fpm)};
+    ok t_cmp($c->{code}, $f->{code} || 'an answer from php-fpm', "$what: the same status ($f->{code})");
+    ok t_cmp($c->{type}, $f->{type}, "$what: the same Content-Type");
+    ok t_cmp($c->{loc}, $f->{loc}, "$what: the same Location");
+    # bodies of up to 100 KiB: compared whole, shown only where they part
+    my $same = $c->{nbody} eq $f->{nbody};
+    unless ($same) {
+        my @a = split /\n/, $c->{nbody}, -1;
+        my @b = split /\n/, $f->{nbody}, -1;
+        my $i = 0;
+        $i++ while $i < @a && $i < @b && $a[$i] eq $b[$i];
+        t_debug("line $i differs: mod_cgiplus '" . substr($a[$i] // '(none)', 0, 300)
+                . "', php-fpm '" . substr($b[$i] // '(none)', 0, 300) . "'");
+    }
+    ok t_cmp($same ? 'same' : 'different', 'same', "$what: the same body (" . length($f->{body}) . ' bytes)');
+}
+
+# The walk really went through the application, and on persistent workers.
+my (undef, undef, $raw) = curl("http://127.0.0.1:$cport/dokuwiki/doku.php?id=$page&do=export_raw");
+ok t_cmp($raw, $text, 'the page saved through php-cgi workers holds the text as posted');
+my $st = eval { JSON::PP::decode_json((curl("http://127.0.0.1:$cport/status?json"))[2]) } // {};
+my ($pool) = grep { ($_->{script} // '') eq '/usr/bin/php-cgi' } @{ $st->{pools} // [] };
+my $spawns = $pool ? $pool->{counters}{spawns} : -1;
+ok t_cmp($pool ? ($spawns >= 1 && $spawns <= 2 ? 'at most 2' : $spawns) . ' spawns, served '
+                 . ($pool->{counters}{served} >= $nsteps ? 'all' : $pool->{counters}{served})
+                : 'no pool', 'at most 2 spawns, served all',
+         'one pool of persistent php-cgi workers (started at most twice, its 2 workers) served the whole walk');
+
+private_stop("$dir/httpd.pid");
+kill 'TERM', $fpm;
+waitpid $fpm, 0;
