@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #define CGP_TABLE_MAGIC   0x43475054u /* "CGPT" */
-#define CGP_TABLE_VERSION 2u
+#define CGP_TABLE_VERSION 3u
 #define CGP_TABLE_POOLS   256u
 #define CGP_TABLE_SLOTS   16384u /* 64 a pool, the largest default CGIplusMaxWorkers */
 #define CGP_TABLE_WAITS   131072u /* waiter entries, cut into one ring per pool */
@@ -56,7 +56,7 @@ typedef struct cgp_tpool {
     _Atomic uint32_t slow_ms;    /* the runner's slow_request, 0: none */
     uint32_t pad32;
     _Atomic uint64_t slow;       /* direct requests longer than slow_ms on their worker */
-    uint8_t pad[8];
+    _Atomic uint64_t scripts_other; /* an engine's requests past its CGP_TSCRIPTS scripts */
 } cgp_tpool;
 
 #define CGP_TP_DIRECT  1u /* the pool may be used directly (ident is valid) */
@@ -235,12 +235,28 @@ static inline uint32_t cgp_twword_slot(uint64_t w) { return (uint32_t)(w >> 4) &
 static inline uint32_t cgp_twword_ticket(uint64_t w) { return (uint32_t)(w >> 20) & CGP_TW_MASK; }
 static inline uint32_t cgp_twword_pid(uint64_t w) { return (uint32_t)(w >> 42) & CGP_TW_MASK; }
 
-/* The layout: header, pools, slots, queues, waiter entries. */
+/* One script an engine pool ran (its requests that got a worker, both
+ * paths): made by whoever counts its first request, CGP_TSCRIPTS a pool,
+ * cleared with the pool's entry. key 0: free. 128 bytes. */
+#define CGP_TSCRIPTS 16u
+#define CGP_TSCRIPT_NAME 104u
+typedef struct cgp_tscript {
+    _Atomic uint64_t key;        /* FNV-1a of the path, never 0 */
+    _Atomic uint64_t requests;
+    _Atomic uint32_t named;      /* 0: name not yet written, 1: whole, 2: its tail */
+    uint32_t pad;
+    /* the path (its last 103 bytes if longer), NUL-padded, 8 to a word */
+    _Atomic uint64_t name[CGP_TSCRIPT_NAME / 8];
+} cgp_tscript;
+
+/* The layout: header, pools, slots, queues, waiter entries, scripts. */
 #define CGP_TABLE_POOL_OFF  sizeof(cgp_table_hdr)
 #define CGP_TABLE_SLOT_OFF  (CGP_TABLE_POOL_OFF + CGP_TABLE_POOLS * sizeof(cgp_tpool))
 #define CGP_TABLE_QUEUE_OFF (CGP_TABLE_SLOT_OFF + CGP_TABLE_SLOTS * sizeof(cgp_tslot))
 #define CGP_TABLE_WAIT_OFF  (CGP_TABLE_QUEUE_OFF + CGP_TABLE_POOLS * sizeof(cgp_tqueue))
-#define CGP_TABLE_SIZE      (CGP_TABLE_WAIT_OFF + CGP_TABLE_WAITS * sizeof(cgp_twait))
+#define CGP_TABLE_SCRIPT_OFF (CGP_TABLE_WAIT_OFF + CGP_TABLE_WAITS * sizeof(cgp_twait))
+#define CGP_TABLE_SIZE      (CGP_TABLE_SCRIPT_OFF + \
+                             CGP_TABLE_POOLS * CGP_TSCRIPTS * sizeof(cgp_tscript))
 
 _Static_assert(sizeof(cgp_table_hdr) == 64, "table header is 64 bytes");
 _Static_assert(sizeof(cgp_tpool) == 256, "pool entry is 256 bytes");
@@ -249,6 +265,7 @@ _Static_assert(offsetof(cgp_tpool, last_used) == 32, "pool entry layout");
 _Static_assert(offsetof(cgp_tslot, flags) == 32, "slot layout");
 _Static_assert(sizeof(cgp_tqueue) == 64, "queue is 64 bytes");
 _Static_assert(sizeof(cgp_twait) == 16, "waiter entry is 16 bytes");
+_Static_assert(sizeof(cgp_tscript) == 128, "script entry is 128 bytes");
 _Static_assert(CGP_TABLE_SLOTS <= 0x10000, "a slot index fits a waiter entry");
 
 static inline cgp_tpool *cgp_table_pool(void *base, uint32_t i)
@@ -266,6 +283,57 @@ static inline cgp_tqueue *cgp_table_queue(void *base, uint32_t i)
 static inline cgp_twait *cgp_table_wait(void *base, uint32_t i)
 {
     return (cgp_twait *)((char *)base + CGP_TABLE_WAIT_OFF) + i;
+}
+/* Pool i's CGP_TSCRIPTS script entries. */
+static inline cgp_tscript *cgp_table_scripts(void *base, uint32_t i)
+{
+    return (cgp_tscript *)((char *)base + CGP_TABLE_SCRIPT_OFF) + (size_t)i * CGP_TSCRIPTS;
+}
+
+static inline uint64_t cgp_tscript_key(const char *path, size_t n)
+{
+    uint64_t h = UINT64_C(14695981039346656037);
+
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)path[i]) * UINT64_C(1099511628211);
+    return h ? h : 1;
+}
+
+/* Adds delta to the requests of script path[0..n) in pool i's entries
+ * (an engine's: the request's SCRIPT_FILENAME): its entry, made and named
+ * at its first request; past CGP_TSCRIPTS scripts, the pool's
+ * scripts_other. */
+static inline void cgp_tscript_add(void *base, uint32_t i, const char *path, size_t n,
+                                   int64_t delta)
+{
+    cgp_tscript *e = cgp_table_scripts(base, i);
+    uint64_t key = cgp_tscript_key(path, n);
+
+    for (unsigned k = 0; k < CGP_TSCRIPTS; k++, e++) {
+        uint64_t cur = atomic_load(&e->key);
+
+        if (cur == 0 && atomic_compare_exchange_strong(&e->key, &cur, key)) {
+            char name[CGP_TSCRIPT_NAME] = { 0 };
+            size_t keep = n < CGP_TSCRIPT_NAME - 1 ? n : CGP_TSCRIPT_NAME - 1;
+            uint64_t w;
+
+            for (size_t b = 0; b < keep; b++)
+                name[b] = path[n - keep + b];
+            for (unsigned j = 0; j < CGP_TSCRIPT_NAME / 8; j++) {
+                w = 0;
+                for (unsigned b = 0; b < 8; b++)
+                    w |= (uint64_t)(unsigned char)name[j * 8 + b] << (8 * b);
+                atomic_store_explicit(&e->name[j], w, memory_order_relaxed);
+            }
+            atomic_store(&e->named, keep < n ? 2u : 1u);
+            cur = key;
+        }
+        if (cur == key) {
+            atomic_fetch_add(&e->requests, (uint64_t)delta);
+            return;
+        }
+    }
+    atomic_fetch_add(&cgp_table_pool(base, i)->scripts_other, (uint64_t)delta);
 }
 
 #endif

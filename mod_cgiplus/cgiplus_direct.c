@@ -471,6 +471,7 @@ void cgiplus_direct_started(cgiplus_req *q, const direct_proto *p, cgiplus_direc
     x->t_start = x->t_progress = cgiplus_direct_now_ms();
     atomic_fetch_add(&x->tp->requests, 1);
     atomic_store(&x->tp->last_used, x->t_start); /* the pool is in use: not "unused" */
+    cgiplus_direct_script_count(q, x, 1);
 }
 
 /* The claimed (or granted) worker x takes q: its record and body go out.

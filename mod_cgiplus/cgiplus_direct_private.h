@@ -147,6 +147,9 @@ int cgiplus_direct_hold(cgiplus_req *q, const direct_poolref *ref, uint32_t sidx
                         uint32_t sgen, cgiplus_direct *x);
 /* Tells the runner to look at a pool (KICK). */
 void cgiplus_direct_kick(request_rec *r, uint32_t pidx, uint32_t pgen);
+/* An engine pool's request of r's script file got worker x (delta 1), or
+ * was handed back unrun (-1): its count in the table's script entries. */
+void cgiplus_direct_script_count(cgiplus_req *q, cgiplus_direct *x, int delta);
 /* Drops the table if its runner went away (looked at every 200 ms). */
 void cgiplus_direct_check(void);
 /* The slot GRANT names, if this child holds it in the current table (the

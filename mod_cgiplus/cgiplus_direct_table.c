@@ -379,6 +379,13 @@ int cgiplus_direct_count(cgiplus_req *q, unsigned cause)
     return 1;
 }
 
+void cgiplus_direct_script_count(cgiplus_req *q, cgiplus_direct *x, int delta)
+{
+    if (q->engine && cgiplus_dp.base && atomic_load(&x->tp->gen) == x->pgen)
+        cgp_tscript_add(cgiplus_dp.base, x->pidx, q->r->filename, strlen(q->r->filename),
+                        delta);
+}
+
 int cgiplus_direct_pass(request_rec *r, cgiplus_direct *x)
 {
     void *base = cgiplus_dp.base;
@@ -414,6 +421,7 @@ void cgiplus_direct_hand_back(cgiplus_req *q, uint32_t flag)
     /* Not a request of this worker: it leaves the busy count, and the
      * request is counted where it runs next (cgiplus_direct_started counted it). */
     atomic_fetch_sub(&x->tp->requests, 1);
+    cgiplus_direct_script_count(q, x, -1);
     cgp_tpool_busy(x->tp, -1);
     atomic_fetch_or(&x->slot->flags, flag);
     if (cgp_tslot_step(x->slot, CGP_TS_CHILD, x->sgen, cgiplus_dp.pid, CGP_TE_HAND_BACK, 0))

@@ -216,6 +216,8 @@ static void granted(runner_worker *w, runner_req *r)
                "pid %ld goes to httpd child pid %ld", r->reqid, r->uri,
                (unsigned long long)(runner_g.now - r->t_arrive), (long)w->pid, (long)c->pid);
     w->pool->requests--; /* counted once, by the child's release, as a direct request */
+    if (r->script_counted)
+        runner_table_script_add(w->pool, &r->params, -1);
     runner_client_send(c, CGP_T_GRANT, CGP_F_END, r->reqid, pl, sizeof(pl));
     runner_req_granted(r);
 }
@@ -709,6 +711,7 @@ void runner_pool_submit(runner_req *r)
     runner_req_step(r, RUNNER_RE_SUBMIT);
     p->requests++;
     r->counted = 1;
+    r->script_counted = runner_table_script_add(p, &r->params, 1);
     p->last_used = runner_g.now;
     r->t_arrive = runner_g.now;
     if (err) {

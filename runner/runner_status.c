@@ -102,6 +102,7 @@ static void collect_pool(const runner_pool *p, runner_st_pool *o, runner_st_work
     o->unused_ms = now > used ? now - used : 0;
     memcpy(o->outcomes, p->outcomes, sizeof(o->outcomes));
     runner_table_pool_counts(p, &o->requests, o->outcomes, CGP_C_MAX_ + 1);
+    o->nscripts = runner_table_pool_scripts(p, o->scripts, CGP_TSCRIPTS, &o->scripts_other);
     memcpy(o->deaths, p->deaths, sizeof(o->deaths));
     o->nended = p->nended < RUNNER_ENDS_KEPT ? p->nended : RUNNER_ENDS_KEPT;
     for (unsigned k = 0; k < o->nended; k++)

@@ -8,6 +8,7 @@
 #include "runner_buf.h"
 #include "runner_conf.h"
 #include "runner_end.h"
+#include "runner_table.h"
 #include "cgp_proto.h"
 #include "cgp_table.h"
 
@@ -47,6 +48,9 @@ typedef struct runner_st_pool {
     unsigned long deaths[RUNNER_END_N_];
     runner_ended ended[RUNNER_ENDS_KEPT]; /* newest first */
     unsigned nended;
+    runner_st_script scripts[CGP_TSCRIPTS]; /* an engine pool's, both paths */
+    unsigned nscripts;
+    unsigned long scripts_other; /* requests of scripts past those */
 } runner_st_pool;
 
 /* The whole runner. Owned by the caller of runner_status_collect; freed

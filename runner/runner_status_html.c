@@ -150,6 +150,25 @@ static int ended(runner_buf *b, const runner_st *st, const runner_st_pool *p)
     return put(b, "</table>\n");
 }
 
+/* An engine pool's scripts: the requests of each file it ran. */
+static int scripts(runner_buf *b, const runner_st_pool *p)
+{
+    if (!p->nscripts)
+        return 0;
+    if (put(b, "<h3>Scripts (an engine's files)</h3>\n<table>\n<tr><th>script</th>"
+               "<th>requests</th></tr>\n") < 0)
+        return -1;
+    for (unsigned i = 0; i < p->nscripts; i++)
+        if (put(b, "<tr>") < 0 || cell(b, "td", p->scripts[i].name) < 0 ||
+            ucell(b, p->scripts[i].requests) < 0 || put(b, "</tr>\n") < 0)
+            return -1;
+    if (p->scripts_other &&
+        runner_buf_printf(b, "<tr><td>(other scripts)</td><td>%lu</td></tr>\n",
+                          p->scripts_other) < 0)
+        return -1;
+    return put(b, "</table>\n");
+}
+
 static int one_pool(runner_buf *b, const runner_st *st, uint64_t id)
 {
     static const char *deaths[RUNNER_END_N_];
@@ -172,7 +191,7 @@ static int one_pool(runner_buf *b, const runner_st *st, uint64_t id)
         workers(b, p) < 0 ||
         counts(b, "errors by cause", runner_st_outcome, p->outcomes, 1, CGP_C_MAX_ + 1) < 0 ||
         counts(b, "workers ended, by reason", deaths, p->deaths, 1, RUNNER_END_N_) < 0 ||
-        ended(b, st, p) < 0 || settings(b, p->set) < 0)
+        scripts(b, p) < 0 || ended(b, st, p) < 0 || settings(b, p->set) < 0)
         return -1;
     return 0;
 }

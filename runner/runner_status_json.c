@@ -120,6 +120,21 @@ static int ended(runner_buf *b, const runner_st *st, const runner_st_pool *p)
     return cgp_buf_append(b, "]", 1);
 }
 
+/* An engine pool's scripts and their requests (both paths). */
+static int scripts(runner_buf *b, const runner_st_pool *p)
+{
+    if (cgp_buf_append(b, "[", 1) < 0)
+        return -1;
+    for (unsigned i = 0; i < p->nscripts; i++) {
+        int f = 1;
+        if ((i && cgp_buf_append(b, ",", 1) < 0) || cgp_buf_append(b, "{", 1) < 0 ||
+            text(b, &f, "script", p->scripts[i].name) < 0 ||
+            num(b, &f, "requests", p->scripts[i].requests) < 0 || cgp_buf_append(b, "}", 1) < 0)
+            return -1;
+    }
+    return cgp_buf_append(b, "]", 1);
+}
+
 static int pool(runner_buf *b, const runner_st *st, const runner_st_pool *p)
 {
     int f = 1, q = 1, k = 1;
@@ -141,7 +156,8 @@ static int pool(runner_buf *b, const runner_st *st, const runner_st_pool *p)
         num(b, &k, "failures", p->fail_streak) < 0 ||
         num(b, &k, "remaining_ms", p->backoff_ms) < 0 || cgp_buf_append(b, "}", 1) < 0 ||
         key(b, &f, "counters") < 0 || counters(b, p) < 0 || key(b, &f, "ended") < 0 ||
-        ended(b, st, p) < 0)
+        ended(b, st, p) < 0 || key(b, &f, "scripts") < 0 || scripts(b, p) < 0 ||
+        num(b, &f, "scripts_other", p->scripts_other) < 0)
         return -1;
     return cgp_buf_append(b, "}", 1);
 }

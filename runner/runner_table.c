@@ -162,6 +162,13 @@ void runner_table_pool_add(runner_pool *p)
     atomic_store(&t->active, 0);
     atomic_store(&t->max_active, 0);
     atomic_store(&t->slow, 0);
+    atomic_store(&t->scripts_other, 0);
+    cgp_tscript *sc = cgp_table_scripts(tb.base, (uint32_t)idx);
+    for (i = 0; i < CGP_TSCRIPTS; i++) {
+        atomic_store(&sc[i].key, 0);
+        atomic_store(&sc[i].requests, 0);
+        atomic_store(&sc[i].named, 0);
+    }
     for (i = (uint32_t)first; i < (uint32_t)first + n; i++)
         slot_force(cgp_table_slot(tb.base, i), CGP_TE_CLEAR);
     cgp_tqueue *q = cgp_table_queue(tb.base, (uint32_t)idx);
@@ -250,6 +257,55 @@ void runner_table_pool_counts(const runner_pool *p, unsigned long *requests,
     *requests += (unsigned long)atomic_load(&t->requests);
     for (unsigned i = 0; i < nout && i < CGP_TPOOL_OUTCOMES; i++)
         outcomes[i] += (unsigned long)atomic_load(&t->outcomes[i]);
+}
+
+int runner_table_script_add(runner_pool *p, const runner_buf *params, int delta)
+{
+    const char *n, *v;
+    size_t nl, vl, off = 0;
+
+    if (p->tidx < 0)
+        return 0;
+    while (cgp_kv_next(params->p, params->len, &off, &n, &nl, &v, &vl) == 1)
+        if (nl == 15 && !memcmp(n, "SCRIPT_FILENAME", 15)) {
+            /* an engine's request names another file than the pool's program */
+            if (strlen(p->script) == vl && !memcmp(p->script, v, vl))
+                return 0;
+            cgp_tscript_add(tb.base, (uint32_t)p->tidx, v, vl, delta);
+            return 1;
+        }
+    return 0;
+}
+
+unsigned runner_table_pool_scripts(const runner_pool *p, runner_st_script *out, unsigned max,
+                                   unsigned long *other)
+{
+    unsigned n = 0;
+
+    if (p->tidx < 0)
+        return 0;
+    cgp_tscript *e = cgp_table_scripts(tb.base, (uint32_t)p->tidx);
+    for (unsigned i = 0; i < CGP_TSCRIPTS && n < max; i++, e++) {
+        uint32_t named = atomic_load(&e->named);
+        uint64_t req = atomic_load(&e->requests);
+        char *d = out[n].name;
+
+        if (!named || !req)
+            continue;
+        if (named == 2) {
+            memcpy(d, "...", 3);
+            d += 3;
+        }
+        for (unsigned j = 0; j < CGP_TSCRIPT_NAME / 8; j++) {
+            uint64_t w = atomic_load_explicit(&e->name[j], memory_order_relaxed);
+            for (unsigned b = 0; b < 8; b++)
+                *d++ = (char)(w >> (8 * b));
+        }
+        *d = '\0';
+        out[n++].requests = req;
+    }
+    *other = (unsigned long)atomic_load(&tpool(p)->scripts_other);
+    return n;
 }
 
 void runner_table_pool_status(const runner_pool *p, unsigned long *max_active,

@@ -7,6 +7,15 @@
 #define RUNNER_TABLE_H
 
 #include "runner_types.h"
+#include "runner_buf.h"
+#include "cgp_table.h"
+
+/* One script of an engine pool, as the status page shows it (its path,
+ * "..." and its tail if longer than an entry holds). */
+typedef struct runner_st_script {
+    char name[CGP_TSCRIPT_NAME + 4];
+    uint64_t requests;
+} runner_st_script;
 
 int runner_table_init(void);
 void runner_table_pool_add(runner_pool *p);
@@ -18,6 +27,14 @@ void runner_table_pool_counts(const runner_pool *p, unsigned long *requests,
                               unsigned long *outcomes, unsigned nout);
 /* The direct path's share of the status page's numbers, added to (max_active:
  * replacing, slow: added, last_used: the later of) the runner's own. */
+/* An engine pool's relayed request (params: its PARAMS) counted in the
+ * table's script entries, delta 1 or -1: 1 if it was (its
+ * SCRIPT_FILENAME is not the pool's program; the pool has an entry). */
+int runner_table_script_add(runner_pool *p, const runner_buf *params, int delta);
+/* The named script entries of p with requests, at most max, and the
+ * requests past them (*other); how many. */
+unsigned runner_table_pool_scripts(const runner_pool *p, runner_st_script *out, unsigned max,
+                                   unsigned long *other);
 void runner_table_pool_status(const runner_pool *p, unsigned long *max_active,
                               unsigned long *slow, uint64_t *last_used);
 /* Adds delta to the pool's busy workers in the table (the children's and

@@ -18,7 +18,7 @@ use lib 't/htdocs/apps', 't/htdocs/pool/lib';
 use PoolTest qw(status script_requests wait_for);
 use AppTest qw(write_file curl url);
 
-plan tests => 77;
+plan tests => 79;
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{documentroot}/engine/perl";
@@ -170,3 +170,25 @@ for my $p (qw(eperlrss eperlrssr)) {
 my $log = do { local (@ARGV, $/) = "$vars->{t_logs}/error_log"; <> };
 ok t_cmp($log, qr/CGIPLUS3235: cgiplus-engine-perl: resident memory \d+ MiB is past CGIPLUS_ENGINE_MAX_RSS 1 MiB: replaced after this request/,
          'the replacement is logged');
+
+# The status page counts an engine pool's requests by script, both paths
+# in one entry: /eperl/ and /eperlr/ share the pool (CGIplusDirect is not
+# part of its key); the warm pool's /eperl/ requests are served by the
+# children alone (the runner never sees them), /eperlr/'s by the runner.
+write_file("$dir/tally.pl", "#!/usr/bin/perl\nprint \"Content-Type: text/plain\\n\\ntally\\n\";\n", 0755);
+sub tally {
+    my @t = map { $_->{requests} } grep { $_->{script} eq "$dir/tally.pl" }
+        map { @{ $_->{scripts} // [] } } grep { !$_->{retired} } @{ status()->{pools} };
+    return "@t";
+}
+my @seen;
+for my $p (qw(eperl eperlr)) {
+    for (1 .. ($p eq 'eperl' ? 3 : 2)) {
+        ($code, undef, $body) = curl(url("/$p/tally.pl"));
+        die "tally.pl: $code $body" unless "$code $body" eq "200 tally\n";
+    }
+    push @seen, tally();
+}
+ok t_cmp($seen[0], '3', 'after 3 requests on the direct path, the engine pool lists tally.pl with 3');
+ok t_cmp($seen[1], '5', 'after 2 more relayed by the runner, with 5 (one entry, both paths)');
+unlink "$dir/tally.pl";

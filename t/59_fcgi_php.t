@@ -11,10 +11,11 @@ use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use Time::HiRes qw(sleep);
-use lib 't/htdocs/apps';
+use lib 't/htdocs/apps', 't/htdocs/pool/lib';
 use AppTest qw(curl url);
+use PoolTest qw(status);
 
-plan tests => 32, need { 'needs php-cgi (Debian package php-cgi)' => -x '/usr/bin/php-cgi' };
+plan tests => 34, need { 'needs php-cgi (Debian package php-cgi)' => -x '/usr/bin/php-cgi' };
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -101,3 +102,20 @@ for my $p (qw(php1 phpr)) {
     $why{$_}++ for @ended;
     ok t_cmp(join(',', sort keys %why), 'max_requests', 'each replaced worker ended for max_requests, none by itself or crashed');
 }
+
+# The status page counts the php-cgi pool's requests by script: /php1/ and
+# /phpr/ share it (CGIplusDirect is not part of its key); /php1/'s go to the
+# warm worker on the direct path, the child speaking FastCGI itself,
+# /phpr/'s through the runner.
+sub other_count {
+    my ($n) = map { $_->{requests} } grep { $_->{script} eq "$dir/other.php" }
+        map { @{ $_->{scripts} // [] } } grep { !$_->{retired} && $_->{script} eq '/usr/bin/php-cgi' }
+        grep { ($_->{settings}{max_workers} // 0) == 1 } @{ status()->{pools} };
+    return $n // 0;
+}
+my $before = other_count();
+curl(url('/php1/other.php')) for 1 .. 3;
+my $direct = other_count() - $before;
+curl(url('/phpr/other.php')) for 1 .. 2;
+ok t_cmp($direct, 3, 'the pool lists other.php with 3 more requests after 3 on the direct path');
+ok t_cmp(other_count() - $before, 5, 'and 5 more after 2 relayed (one entry, both paths)');

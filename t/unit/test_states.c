@@ -4,7 +4,8 @@
  * (runner_ws_wnext, runner_ws_onext), the shared table's slot (cgp_tnext, and
  * cgp_tslot_step's CAS and generations) and waiter entry (cgp_twnext, and
  * cgp_tw_step's CAS): every row as documented, every
- * other pair refused. Pure: the tables are inline in their headers. */
+ * other pair refused; and an engine pool's script entries (cgp_tscript_add).
+ * Pure: the tables are inline in their headers. */
 #include "tap.h"
 
 #include "runner_req.h"
@@ -13,7 +14,63 @@
 #include "cgp_table.h"
 #include "cgp_twait.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #define X 0xffu
+
+/* Entry e's name as the runner reads it. */
+static void tscript_name(cgp_tscript *e, char *out)
+{
+    for (unsigned j = 0; j < CGP_TSCRIPT_NAME / 8; j++) {
+        uint64_t w = atomic_load(&e->name[j]);
+        for (unsigned b = 0; b < 8; b++)
+            out[j * 8 + b] = (char)(w >> (8 * b));
+    }
+}
+
+/* Counting by script: an entry made and named at a file's first request,
+ * found again by its key, taken back by -1; a long path keeps its tail;
+ * past CGP_TSCRIPTS files, scripts_other; each pool its own entries. */
+static void tscripts(void)
+{
+    void *base = calloc(1, CGP_TABLE_SIZE);
+    cgp_tscript *e = cgp_table_scripts(base, 3), *e4 = cgp_table_scripts(base, 4);
+    char name[CGP_TSCRIPT_NAME], path[300], want[CGP_TSCRIPT_NAME];
+
+    cgp_tscript_add(base, 3, "/srv/a.pl", 9, 1);
+    cgp_tscript_add(base, 3, "/srv/a.pl", 9, 1);
+    cgp_tscript_add(base, 3, "/srv/b.pl", 9, 1);
+    tscript_name(&e[0], name);
+    ok(atomic_load(&e[0].requests) == 2 && atomic_load(&e[0].named) == 1 &&
+       !strcmp(name, "/srv/a.pl") && atomic_load(&e[0].key) == cgp_tscript_key("/srv/a.pl", 9),
+       "a script's first request makes and names its entry, the next finds it");
+    tscript_name(&e[1], name);
+    ok(atomic_load(&e[1].requests) == 1 && !strcmp(name, "/srv/b.pl"), "another script, the next entry");
+    cgp_tscript_add(base, 3, "/srv/a.pl", 9, -1);
+    ok(atomic_load(&e[0].requests) == 1, "-1 takes a request back (handed back unrun)");
+    memset(path, 'p', sizeof(path));
+    path[0] = '/';
+    memcpy(path + sizeof(path) - 4, ".pl", 3);
+    path[sizeof(path) - 1] = 'x';
+    cgp_tscript_add(base, 3, path, sizeof(path), 1);
+    tscript_name(&e[2], name);
+    memcpy(want, path + sizeof(path) - (CGP_TSCRIPT_NAME - 1), CGP_TSCRIPT_NAME - 1);
+    want[CGP_TSCRIPT_NAME - 1] = '\0';
+    ok(atomic_load(&e[2].named) == 2 && !strcmp(name, want), "a path past the entry keeps its last 103 bytes");
+    for (int i = 3; i < (int)CGP_TSCRIPTS + 2; i++) {
+        char p[16];
+        int n = snprintf(p, sizeof(p), "/s%d", i);
+        cgp_tscript_add(base, 3, p, (size_t)n, 1);
+    }
+    ok(atomic_load(&e[CGP_TSCRIPTS - 1].requests) == 1 &&
+       atomic_load(&cgp_table_pool(base, 3)->scripts_other) == 2,
+       "past 16 scripts, the pool's scripts_other counts them");
+    cgp_tscript_add(base, 4, "/srv/a.pl", 9, 1);
+    ok(atomic_load(&e4[0].requests) == 1 && atomic_load(&e[0].requests) == 1,
+       "another pool's entries are its own");
+    free(base);
+}
 
 struct row {
     unsigned st, ev, next;
@@ -142,5 +199,6 @@ int main(void)
     ok(cgp_tslot_step(&s, CGP_TS_RUNNER, 1, 0, CGP_TE_REAP, 0) &&
        cgp_tslot_step(&s, CGP_TS_DEAD, 1, 0, CGP_TE_CLEAR, 0) &&
        atomic_load(&s.word) == cgp_tword(CGP_TS_EMPTY, 1, 0), "CLEAR: EMPTY, generation kept");
+    tscripts();
     return tap_done();
 }
