@@ -19,7 +19,7 @@ use Apache::TestUtil;
 use JSON::PP ();
 use Time::HiRes qw(sleep);
 use lib 't/lib', 't/htdocs/apps';
-use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec);
+use PrivateHttpd qw(private_conf private_start private_stop private_fpm fresh_dir libexec);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
 
@@ -55,28 +55,7 @@ for my $side (qw(cgiplus fpm)) {
 }
 
 # ---- a private php-fpm, as many children as the pool has workers
-write_file("$dir/php-fpm.conf", <<"CONF", 0644);
-[global]
-pid = $dir/php-fpm.pid
-error_log = $dir/php-fpm.log
-daemonize = no
-[wiki]
-user = $vars->{user}
-group = $vars->{group}
-listen = $sock
-listen.owner = $vars->{user}
-listen.mode = 0600
-pm = static
-pm.max_children = 2
-CONF
-my $fpm = fork // die "fork: $!";
-if (!$fpm) {
-    open STDOUT, '>', "$dir/php-fpm.out";
-    open STDERR, '>&', \*STDOUT;
-    exec $fpm_bin, '-F', '-y', "$dir/php-fpm.conf", '-p', $dir;
-    exit 127;
-}
-for (1 .. 100) { last if -S $sock; sleep 0.1 }
+my $fpm = private_fpm($fpm_bin, $dir, $sock, 2);
 ok t_cmp(-S $sock ? 1 : 0, 1, "a private php-fpm ($fpm_bin, pid $fpm) listens on $sock");
 
 # ---- Debian's dokuwiki.conf, its paths the copies', once per side

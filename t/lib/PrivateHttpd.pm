@@ -10,7 +10,7 @@ use File::Path qw(make_path remove_tree);
 use IO::Socket::INET;
 use Time::HiRes qw(sleep);
 use Exporter 'import';
-our @EXPORT_OK = qw(private_conf private_start private_stop private_check libexec);
+our @EXPORT_OK = qw(private_conf private_start private_stop private_check private_fpm libexec);
 
 my $vars = Apache::Test::config()->{vars};
 
@@ -66,6 +66,39 @@ sub private_start {
         sleep 0.1;
     }
     return 0;
+}
+
+# A private php-fpm ($bin) of $children static children, as the test's
+# httpd user, listening on the UNIX socket $sock, its files in $dir:
+# started in the foreground as our child; returns its pid (stop it with
+# TERM and waitpid) once the socket is there.
+sub private_fpm {
+    my ($bin, $dir, $sock, $children) = @_;
+    open my $fh, '>', "$dir/php-fpm.conf" or die "$dir/php-fpm.conf: $!";
+    print $fh <<"CONF";
+[global]
+pid = $dir/php-fpm.pid
+error_log = $dir/php-fpm.log
+daemonize = no
+[app]
+user = $vars->{user}
+group = $vars->{group}
+listen = $sock
+listen.owner = $vars->{user}
+listen.mode = 0600
+pm = static
+pm.max_children = $children
+CONF
+    close $fh;
+    my $pid = fork // die "fork: $!";
+    if (!$pid) {
+        open STDOUT, '>', "$dir/php-fpm.out";
+        open STDERR, '>&', \*STDOUT;
+        exec $bin, '-F', '-y', "$dir/php-fpm.conf", '-p', $dir;
+        exit 127;
+    }
+    for (1 .. 100) { last if -S $sock; sleep 0.1 }
+    return $pid;
 }
 
 # Stops the httpd whose pid file is given (SIGTERM to that pid only) and
