@@ -216,8 +216,6 @@ static void granted(runner_worker *w, runner_req *r)
                "pid %ld goes to httpd child pid %ld", r->reqid, r->uri,
                (unsigned long long)(runner_g.now - r->t_arrive), (long)w->pid, (long)c->pid);
     w->pool->requests--; /* counted once, by the child's release, as a direct request */
-    if (r->script_counted)
-        runner_table_script_add(w->pool, &r->params, -1);
     runner_client_send(c, CGP_T_GRANT, CGP_F_END, r->reqid, pl, sizeof(pl));
     runner_req_granted(r);
 }
@@ -474,6 +472,12 @@ static void fail_queue(runner_pool *p, int outcome, unsigned retry)
 static void worker_busy(runner_worker *w, int delta)
 {
     runner_pool *p = w->pool;
+    /* an engine's request counts for its script once it has a worker, as
+     * a child counts its own (a request granted to a child is the child's) */
+    if (delta > 0 && w->req && !w->req->script_counted) {
+        w->req->script_counted = 1;
+        runner_table_script_add(p, &w->req->params);
+    }
     p->busy += (unsigned)delta;
     if (!runner_table_busy(p, delta) && p->busy > p->max_active)
         p->max_active = p->busy;
@@ -711,7 +715,6 @@ void runner_pool_submit(runner_req *r)
     runner_req_step(r, RUNNER_RE_SUBMIT);
     p->requests++;
     r->counted = 1;
-    r->script_counted = runner_table_script_add(p, &r->params, 1);
     p->last_used = runner_g.now;
     r->t_arrive = runner_g.now;
     if (err) {

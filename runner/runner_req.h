@@ -84,7 +84,7 @@ struct runner_req {
     uint32_t ticket;          /* its ticket in the pool's queue in the table (runner_twait.c) */
     int ticketed;             /* it holds that ticket */
     int counted;              /* in its pool's requests */
-    int script_counted;       /* in its engine pool's script entries (runner_table_script_add) */
+    int script_counted;       /* its script was counted (runner_table_script_add), at its first worker */
     unsigned cause;           /* ABORT's cause: counted instead of its outcome, 0: none */
     TAILQ_ENTRY(runner_req) qlink;
 };

@@ -259,22 +259,20 @@ void runner_table_pool_counts(const runner_pool *p, unsigned long *requests,
         outcomes[i] += (unsigned long)atomic_load(&t->outcomes[i]);
 }
 
-int runner_table_script_add(runner_pool *p, const runner_buf *params, int delta)
+void runner_table_script_add(runner_pool *p, const runner_buf *params)
 {
     const char *n, *v;
     size_t nl, vl, off = 0;
 
     if (p->tidx < 0)
-        return 0;
+        return;
     while (cgp_kv_next(params->p, params->len, &off, &n, &nl, &v, &vl) == 1)
         if (nl == 15 && !memcmp(n, "SCRIPT_FILENAME", 15)) {
             /* an engine's request names another file than the pool's program */
-            if (strlen(p->script) == vl && !memcmp(p->script, v, vl))
-                return 0;
-            cgp_tscript_add(tb.base, (uint32_t)p->tidx, v, vl, delta);
-            return 1;
+            if (strlen(p->script) != vl || memcmp(p->script, v, vl))
+                cgp_tscript_add(tb.base, (uint32_t)p->tidx, v, vl, 1);
+            return;
         }
-    return 0;
 }
 
 unsigned runner_table_pool_scripts(const runner_pool *p, runner_st_script *out, unsigned max,

@@ -27,10 +27,10 @@ void runner_table_pool_counts(const runner_pool *p, unsigned long *requests,
                               unsigned long *outcomes, unsigned nout);
 /* The direct path's share of the status page's numbers, added to (max_active:
  * replacing, slow: added, last_used: the later of) the runner's own. */
-/* An engine pool's relayed request (params: its PARAMS) counted in the
- * table's script entries, delta 1 or -1: 1 if it was (its
- * SCRIPT_FILENAME is not the pool's program; the pool has an entry). */
-int runner_table_script_add(runner_pool *p, const runner_buf *params, int delta);
+/* A relayed request (params: its PARAMS) counted for its script in the
+ * table's script entries if its pool is an engine's (the request's
+ * SCRIPT_FILENAME is not the pool's program) and has an entry. */
+void runner_table_script_add(runner_pool *p, const runner_buf *params);
 /* The named script entries of p with requests, at most max, and the
  * requests past them (*other); how many. */
 unsigned runner_table_pool_scripts(const runner_pool *p, runner_st_script *out, unsigned max,
