@@ -1,8 +1,8 @@
 # Issue 22, part 1: the Python engine (CGIplusEngine python) runs unmodified
 # CGI scripts persistently: one engine process serves every script of its
 # scope; each file is compiled once and run per request in a fresh
-# __main__ namespace with a fresh sys.argv, os.environ, sys.stdin and
-# sys.stdout, in the script's directory; sys.exit() ends the request, not
+# __main__ namespace with a fresh sys.argv and os.environ, sys.stdin on its
+# body and sys.stdout on its response, in the script's directory; sys.exit() ends the request, not
 # the engine; modules a script imports stay loaded; a changed file is
 # compiled again; an engine past CGIplusEngineMaxRSS is replaced after its
 # request. On the direct path and relayed; as plain CGI too; mod_cgid is the
