@@ -16,7 +16,7 @@ use lib 't/htdocs/apps', 't/htdocs/pool/lib';
 use PoolTest qw(status script_requests wait_for);
 use AppTest qw(write_file curl url);
 
-plan tests => 76;
+plan tests => 80;
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{documentroot}/engine/python";
@@ -80,6 +80,16 @@ for my $p (qw(epy epyr)) {
     (undef, undef, my $again) = curl(url("/$p/wrap.py"));
     ok t_cmp("$code $body$again", "200 caf\xc3\xa9 \xe2\x9c\x93\ncaf\xc3\xa9 \xe2\x9c\x93\n",
              "/$p: a script's own stdout wrapper, twice");
+    # A script that takes 5 bytes of a binary body: the rest, read ahead
+    # by the engine's streams or not, is not the next request's.
+    my $bin = "$vars->{t_logs}/partial.bin";
+    open my $bf, '>', $bin or die;
+    print $bf "\xff\xfe" x 40000;
+    close $bf;
+    ($code, undef, $body) = curl('--data-binary', "\@$bin", url("/$p/partial.py?5"));
+    ok t_cmp("$code $body", "200 fffefffeff\n", "/$p: 5 bytes of an 80000-byte binary body");
+    ($code, undef, $body) = curl('--data-binary', 'hello', url("/$p/partial.py?100"));
+    ok t_cmp("$code $body", "200 68656c6c6f\n", "/$p: the next request reads its own body, and only it");
     (undef, undef, $body) = curl(url("/$p/env.py"));
     ok t_cmp(kv($body)->{pid}, $e1->{pid}, "/$p: the same engine after all that");
 
