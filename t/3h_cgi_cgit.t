@@ -11,7 +11,7 @@ use lib 't/lib', 't/htdocs/apps';
 use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
-use JSON::PP ();
+use SideBySide qw(git_fixture same_pages pool_of);
 
 my $cgit = '/usr/lib/cgit/cgit.cgi';
 my @pages = ('', 'repo.git/', 'repo.git/log/', 'repo.git/tree/', 'repo.git/tree/src',
@@ -27,26 +27,7 @@ my ($cport, $pport) = free_ports(2);
 fresh_dir($dir);
 mkdir "$dir/repos";
 
-my %env = (GIT_AUTHOR_NAME => 'Ann Author', GIT_AUTHOR_EMAIL => 'ann@example.org',
-           GIT_COMMITTER_NAME => 'Ann Author', GIT_COMMITTER_EMAIL => 'ann@example.org',
-           HOME => $dir, GIT_CONFIG_NOSYSTEM => 1);
-sub git {
-    my ($date, @args) = @_;
-    local @ENV{keys %env} = values %env;
-    local @ENV{qw(GIT_AUTHOR_DATE GIT_COMMITTER_DATE)} = ($date, $date);
-    system('git', '-C', "$dir/work", @args) == 0 or die "git @args failed\n";
-}
-mkdir "$dir/work";
-mkdir "$dir/work/src";
-git('2020-01-01T00:00:00Z', 'init', '-q', '-b', 'master');
-write_file("$dir/work/README", "first line\n", 0644);
-write_file("$dir/work/src/main.c", "int main(void) { return 0; }\n", 0644);
-git('2020-01-02T10:00:00Z', 'add', '.');
-git('2020-01-02T10:00:00Z', 'commit', '-q', '-m', 'first commit');
-write_file("$dir/work/README", "first line\nsecond line \xc3\xa9\n", 0644);
-git('2020-02-03T11:00:00Z', 'commit', '-q', '-a', '-m', "second commit, caf\xc3\xa9");
-git('2020-02-03T11:00:00Z', 'tag', '-a', '-m', 'version one', 'v1');
-system('git', 'clone', '-q', '--bare', "$dir/work", "$dir/repos/repo.git") == 0 or die "clone\n";
+git_fixture($dir, "$dir/repos/repo.git");
 system('git', '-C', "$dir/repos/repo.git", 'update-server-info') == 0 or die "update-server-info\n";
 write_file("$dir/cgitrc", "cache-size=0\nvirtual-root=/cgit/\nenable-http-clone=1\n"
            . "snapshots=tar.gz\nscan-path=$dir/repos/\n", 0644);
@@ -78,25 +59,18 @@ CONF
 write_file("$dir/httpd.conf", private_conf($dir, $cport, [qw(alias mime)], "TypesConfig /etc/mime.types\n$extra"), 0644);
 ok t_cmp(private_start("$dir/httpd.conf", $cport), 1, 'httpd with mod_cgid and the drop-in, cgit in both');
 
-for my $page (@pages) {
-    my %r;
-    for my $port ($cport, $pport) {
-        my ($code, $h, $body) = curl("http://127.0.0.1:$port/cgit/$page");
-        $body =~ s/127\.0\.0\.1:$port/127.0.0.1:PORT/g;
-        $body =~ s/ at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d{4}</ at TIME</g; # the footer's clock
-        $r{$port} = { code => $code, type => $h->{'content-type'} // '', body => $body };
-    }
-    my ($c, $p) = @r{$cport, $pport};
-    ok t_cmp("$p->{code}", "$c->{code}", "/$page: the same status ($c->{code})");
-    ok t_cmp($p->{type}, $c->{type}, "/$page: the same type");
-    ok t_cmp($p->{body} eq $c->{body} ? 'same' : 'different', 'same',
-             "/$page: the same body (" . length($c->{body}) . ' bytes)');
-}
+same_pages(\@pages, sub {
+    my ($side, $page) = @_;
+    my $port = $side eq 'ref' ? $cport : $pport;
+    my ($code, $h, $body) = curl("http://127.0.0.1:$port/cgit/$page");
+    $body =~ s/127\.0\.0\.1:$port/127.0.0.1:PORT/g;
+    $body =~ s/ at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d{4}</ at TIME</g; # the footer's clock
+    return ($code, $h->{'content-type'} // '', $body);
+});
 
 my $log = `git clone -q http://127.0.0.1:$pport/cgit/repo.git '$dir/clone' 2>&1 && git -C '$dir/clone' log --format=%s 2>&1`;
 ok t_cmp($log, "second commit, caf\xc3\xa9\nfirst commit\n", 'git clone through the drop-in (cgit over dumb HTTP)');
-my $st = eval { JSON::PP::decode_json((curl("http://127.0.0.1:$pport/status?json"))[2]) } // {};
-my ($pool) = grep { ($_->{script} // '') eq $cgit } @{ $st->{pools} // [] };
+my $pool = pool_of("http://127.0.0.1:$pport/status", $cgit);
 ok t_cmp($pool ? "$pool->{mode} " . ($pool->{counters}{requests} >= @pages ? 'all' : $pool->{counters}{requests}) : 'no pool',
          'cgi all', "the drop-in's requests ran through the runner, as plain CGI");
 private_stop("$dir/httpd.pid");

@@ -10,11 +10,11 @@ use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
-use JSON::PP ();
 use lib 't/lib', 't/htdocs/apps';
 use PrivateHttpd qw(private_conf private_start private_stop fresh_dir);
 use FreePort qw(free_port);
 use AppTest qw(write_file curl);
+use SideBySide qw(pool_of);
 
 my $awstats = '/usr/lib/cgi-bin/awstats.pl';
 my @pages = ('', '&output=allhosts', '&output=lasthosts', '&output=urldetail', '&output=urlentry',
@@ -97,8 +97,7 @@ for my $q (@pages) {
              "awstats.pl$q: the same lines ($c->{len} bytes)");
 }
 
-my $st = eval { JSON::PP::decode_json((curl("http://127.0.0.1:$port/status?json"))[2]) } // {};
-my ($pool) = grep { ($_->{script} // '') eq $engine } @{ $st->{pools} // [] };
+my $pool = pool_of("http://127.0.0.1:$port/status", $engine);
 ok t_cmp($pool ? "spawns $pool->{counters}{spawns}, served " . ($pool->{counters}{served} >= @pages ? 'all' : $pool->{counters}{served})
                : 'no pool', 'spawns 1, served all', 'one engine process served every page');
 private_stop("$dir/httpd.pid");

@@ -11,11 +11,11 @@ use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
-use JSON::PP ();
 use lib 't/lib', 't/htdocs/apps';
 use PrivateHttpd qw(private_conf private_start private_stop fresh_dir);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
+use SideBySide qw(same_pages pool_of);
 
 my $example = '/usr/share/doc/mercurial-common/examples/hgweb.cgi';
 my @pages = ('', 'log', 'shortlog', 'graph', 'tags', 'branches', 'rev/tip', 'rev/0',
@@ -83,19 +83,13 @@ write_file("$dir/httpd.conf", private_conf($dir, $cport, [], $extra), 0644);
 ok t_cmp($edits == 1 && private_start("$dir/httpd.conf", $cport) ? 1 : 0, 1,
          "hgweb.cgi with its repository's path set, and httpd with mod_cgid and the Python engine");
 
-for my $page (@pages) {
-    my %r;
-    for my $port ($cport, $eport) {
-        my ($code, $h, $body) = curl("http://127.0.0.1:$port/hg/hgweb.cgi/$page");
-        $body =~ s/127\.0\.0\.1:$port/127.0.0.1:PORT/g;
-        $r{$port} = { code => $code, type => $h->{'content-type'} // '', body => $body };
-    }
-    my ($c, $e) = @r{$cport, $eport};
-    ok t_cmp("$e->{code}", "$c->{code}", "/$page: the same status ($c->{code})");
-    ok t_cmp($e->{type}, $c->{type}, "/$page: the same type");
-    ok t_cmp($e->{body} eq $c->{body} ? 'same' : 'different', 'same',
-             "/$page: the same body (" . length($c->{body}) . ' bytes)');
-}
+same_pages(\@pages, sub {
+    my ($side, $page) = @_;
+    my $port = $side eq 'ref' ? $cport : $eport;
+    my ($code, $h, $body) = curl("http://127.0.0.1:$port/hg/hgweb.cgi/$page");
+    $body =~ s/127\.0\.0\.1:$port/127.0.0.1:PORT/g;
+    return ($code, $h->{'content-type'} // '', $body);
+});
 
 # hg over HTTP through the engine: clone (GET), push (a POST body).
 my $url = "http://127.0.0.1:$eport/hg/hgweb.cgi";
@@ -111,8 +105,7 @@ ok t_cmp($log, 'third, pushed over HTTP', 'the repository has the pushed changes
 my (undef, undef, $page) = curl("$url/log");
 ok t_cmp($page, qr/third, pushed over HTTP/, "and the engine's next page shows it");
 
-my $st = eval { JSON::PP::decode_json((curl("http://127.0.0.1:$eport/status?json"))[2]) } // {};
-my ($pool) = grep { ($_->{script} // '') eq $engine } @{ $st->{pools} // [] };
+my $pool = pool_of("http://127.0.0.1:$eport/status", $engine);
 ok t_cmp($pool ? "spawns $pool->{counters}{spawns}" : 'no pool', 'spawns 1',
          'one engine process served every page, the clone and the push');
 private_stop("$dir/httpd.pid");

@@ -16,12 +16,12 @@ use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
-use JSON::PP ();
 use Time::HiRes qw(sleep);
 use lib 't/lib', 't/htdocs/apps';
 use PrivateHttpd qw(private_conf private_start private_stop private_fpm fresh_dir libexec);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
+use SideBySide qw(pool_of);
 
 my ($fpm_bin) = grep { -x } ('/usr/sbin/php-fpm', reverse sort glob('/usr/sbin/php-fpm*'));
 my $debconf = '/etc/apache2/conf-available/dokuwiki.conf';
@@ -184,8 +184,7 @@ for my $step (@steps) {
 # The walk really went through the application, and on persistent workers.
 my (undef, undef, $raw) = curl("http://127.0.0.1:$cport/dokuwiki/doku.php?id=$page&do=export_raw");
 ok t_cmp($raw, $text, 'the page saved through php-cgi workers holds the text as posted');
-my $st = eval { JSON::PP::decode_json((curl("http://127.0.0.1:$cport/status?json"))[2]) } // {};
-my ($pool) = grep { ($_->{script} // '') eq '/usr/bin/php-cgi' } @{ $st->{pools} // [] };
+my $pool = pool_of("http://127.0.0.1:$cport/status", '/usr/bin/php-cgi');
 my $spawns = $pool ? $pool->{counters}{spawns} : -1;
 ok t_cmp($pool ? ($spawns >= 1 && $spawns <= 2 ? 'at most 2' : $spawns) . ' spawns, served '
                  . ($pool->{counters}{served} >= $nsteps ? 'all' : $pool->{counters}{served})

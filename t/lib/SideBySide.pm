@@ -1,0 +1,74 @@
+package SideBySide;
+# Real applications served two ways side by side (a reference, mod_cgid,
+# and mod_cgiplus): the git repository the tests serve, and the page-by-page
+# comparison of what both answer.
+use strict;
+use warnings;
+use Apache::Test qw(ok);
+use Apache::TestUtil qw(t_cmp);
+use Exporter 'import';
+use JSON::PP ();
+use lib 't/htdocs/apps';
+use AppTest qw(curl);
+our @EXPORT_OK = qw(git_fixture same_pages pool_of);
+
+# A repository in $dir/work with fixed dates (so relative ages do not
+# move): README and src/main.c, two commits, the second with a non-ASCII
+# message, an annotated tag v1; cloned bare to $bare.
+sub git_fixture {
+    my ($dir, $bare) = @_;
+    my %env = (GIT_AUTHOR_NAME => 'Ann Author', GIT_AUTHOR_EMAIL => 'ann@example.org',
+               GIT_COMMITTER_NAME => 'Ann Author', GIT_COMMITTER_EMAIL => 'ann@example.org',
+               HOME => $dir, GIT_CONFIG_NOSYSTEM => 1);
+    my $git = sub {
+        my ($date, @args) = @_;
+        local @ENV{keys %env} = values %env;
+        local @ENV{qw(GIT_AUTHOR_DATE GIT_COMMITTER_DATE)} = ($date, $date);
+        system('git', '-C', "$dir/work", @args) == 0 or die "git @args failed\n";
+    };
+    my $put = sub {
+        open my $fh, '>', "$dir/work/$_[0]" or die "$_[0]: $!";
+        print $fh $_[1];
+        close $fh;
+    };
+    mkdir "$dir/work";
+    mkdir "$dir/work/src";
+    $git->('2020-01-01T00:00:00Z', 'init', '-q', '-b', 'master');
+    $put->('README', "first line\n");
+    $put->('src/main.c', "int main(void) { return 0; }\n");
+    $git->('2020-01-02T10:00:00Z', 'add', '.');
+    $git->('2020-01-02T10:00:00Z', 'commit', '-q', '-m', 'first commit');
+    $put->('README', "first line\nsecond line \xc3\xa9\n");
+    $git->('2020-02-03T11:00:00Z', 'commit', '-q', '-a', '-m', "second commit, caf\xc3\xa9");
+    $git->('2020-02-03T11:00:00Z', 'tag', '-a', '-m', 'version one', 'v1');
+    system('git', 'clone', '-q', '--bare', "$dir/work", $bare) == 0 or die "clone\n";
+}
+
+# Three assertions a page: mod_cgiplus's status is the reference's (which
+# must be an answer, not a server error: a page both sides fail proves
+# nothing), the same content type, the same body. $fetch->($side, $page)
+# gives (status, type, body) with what may differ set aside; $side is 'ref'
+# or 'ours'.
+sub same_pages {
+    my ($pages, $fetch) = @_;
+    for my $page (@$pages) {
+        my @r = $fetch->('ref', $page);
+        my @o = $fetch->('ours', $page);
+        ok t_cmp("$o[0]" . ($r[0] >= 200 && $r[0] < 500 ? '' : ' (the reference failed)'),
+                 "$r[0]", "$page: the reference's status ($r[0])");
+        ok t_cmp($o[1], $r[1], "$page: the same content type");
+        ok t_cmp($o[2] eq $r[2] ? 'same' : 'different', 'same',
+                 "$page: the same body (" . length($r[2]) . ' bytes)');
+    }
+}
+
+# The first pool running $script on the status page at $url (JSON);
+# undef: none, or no page.
+sub pool_of {
+    my ($url, $script) = @_;
+    my $st = eval { JSON::PP::decode_json((curl("$url?json"))[2]) } // {};
+    my ($pool) = grep { ($_->{script} // '') eq $script } @{ $st->{pools} // [] };
+    return $pool;
+}
+
+1;
