@@ -4,7 +4,11 @@
 
 #include "cgiplus_req.h"
 
-#define CGIPLUS_BEGIN_MAX 128 /* BEGIN entries the pool settings and arguments may add */
+/* BEGIN entries the pool settings may add, more than all sources can give
+ * (nothing is dropped): httpd's generation and the pool rows (at most 33),
+ * CGIplusSetEnv's and FcgidInitialEnv's variables (64 each), a wrapper's
+ * arguments (CGP_MAX_ARGS), the Fcgid numbers (7), an engine's (2). */
+#define CGIPLUS_BEGIN_MAX 256
 
 /* Packs BEGIN and PARAMS frames into one buffer; sets q->params (the CGI
  * variables) and, for the direct path, q->pool_key. */

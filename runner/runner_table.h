@@ -25,8 +25,6 @@ void runner_table_pool_used(runner_pool *p);
 unsigned long runner_table_pool_served(const runner_pool *p);
 void runner_table_pool_counts(const runner_pool *p, unsigned long *requests,
                               unsigned long *outcomes, unsigned nout);
-/* The direct path's share of the status page's numbers, added to (max_active:
- * replacing, slow: added, last_used: the later of) the runner's own. */
 /* A relayed request (params: its PARAMS) counted for its script in the
  * table's script entries if its pool is an engine's (the request's
  * SCRIPT_FILENAME is not the pool's program) and has an entry. */
@@ -35,6 +33,8 @@ void runner_table_script_add(runner_pool *p, const runner_buf *params);
  * requests past them (*other); how many. */
 unsigned runner_table_pool_scripts(const runner_pool *p, runner_st_script *out, unsigned max,
                                    unsigned long *other);
+/* The direct path's share of the status page's numbers, added to (max_active:
+ * replacing, slow: added, last_used: the later of) the runner's own. */
 void runner_table_pool_status(const runner_pool *p, unsigned long *max_active,
                               unsigned long *slow, uint64_t *last_used);
 /* Adds delta to the pool's busy workers in the table (the children's and

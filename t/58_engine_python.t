@@ -16,7 +16,7 @@ use lib 't/htdocs/apps', 't/htdocs/pool/lib';
 use PoolTest qw(status script_requests wait_for);
 use AppTest qw(write_file curl url);
 
-plan tests => 80;
+plan tests => 84;
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{documentroot}/engine/python";
@@ -80,6 +80,12 @@ for my $p (qw(epy epyr)) {
     (undef, undef, my $again) = curl(url("/$p/wrap.py"));
     ok t_cmp("$code $body$again", "200 caf\xc3\xa9 \xe2\x9c\x93\ncaf\xc3\xa9 \xe2\x9c\x93\n",
              "/$p: a script's own stdout wrapper, twice");
+    # A script that detaches sys.stdout and writes to its buffer alone.
+    ($code, undef, $body) = curl(url("/$p/detach.py"));
+    ok t_cmp("$code $body", "200 detached\n", "/$p: a response written to the detached stdout buffer, unflushed");
+    ($code, undef, $body) = curl(url("/$p/hello.py"));
+    ok t_cmp("$code $body", "200 hello\n", "/$p: the next response is its own alone");
+
     # A script that takes 5 bytes of a binary body: the rest, read ahead
     # by the engine's streams or not, is not the next request's.
     my $bin = "$vars->{t_logs}/partial.bin";
