@@ -21,6 +21,8 @@ void cgp_scan_init(cgp_scan *sc, const char *eof, const char *esc, const char *e
     sc->esc = (const unsigned char *)esc;
     sc->eot = (const unsigned char *)eot;
     sc->mlen = strlen(eof);
+    for (sc->plen = 0; sc->plen < sc->mlen && eof[sc->plen] == esc[sc->plen]; sc->plen++)
+        ;
     cgp_scan_reset(sc);
 }
 
@@ -62,11 +64,15 @@ static int scan_output(cgp_scan *sc, const unsigned char *buf, size_t len, size_
 {
     size_t start = *pos, from = start;
     while (from < len) {
-        const unsigned char *a = memmem(buf + from, len - from, sc->eof, sc->mlen);
-        const unsigned char *b = memmem(buf + from, len - from, sc->esc, sc->mlen);
-        const unsigned char *m = a && (!b || a < b) ? a : b;
-        if (!m)
-            break;
+        /* one pass for both markers: their shared prefix, then which one */
+        const unsigned char *m = memmem(buf + from, len - from, sc->eof, sc->plen);
+        if (!m || (size_t)(m - buf) + sc->mlen > len)
+            break; /* no whole marker starts here or later */
+        int is_eof = memcmp(m, sc->eof, sc->mlen) == 0;
+        if (!is_eof && memcmp(m, sc->esc, sc->mlen) != 0) {
+            from = (size_t)(m - buf) + 1;
+            continue;
+        }
         size_t at = (size_t)(m - buf);
         int le = line_end(m + sc->mlen, len - at - sc->mlen);
         if (le != 0 && !(le < 0 && final)) {
@@ -81,7 +87,7 @@ static int scan_output(cgp_scan *sc, const unsigned char *buf, size_t len, size_
                 return CGP_SCAN_MORE;
             }
             *pos = at + sc->mlen + (size_t)le;
-            if (m == a)
+            if (is_eof)
                 return CGP_SCAN_SENTINEL;
             sc->in_callout = 1;
             return SCAN_AGAIN;

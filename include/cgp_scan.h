@@ -21,6 +21,7 @@ enum cgp_scan_ev {
 typedef struct cgp_scan {
     const unsigned char *eof, *esc, *eot;
     size_t mlen;
+    size_t plen;             /* eof and esc's shared prefix (the runner's: 9) */
     int in_callout;
     int skipping;            /* discarding an over-long callout line */
     unsigned char skip_first;

@@ -21,6 +21,11 @@
 static const char M_EOF[] = "CGIPLUS-EOF-7f3a";
 static const char M_ESC[] = "CGIPLUS-ESC-7f3a";
 static const char M_EOT[] = "CGIPLUS-EOT-7f3a";
+/* Markers with no shared prefix: the scanner's byte-by-byte case. */
+static const char *const SETS[2][3] = {
+    { M_EOF, M_ESC, M_EOT },
+    { "EOF-CGIPLUS-7f3a", "ESC-CGIPLUS-7f3a", "EOT-CGIPLUS-7f3a" },
+};
 
 /* The event stream, normalized: output bytes merged, a callout line
  * longer than CGP_SCAN_LINE_MAX reported as "long" whichever way it came. */
@@ -99,6 +104,33 @@ static size_t feed(cgp_scan *sc, unsigned char *buf, size_t len, int final, stru
     return len - pos;
 }
 
+/* The first event by a naive search: the first EOF or ESC marker followed
+ * by a line end, and the output before it (the scanner's one-pass search
+ * must find the same). */
+static void check_first(const char *const *m, const unsigned char *d, size_t n,
+                        const struct trace *t)
+{
+    size_t ml = strlen(m[0]), i;
+
+    for (i = 0; i + ml < n; i++) {
+        int eof = memcmp(d + i, m[0], ml) == 0;
+        size_t e = i + ml;
+        if ((eof || memcmp(d + i, m[1], ml) == 0) &&
+            (d[e] == '\n' || (d[e] == '\r' && e + 1 < n && d[e + 1] == '\n')))
+            break;
+    }
+    if (i + ml >= n)
+        i = n; /* no marker: all of it is output */
+    if (i > 0)
+        CHECK(t->len >= 2 + i && memcmp(t->p, "\0O", 2) == 0 && memcmp(t->p + 2, d, i) == 0);
+    if (i < n) { /* the marker line is no output (output resumes after a block, merged) */
+        size_t at = i > 0 ? 2 + i : 0, le = d[i + ml] == '\n' ? 1 : 2;
+        CHECK(!(t->len >= at + ml + le && memcmp(t->p + at, d + i, ml + le) == 0));
+        if (memcmp(d + i, m[0], ml) == 0)
+            CHECK(t->len >= at + 2 && t->p[at] == 0 && t->p[at + 1] == 'S');
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
     static unsigned char buf[RUNNER_OBUF_CAP];
@@ -109,6 +141,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 
     if (n < 1)
         return 0;
+    const char *const *m = SETS[d[0] >> 7 ? (d[0] & 1) : 0];
     chunk = (size_t)d[0] % 64 + 1;
     if (d[0] >= 192)
         chunk = (size_t)(d[0] - 191) * 97; /* a few large reads too */
@@ -117,14 +150,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     if (n > RUNNER_READ_CHUNK)
         n = RUNNER_READ_CHUNK;
 
-    cgp_scan_init(&sc, M_EOF, M_ESC, M_EOT);
+    cgp_scan_init(&sc, m[0], m[1], m[2]);
     copy = malloc(n ? n : 1);
     CHECK(copy);
     memcpy(copy, d, n);
     (void)feed(&sc, copy, n, 1, &whole);
     free(copy);
+    check_first(m, d, n, &whole);
 
-    cgp_scan_init(&sc, M_EOF, M_ESC, M_EOT);
+    cgp_scan_init(&sc, m[0], m[1], m[2]);
     for (off = 0; off < n;) {
         size_t take = n - off < chunk ? n - off : chunk;
         CHECK(held + take <= sizeof buf);
