@@ -75,6 +75,26 @@ static void resp_wait_status(char *buf, apr_size_t len, apr_uint32_t st)
  * (its interpreter is missing, its #! line ends in a CR, it is no program):
  * 500, as mod_cgi answers it, with the reason in this virtual host's log,
  * read from the script's first line as the runner does for its own. */
+/* Why the runner answered overloaded (END's detail, docs/PROTOCOL.md). */
+static const char *overloaded_why(apr_pool_t *p, apr_uint32_t detail)
+{
+    switch (detail) {
+    case ETIMEDOUT:
+        return "it waited CGIplusQueueWait in the runner's queue and no worker came free";
+    case ENOBUFS:
+        return "the runner holds too much for requests not yet on a worker (queue_memory)";
+    case ESHUTDOWN:
+        return "the runner is stopping";
+    case EBUSY:
+        return "its FastCGI application refused the request (FCGI_OVERLOADED)";
+    case 0:
+        return "all of its workers are busy and its queue is full (raise CGIplusMaxWorkers "
+               "or CGIplusQueueDepth if this persists)";
+    default: /* taking its body failed */
+        return apr_psprintf(p, "the runner could not take it (%s)", strerror((int)detail));
+    }
+}
+
 static int resp_exec_failed(cgiplus_req *q)
 {
     request_rec *r = q->r;
@@ -123,9 +143,7 @@ static int resp_end_status(cgiplus_req *q)
                        apr_itoa(r->pool, e->retry_after ? e->retry_after : 1));
         if (e->outcome == CGP_O_OVERLOADED)
             ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, CGIPLUS_LOGNO(1061)
-                          "all workers of %s are busy and its queue is full; "
-                          "answering 503 (raise CGIplusMaxWorkers if this persists)",
-                          r->filename);
+                          "%s: %s; answering 503", r->filename, overloaded_why(r->pool, e->detail));
         else if (e->detail == 0) /* no process was tried: the crash-loop backoff */
             ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1069)
                           "workers of %s keep ending before serving a request: the runner "

@@ -442,7 +442,9 @@ static void request_over(runner_worker *w, int outcome)
         if (!w->retire)
             w->retire = RUNNER_END_RETIRED;
     }
-    runner_worker_request_done(w, outcome, outcome == CGP_O_OVERLOADED ? 1 : 0, 0);
+    /* EBUSY: the application refused it (the module says so, not "queue full") */
+    runner_worker_request_done(w, outcome, outcome == CGP_O_OVERLOADED ? 1 : 0,
+                               outcome == CGP_O_OVERLOADED ? EBUSY : 0);
 }
 
 static void broken(runner_worker *w, int rc)

@@ -461,8 +461,8 @@ static void fail_queue(runner_pool *p, int outcome, unsigned retry)
         runner_req_dequeue(r);
         if (outcome == CGP_O_SPAWN_FAILED)
             end_backoff(p, r);
-        else
-            runner_req_end(r, outcome, retry, 0, 0);
+        else /* the runner stops */
+            runner_req_end(r, outcome, retry, 0, ESHUTDOWN);
     }
 }
 
@@ -724,7 +724,7 @@ void runner_pool_submit(runner_req *r)
         return;
     }
     if (runner_g.stop != RUNNER_RUN) {
-        runner_req_end(r, CGP_O_OVERLOADED, 1, 0, 0);
+        runner_req_end(r, CGP_O_OVERLOADED, 1, 0, ESHUTDOWN);
         return;
     }
     if (p->retired) { /* retired since its BEGIN: the children may use it again */
@@ -891,7 +891,7 @@ static void expire_queue(runner_pool *p)
         if (runner_g.now < r->t_arrive + wait)
             break;
         runner_req_dequeue(r);
-        runner_req_end(r, CGP_O_OVERLOADED, 1, 0, 0);
+        runner_req_end(r, CGP_O_OVERLOADED, 1, 0, ETIMEDOUT);
         n++;
     }
     if (n)

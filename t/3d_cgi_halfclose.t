@@ -5,7 +5,7 @@
 # CGIplusCompat scopes, each compared with mod_cgid on the same script.
 # A client that is really gone still loses its request: one that resets
 # its connection while the request is queued is dropped (it never runs,
-# CGIPLUS1077); one that closed is found out by the first failed write
+# CGIPLUS1730 or 1077); one that closed is found out by the first failed write
 # (CGIPLUS1070), and its worker finishes its response unseen and serves
 # again (issue 11: a client that leaves costs no worker).
 use strict;
@@ -25,7 +25,7 @@ my @ways = (
 );
 my @methods = ([ GET => undef ], [ POST => 'half-closed body' ]);
 
-plan tests => @ways * @methods * (2 + 2 * @prefixes) + 9;
+plan tests => @ways * @methods * (2 + 2 * @prefixes) + 14;
 
 my $hp = Apache::TestRequest::hostport();
 my $vars = Apache::Test::vars();
@@ -101,28 +101,41 @@ sub wait_until {
     return $cond->() ? 1 : 0;
 }
 
-my $off = log_size();
-my $slow = send_req("/hc-queue/hc.pl?sleep=2&ledger=$ledger&id=slow");
-wait_until(sub { ledger() =~ /start slow/ }, 5);
-# queued behind it: one client resets its connection, one half-closes
-my $reset = send_req("/hc-queue/hc.pl?ledger=$ledger&id=reset");
-my $half = send_req("/hc-queue/hc.pl?ledger=$ledger&id=half");
-shutdown($half, 1);
-sleep 0.3;
-setsockopt($reset, SOL_SOCKET, SO_LINGER, pack('ii', 1, 0)) or die "SO_LINGER: $!";
-close $reset;
-# (1077 if it waited in the runner's queue, 1730 if in the shared table's,
-# where a request waits when the pool has all the workers it may start)
-ok t_cmp(wait_until(sub { log_from($off) =~ /CGIPLUS(?:1077: client connection reset before the response of \S+hc\.pl began|1730: client connection reset while the request for \S+hc\.pl waited for a worker)/ }, 1.5),
-         1, 'a queued request whose client resets its connection is dropped at once (1077 or 1730)');
-my $sr = read_all($slow);
-my $hr = read_all($half);
-ok t_cmp($sr, qr/method=GET query=sleep=2\S+id=slow/, 'the slow request is served');
-ok t_cmp($hr =~ m{^HTTP/1\.1 200 } ? body_of($hr) : $hr, "method=GET query=ledger=$ledger&id=half len=0 body=\n",
-         'the queued half-closed client gets its whole response');
-ok t_cmp(ledger() =~ /reset/ ? 'ran' : 'never ran', 'never ran', 'the reset one never ran');
-ok t_cmp(join(' ', ledger() =~ /^(\w+ \w+)$/mg), 'start slow done slow start half done half',
-         'the ledger: slow, then the half-closed one');
+# Waiting in the table's queue (a child that knows the pool), the request
+# leaves it itself (1730); queued in the runner (a child that does not yet,
+# and always under CGIplusDirect off), httpd sends ABORT (1077).
+my $in_runner = qr/CGIPLUS1077: client connection reset before the response of \S+hc\.pl began/;
+my @queues = (
+    [ '/hc-queue', qr/CGIPLUS1730: client connection reset while the request for \S+hc\.pl waited for a worker|$in_runner/,
+      "its queue (1730 or 1077)" ],
+    [ '/hc-queue-relay', $in_runner, "the runner's queue (1077)" ],
+);
+my ($off, $slow);
+for my $qu (@queues) {
+    my ($p, $logged, $where) = @$qu;
+    raw_request($hp, 'GET', "$p/hc.pl?id=warm", [], undef, {}); # its worker is up
+    truncate $ledger, 0;
+    $off = log_size();
+    $slow = send_req("$p/hc.pl?sleep=2&ledger=$ledger&id=slow");
+    wait_until(sub { ledger() =~ /start slow/ }, 5);
+    # queued behind it: one client resets its connection, one half-closes
+    my $reset = send_req("$p/hc.pl?ledger=$ledger&id=reset");
+    my $half = send_req("$p/hc.pl?ledger=$ledger&id=half");
+    shutdown($half, 1);
+    sleep 0.3;
+    setsockopt($reset, SOL_SOCKET, SO_LINGER, pack('ii', 1, 0)) or die "SO_LINGER: $!";
+    close $reset;
+    ok t_cmp(wait_until(sub { log_from($off) =~ $logged }, 1.5), 1,
+             "$p: a queued request whose client resets its connection leaves $where at once");
+    my $sr = read_all($slow);
+    my $hr = read_all($half);
+    ok t_cmp($sr, qr/method=GET query=sleep=2\S+id=slow/, "$p: the slow request is served");
+    ok t_cmp($hr =~ m{^HTTP/1\.1 200 } ? body_of($hr) : $hr, "method=GET query=ledger=$ledger&id=half len=0 body=\n",
+             "$p: the queued half-closed client gets its whole response");
+    ok t_cmp(ledger() =~ /reset/ ? 'ran' : 'never ran', 'never ran', "$p: the reset one never ran");
+    ok t_cmp(join(' ', ledger() =~ /^(\w+ \w+)$/mg), 'start slow done slow start half done half',
+             "$p: the ledger: slow, then the half-closed one");
+}
 
 # A client that closes (end of file, as a half-closed one) while queued is
 # indistinguishable from a half-closed one: its request runs, and the first

@@ -13,7 +13,7 @@ use PoolTest qw(hget hstart hfinish hfinish_all status pool_of wait_for wire_con
 use IO::Socket::INET;
 use Socket qw(SOL_SOCKET SO_LINGER);
 
-plan tests => 24;
+plan tests => 25;
 
 # The busy requests below hold their worker (app.pl's hold=FILE) until the
 # test creates $release: the test, not a sleep, decides when they end.
@@ -40,6 +40,12 @@ my @codes = map { hfinish($_)->{code} } @h;
 ok t_cmp("@codes", '200 200 200', 'the running and queued requests are served');
 
 # --- a request that waits past CGIplusQueueWait (500 ms) gets 503 then.
+# A child that knows the pool queues it in the table (1732), one that does
+# not yet relays it to the runner's queue (1061, saying it waited).
+my $errlog = Apache::Test::vars('t_logs') . '/error_log';
+sub log_text { open my $fh, '<', $errlog or return ''; local $/; return <$fh> }
+hget('/pool/qwait/app.pl');
+my $log0 = length log_text();
 @h = (hstart('/pool/qwait/app.pl?sleep=1.5'));
 sleep 0.1;
 push @h, hstart('/pool/qwait/app.pl'), hstart('/pool/qwait/app.pl');
@@ -50,6 +56,10 @@ ok t_cmp($res[1]{secs} > 0.4 && $res[1]{secs} < 1.0 ? 1 : 0, 1,
          sprintf('after the queue wait (%.2f s)', $res[1]{secs}));
 my $p = pool_of(status(), 'qwait');
 ok t_cmp($p->{counters}{errors}{overloaded}, 2, 'counted as overloaded');
+my @waited = substr(log_text(), $log0) =~
+    /CGIPLUS(1732: \S+\/app\.pl: waited \d+ ms for a worker \(CGIplusQueueWait\); answering 503|1061: \S+\/app\.pl: it waited CGIplusQueueWait in the runner's queue and no worker came free; answering 503)/g;
+ok t_cmp(scalar(@waited), 2, 'httpd logs that both waited too long (1732 or 1061): ' .
+         join(', ', map { /^(\d+)/ } @waited));
 
 # --- arrival order: the worker's own request counter follows the order
 # sent: one request holds the only worker, four queue one after the other.
@@ -100,14 +110,13 @@ ok t_cmp($p->{counters}{errors}{aborted}, 1, 'the left request is counted as abo
 # --- the same over real HTTP: a client that leaves while its request waits
 # in the queue makes httpd send ABORT; the request leaves the queue at once
 # and never runs. The pool has 1 worker, busy with a slow request.
-my $errlog = Apache::Test::vars('t_logs') . '/error_log';
-sub log_text { open my $fh, '<', $errlog or return ''; local $/; return <$fh> }
 sub raw_get {
     my ($path, $close) = @_;
     return "GET $path HTTP/1.1\r\nHost: 127.0.0.1\r\n" . ($close ? "Connection: close\r\n" : '')
         . "\r\n";
 }
 ($base) = hget('/pool/fifo/app.pl')->{body} =~ /n=(\d+)/;
+$log0 = length log_text();
 my $aborted0 = pool_of(status(), 'fifo')->{counters}{errors}{aborted} // 0;
 unlink $release;
 my $slow = hstart("/pool/fifo/app.pl?hold=$release");
@@ -140,7 +149,7 @@ ok t_cmp((pool_of(status(), 'fifo')->{counters}{errors}{aborted} // 0) - $aborte
          'counted as aborted');
 # Queued in the runner (relayed) httpd sends ABORT (1077); waiting in the
 # table's queue (the direct path) it leaves it itself (1730).
-ok t_cmp(log_text() =~ /CGIPLUS1077: client connection reset before the response of \S+app\.pl began \(no worker yet\); sending ABORT|CGIPLUS1730: client connection reset while the request for \S+app\.pl waited for a worker \(\d+ ms\); it leaves the queue and never runs/
+ok t_cmp(substr(log_text(), $log0) =~ /CGIPLUS1077: client connection reset before the response of \S+app\.pl began \(no worker yet\); sending ABORT|CGIPLUS1730: client connection reset while the request for \S+app\.pl waited for a worker \(\d+ ms\); it leaves the queue and never runs/
          ? 1 : 0, 1, 'httpd logs why the request left the queue (1077 or 1730)');
 
 # A client that sends more (a pipelined request) while its first waits is

@@ -27,7 +27,7 @@ use Time::HiRes qw(time sleep);
 use lib 't/htdocs/pool/lib';
 use PrivHttpd qw(httpd_start httpd_log ASAN_MEASURE);
 
-plan tests => 10;
+plan tests => 11;
 
 my $vars = Apache::Test::config()->{vars};
 my $port = free_port();
@@ -164,3 +164,5 @@ ok t_cmp($rss1 - $rss0 < 8 * 1024 ? 1 : 0, 1, "and back to $rss1 kB once they ar
 my $log = httpd_log($dir);
 ok t_cmp($log =~ /CGIPLUS2104: request \d+ \(\/q\/app\.pl\?i=\d+\) for \S+app\.pl: requests not yet on a worker hold/ ? 1 : 0,
          1, 'the refusals are logged (2104)');
+ok t_cmp($log =~ /CGIPLUS1061: \S+app\.pl: the runner holds too much for requests not yet on a worker \(queue_memory\); answering 503/ ? 1 : 0,
+         1, 'and httpd says why it answers 503 (1061)');
