@@ -73,6 +73,7 @@ static void collect_pool(const runner_pool *p, runner_st_pool *o, runner_st_work
     o->script = p->script;
     o->mode = runner_mode_name(p->mode);
     o->retired = p->retired;
+    o->direct = p->tidx >= 0;
     o->gen = p->gen;
     o->age_ms = now - p->created;
     uint64_t used = p->last_used;

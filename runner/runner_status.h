@@ -33,6 +33,7 @@ typedef struct runner_st_pool {
     uint64_t id;
     const char *script, *mode;
     int retired;
+    int direct;               /* in the direct path's table (2501 when not) */
     unsigned gen;
     uint64_t age_ms, unused_ms;
     const runner_pool_set *set;

@@ -15,7 +15,7 @@ use Time::HiRes qw(sleep);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(hget wire_connect wire_request wire_frames);
 
-plan tests => 39 + 3 * 2 + 2 * 2;
+plan tests => 41 + 3 * 2 + 2 * 2;
 
 my $vars = Apache::Test::config()->{vars};
 my $nobody = getpwnam('nobody');
@@ -58,6 +58,17 @@ wire_request($s, 2, [script => $script, uri => '/x', user => '2:2'], [CONTENT_LE
 @f = wire_frames($s, 10, 3);
 ok t_cmp(@f ? "$f[-1]{outcome} $f[-1]{detail}" : '', '5 1',
          'a user no CGIplusUser names is refused (not-found, EPERM: 403)');
+# The same for a WebSocket upgrade (its own pools, runner_ws_conn.c).
+my $log_off = -s "$vars->{t_logs}/error_log";
+wire_request($s, 3, [script => $script, uri => '/x', user => '2:2', mode => 'websocket'],
+             [CONTENT_LENGTH => 0]);
+@f = wire_frames($s, 10, 3);
+ok t_cmp(@f ? "$f[-1]{outcome} $f[-1]{detail}" : '', '5 1',
+         'an upgrade naming that user is refused the same way');
+open my $lf, '<', "$vars->{t_logs}/error_log" or die $!;
+seek $lf, $log_off, 0;
+ok t_cmp(scalar(grep { /CGIPLUS2822: WebSocket upgrade 3 for \S+whoami\.pl names a user the runner may not run scripts as; refused/ } <$lf>),
+         1, 'the runner says so (2822)');
 close $s;
 
 # The socket: 0600, owned by httpd's user.

@@ -1,0 +1,48 @@
+# The direct path's shared table is bounded (include/cgp_table.h: 256
+# pools, 16384 worker slots, 131072 waiter entries). A pool that finds no
+# room is logged (2501) and served through the runner, and the others keep
+# their place. A standalone runner declares 33 pools of CGIplusQueueDepth
+# 2048: each takes a ring of 4096 waiter entries, so 32 fill the table.
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use File::Path qw(make_path remove_tree);
+use lib 't/htdocs/pool/lib';
+use PoolTest qw(wire_connect wire_request wire_frames wire_status wait_for standalone_runner);
+
+plan tests => 5;
+
+my $vars = Apache::Test::config()->{vars};
+my $dir = "$vars->{t_logs}/tablefull";
+my $n = 33;
+remove_tree($dir);
+make_path("$dir/s");
+chmod 0755, $dir, "$dir/s";
+
+my $conf = "socket $dir/r.sock\nuser $vars->{user}\n";
+for my $i (1 .. $n) {
+    symlink "$vars->{documentroot}/pool/app.pl", "$dir/s/script_$i.pl" or die;
+    $conf .= "[pool $dir/s/script_$i.pl]\nmax_workers 1\nqueue_depth 2048\n";
+}
+standalone_runner($dir, 'runner', $conf);
+wait_for(sub { -S "$dir/r.sock" }, 5);
+my $st = wire_status(wire_connect("$dir/r.sock"));
+ok t_cmp(scalar @{ $st->{pools} }, $n, "the runner holds $n pools");
+
+my $log = do { local (@ARGV, $/) = ("$dir/runner.log"); <> } // '';
+my @full = $log =~ /CGIPLUS2501: pool #\d+ of (\S+): the direct path's table is full \(256 pools, 16384 workers, 131072 waiting requests\); its requests go through the runner/g;
+ok t_cmp("@full", "$dir/s/script_$n.pl", 'the last pool finds no room, and says so (2501)');
+
+# The status page's direct flag: the 32 in the table, the last one not.
+my %direct = map { $_->{script} => $_->{direct} ? 1 : 0 } @{ $st->{pools} };
+ok t_cmp(scalar(grep { $direct{"$dir/s/script_$_.pl"} } 1 .. $n - 1), $n - 1,
+         'the first 32 pools are on the direct path');
+ok t_cmp($direct{"$dir/s/script_$n.pl"}, 0, 'the last one is not');
+
+# It still serves, through the runner.
+my $s = wire_connect("$dir/r.sock");
+wire_request($s, 1, [script => "$dir/s/script_$n.pl", uri => '/full', mode => 'cgiplus'],
+             [REQUEST_METHOD => 'GET', QUERY_STRING => '', CONTENT_LENGTH => 0]);
+my @f = wire_frames($s, 10, 10);
+ok t_cmp(@f ? $f[-1]{outcome} // -1 : -1, 0, 'and the last pool serves its request through the runner');
