@@ -183,10 +183,11 @@ static int one_pool(runner_buf *b, const runner_st *st, uint64_t id)
         deaths[i] = runner_wend_name((runner_wend)i);
     if (runner_buf_printf(b, "<h2>Pool %" PRIu64 ": ", p->id) < 0 || esc(b, p->script) < 0 ||
         runner_buf_printf(b, " (%s)%s</h2>\n<p><a href=\"?\">All pools</a>; generation %u, "
-                          "age %.1f s, unused %.1f s, crash-loop failures %u.</p>\n", p->mode,
+                          "age %.1f s, unused %.1f s, crash-loop failures %u; %s.</p>\n", p->mode,
                           p->retired ? " &mdash; retired" : "", p->gen,
                           (double)p->age_ms / 1000, (double)p->unused_ms / 1000,
-                          p->fail_streak) < 0 ||
+                          p->fail_streak, p->direct ? "on the direct path"
+                          : "every request through the runner (not in the direct path's table)") < 0 ||
         pool_head(b) < 0 || pool_row(b, p) < 0 || put(b, "</table>\n") < 0 ||
         workers(b, p) < 0 ||
         counts(b, "errors by cause", runner_st_outcome, p->outcomes, 1, CGP_C_MAX_ + 1) < 0 ||

@@ -11,7 +11,7 @@ use File::Path qw(make_path remove_tree);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(wire_connect wire_request wire_frames wire_status wait_for standalone_runner);
 
-plan tests => 5;
+plan tests => 7;
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{t_logs}/tablefull";
@@ -34,11 +34,19 @@ my $log = do { local (@ARGV, $/) = ("$dir/runner.log"); <> } // '';
 my @full = $log =~ /CGIPLUS2501: pool #\d+ of (\S+): the direct path's table is full \(256 pools, 16384 workers, 131072 waiting requests\); its requests go through the runner/g;
 ok t_cmp("@full", "$dir/s/script_$n.pl", 'the last pool finds no room, and says so (2501)');
 
-# The status page's direct flag: the 32 in the table, the last one not.
+# The status page's direct flag: the 32 in the table, the last one not
+# (JSON, and the pool's HTML page).
 my %direct = map { $_->{script} => $_->{direct} ? 1 : 0 } @{ $st->{pools} };
 ok t_cmp(scalar(grep { $direct{"$dir/s/script_$_.pl"} } 1 .. $n - 1), $n - 1,
          'the first 32 pools are on the direct path');
 ok t_cmp($direct{"$dir/s/script_$n.pl"}, 0, 'the last one is not');
+my %id = map { $_->{script} => $_->{id} } @{ $st->{pools} };
+my $c = wire_connect("$dir/r.sock");
+ok t_cmp(wire_status($c, format => 'html', pool => $id{"$dir/s/script_$n.pl"}),
+         qr/crash-loop failures 0; every request through the runner \(not in the direct path's table\)\./,
+         "its HTML page says so");
+ok t_cmp(wire_status($c, format => 'html', pool => $id{"$dir/s/script_1.pl"}),
+         qr/crash-loop failures 0; on the direct path\./, "and the first pool's that it is on it");
 
 # It still serves, through the runner.
 my $s = wire_connect("$dir/r.sock");

@@ -281,10 +281,11 @@ sub wire_send { my ($s, @f) = @_; print $s _frame(@f) }
 
 # The runner's status over the wire (STATUS, STATUS_REPLY frames), decoded.
 sub wire_status {
-    my ($s) = @_;
-    print $s _frame(12, 0, 1, '');
+    my ($s, %kv) = @_; # format => 'html' or 'metrics' (the text), pool => id
+    print $s _frame(12, 0, 1, _kv(%kv));
     my @f = wire_frames($s, 1000, 5, until => sub { $_[0]{type} == 13 && $_[0]{flags} & 1 });
-    return $JSON->decode(join '', map { $_->{payload} } grep { $_->{type} == 13 } @f);
+    my $text = join '', map { $_->{payload} } grep { $_->{type} == 13 } @f;
+    return ($kv{format} // 'json') eq 'json' ? $JSON->decode($text) : $text;
 }
 
 # Reads up to n frames (or until END, or timeout s): a list of hashes
