@@ -71,10 +71,6 @@ static void resp_wait_status(char *buf, apr_size_t len, apr_uint32_t st)
         apr_snprintf(buf, len, "wait status %d", s);
 }
 
-/* The script cannot be executed, and will not be until someone fixes it
- * (its interpreter is missing, its #! line ends in a CR, it is no program):
- * 500, as mod_cgi answers it, with the reason in this virtual host's log,
- * read from the script's first line as the runner does for its own. */
 /* Why the runner answered overloaded (END's detail, docs/PROTOCOL.md). */
 static const char *overloaded_why(apr_pool_t *p, apr_uint32_t detail)
 {
@@ -95,6 +91,10 @@ static const char *overloaded_why(apr_pool_t *p, apr_uint32_t detail)
     }
 }
 
+/* The script cannot be executed, and will not be until someone fixes it
+ * (its interpreter is missing, its #! line ends in a CR, it is no program):
+ * 500, as mod_cgi answers it, with the reason in this virtual host's log,
+ * read from the script's first line as the runner does for its own. */
 static int resp_exec_failed(cgiplus_req *q)
 {
     request_rec *r = q->r;
