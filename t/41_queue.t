@@ -11,9 +11,10 @@ use lib 't/htdocs/pool/lib';
 use PoolTest qw(hget hstart hfinish hfinish_all status pool_of wait_for wire_connect wire_request
                 wire_frames);
 use IO::Socket::INET;
+use POSIX ();
 use Socket qw(SOL_SOCKET SO_LINGER);
 
-plan tests => 25;
+plan tests => 26;
 
 # The busy requests below hold their worker (app.pl's hold=FILE) until the
 # test creates $release: the test, not a sleep, decides when they end.
@@ -86,7 +87,7 @@ ok t_cmp($p->{queue}{max}, 4, 'they did queue (four waiting at most)');
 # --- a queued request whose client leaves is dropped from the queue.
 my $script = Apache::Test::vars('documentroot') . '/pool/app.pl';
 my @begin = (script => $script, mode => 'cgiplus', uri => '/wire', env => 'POOL_wireq=wireq',
-             max_workers => 1, queue_depth => 5);
+             max_workers => 1, queue_depth => 5, queue_wait => '1s');
 unlink $release;
 my $c1 = wire_connect();
 wire_request($c1, 1, \@begin, [QUERY_STRING => "hold=$release", CONTENT_LENGTH => 0,
@@ -101,6 +102,14 @@ my $t0 = time;
 my $gone = wait_for(sub { depth('wireq') == 0 }, 5, 0.02);
 ok t_cmp($gone && time - $t0 < 0.5 ? 1 : 0, 1,
          sprintf('it leaves the queue as soon as its client goes (%.2f s)', time - $t0));
+# One that stays past queue_wait: overloaded, and END's detail says why
+# (ETIMEDOUT, docs/PROTOCOL.md), for httpd's 1061.
+my $c3 = wire_connect();
+wire_request($c3, 3, \@begin, [QUERY_STRING => '', CONTENT_LENGTH => 0, REQUEST_METHOD => 'GET']);
+my @f3 = wire_frames($c3, 100, 5);
+ok t_cmp(@f3 ? ($f3[-1]{outcome} // -1) . ' ' . ($f3[-1]{detail} // -1) : '', '1 ' . POSIX::ETIMEDOUT(),
+         'a request queued past queue_wait ends overloaded, detail ETIMEDOUT');
+close $c3;
 release();
 my @f = wire_frames($c1, 100, 10);
 ok t_cmp(@f ? $f[-1]{outcome} // -1 : -1, 0, 'the running request still ends ok');

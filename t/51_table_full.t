@@ -8,10 +8,11 @@ use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use File::Path qw(make_path remove_tree);
+use POSIX ();
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(wire_connect wire_request wire_frames wire_status wait_for standalone_runner);
 
-plan tests => 7;
+plan tests => 8;
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{t_logs}/tablefull";
@@ -25,7 +26,7 @@ for my $i (1 .. $n) {
     symlink "$vars->{documentroot}/pool/app.pl", "$dir/s/script_$i.pl" or die;
     $conf .= "[pool $dir/s/script_$i.pl]\nmax_workers 1\nqueue_depth 2048\n";
 }
-standalone_runner($dir, 'runner', $conf);
+my $runner = standalone_runner($dir, 'runner', $conf);
 wait_for(sub { -S "$dir/r.sock" }, 5);
 my $st = wire_status(wire_connect("$dir/r.sock"));
 ok t_cmp(scalar @{ $st->{pools} }, $n, "the runner holds $n pools");
@@ -54,3 +55,21 @@ wire_request($s, 1, [script => "$dir/s/script_$n.pl", uri => '/full', mode => 'c
              [REQUEST_METHOD => 'GET', QUERY_STRING => '', CONTENT_LENGTH => 0]);
 my @f = wire_frames($s, 10, 10);
 ok t_cmp(@f ? $f[-1]{outcome} // -1 : -1, 0, 'and the last pool serves its request through the runner');
+
+# A request still queued when the runner stops ends overloaded, END's
+# detail ESHUTDOWN (httpd's 1061 says the runner is stopping).
+my $release = "$dir/release";
+my $h = wire_connect("$dir/r.sock");
+wire_request($h, 2, [script => "$dir/s/script_1.pl", uri => '/hold', mode => 'cgiplus'],
+             [REQUEST_METHOD => 'GET', QUERY_STRING => "hold=$release", CONTENT_LENGTH => 0]);
+sub pool1 { (grep { $_->{id} == $id{"$dir/s/script_1.pl"} } @{ wire_status(wire_connect("$dir/r.sock"))->{pools} })[0] }
+wait_for(sub { grep { $_->{state} eq 'busy' } @{ pool1()->{workers} } }, 10);
+my $q = wire_connect("$dir/r.sock");
+wire_request($q, 3, [script => "$dir/s/script_1.pl", uri => '/queued', mode => 'cgiplus'],
+             [REQUEST_METHOD => 'GET', QUERY_STRING => '', CONTENT_LENGTH => 0]);
+wait_for(sub { pool1()->{queue}{depth} == 1 }, 10);
+kill 'TERM', $runner;
+my @qf = wire_frames($q, 10, 5);
+ok t_cmp(@qf ? ($qf[-1]{outcome} // -1) . ' ' . ($qf[-1]{detail} // -1) : '', '1 ' . POSIX::ESHUTDOWN(),
+         'a request queued when the runner stops ends overloaded, detail ESHUTDOWN');
+open my $rf, '>', $release or die; close $rf; # the held one ends; the runner exits
