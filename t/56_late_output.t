@@ -10,7 +10,8 @@
 # on its CGIPLUSIN: the worker is stopped (logged with the script and its
 # pid) and the request goes to another worker, once. A worker that writes
 # while nobody uses it is found by the runner. On the direct path and
-# relayed (CGIplusDirect off), one by one and at c10 on a pool of two.
+# relayed (CGIplusDirect off), one by one and at c10 on a pool of two. A
+# request that meets five unfit workers in a row is answered 502 (1132).
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -21,7 +22,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(status);
 
-plan tests => 24;
+plan tests => 30;
 
 my $vars = Apache::Test::config()->{vars};
 my $port = $vars->{port};
@@ -187,12 +188,73 @@ for my $case (['direct', '/late/direct/late.py'], ['relayed', '/late/relay/late.
     # first, and a worker given back unfit leaves the busy count (it is no
     # request of that worker): 450 requests were made here, on two workers.
     my ($pool) = grep { $_->{script} eq $script && !$_->{retired} &&
-                        (grep { $_ eq 'POOL_late_relay' } @{ $_->{settings}{env} }) == ($how eq 'relayed') }
+                        join(' ', grep { /^POOL_late_/ } @{ $_->{settings}{env} }) eq
+                        ($how eq 'relayed' ? 'POOL_late_relay' : '') }
                  @{ status()->{pools} };
     my $c = $pool ? $pool->{counters} : {};
     ok t_cmp($c->{requests} // -1, 450, "$how: the status page counts 450 requests, once each");
     ok t_cmp(($c->{max_active} // 99) <= 2 ? 1 : 0, 1,
              "$how: max active is at most the pool's two workers (" . ($c->{max_active} // '?') . ')');
+}
+
+# More unfit workers in a row than one request may meet (1132): on a pool
+# of six, six requests held at once take one worker each and all
+# six write late, 150 ms after their sentinels. A request sent straight
+# after them claims one in that time, finds the output (1130), claims the
+# next, and after the fifth unfit worker is answered 502, never having been
+# whole on any worker's CGIPLUSIN. The next request is served.
+{
+    my $path = '/late/six/late.py';
+    my $url = "http://127.0.0.1:$port$path";
+    GET($path, 'X-Soak-Id' => "warmsix$_") for 1 .. 12;
+    # Six at once, each $q: the tokens their responses carried, in order.
+    my $six = sub {
+        my ($q) = @_;
+        my @kids;
+        for my $c (1 .. 6) {
+            pipe my $rd, my $wr or die "pipe: $!";
+            my $pid = fork // die "fork: $!";
+            if (!$pid) {
+                close $rd;
+                my $tok = "six$c";
+                my $res = LWP::UserAgent->new(timeout => 30)->get("$url?$q", 'X-Soak-Id' => $tok);
+                print $wr wrong($res, $tok) eq '' ? pid_of($res) : 'bad', "\n";
+                close $wr;
+                POSIX::_exit(0);
+            }
+            close $wr;
+            push @kids, [$pid, $rd];
+        }
+        my @got;
+        for my $k (@kids) {
+            my $fh = $k->[1];
+            chomp(my $l = <$fh> // 'none');
+            push @got, $l;
+            waitpid $k->[0], 0;
+        }
+        return @got;
+    };
+    # The pool grows on demand: until six held at once get a worker each.
+    my (@warm, %distinct);
+    for (1 .. 5) {
+        @warm = $six->('hold=300');
+        %distinct = map { $_ => 1 } grep { /^\d+$/ } @warm;
+        last if keys %distinct == 6;
+    }
+    ok t_cmp(scalar(keys %distinct), 6, "six held at once: six workers answered (@warm)");
+    my $off = -s $errlog;
+    my @late = $six->('hold=300&late=main');
+    my $r = LWP::UserAgent->new(timeout => 30)->get($url, 'X-Soak-Id' => 'sixprobe');
+    my $text = log_since($off);
+    my @unfit = grep { /CGIPLUS1130:/ && /\Q$script\E/ } split /\n/, $text;
+    ok t_cmp(join(' ', grep { !/^\d+$/ } @late), '', 'six late writers answered their own requests');
+    ok t_cmp($r->code, 502, 'a request that meets five unfit workers in a row is answered 502');
+    ok t_cmp(scalar(@unfit), 5, 'each of the five is logged (1130) with the script')
+        or print STDERR map { "# $_\n" } @unfit;
+    ok t_cmp(scalar(grep { /CGIPLUS1132:/ && /5 workers of \Q$script\E in a row/ } split /\n/, $text), 1,
+             'and the 502 says why (1132), naming the script');
+    $r = LWP::UserAgent->new(timeout => 30)->get($url, 'X-Soak-Id' => 'sixafter');
+    ok t_cmp(wrong($r, 'sixafter'), '', 'the next request is served by a sound worker');
 }
 
 use POSIX ();

@@ -5,6 +5,7 @@
 Like soak.py it appends "ID PID TIME" to the ledger first (SOAK_LEDGER, if
 set), and every response names its request, the client's X-Soak-Id
 (X-Soak-Token and the body "token ID pid PID").
+Asked to (?hold=MS), it holds its worker MS milliseconds before it answers.
 Asked to (?late=), it then writes with no request:
   main     150 ms after its sentinel the main thread writes a second
            response, "PRIVATE DATA OF ID" with a sentinel of its own;
@@ -56,6 +57,8 @@ while next_request():
     if ledger >= 0:
         os.write(ledger, b"%s %d %.6f\n" % (rid, os.getpid(), time.time()))
     q = dict(p.split("=", 1) for p in os.environ.get("QUERY_STRING", "").split("&") if "=" in p)
+    if q.get("hold", "").isdigit():
+        time.sleep(int(q["hold"]) / 1000)
     sys.stdout.buffer.write(b"Content-Type: text/plain\nX-Soak-Token: %s\nX-Soak-Pid: %d\n\n"
                             b"token %s pid %d\n" % (rid, os.getpid(), rid, os.getpid()))
     cgiplus.finish()
