@@ -2,7 +2,8 @@
 # before its script gets it, past 1 MiB in a file. The file is in the spool
 # directory (CGIplusSpoolDir / spool_dir; default DefaultRuntimeDir/
 # cgiplus-spool, made 0700), never /tmp, and has its own cap (spool_max):
-# a body that needs more ends too-large (413), logged 2201.
+# a body that needs more ends too-large (413), logged 2201. One whose file
+# cannot be made gets 503 with Retry-After (2001, 1061).
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -13,7 +14,7 @@ use Time::HiRes qw(sleep);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(runner_pid wait_for wire_connect wire_frames wire_send standalone_runner);
 
-plan tests => 13;
+plan tests => 16;
 
 my $vars = Apache::Test::config()->{vars};
 my $spool = "$vars->{t_logs}/cgiplus-spool";
@@ -50,6 +51,39 @@ print $sock "0\r\n\r\n";
 my $resp = do { local $/; <$sock> } // '';
 ok t_cmp($resp =~ m{^HTTP/1\.1 200} && $resp =~ /len=(\d+)/ ? $1 : $resp, length $chunk,
          'the script gets the whole body');
+
+# ---- the spool cannot be made: 503 with Retry-After, and the log says why ----
+# The spool directory replaced by a file for one request: the runner cannot
+# create the body's file (2001, ENOTDIR) and answers overloaded with that
+# errno, which the child gives the client as 503 and logs with the reason
+# (1061). Put back at once.
+{
+    my $errlog = "$vars->{t_logs}/error_log";
+    my $off = -s $errlog;
+    rename $spool, "$spool.away" or die "rename $spool: $!";
+    open my $fh, '>', $spool or die "$spool: $!";
+    close $fh;
+    my $s2 = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $vars->{port}) or die;
+    $s2->autoflush(1);
+    print $s2 "POST /cgi-plus/count.pl HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        . "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+        . sprintf("%x\r\n", length $chunk) . $chunk . "\r\n0\r\n\r\n";
+    my $r2 = do { local $/; <$s2> } // '';
+    close $s2;
+    unlink $spool;
+    rename "$spool.away", $spool or die "rename back $spool: $!";
+    my ($head) = split /\r\n\r\n/, $r2, 2;
+    ok t_cmp(($head // '') =~ m{^HTTP/1\.1 503} && $head =~ /^Retry-After: \d+\r?$/mi ? 1 : 0, 1,
+             'a body the runner cannot spool gets 503 with Retry-After')
+        or print STDERR "# ", substr($r2, 0, 300), "\n";
+    open my $lf, '<', $errlog or die;
+    seek $lf, $off, 0;
+    my $text = do { local $/; <$lf> } // '';
+    ok t_cmp($text, qr/CGIPLUS2001: cannot create a body spool file: Not a directory/,
+             'the runner logs why it could not (2001)');
+    ok t_cmp($text, qr{CGIPLUS1061: \S*/cgi/count\.pl: the runner could not take it \(Not a directory\); answering 503},
+             'the child names the script and the errno (1061)');
+}
 
 # ---- the cap, on a runner of its own: spool_max 1M ----
 my $dir = "$vars->{t_logs}/spooltest";
