@@ -62,6 +62,30 @@ sub broken_lines {
     return grep { /CGIPLUS(?:1130|1705|2025):/ && /\Q$script\E/ } split /\n/, $text;
 }
 
+# Runs $code->(I) in N processes at once, I from 1; what each returned, in order.
+sub in_children {
+    my ($n, $code) = @_;
+    my @kids;
+    for my $i (1 .. $n) {
+        pipe my $rd, my $wr or die "pipe: $!";
+        my $pid = fork // die "fork: $!";
+        if (!$pid) {
+            close $rd;
+            print $wr $code->($i);
+            close $wr;
+            POSIX::_exit(0);
+        }
+        close $wr;
+        push @kids, [$pid, $rd];
+    }
+    return map {
+        my $fh = $_->[1];
+        my $out = do { local $/; <$fh> } // '';
+        waitpid $_->[0], 0;
+        $out;
+    } @kids;
+}
+
 for my $case (['direct', '/late/direct/late.py'], ['relayed', '/late/relay/late.py']) {
     my ($how, $path) = @$case;
     my $url = "http://127.0.0.1:$port$path";
@@ -143,36 +167,23 @@ for my $case (['direct', '/late/direct/late.py'], ['relayed', '/late/relay/late.
     # late from the main thread, some from a thread.
     $off = -s $errlog;
     my $t0 = time;
-    my @kids;
-    for my $c (1 .. 10) {
-        pipe my $rd, my $wr or die "pipe: $!";
-        my $pid = fork // die "fork: $!";
-        if (!$pid) {
-            close $rd;
-            my $cua = LWP::UserAgent->new(keep_alive => 1, timeout => 60);
-            my ($n, @w) = (0);
-            for my $i (1 .. 40) {
-                my $tok = "L$how$c-$i";
-                my $res = req($cua, $url, $tok, $i % 7 == 0 ? 'main' : $i % 11 == 0 ? 'thread' : '');
-                my $w = wrong($res, $tok);
-                push @w, $w if $w ne '';
-                $n++;
-            }
-            print $wr "n $n\n", map { "w $_\n" } @w;
-            close $wr;
-            POSIX::_exit(0);
+    my @outs = in_children(10, sub {
+        my ($c) = @_;
+        my $cua = LWP::UserAgent->new(keep_alive => 1, timeout => 60);
+        my ($n, @w) = (0);
+        for my $i (1 .. 40) {
+            my $tok = "L$how$c-$i";
+            my $res = req($cua, $url, $tok, $i % 7 == 0 ? 'main' : $i % 11 == 0 ? 'thread' : '');
+            my $w = wrong($res, $tok);
+            push @w, $w if $w ne '';
+            $n++;
         }
-        close $wr;
-        push @kids, [$pid, $rd];
-    }
+        return "n $n\n" . join('', map { "w $_\n" } @w);
+    });
     my ($total, @lbad) = (0);
-    for my $k (@kids) {
-        my $fh = $k->[1];
-        while (<$fh>) {
-            $total += $1 if /^n (\d+)/;
-            push @lbad, $1 if /^w (.*)/;
-        }
-        waitpid $k->[0], 0;
+    for (@outs) {
+        $total += $1 if /^n (\d+)$/m;
+        push @lbad, /^w (.*)$/mg;
     }
     my $secs = time - $t0;
     ok t_cmp($total, 400, "$how, c10 on a pool of two: 400 requests made (" . sprintf('%.1f', $secs) . ' s)');
@@ -207,32 +218,14 @@ for my $case (['direct', '/late/direct/late.py'], ['relayed', '/late/relay/late.
     my $path = '/late/six/late.py';
     my $url = "http://127.0.0.1:$port$path";
     GET($path, 'X-Soak-Id' => "warmsix$_") for 1 .. 12;
-    # Six at once, each $q: the tokens their responses carried, in order.
+    # Six at once, each asking $q: each one's worker pid ('bad': a wrong response).
     my $six = sub {
         my ($q) = @_;
-        my @kids;
-        for my $c (1 .. 6) {
-            pipe my $rd, my $wr or die "pipe: $!";
-            my $pid = fork // die "fork: $!";
-            if (!$pid) {
-                close $rd;
-                my $tok = "six$c";
-                my $res = LWP::UserAgent->new(timeout => 30)->get("$url?$q", 'X-Soak-Id' => $tok);
-                print $wr wrong($res, $tok) eq '' ? pid_of($res) : 'bad', "\n";
-                close $wr;
-                POSIX::_exit(0);
-            }
-            close $wr;
-            push @kids, [$pid, $rd];
-        }
-        my @got;
-        for my $k (@kids) {
-            my $fh = $k->[1];
-            chomp(my $l = <$fh> // 'none');
-            push @got, $l;
-            waitpid $k->[0], 0;
-        }
-        return @got;
+        return map { chomp; $_ } in_children(6, sub {
+            my $tok = "six$_[0]";
+            my $res = LWP::UserAgent->new(timeout => 30)->get("$url?$q", 'X-Soak-Id' => $tok);
+            return (wrong($res, $tok) eq '' ? pid_of($res) : 'bad') . "\n";
+        });
     };
     # The pool grows on demand: until six held at once get a worker each.
     my (@warm, %distinct);
