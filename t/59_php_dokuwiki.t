@@ -38,6 +38,7 @@ fresh_dir($dir);
 my $sock = "$dir/fpm.sock";
 my ($uid, $gid) = (getpwnam($vars->{user}))[2, 3];
 my $hash = `php -r 'echo password_hash("s3cret", PASSWORD_BCRYPT);'`;
+my $salt = join '', map { sprintf '%02x', int rand 256 } 1 .. 64;
 
 # ---- a private copy of the package for each side
 for my $side (qw(cgiplus fpm)) {
@@ -51,6 +52,9 @@ for my $side (qw(cgiplus fpm)) {
     print $fh "\$conf['savedir'] = '$w/data';\n";
     close $fh;
     write_file("$w/conf/users.auth.php", "alice:$hash:Alice:alice\@example.com:user\n", 0644);
+    # One secret for both: dokuwiki signs media URLs (tok=) with it, and
+    # each side would otherwise make its own at random.
+    write_file("$w/data/meta/_htcookiesalt2", $salt, 0600);
     system('chown', '-R', "$uid:$gid", $w) if $> == 0;
 }
 
