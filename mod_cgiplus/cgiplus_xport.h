@@ -2,7 +2,8 @@
  * worker (docs/ARCHITECTURE.md, "Kinds of worker"). A kind is one of these
  * ops structs: the relay (cgiplus_relay.c: through the runner, every
  * request's fallback) and the direct path (cgiplus_direct.c: a worker the
- * httpd child claims in the runner's table) today. The request's state
+ * httpd child claims in the runner's table) with the CGIplus protocol,
+ * or with FastCGI (cgiplus_fcgi_direct.c). The request's state
  * machine (cgiplus_req.c) and the response (cgiplus_response.c) call a
  * kind only through its ops, never by name; the handler names the kinds
  * a request may use (q->claim, q->relay). */
@@ -21,7 +22,7 @@ struct cgiplus_req;
  * docs/DESIGN.md, "A request's states"). The kind keeps what it needs per
  * request in q->xd (cgiplus_req_attach). */
 typedef struct cgiplus_xport {
-    const char *name;           /* for log lines: "relay", "direct" */
+    const char *name;           /* for log lines: "relay", "direct", "fastcgi" */
     /* Takes the request (BEGIN and PARAMS are packed, the body pre-read).
      * A kind that claims a worker itself: CLAIMED (the worker has the
      * request), NO_IDLE (none now: the relay takes it), ERROR (q->status
