@@ -22,7 +22,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(status);
 
-plan tests => 30;
+plan tests => 31;
 
 my $vars = Apache::Test::config()->{vars};
 my $port = $vars->{port};
@@ -211,12 +211,19 @@ for my $case (['direct', '/late/direct/late.py'], ['relayed', '/late/relay/late.
 # More unfit workers in a row than one request may meet (1132): on a pool
 # of six, six requests held at once take one worker each and all
 # six write late, 150 ms after their sentinels. A request sent straight
-# after them claims one in that time, finds the output (1130), claims the
-# next, and after the fifth unfit worker is answered 502, never having been
-# whole on any worker's CGIPLUSIN. The next request is served.
+# after them claims one in that time and finds the output (1130); the
+# runner grants it the next, and so on; at the fifth unfit worker it is
+# answered 502. It was never whole on any worker's CGIPLUSIN: the
+# workers' ledger (each request's first act) never names it. The next
+# request is served.
 {
     my $path = '/late/six/late.py';
     my $url = "http://127.0.0.1:$port$path";
+    # the pool's SOAK_LEDGER: made here, for its workers run as User
+    my $ledger = "$vars->{t_logs}/late_six_ledger.txt";
+    open my $lfh, '>', $ledger or die "$ledger: $!";
+    close $lfh;
+    chmod 0666, $ledger;
     GET($path, 'X-Soak-Id' => "warmsix$_") for 1 .. 12;
     # Six at once, each asking $q: each one's worker pid ('bad': a wrong response).
     my $six = sub {
@@ -248,6 +255,10 @@ for my $case (['direct', '/late/direct/late.py'], ['relayed', '/late/relay/late.
              'and the 502 says why (1132), naming the script');
     $r = LWP::UserAgent->new(timeout => 30)->get($url, 'X-Soak-Id' => 'sixafter');
     ok t_cmp(wrong($r, 'sixafter'), '', 'the next request is served by a sound worker');
+    open $lfh, '<', $ledger or die "$ledger: $!";
+    my %ran = map { /^(\S+) / ? ($1 => 1) : () } <$lfh>;
+    ok t_cmp(join(' ', map { $ran{$_} ? 1 : 0 } qw(six1 six6 sixafter sixprobe)), '1 1 1 0',
+             'the ledger names the others and never the 502\'d request: no worker ran it');
 }
 
 use POSIX ();
