@@ -105,13 +105,13 @@ ok t_cmp($resp, qr{^HTTP/1\.1 502 }, 'a worker exiting before its response: 502'
 my $vhnew = wait_for(sub { my $t = substr(slurp($vhlog), $vhmark); $t =~ /CGIPLUS10(64|72):/ && $t =~ /dying loudly/ ? $t : '' }, 5) || '';
 my ($lpid) = $vhnew =~ /dying loudly \(pid (\d+)\)/;
 $lpid //= 0;
-my @vhl = grep { /\b$lpid\b/ && !/:trace\d\]/ } split /\n/, $vhnew;
+my @vhl = grep { /\bpid $lpid\b/ && !/:trace\d\]/ } split /\n/, $vhnew;
 ok t_cmp(scalar(@vhl), 2, "the virtual host's log: its stderr line and one crash record (pid $lpid)");
 ok t_cmp(join("\n", @vhl), qr/CGIPLUS1064: script \S+app\.pl \(worker pid $lpid\) .*exit/,
          'the crash record names the script, the worker and its exit');
 sleep 0.3;
 # (debug and trace lines are below it: a trace line may hold the pid as a byte count)
-my @mainl = grep { /\b$lpid\b/ && !/:(?:debug|trace\d)\]/ && !/CGIPLUS2013: started worker/ } split /\n/, slurp($errlog);
+my @mainl = grep { /\bpid $lpid\b/ && !/:(?:debug|trace\d)\]/ && !/CGIPLUS2013: started worker/ } split /\n/, slurp($errlog);
 ok t_cmp(scalar(@mainl), 0, 'the main log has nothing above debug about it'
          . (@mainl ? ": @mainl" : ''));
 
