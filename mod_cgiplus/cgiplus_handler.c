@@ -236,7 +236,9 @@ int cgiplus_handler(request_rec *r)
         r->path_info && *r->path_info)
         return handler_refuse(r, HTTP_NOT_FOUND, CGIPLUS_LOGNO(1086),
                               "AcceptPathInfo off disallows user's path");
-    if (cgiplus_engine_path(dc) && !data && !cgiplus_engine_runnable(r))
+    /* An inherited CGIplusEngine is not what an fcgid-script request runs
+     * (its FcgidWrapper is, its file needing no execute bit). */
+    if (!fcgid && cgiplus_engine_path(dc) && !data && !cgiplus_engine_runnable(r))
         return handler_refuse(r, HTTP_FORBIDDEN, CGIPLUS_LOGNO(1300),
                               "script not executable (an engine runs only what "
                               "plain CGI would)");

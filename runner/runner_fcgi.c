@@ -609,6 +609,25 @@ static void fcgi_closed(runner_worker *w)
         w->pool->owner->idle(w);
 }
 
+/* SIGTERM is on its way. php-cgi between requests is blocked reading the
+ * connection it keeps (FCGI_KEEP_CONN) and retries that read() on EINTR:
+ * its handler only sets a flag, looked at when it is back in accept(), so
+ * it would sit out kill_grace and be killed (2071, and the slot held that
+ * long). Ending the connection, for every holder, sends it back to
+ * accept(), where the signal ends it. Never a connection a request is on,
+ * or that a child may hold. */
+static void fcgi_term(runner_worker *w)
+{
+    runner_fcgi *f = fcgi(w);
+
+    if (!f || f->ev_sock.fd < 0 || f->eof || w->req || runner_worker_published(w))
+        return;
+    shutdown(f->ev_sock.fd, SHUT_RDWR);
+    f->eof = 1; /* not read again, nor connected again (conn_eof) */
+    cgp_buf_reset(&w->inq);
+    runner_ev_watch(&f->ev_sock, 0);
+}
+
 static void fcgi_adopt(runner_worker *w)
 {
     runner_fcgi *f = fcgi(w);
@@ -655,5 +674,5 @@ const runner_wkind runner_kind_fcgi = {
     .name = "FastCGI worker", .spawn = spawn_fcgi, .request = fcgi_request, .feed = fcgi_feed,
     .read = fcgi_read, .watch = fcgi_watch, .orphaned = runner_worker_orphaned,
     .abort = fcgi_abort, .adopt = fcgi_adopt, .adopt_handed_only = 1, .closed = fcgi_closed,
-    .idle_fd = fcgi_idle_fd, .close = fcgi_close,
+    .idle_fd = fcgi_idle_fd, .close = fcgi_close, .term = fcgi_term,
 };

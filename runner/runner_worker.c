@@ -95,6 +95,8 @@ void runner_worker_break(runner_worker *w, runner_wend why, int sig)
         w->killed = 1;
     else if (!w->t_term)
         w->t_term = runner_g.now;
+    if (sig != SIGKILL && w->kind->term)
+        w->kind->term(w);
     runner_worker_kill(w, sig);
     runner_worker_rearm(w);
 }

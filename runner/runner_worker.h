@@ -126,6 +126,9 @@ struct runner_wkind {
     /* Closes what it holds besides the worker's own descriptors (its
      * w->kdata stays until the worker is freed); NULL: nothing. */
     void (*close)(runner_worker *w);
+    /* SIGTERM is about to be sent (runner_worker_break): what else an idle
+     * worker needs to see it. NULL: nothing. */
+    void (*term)(runner_worker *w);
 };
 
 /* What a worker tells the pool that started it. The pool (runner_pool.c)

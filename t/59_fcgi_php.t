@@ -15,7 +15,7 @@ use lib 't/htdocs/apps', 't/htdocs/pool/lib';
 use AppTest qw(curl url);
 use PoolTest qw(status);
 
-plan tests => 34, need { 'needs php-cgi (Debian package php-cgi)' => -x '/usr/bin/php-cgi' };
+plan tests => 35, need { 'needs php-cgi (Debian package php-cgi)' => -x '/usr/bin/php-cgi' };
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -92,15 +92,21 @@ for my $p (qw(php1 phpr)) {
     ok t_cmp(scalar(@over), 0, 'no php-cgi process served more than 5 requests');
     ok t_cmp(scalar(keys %by) >= 8 ? 1 : 0, 1, 'so at least 8 processes served them (' . scalar(keys %by) . ')');
     # the runner logs each end as it reaps the worker
-    my @ended;
+    my %ended;
     for (1 .. 50) {
-        @ended = log_text() =~ /CGIPLUS2028: worker pid \d+ of \/usr\/bin\/php-cgi ended: (\w+)/g;
-        last if @ended >= scalar(keys %by) - 4; # all but the ones still serving
+        %ended = log_text() =~ /CGIPLUS2028: worker pid (\d+) of \/usr\/bin\/php-cgi ended: (\w+ \([^)]*\))/g;
+        last if keys %ended >= scalar(keys %by) - 4; # all but the ones still serving
         sleep 0.1;
     }
     my %why;
-    $why{$_}++ for @ended;
-    ok t_cmp(join(',', sort keys %why), 'max_requests', 'each replaced worker ended for max_requests, none by itself or crashed');
+    $why{$_}++ for values %ended;
+    ok t_cmp(join(',', sort keys %why), 'max_requests (exited with code 0)',
+             'each replaced worker ended for max_requests, on its SIGTERM (none killed, crashed or gone by itself)');
+    # An idle php-cgi sits in a read() of its kept connection, which it
+    # resumes after a signal: the runner ends the connection as it sends
+    # SIGTERM, or each would wait out kill_grace and be killed.
+    ok t_cmp(scalar(() = log_text() =~ /CGIPLUS2071: worker pid \d+ of \/usr\/bin\/php-cgi/g), 0,
+             'no php-cgi worker outlived its SIGTERM (2071)');
 }
 
 # The status page counts the php-cgi pool's requests by script: /php1/ and

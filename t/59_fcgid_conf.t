@@ -18,7 +18,7 @@ use PrivateHttpd qw(private_conf private_start private_stop private_check fresh_
 use FreePort qw(free_port);
 use AppTest qw(write_file curl);
 
-plan tests => 43,
+plan tests => 44,
     need { 'needs php-cgi' => -x '/usr/bin/php-cgi',
            'needs CGI::Fast' => !system('perl -MCGI::Fast -e1 2>/dev/null'),
            'needs mod_fcgid (libapache2-mod-fcgid)' => -f libexec() . '/mod_fcgid.so' };
@@ -129,6 +129,16 @@ Alias /phpargs2/ $dir/phpapp/
     Options +ExecCGI
     FcgidWrapper "/usr/bin/php-cgi -d memory_limit=78M" .php
 </Location>
+# mod_fcgid's lines in a scope that also has (as inherited from the
+# server) CGIplusEngine php: the request is fcgid-script's, its file needs
+# no execute bit, as under mod_fcgid
+Alias /phpinh/ $dir/phpapp/
+<Location /phpinh/>
+    CGIplusEngine php
+    AddHandler fcgid-script .php
+    Options +ExecCGI
+    FcgidWrapper /usr/bin/php-cgi .php
+</Location>
 <Location /status>
     SetHandler cgiplus-status
 </Location>
@@ -167,6 +177,9 @@ ok t_cmp($ini2, '78M|#FF8000', 'another command line of the same program: its ow
 (undef, undef, $body) = curl("$base/phpargs/ini.php");
 ok t_cmp(($body =~ /\|(\d+)$/m)[0], $ipid1, 'the first command line\'s pool is persistent');
 ok t_cmp($ipid2 != $ipid1, 1, 'and the second runs in another process');
+($code, undef, $body) = curl("$base/phpinh/pid.php");
+ok t_cmp("$code " . (($body =~ /^(env=.*)$/m)[0] // $body), '200 env=from-initial-env',
+         'an fcgid-script .php file without an execute bit where CGIplusEngine php is inherited: its FcgidWrapper runs it');
 ($code, $h, $body) = curl("$base/fcgi-bin/foo.pl");
 ok t_cmp($code, 200, "the Perl example (SetHandler fcgid-script): CGI::Fast answers");
 ok t_cmp($body, qr{^SCRIPT_NAME="/fcgi-bin/foo\.pl"$}m, 'with its environment');
@@ -191,7 +204,7 @@ ok t_cmp($pool ? "$pool->{mode} $pool->{settings}{max_requests}" : 'no pool', 'f
          'one pool runs the wrapper, mode fastcgi, FcgidMaxRequestsPerProcess as max_requests');
 ok t_cmp($pool ? $pool->{settings}{timeout_noprogress} : -1, 30000, 'FcgidIOTimeout as the no-progress timeout (ms)');
 my @argpools = sort map { join ' ', @{ $_->{settings}{args} // [] } }
-    grep { ($_->{script} // '') eq '/usr/bin/php-cgi' } @{ $st->{pools} // [] };
+    grep { ($_->{script} // '') eq '/usr/bin/php-cgi' && @{ $_->{settings}{args} // [] } } @{ $st->{pools} // [] };
 ok t_cmp("@argpools", "-d memory_limit=77M -d highlight.comment=#FF8000 x -d memory_limit=78M",
          'the status page shows the two pools of /usr/bin/php-cgi with their arguments');
 ok t_cmp($pool ? $pool->{counters}{errors}{too_large} : -1, 2,
