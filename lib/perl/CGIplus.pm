@@ -382,6 +382,7 @@ sub READ {
     my $data = substr $self->{pend}, 0, $len;
     substr($self->{pend}, 0, length $data) = '';
     substr($$buf, $off) = $data;
+    $self->{read} = 1 if length $data;
     return length $data;
 }
 
@@ -419,7 +420,14 @@ sub _one_line {
 
 sub READLINE {
     my ($self) = @_;
-    return $self->_one_line unless wantarray;
+    unless (wantarray) {
+        my $l = $self->_one_line;
+        # As perl's own handles: a slurp (undef $/) of a handle nothing was
+        # read from gives '' once, not undef (an empty body, a GET).
+        return '' if !defined $l && !defined $/ && !$self->{read}++;
+        $self->{read} = 1 if defined $l;
+        return $l;
+    }
     my @lines;
     while (defined(my $l = $self->_one_line)) { push @lines, $l }
     return @lines;

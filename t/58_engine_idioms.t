@@ -1,0 +1,108 @@
+# Issue 22, part 1: what old CGI scripts do runs under the engines as each
+# did in a process of its own (mod_cgid, the reference, serves the same
+# files in the same httpd): CGI::Carp's fatalsToBrowser page, END blocks
+# run per request, a script's $SIG{__DIE__} called once for a die and never
+# for exit, an empty body slurped as '', a library of subs and a file of
+# globals required by two scripts (each has them), FindBin and `use lib`
+# from it, format/write per script, sys.exit("message") logged, undecodable
+# bytes in PATH_INFO printed. And what a script does to its own stderr and
+# stdout (dup'd into the body, carpout to a file, STDOUT reopened onto a
+# file) ends with its request: the next script's warnings go to the error
+# log, its response to its client, on the same engine (one worker).
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use lib 't/htdocs/apps';
+use AppTest qw(curl url);
+
+plan tests => 36;
+
+my $vars = Apache::Test::config()->{vars};
+my $logf = "$vars->{t_logs}/error_log";
+my $spool = "$vars->{t_logs}/idioms";
+mkdir $spool;
+chmod 0777, $spool;
+unlink glob("$spool/*");
+
+sub log_from { open my $fh, '<', $logf or return ''; seek $fh, $_[0], 0; local $/; <$fh> // '' }
+sub slurp { open my $fh, '<', $_[0] or return ''; local $/; <$fh> // '' }
+sub count { my ($text, $re) = @_; scalar(() = $text =~ /$re/g) }
+
+# "status type\nbody" of one request
+sub answer {
+    my ($path, @args) = @_;
+    my ($code, $h, $body) = curl(@args, url($path));
+    return "$code " . ($h->{'content-type'} // '-') . "\n$body";
+}
+
+# Two runs on the engine, each as mod_cgid answers.
+sub same {
+    my ($lang, $script, $name, @args) = @_;
+    my $want = answer("/cgid$lang/idioms/$script", @args);
+    my @got = map { answer("/e$lang/idioms/$script", @args) } 1 .. 2;
+    ok t_cmp("$got[0]\n--\n$got[1]", "$want\n--\n$want", "$name: as under mod_cgid, twice");
+}
+
+sub engine_pid {
+    my ($lang, $ext) = @_;
+    my (undef, undef, $body) = curl(url("/e$lang/idioms/pid.$ext"));
+    return $body =~ /(\d+)/ ? $1 : 0;
+}
+
+my $ppid = engine_pid('perl', 'pl');
+ok t_cmp($ppid > 0 ? 1 : 0, 1, 'the Perl engine answers');
+
+same('perl', 'carp.pl', 'CGI::Carp fatalsToBrowser, a die before any output: its 500 page');
+same('perl', 'carp.pl?after', 'and after the header: its message at the end of the body');
+same('perl', 'end.pl', 'an END block runs at the end of each request');
+same('perl', 'end.pl?exit', 'after exit too');
+same('perl', 'sighook.pl?die', "a die: the script's \$SIG{__DIE__} runs once");
+same('perl', 'sighook.pl?exit', 'exit: the hook is not called');
+same('perl', 'sighook.pl', 'no die: the hook is not called');
+same('perl', 'slurp.pl', "a slurp of an empty body (GET) is ''");
+same('perl', 'slurp.pl', 'a slurp of a POST body', '--data-binary', "two\nlines");
+for (1 .. 2) {
+    same('perl', 'req_a.pl', "req_a.pl requires lib.pl and config.pl (round $_)");
+    same('perl', 'req_b.pl', "req_b.pl requires the same files: it has their subs and globals too (round $_)");
+}
+same('perl', 'findbin.pl', "FindBin's \$Bin is the script's directory; `use lib` from it finds its module");
+same('perl', 'format.pl', 'format and write: the page top, then the lines');
+same('perl', 'format2.pl', "another script's format STDOUT is its own");
+same('perl', 'format.pl', 'the first again: its own format, its page top again');
+
+# stderr into the body, for that request only
+same('perl', 'errdup.pl', "open STDERR, '>&STDOUT': its stderr in its body");
+my $off = -s $logf;
+ok t_cmp(answer('/eperl/idioms/warns.pl'), "200 text/plain\nok\n",
+         "the next script's warning is not in its response");
+ok t_cmp(count(log_from($off), qr/idiom-warning-marker/), 1, 'it is in the error log');
+
+# carpout to a file, for that script only
+same('perl', "carpout.pl?$spool", "CGI::Carp's carpout: the script's warnings go to its file");
+$off = -s $logf;
+answer('/eperl/idioms/warns.pl');
+my $carplog = slurp("$spool/carpout.log");
+ok t_cmp(count($carplog, qr/carpout-marker/), 3, "the file has the script's warnings (mod_cgid's and two runs')");
+ok t_cmp(count($carplog, qr/idiom-warning-marker/), 0, "and not the next script's");
+ok t_cmp(count(log_from($off), qr/idiom-warning-marker/), 1, 'which are in the error log');
+
+# STDOUT reopened onto a file: the rest of the response goes there, the
+# request ends, the next script answers on the same engine
+same('perl', "outfile.pl?$spool", 'STDOUT reopened onto a file after the header: the client has what came before');
+my ($code, undef, $body) = curl(url('/eperl/idioms/pid.pl'));
+ok t_cmp("$code $body", "200 $ppid\n", 'the next request is answered by the same engine');
+ok t_cmp(count(slurp("$spool/stdout.log"), qr/^into the file$/m), 3, 'the file has what was printed after (three runs)');
+ok t_cmp(slurp("$spool/stdout.log"), qr/\A(?:into the file\n)+\z/, 'and nothing of the engine');
+ok t_cmp(engine_pid('perl', 'pl'), $ppid, 'one Perl engine served all of it');
+
+# Python
+my $ypid = engine_pid('py', 'py');
+ok t_cmp($ypid > 0 ? 1 : 0, 1, 'the Python engine answers');
+my $want = answer('/cgidpy/idioms/exitmsg.py?cgid');
+$off = -s $logf;
+ok t_cmp(answer('/epy/idioms/exitmsg.py?engine'), $want, 'sys.exit("message") after output: the response as under mod_cgid');
+ok t_cmp(count(log_from($off), qr/idiom-exit-message engine/), 1, 'and the message is in the error log');
+same('py', 'pathinfo.py/raw%FFbyte', 'an undecodable byte in PATH_INFO prints (surrogateescape, as the interpreter of a CGI process)');
+same('py', 'pathinfo.py/caf%C3%A9', 'UTF-8 in PATH_INFO');
+ok t_cmp(engine_pid('py', 'py'), $ypid, 'one Python engine served all of it');

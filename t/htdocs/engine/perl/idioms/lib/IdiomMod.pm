@@ -1,0 +1,4 @@
+package IdiomMod;
+# Found through findbin.pl's `use lib "$FindBin::Bin/lib"`.
+sub hi { "hi from IdiomMod" }
+1;
