@@ -113,6 +113,12 @@ int cgiplus_outbuf_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
 {
     const char *dir = cgiplus_conf_sgets(s, CGP_S_RESPONSE_SPOOL_DIR);
     uid_t uid = geteuid() == 0 ? ap_unixd_config.user_id : geteuid();
+    gid_t gid = ap_unixd_config.group_id;
+    /* A root httpd with a User: root's, httpd's Group may make files in it
+     * and nothing more (0730). Never the User's: scripts run as the User,
+     * and an owner may chmod (000: no response spooled again, 1150). */
+    int root = geteuid() == 0 && uid != 0;
+    mode_t want = root ? 0730 : 0700;
     const char *why = NULL;
     struct stat st;
     int fd = -1;
@@ -131,14 +137,23 @@ int cgiplus_outbuf_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
              fstat(fd, &st) < 0)
         why = apr_psprintf(ptemp, "cannot be opened as a directory: %s", strerror(errno));
     else {
-        /* made here as root (or by an administrator): httpd's User's */
-        if (st.st_uid == 0 && uid != 0 && fchown(fd, uid, (gid_t)-1) == 0)
-            st.st_uid = uid;
-        if (st.st_uid != uid || (st.st_mode & 077))
-            why = apr_psprintf(ptemp, "must belong to httpd's User (uid %ld) and nobody "
-                               "else may use it (mode 0700; it is made so when it does "
-                               "not exist); it has uid %ld, mode %04o", (long)uid,
-                               (long)st.st_uid, (unsigned)(st.st_mode & 07777));
+        /* made here (or by an administrator, or the User's from an older
+         * version) and open to no one else: made right */
+        if (root && (st.st_uid == 0 || st.st_uid == uid) && !(st.st_mode & 07) &&
+            (st.st_uid != 0 || st.st_gid != gid || (st.st_mode & 07777) != want) &&
+            fchown(fd, 0, gid) == 0 && fchmod(fd, want) == 0)
+            fstat(fd, &st);
+        if (root ? st.st_uid != 0 || st.st_gid != gid || (st.st_mode & 07777) != want
+                 : st.st_uid != uid || (st.st_mode & 077))
+            why = root ? apr_psprintf(ptemp, "must belong to root, group httpd's Group (gid "
+                                      "%ld), mode 0730, and nobody else may use it (it is "
+                                      "made so when it does not exist); it has uid %ld, "
+                                      "gid %ld, mode %04o", (long)gid, (long)st.st_uid,
+                                      (long)st.st_gid, (unsigned)(st.st_mode & 07777))
+                       : apr_psprintf(ptemp, "must be yours (uid %ld) and nobody else may "
+                                      "use it (mode 0700; it is made so when it does not "
+                                      "exist); it has uid %ld, mode %04o", (long)uid,
+                                      (long)st.st_uid, (unsigned)(st.st_mode & 07777));
     }
     if (fd >= 0)
         close(fd);

@@ -153,10 +153,16 @@ static int own_socket(const char *path, struct stat *st)
         goto out;
     }
     snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-    if ((st->st_mode & 07777) != 0600 && chmod(proc, 0600) < 0)
+    /* A root runner with a user: root's, in the user's group, 0660. Never
+     * the user's own: its scripts run as that user, and the owner of a
+     * node may chmod it (000: no new httpd child could connect again,
+     * every request 503 until the runner restarts). Group first, then
+     * the mode: no moment when root's group may connect. */
+    int grp = runner_g.is_root && runner_g.o.have_user;
+    mode_t want = grp ? 0660 : 0600;
+    if (grp && fchownat(fd, "", 0, runner_g.o.gid, AT_EMPTY_PATH) < 0)
         goto out;
-    if (runner_g.is_root && runner_g.o.have_user &&
-        fchownat(fd, "", runner_g.o.uid, (gid_t)-1, AT_EMPTY_PATH) < 0)
+    if ((st->st_mode & 07777) != want && chmod(proc, want) < 0)
         goto out;
     rc = 0;
 out:

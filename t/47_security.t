@@ -3,7 +3,8 @@
 # per pool, only users httpd's configuration names), get a clean environment
 # (the protocol's variables and configured ones), no inherited descriptors,
 # their own session and process group, and the configured rlimits. The
-# runner's socket is 0600 for httpd's user and checks the peer's uid.
+# runner's socket is 0660 for httpd's group (root's: no script may chmod
+# it) and the runner checks the peer's uid.
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -15,7 +16,7 @@ use Time::HiRes qw(sleep);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(hget wire_connect wire_request wire_frames);
 
-plan tests => 41 + 3 * 2 + 2 * 2;
+plan tests => 42 + 3 * 2 + 2 * 2;
 
 my $vars = Apache::Test::config()->{vars};
 my $nobody = getpwnam('nobody');
@@ -71,10 +72,13 @@ ok t_cmp(scalar(grep { /CGIPLUS2822: WebSocket upgrade 3 for \S+whoami\.pl names
          1, 'the runner says so (2822)');
 close $s;
 
-# The socket: 0600, owned by httpd's user.
+# The socket: 0660, root's in httpd's group; never httpd's user's, whose
+# scripts could chmod it (000: no new child reaches the runner again).
 my $sock = "$vars->{t_logs}/cgiplus-runner.sock";
 my @st = stat $sock;
-ok t_cmp(sprintf('%o %d', $st[2] & 07777, $st[4]), "600 $nobody", 'the socket is 0600, owned by nobody');
+my $group = getgrnam($vars->{group}) // (getpwnam('nobody'))[3];
+ok t_cmp(sprintf('%o %d %d', $st[2] & 07777, $st[4], $st[5]), "660 0 $group",
+         'the socket is 0660, owned by root, in the group of httpd\'s user');
 ok t_cmp(-S $sock ? 1 : 0, 1, 'and is a socket');
 
 # Past the file mode, the peer's uid is checked (SO_PEERCRED).
@@ -101,14 +105,33 @@ if (!$kid) {
 close $wr;
 my $out = <$rd> // '';
 waitpid $kid, 0;
-chmod 0600, $sock;
+chmod 0660, $sock;
 ok t_cmp($out, qr/^uid $daemon read (0|error Connection reset by peer)$/,
          'a connection from another uid is closed without an answer');
 open my $fh, '<', "$vars->{t_logs}/error_log" or die;
 my $log = do { local $/; <$fh> };
 ok t_cmp($log =~ /CGIPLUS2036: refused a connection from uid $daemon/ ? 1 : 0, 1,
          'and logged (2036)');
-ok t_cmp(sprintf('%o', (stat $sock)[2] & 07777), '600', 'the socket mode is restored');
+ok t_cmp(sprintf('%o', (stat $sock)[2] & 07777), '660', 'the socket mode is restored');
+
+# httpd's user (its scripts) cannot chmod the socket: 000 would keep every
+# new httpd child from the runner (all requests 503) until a restart.
+pipe $rd, $wr or die;
+$kid = fork // die;
+if (!$kid) {
+    close $rd;
+    $wr->autoflush(1);
+    $) = "$nobody $nobody";
+    $( = $nobody;
+    $< = $> = $nobody;
+    print $wr (chmod(0, $sock) ? "changed\n" : "refused: $!\n");
+    POSIX::_exit(0);
+}
+close $wr;
+$out = <$rd> // '';
+waitpid $kid, 0;
+chmod 0660, $sock;
+ok t_cmp($out, qr/^refused: Operation not permitted$/, "httpd's user cannot chmod the socket");
 
 # Who may drive the runner (docs/RUNNER.md): a script runs as httpd's user,
 # so it passes the socket's mode and SO_PEERCRED; it must still be dropped

@@ -1,7 +1,8 @@
 # The response spool's settings (issue 20, hole 7): values out of range are
-# refused with a sentence; the spool directory is made 0700 for httpd's
-# User, and httpd refuses to start on one that another user owns, that
-# others may use, or that is a symbolic link (1153). Past
+# refused with a sentence; the spool directory is made root's, mode 0730
+# for httpd's Group (never httpd's User's: its scripts could chmod it), and
+# httpd refuses to start on one that another user owns, that others may
+# use, or that is a symbolic link (1153). Past
 # CGIplusResponseSpoolMax the rest of the response waits for the client
 # (1151) and still arrives whole. A private httpd with only mod_cgiplus.
 use strict;
@@ -13,11 +14,12 @@ use Apache::TestUtil;
 use IO::Select;
 use IO::Socket::INET;
 use Socket qw(PF_INET SOCK_STREAM SOL_SOCKET SO_RCVBUF inet_aton pack_sockaddr_in);
+use POSIX ();
 use Time::HiRes qw(sleep time);
 use lib 't/lib';
 use PrivateHttpd qw(private_conf private_start private_stop private_check fresh_dir);
 
-plan tests => 12;
+plan tests => 13;
 $SIG{PIPE} = 'IGNORE';
 
 my $vars = Apache::Test::config()->{vars};
@@ -69,7 +71,7 @@ ok t_cmp($rc, 0, "CGIplusResponseBuffer 0 and CGIplusResponseSpoolMax 1G pass ($
 # The directory: another user's, open to others, a symbolic link.
 my $spool = "$dir/spool";
 for my $case (['mode 0755', sub { mkdir $spool, 0755; chmod 0755, $spool; chown $user_uid, -1, $spool },
-               qr/must belong to httpd's User .* mode 0755/],
+               qr/must belong to root, group httpd's Group .* mode 0755/],
               ['a symbolic link', sub { mkdir "$dir/elsewhere", 0700; chown $user_uid, -1, "$dir/elsewhere";
                                         symlink "$dir/elsewhere", $spool },
                qr/cannot be opened as a directory/]) {
@@ -82,14 +84,33 @@ for my $case (['mode 0755', sub { mkdir $spool, 0755; chmod 0755, $spool; chown 
              ? 1 : 0, 1, "a spool directory that is $name: httpd does not start (1153)");
 }
 
-# Made when missing: 0700, httpd's User's. A 4 MiB response to a slow
-# client with a 1 MiB spool cap: 1151, then all of it once it reads.
+# Made when missing: 0730, root's, httpd's Group's; httpd's User (its
+# scripts) cannot chmod it. A 4 MiB response to a slow client with a 1 MiB
+# spool cap: 1151, then all of it once it reads.
 fresh_dir($dir);
 ok t_cmp(private_start(conf("CGIplusResponseSpoolDir $spool\nCGIplusResponseSpoolMax 1M\n"), $port),
          1, 'httpd starts, the spool directory missing');
 my @st = stat $spool;
-ok t_cmp(@st ? sprintf('%04o %d', $st[2] & 07777, $st[4]) : 'none', sprintf('0700 %d', $user_uid),
-         'it was made mode 0700 for httpd\'s User');
+my $group_gid = $> == 0 ? getgrnam($vars->{group}) // (getpwnam($vars->{user}))[3] : 0;
+ok t_cmp(@st ? sprintf('%04o %d %d', $st[2] & 07777, $st[4], $st[5]) : 'none',
+         $> == 0 ? "0730 0 $group_gid" : sprintf('0700 %d %d', $>, $st[5]),
+         'it was made mode 0730, root\'s, for httpd\'s Group');
+if ($> == 0) {
+    my $kid = open(my $rd, '-|') // die "fork: $!";
+    if (!$kid) {
+        $) = "$group_gid $group_gid";
+        $( = $group_gid;
+        $< = $> = $user_uid;
+        print chmod(0, $spool) ? "changed\n" : "refused: $!\n";
+        POSIX::_exit(0);
+    }
+    my $out = <$rd> // '';
+    close $rd;
+    chmod 0730, $spool;
+    ok t_cmp($out, qr/^refused: Operation not permitted$/, "httpd's User cannot chmod it");
+} else {
+    ok t_cmp(-o $spool ? 1 : 0, 1, 'httpd not root: its own');
+}
 socket(my $s, PF_INET, SOCK_STREAM, 0) or die "socket: $!";
 setsockopt($s, SOL_SOCKET, SO_RCVBUF, pack('i', 4096));
 connect($s, pack_sockaddr_in($port, inet_aton('127.0.0.1'))) or die "connect: $!";
