@@ -23,6 +23,11 @@
 
 #include "cgp_parse.h" /* CGP_MS_MAX, CGP_SIZE_MAX */
 
+/* Every script's PATH unless its pool's env sets one (Debian's default
+ * for users): the runner gives it to workers; the module to a FastCGI
+ * application's requests, whose variables replace its environment. */
+#define CGP_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
+
 /* What a scope did not name: the module's one "unset" value, every type. */
 #define CGP_UNSET INT64_C(-1)
 

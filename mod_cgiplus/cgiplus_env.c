@@ -77,6 +77,26 @@ static int env_check(request_rec *r, const env_kv *kv)
     return 1;
 }
 
+/* The PATH of a FastCGI application's requests: the scope's own
+ * (CGIplusSetEnv PATH, then FcgidInitialEnv PATH, which wins), else the
+ * fixed one the runner gives every worker. */
+static const char *fcgi_path(const cgiplus_dir_conf *dc)
+{
+    const cgp_setting_id rows[2] = { CGP_S_ENV, CGP_S_FCGID_ENV };
+    const char *path = CGP_DEFAULT_PATH;
+
+    for (int k = 0; k < 2; k++) {
+        const apr_array_header_t *l = dc->v[rows[k]].n > 0 ? dc->v[rows[k]].p : NULL;
+
+        for (int i = 0; l && i < l->nelts; i++) {
+            const char *e = APR_ARRAY_IDX(l, i, const char *);
+            if (!strncmp(e, "PATH=", 5))
+                path = e + 5;
+        }
+    }
+    return path;
+}
+
 apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *len)
 {
     request_rec *r = q->r;
@@ -95,6 +115,11 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *l
     /* Scripts get the runner's fixed PATH (or CGIplusSetEnv PATH), never
      * the PATH of whoever started httpd, which ap_add_common_vars copies. */
     apr_table_unset(r->subprocess_env, "PATH");
+    /* A FastCGI request's variables become the program's whole environment
+     * (libfcgi's FCGI_Accept swaps environ, Perl's FCGI and CGI::Fast
+     * %ENV), so they carry the workers' PATH: mod_fcgid passes one too. */
+    if (q->mode_name && !strcmp(q->mode_name, "fastcgi"))
+        apr_table_setn(r->subprocess_env, "PATH", fcgi_path(dc));
     /* httpoxy: a client's Proxy header must never become HTTP_PROXY. */
     apr_table_unset(r->subprocess_env, "HTTP_PROXY");
     /* A chunked body has no length yet: the runner spools and counts it

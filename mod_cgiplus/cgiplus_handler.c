@@ -17,6 +17,7 @@
 #include "cgiplus_scriptlog.h"
 #include "cgiplus_ws.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "httpd.h"
@@ -152,10 +153,15 @@ static unsigned act_wait(cgiplus_req *q, unsigned ev)
  * which the kind that claims workers takes on): the first output. */
 static unsigned act_write(cgiplus_req *q, unsigned ev)
 {
-    if (ev == CGIPLUS_RE_GRANTED && (q->claim->grant(q, &q->grant, 1) != OK || !q->xp)) {
+    int rc = ev == CGIPLUS_RE_GRANTED ? q->claim->grant(q, &q->grant, 1) : OK;
+
+    if (rc == DECLINED) /* the worker was gone before q reached it: the runner again */
+        return CGIPLUS_RE_RETRY;
+    if (rc != OK || !q->xp) {
         cgp_end e = { 0 };
 
         e.outcome = CGP_O_OVERLOADED; /* 503 + Retry-After */
+        e.detail = ECHILD;            /* the worker handed over, not the queue */
         e.retry_after = 1;
         cgiplus_req_end(q, &e);
         return CGIPLUS_RE_REFUSED;

@@ -83,6 +83,8 @@ static const char *overloaded_why(apr_pool_t *p, apr_uint32_t detail)
         return "the runner is stopping";
     case EBUSY:
         return "its FastCGI application refused the request (FCGI_OVERLOADED)";
+    case ECHILD:
+        return "the worker the runner handed it could not take it";
     case 0:
         return "all of its workers are busy and its queue is full (raise CGIplusMaxWorkers "
                "or CGIplusQueueDepth if this persists)";

@@ -35,8 +35,10 @@ typedef struct cgiplus_xport {
      * counted; 0: the next kind may. */
     int (*report)(struct cgiplus_req *q);
     /* The runner's GRANT (g): a worker the runner claimed for this child.
-     * take: run q on it (OK), or give it back unused (after an ABORT). An
-     * HTTP status if it cannot. NULL: a kind that takes no grants. */
+     * take: run q on it (OK), or give it back unused (after an ABORT).
+     * DECLINED: the worker was gone before a byte of q reached it (the
+     * runner takes q again); an HTTP status if it cannot. NULL: a kind
+     * that takes no grants. */
     int (*grant)(struct cgiplus_req *q, const cgp_grant *g, int take);
     /* The runner's POOL frame, on a connection to runner_pid: q's pool is
      * at this table entry. NULL: none. */

@@ -10,7 +10,7 @@
 
 #define RUNNER_ENV_MAX          64u     /* configured environment entries per pool */
 #define RUNNER_ENV_BYTES        4096u   /* ...and the bytes of one */
-#define RUNNER_DEFAULT_PATH     "/usr/local/bin:/usr/bin:/bin" /* every script's, unless env PATH */
+#define RUNNER_DEFAULT_PATH     CGP_DEFAULT_PATH /* every script's, unless env PATH */
 
 /* How a pool's scripts run: persistent CGIplus workers, one plain CGI
  * process per request, or persistent FastCGI applications (runner_fcgi.c).

@@ -850,8 +850,13 @@ static void worker_reaped(runner_worker *w, runner_req *rerun)
      * (on either path): a crash loop if it repeats with no request served
      * in between. The first gets a second chance at once; then the delay
      * doubles. */
+    /* A worker that served requests and then exited with 0 recycled itself
+     * (PHP_FCGI_MAX_REQUESTS, a `while ($n++ < N)` request loop): a request
+     * that met it on its way out fails, but that is no crash loop. */
+    int recycled = w->served > 0 && w->why == RUNNER_END_EXITED && WIFEXITED(w->status) &&
+                   WEXITSTATUS(w->status) == 0;
     if (!w->kind->per_request && !w->not_cgiplus && (w->served == 0 || w->died_busy) &&
-        w->gen == p->gen &&
+        !recycled && w->gen == p->gen &&
         (w->why == RUNNER_END_EXITED || w->why == RUNNER_END_CRASHED ||
          w->why == RUNNER_END_EXEC_FAILED || w->why == RUNNER_END_BROKEN)) {
         /* served by a child since the last such death: the streak is over

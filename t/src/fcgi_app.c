@@ -7,7 +7,9 @@
  *   crash      dies (_exit 3) before any output, without ending its request
  *   crashmid   dies likewise after its header and part of its body
  *   stderr     a line on FCGI_STDERR and one on descriptor 2
- *   lines=N    N lines, one every 100 ms (a client that leaves mid-response) */
+ *   lines=N    N lines, one every 100 ms (a client that leaves mid-response)
+ * FCGI_APP_EXIT_AFTER=N in its environment: it exits 0 after N requests,
+ * as php-cgi after PHP_FCGI_MAX_REQUESTS. */
 #define _POSIX_C_SOURCE 200809L
 #include <fcgi_stdio.h>
 #include <stdlib.h>
@@ -36,6 +38,7 @@ static void nap(long ms)
 int main(void)
 {
     unsigned long n = 0;
+    long last = atol(env("FCGI_APP_EXIT_AFTER")); /* before FCGI_Accept swaps environ */
 
     while (FCGI_Accept() >= 0) {
         static char buf[65536];
@@ -56,9 +59,9 @@ int main(void)
         }
         printf("Content-Type: text/plain\r\n\r\n");
         printf("pid=%ld\nrequest=%lu\nSCRIPT_NAME=%s\nSCRIPT_FILENAME=%s\nPATH_INFO=%s\n"
-               "REQUEST_METHOD=%s\nCONTENT_LENGTH=%s\nHTTPS=%s\n", (long)getpid(), n,
+               "REQUEST_METHOD=%s\nCONTENT_LENGTH=%s\nHTTPS=%s\nPATH=%s\n", (long)getpid(), n,
                env("SCRIPT_NAME"), env("SCRIPT_FILENAME"), env("PATH_INFO"),
-               env("REQUEST_METHOD"), env("CONTENT_LENGTH"), env("HTTPS"));
+               env("REQUEST_METHOD"), env("CONTENT_LENGTH"), env("HTTPS"), env("PATH"));
         /* libfcgi's printf knows no %zu */
         printf("body_len=%lu\nbody_sum=%lu\n", got, sum);
         if (!strcmp(q, "crashmid")) {
@@ -78,6 +81,10 @@ int main(void)
                 FCGI_fflush(stdout);
                 nap(100);
             }
+        if (last > 0 && (long)n >= last) {
+            FCGI_Finish();
+            break;
+        }
     }
     return 0;
 }
