@@ -8,6 +8,7 @@
 #include "runner_log.h"
 #include "runner_notify.h"
 #include "runner_pool.h"
+#include "runner_spawn.h"
 #include "runner_spool.h"
 #include "runner_table.h"
 #include "runner_worker.h"
@@ -509,6 +510,19 @@ int main(int argc, char **argv)
                runner_default_max_workers(&runner_g),
                runner_g.o.config ? ", configuration " : "",
                runner_g.o.config ? runner_g.o.config : "");
+    if (runner_g.is_root) {
+        int abi = runner_spawn_domains();
+
+        if (abi > 0)
+            runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2913) "each worker starts in a Landlock "
+                       "domain of its own (ABI %d): no script can ptrace another worker or an "
+                       "httpd child, nor read their memory or /proc/PID/environ", abi);
+        else
+            runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2914) "the kernel has no Landlock (%s): "
+                       "a script can ptrace the workers of other pools that run as its user, "
+                       "and read their memory and /proc/PID/environ; give such pools their own "
+                       "CGIplusUser", strerror(errno));
+    }
     runner_pool_declared();
     runner_notify("READY=1"); /* the socket accepts connections */
     if (runner_loop_run() == 0) {

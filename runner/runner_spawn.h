@@ -25,6 +25,10 @@ enum runner_stage { RUNNER_STAGE_SETSID = 1, RUNNER_STAGE_CREDS, RUNNER_STAGE_CH
                     RUNNER_STAGE_FDS, RUNNER_STAGE_EXEC, RUNNER_STAGE_RLIMIT,
                     RUNNER_STAGE_PDEATH };
 pid_t runner_spawn(const runner_spawn_spec *s);
+/* The kernel's Landlock ABI version (>= 1), in whose domains a root
+ * runner starts each worker (docs/RUNNER.md, "Another pool"); -1 with
+ * errno where there is none. */
+int runner_spawn_domains(void);
 const char *runner_spawn_stage(unsigned stage);
 int runner_random_hex(char *out, size_t nhex);
 /* The spawns' descriptor chores: closes *fd if open and sets it -1; our

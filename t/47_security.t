@@ -16,7 +16,7 @@ use Time::HiRes qw(sleep);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(hget wire_connect wire_request wire_frames);
 
-plan tests => 42 + 3 * 2 + 2 * 2;
+plan tests => 46 + 3 * 2 + 2 * 2;
 
 my $vars = Apache::Test::config()->{vars};
 my $nobody = getpwnam('nobody');
@@ -36,6 +36,38 @@ ok t_cmp(field($r, 'env'), 'CGIPLUSEOF,CGIPLUSEOT,CGIPLUSESC,CGIPLUSIN,GATEWAY_I
 ok t_cmp(field($r, 'conf'), 'from-httpd', 'CGIplusSetEnv reaches the worker');
 ok t_cmp(field($r, 'limits'), 'cpu:30,as:1610612736,nofile:64,nproc:4096',
          'CGIplusRLimit cpu, as (1536M: several digits before the suffix), nofile, nproc');
+
+# Each worker is in a Landlock domain of its own (the runner says so,
+# 2913): a script of another pool, of the same user, cannot read this
+# worker's environment (its CGIplusSetEnv values) or memory, which a plain
+# process of that user, outside any domain, can.
+{
+    open my $fh, '<', "$vars->{t_logs}/error_log" or die;
+    my $log = do { local $/; <$fh> };
+    ok t_cmp($log =~ /CGIPLUS2913: each worker starts in a Landlock domain of its own \(ABI \d+\)/ ? 1 : 0, 1,
+             'the runner starts each worker in a Landlock domain of its own (2913)');
+    my $peek = hget("/pool/crash/whoami.pl?peek=$pid");
+    ok t_cmp(field($peek, 'uid') =~ /^(\d+)/ ? $1 : '', $nobody, 'another pool, the same user (nobody)');
+    ok t_cmp(field($peek, 'peek_environ') . ' | ' . field($peek, 'peek_mem'),
+             'refused (Permission denied) | refused (Permission denied)',
+             "its script cannot read the first pool's worker's /proc/PID/environ or memory");
+    pipe my $prd, my $pwr or die;
+    my $kid = fork // die;
+    if (!$kid) {
+        close $prd;
+        $) = "$nobody $nobody";
+        $( = $nobody;
+        $< = $> = $nobody;
+        my ($e, $buf);
+        my $got = open($e, '<', "/proc/$pid/environ") && sysread($e, $buf, 65536) ? $buf : "refused ($!)";
+        syswrite $pwr, ($got =~ /SECRET_CONF=from-httpd/ ? "read\n" : "not read: $got\n");
+        POSIX::_exit(0);
+    }
+    close $pwr;
+    my $out = <$prd> // '';
+    waitpid $kid, 0;
+    ok t_cmp($out, "read\n", 'a process of that user outside any domain can (so the domain is what stops the script)');
+}
 
 # CGIplusUser: another pool, another user.
 $r = hget('/pool/asuser/whoami.pl');

@@ -1,6 +1,7 @@
 #!/usr/bin/perl
 # Reports what a worker got: user, group, session, process group, open
-# descriptors, environment names and resource limits (t/47_security.t).
+# descriptors, environment names and resource limits; with ?peek=PID, what
+# it can read of process PID (t/47_security.t).
 use strict;
 use warnings;
 use FindBin;
@@ -40,5 +41,15 @@ while (CGIplus::accept()) {
     print "path=", ($base{PATH} // ''), "\n";
     print "reqpath=", ($ENV{PATH} // ''), "\n";
     print "limits=", join(',', map { "$_:" . ($limits{$_} // '?') } qw(cpu as nofile nproc)), "\n";
+    # ?peek=PID: what this script can read of another process of its uid
+    if (($ENV{QUERY_STRING} // '') =~ /\bpeek=(\d+)/) {
+        for my $f (qw(environ mem)) {
+            my ($fh, $buf);
+            my $got = open($fh, '<', "/proc/$1/$f") ? 'read' : "refused ($!)";
+            $got = sysread($fh, $buf, 4096) ? "read ($buf)" : 'read nothing' if $got eq 'read' && $f eq 'environ';
+            $got =~ tr/\0\n/  /;
+            print "peek_$f=$got\n";
+        }
+    }
     CGIplus::finish();
 }
