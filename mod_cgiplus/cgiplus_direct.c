@@ -34,6 +34,7 @@ static const direct_proto direct_cgiplus = {
 };
 
 #define DIRECT_READ        (64 * 1024)  /* one read of the worker's stdout */
+#define DIRECT_H2_LOOK     apr_time_from_msec(200) /* h2: how often a reset stream is looked for */
 #define DIRECT_ERR_LINE    4096         /* a longer stderr line is logged in pieces (as the runner) */
 
 /* Writes what the worker takes now of CGIPLUSIN and the body; while the
@@ -646,6 +647,12 @@ unsigned cgiplus_direct_wait_first(cgiplus_req *q, const direct_proto *p)
     cgiplus_client_watch w;
     apr_os_sock_t fd = -1;
     apr_status_t rv = APR_SUCCESS;
+    conn_rec *c = q->r->connection;
+    /* HTTP/2: no socket, but mod_http2 marks the stream's connection
+     * aborted when the client resets it; looked at between short waits,
+     * which add up to httpd's Timeout as one wait would */
+    int h2 = c->master != NULL;
+    apr_time_t quiet = apr_time_now();
 
     cgiplus_req_watch_init(q, &w);
     if (w.cs && apr_os_sock_get(&fd, w.cs) != APR_SUCCESS)
@@ -655,7 +662,27 @@ unsigned cgiplus_direct_wait_first(cgiplus_req *q, const direct_proto *p)
 
         if (direct_x(q)->unfit)
             return direct_unfit(q);
-        rv = p->step(q, -1, fd, w.eof, &client_rd);
+        if (h2) {
+            apr_interval_time_t left = quiet + q->timeout - apr_time_now();
+
+            if (c->aborted) {
+                client_rd = 2; /* gone, as after an end of file */
+            }
+            else if (left <= 0) {
+                cgiplus_direct_timeout(q, 0); /* httpd's, as step(-1) would */
+                continue;
+            }
+            else {
+                rv = p->step(q, left < DIRECT_H2_LOOK ? left : DIRECT_H2_LOOK, -1, 0, NULL);
+                if (rv == APR_TIMEUP)
+                    rv = APR_SUCCESS;
+                else
+                    quiet = apr_time_now();
+                continue;
+            }
+        }
+        else
+            rv = p->step(q, -1, fd, w.eof, &client_rd);
         if (rv != APR_SUCCESS || !client_rd || q->out_len || q->ended)
             continue;
         if (cgiplus_req_client_seen(&w, client_rd) != CGIPLUS_CLIENT_GONE) {

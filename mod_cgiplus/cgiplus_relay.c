@@ -20,6 +20,7 @@ APLOG_USE_MODULE(cgiplus);
 
 /* How long to wait for END after ABORT before giving the connection up. */
 #define RELAY_ABORT_WAIT apr_time_from_sec(2)
+#define RELAY_H2_LOOK    apr_time_from_msec(200) /* h2: how often a reset stream is looked for */
 
 /* q's ABORT frame into out: with the cause the module failed q for, if
  * not told yet (the runner counts that cause, not "aborted"), else empty
@@ -281,9 +282,45 @@ static apr_status_t relay_wait_both(cgiplus_req *q, apr_socket_t *cs, int client
     return APR_SUCCESS;
 }
 
+/* HTTP/2: a stream has no socket to watch, but mod_http2 marks its
+ * connection aborted when the client resets it (RST_STREAM, or the
+ * connection goes): waits up to q->timeout for the runner, looking at that
+ * mark every RELAY_H2_LOOK, as the direct path's queue does. *runner_rd
+ * stays 0 when the stream was reset. */
+static apr_status_t relay_wait_stream(cgiplus_req *q, int *runner_rd)
+{
+    cgiplus_relay *rl = q->xd;
+    conn_rec *c = q->r->connection;
+    apr_time_t until = apr_time_now() + q->timeout;
+    apr_pollfd_t pfd;
+    apr_int32_t nready;
+    apr_status_t rv;
+
+    memset(&pfd, 0, sizeof(pfd));
+    pfd.p = q->r->pool;
+    pfd.desc_type = APR_POLL_SOCKET;
+    pfd.reqevents = APR_POLLIN;
+    pfd.desc.s = rl->conn->sock;
+    *runner_rd = 0;
+    while (!c->aborted) {
+        apr_interval_time_t left = until - apr_time_now();
+
+        if (left <= 0)
+            return APR_TIMEUP; /* as a read on the runner would */
+        rv = apr_poll(&pfd, 1, &nready, left < RELAY_H2_LOOK ? left : RELAY_H2_LOOK);
+        if (rv == APR_SUCCESS) {
+            *runner_rd = 1;
+            return APR_SUCCESS;
+        }
+        if (!APR_STATUS_IS_TIMEUP(rv) && !APR_STATUS_IS_EINTR(rv))
+            return rv;
+    }
+    return APR_SUCCESS;
+}
+
 /* Reads frames until a STDOUT byte, END or GRANT is there. Watches an
- * HTTP/1.x client meanwhile: if it goes away, the request gets no
- * response (the ABORT action tells the runner). */
+ * HTTP/1.x client (or an HTTP/2 stream) meanwhile: if it goes away, the
+ * request gets no response (the ABORT action tells the runner). */
 static unsigned relay_wait_first(cgiplus_req *q)
 {
     cgiplus_relay *rl = q->xd;
@@ -297,6 +334,11 @@ static unsigned relay_wait_first(cgiplus_req *q)
         if (w.cs && (rv = relay_wait_both(q, w.cs, w.eof, &runner_rd,
                                           &client_rd)) != APR_SUCCESS)
             break;
+        if (!w.cs && q->r->connection->master) {
+            if ((rv = relay_wait_stream(q, &runner_rd)) != APR_SUCCESS)
+                break;
+            client_rd = !runner_rd ? 2 : 0; /* 2: gone, as after an end of file */
+        }
         if (runner_rd) {
             rv = cgiplus_relay_frame(q);
             if (rv == APR_SUCCESS && rl->granted) {
