@@ -103,6 +103,32 @@ static const char *pick_variant(request_rec *r, unsigned have, const char **enc)
     return NULL;
 }
 
+/* In the handler phase, whether httpd's access control lets the
+ * precompressed variant vrel be served by its own name: the variant is
+ * other file than the one r was checked for, and <Files "*.gz">,
+ * <FilesMatch>, Options -FollowSymLinks, .htaccess and <Location> rules may
+ * refuse it. A lookup subrequest walks it as a request for it would; the
+ * variant is used only if that lookup maps it to the same file, unchanged
+ * (no rewrite, no path info) and allowed. */
+static int variant_allowed(request_rec *r, const cgiplus_static_mount *m,
+                           const char *vrel)
+{
+    const char *uri = apr_pstrcat(r->pool, m->prefix, "/",
+                                  ap_escape_uri(r->pool, vrel), NULL);
+    const char *want = apr_pstrcat(r->pool, m->dir, "/", vrel, NULL);
+    request_rec *rr = ap_sub_req_lookup_uri(uri, r, NULL);
+    int ok = rr->status == HTTP_OK && rr->finfo.filetype == APR_REG &&
+             rr->filename && !strcmp(rr->filename, want) &&
+             (!rr->path_info || !*rr->path_info);
+
+    if (!ok)
+        ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r, CGIPLUS_LOGNO(1525)
+                      "not sending the variant %s: httpd would not serve it by "
+                      "its own name (status %d)", want, rr->status);
+    ap_destroy_sub_req(rr);
+    return ok;
+}
+
 /* The client asks not to be answered from caches: check the disk now. */
 static int wants_fresh(request_rec *r)
 {
@@ -289,7 +315,11 @@ static int find_entry(request_rec *r, cgiplus_static_mount *m, const char *rel,
     rv = cgiplus_static_cache_get(r, m, rel, how, fresh, e);
     if (rv == APR_SUCCESS)
         return OK;
-    if (rv == APR_EINIT || (rv == EISDIR && mode != CGIPLUS_SERVE_OFFLOAD))
+    /* A directory, or a file with path info after it ("f.txt/extra"):
+     * httpd's path decides (mod_dir; AcceptPathInfo, 404 by default), after
+     * its access control. */
+    if (rv == APR_EINIT ||
+        ((rv == EISDIR || rv == ENOTDIR) && mode != CGIPLUS_SERVE_OFFLOAD))
         return DECLINED;
     return cgiplus_static_path_status(r, rv, apr_pstrcat(r->pool, m->dir, "/",
                                                          rel, NULL));
@@ -335,7 +365,8 @@ int cgiplus_static_respond(request_rec *r, cgiplus_static_mount *m,
             const char *vrel = apr_pstrcat(r->pool, e->rel, suffix, NULL);
 
             /* typed too: it may be asked for by its own name */
-            if (cgiplus_static_cache_get(r, m, vrel, mode == CGIPLUS_SERVE_HANDLER
+            if ((mode != CGIPLUS_SERVE_HANDLER || variant_allowed(r, m, vrel)) &&
+                cgiplus_static_cache_get(r, m, vrel, mode == CGIPLUS_SERVE_HANDLER
                                          ? CGIPLUS_STATIC_TYPE_NONE
                                          : CGIPLUS_STATIC_TYPE_PROBE,
                                          fresh, &v) == APR_SUCCESS)

@@ -21,7 +21,7 @@ sub req {
         GET => Apache::TestRequest::resolve_url($path), [@h]));
 }
 
-plan tests => 15;
+plan tests => 20;
 
 my $r = req('/hstatic/private/secret.txt');
 ok t_cmp($r->code, 403, 'phase=handler: Require all denied holds');
@@ -33,6 +33,26 @@ ok t_cmp($r->code, 200, '(the default handler serves it: no Require there)');
 $r = req('/hstatic/sub/page.txt');
 ok t_cmp($r->code, 200, 'phase=handler: allowed files are served');
 ok t_cmp($r->content, "a page below sub\n", 'with their bytes');
+
+# A precompressed copy is sent in the handler phase only where httpd would
+# serve it by its own name: <Files "*.gz"> Require all denied keeps
+# gzdeny/doc.txt.gz from a client that accepts gzip for doc.txt.
+$r = req('/hstatic/gzdeny/doc.txt.gz');
+ok t_cmp($r->code, 403, 'phase=handler: the .gz copy is refused by its own name');
+$r = req('/hstatic/gzdeny/doc.txt', 'Accept-Encoding' => 'gzip');
+ok t_cmp(join('|', $r->code, $r->header('Content-Encoding') // 'identity', $r->content),
+         "200|identity|the plain text of doc\n", 'and not sent for the plain file to a client taking gzip');
+$r = req('/hstatic/style.css', 'Accept-Encoding' => 'gzip');
+ok t_cmp($r->header('Content-Encoding') // 'identity', 'gzip', 'a copy httpd would serve still is');
+
+# Path info after a file, where AcceptPathInfo On allows it: the file, as
+# the default handler serves it (the default, 404, is t/20's).
+for my $pfx (qw(static hstatic)) {
+    $r = req("/$pfx/pinfo/f.txt/extra");
+    my $p2 = req('/plain/pinfo/f.txt/extra');
+    ok t_cmp($r->code . ' ' . $r->content, $p2->code . ' ' . $p2->content,
+             "/$pfx/pinfo/f.txt/extra with AcceptPathInfo On: as the default handler (200)");
+}
 
 # The documented limit of the quick mode: <Location> access control is not
 # consulted. /static/noindex/ is "Require all denied", yet:
