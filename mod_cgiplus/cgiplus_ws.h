@@ -74,6 +74,8 @@ typedef struct cgiplus_ws {
     apr_size_t rhlen;         /* header bytes read */
     apr_uint32_t rleft;       /* payload bytes of the current frame still due */
     int rtype, rfirst, rmsg_open, rdrop, rkind_due;
+    int rstarted;             /* a frame of the current message went to to_client */
+    unsigned rkind;           /* its kind (CGP_WS_KIND_*) */
     apr_uint32_t rflags;
     unsigned char rctl[CGP_WSR_CLOSE_MAX];
     apr_size_t rctl_len;

@@ -366,16 +366,14 @@ static void runner_proto(cgiplus_ws *w, const char *what)
     ws_fail(w, CGP_WS_INTERNAL, "runner protocol error");
 }
 
-/* A WS_MSG frame begins: our frame header for the client, or the drop of
- * the message when the queue is full and CGIplusWebSocketOverflow says so. */
+/* A WS_MSG frame begins: the drop of the message when the queue is full
+ * and CGIplusWebSocketOverflow says so. No frame header yet: to_client
+ * must only ever hold whole frames, since a pong, a ping or our close may
+ * be appended to it between two reads of the runner (a header for the
+ * whole runner frame, its payload still to come, would put them inside
+ * the payload). */
 static void msg_begin(cgiplus_ws *w, unsigned kind)
 {
-    int fin = (w->rflags & CGP_F_END) != 0;
-    unsigned op = w->rmsg_open ? CGP_WS_CONT : kind == CGP_WS_KIND_BINARY ? CGP_WS_BINARY
-                                                                           : CGP_WS_TEXT;
-    unsigned char h[CGP_WS_HDR_MAX];
-    size_t hl;
-
     if (!w->rmsg_open) {
         w->rdrop = w->close_sent; /* nothing after our close frame */
         if (!w->rdrop && cgp_buf_used(&w->to_client) + w->rleft > w->lim.send_queue) {
@@ -392,11 +390,32 @@ static void msg_begin(cgiplus_ws *w, unsigned kind)
             }
         }
         w->rmsg_open = 1;
+        w->rstarted = 0;
+        w->rkind = kind;
     }
-    if (w->rdrop)
+}
+
+/* Payload of the current WS_MSG frame, k bytes of it (w->rleft counts them
+ * still): one whole WebSocket frame, final if it ends the message. */
+static void msg_chunk(cgiplus_ws *w, const unsigned char *d, apr_size_t k)
+{
+    int fin = (w->rflags & CGP_F_END) && w->rleft == k;
+    unsigned op = w->rstarted ? CGP_WS_CONT
+                              : w->rkind == CGP_WS_KIND_BINARY ? CGP_WS_BINARY : CGP_WS_TEXT;
+    unsigned char h[CGP_WS_HDR_MAX];
+    size_t hl;
+
+    if (w->close_sent)
+        w->rdrop = 1; /* our close went out mid-message: no data frame after it */
+    if (w->rdrop || (!k && !fin))
         return;
-    hl = cgp_ws_frame_hdr(h, fin, op, w->rleft, NULL);
-    cgp_buf_append(&w->to_client, h, hl);
+    hl = cgp_ws_frame_hdr(h, fin, op, k, NULL);
+    if (cgp_buf_append(&w->to_client, h, hl) < 0 || (k && cgp_buf_append(&w->to_client, d, k) < 0)) {
+        ws_fail(w, CGP_WS_INTERNAL, "out of memory");
+        w->rdrop = 1;
+        return;
+    }
+    w->rstarted = 1;
     if (!w->q_t0)
         w->q_t0 = apr_time_now();
 }
@@ -406,7 +425,7 @@ static void frame_done(cgiplus_ws *w)
     if (w->rtype == CGP_T_WS_MSG && (w->rflags & CGP_F_END)) {
         if (!w->rdrop)
             w->last_msg = apr_time_now();
-        w->rmsg_open = w->rdrop = 0;
+        w->rmsg_open = w->rdrop = w->rstarted = 0;
     } else if (w->rtype == CGP_T_WS_CLOSE) {
         unsigned code;
         const char *reason;
@@ -439,11 +458,14 @@ void cgiplus_ws_runner_read(cgiplus_ws *w)
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             break;
         if (n <= 0) {
-            /* The runner went away (a restart): nobody serves it any more. */
+            /* The runner went away (a restart): nobody serves it any more.
+             * Once told of the end (the client went), its close is the
+             * answer, not a failure. */
+            int told = w->runner_told;
             w->runner_gone = w->runner_told = 1;
             close(w->rfd);
             w->rfd = -1;
-            if (!w->close_sent)
+            if (!w->close_sent && !told)
                 ws_fail(w, CGP_WS_INTERNAL, "the runner went away");
             break;
         }
@@ -486,14 +508,15 @@ void cgiplus_ws_runner_read(cgiplus_ws *w)
                     return;
                 }
                 msg_begin(w, kind);
-                if (!w->rleft)
+                if (!w->rleft) {
+                    msg_chunk(w, NULL, 0); /* an empty message */
                     frame_done(w);
+                }
                 continue;
             }
             apr_size_t k = w->rleft < (apr_size_t)n - i ? w->rleft : (apr_size_t)n - i;
             if (w->rtype == CGP_T_WS_MSG) {
-                if (!w->rdrop)
-                    cgp_buf_append(&w->to_client, buf + i, k);
+                msg_chunk(w, buf + i, k);
             } else {
                 memcpy(w->rctl + w->rctl_len, buf + i, k);
                 w->rctl_len += k;

@@ -114,7 +114,8 @@ static int ws_check(request_rec *r, const char **key, const char **why)
     const char *cl = apr_table_get(r->headers_in, "Content-Length");
 
     *key = apr_table_get(r->headers_in, "Sec-WebSocket-Key");
-    if (r->method_number != M_GET)
+    /* HEAD is M_GET to httpd (header_only): RFC 6455 4.1 wants GET */
+    if (r->method_number != M_GET || r->header_only)
         return *why = "the method is not GET", HTTP_BAD_REQUEST;
     if (r->proto_num < HTTP_VERSION(1, 1))
         return *why = "it is not HTTP/1.1 or later", HTTP_BAD_REQUEST;
@@ -122,6 +123,11 @@ static int ws_check(request_rec *r, const char **key, const char **why)
         return *why = "Connection does not name Upgrade", HTTP_BAD_REQUEST;
     if (!ver || strcmp(ver, "13")) {
         apr_table_setn(r->err_headers_out, "Sec-WebSocket-Version", "13");
+        /* a 426 names the protocol to upgrade to (RFC 9110 15.5.22) */
+        if (!r->connection->master) {
+            apr_table_setn(r->err_headers_out, "Upgrade", "websocket");
+            apr_table_mergen(r->err_headers_out, "Connection", "Upgrade");
+        }
         return *why = "Sec-WebSocket-Version is not 13", HTTP_UPGRADE_REQUIRED;
     }
     if (!*key || !cgp_ws_key_valid(*key, strlen(*key)))

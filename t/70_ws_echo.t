@@ -13,7 +13,7 @@ use Apache::TestUtil qw(t_cmp);
 use lib 't/lib';
 use WsTest qw(ws_start ws_stop ws_py ws_log);
 
-plan tests => 44, need { 'python3-websockets' =>
+plan tests => 45, need { 'python3-websockets' =>
                          !system("$WsTest::PYTHON -c 'import websockets, h2' 2>/dev/null"),
                          't/src/fcgi_app (make check builds it; libfcgi-dev)' => -x 't/src/fcgi_app' };
 
@@ -205,10 +205,14 @@ my $bad = <<'PY';
 import sys, json
 kw = json.loads(sys.argv[2])
 c = Raw("127.0.0.1", int(sys.argv[1]), "/c/ws_echo", **kw)
-done({"status": c.status, "version": c.headers.get("sec-websocket-version")})
+done({"status": c.status, "version": c.headers.get("sec-websocket-version"),
+      "upgrade": c.headers.get("upgrade")})
 PY
 $r = ws_py($bad, $port, '{"version": "12"}');
-ok t_cmp("$r->{status} " . ($r->{version} // ''), '426 13', 'version 12: 426 with Sec-WebSocket-Version: 13');
+ok t_cmp("$r->{status} " . ($r->{version} // '') . ' ' . ($r->{upgrade} // ''), '426 13 websocket',
+         'version 12: 426 with Sec-WebSocket-Version: 13 and Upgrade: websocket (RFC 9110 15.5.22)');
+$r = ws_py($bad, $port, '{"method": "HEAD"}');
+ok t_cmp($r->{status}, 400, 'HEAD: 400 (RFC 6455 4.1 wants GET; httpd takes HEAD for a GET)');
 $r = ws_py($bad, $port, '{"key": "dGhlIHNhbXBsZSBub25jZR=="}');
 ok t_cmp($r->{status}, 400, 'a key that is not 16 bytes: 400');
 $r = ws_py($bad, $port, '{"key": null}');

@@ -59,13 +59,17 @@ my @cases = (
     [ 'fragments adding up past it', 'small', [[2, 'a' x 600, 0], [0, 'b' x 401, 1]], 'close:1009 eof' ],
 );
 
-plan tests => 4 + @cases, need { 'python3-websockets' =>
+plan tests => 6 + @cases, need { 'python3-websockets' =>
                                  !system("$WsTest::PYTHON -c 'import websockets' 2>/dev/null") };
 
 my ($port) = ws_start(name => 'conform', extra => <<'CONF');
 Alias /small/ @TOP@/examples/c/
 <Location /small/>
     CGIplusWebSocketMaxMessage 1000
+</Location>
+Alias /big/ @TOP@/examples/c/
+<Location /big/>
+    CGIplusWebSocketMaxMessage 16M
 </Location>
 CONF
 ok t_cmp($port ? 1 : 0, 1, 'private httpd started');
@@ -154,6 +158,61 @@ done({"echo": b"right behind" in data})
 PY
 ok t_cmp($r->{echo} ? 1 : 0, 1, 'a frame in the same write as the handshake is echoed');
 
+# Control frames while a large message goes out (the worker's echo comes
+# from the runner in many reads): each pong, and our close, is a frame of
+# its own between whole data frames (RFC 6455 5.4), never inside one's
+# payload; after our close no data frame follows (5.5.1).
+$r = ws_py(<<'PY', $port);
+import sys
+port = int(sys.argv[1])
+n = 8 * 1024 * 1024
+msg = bytes(range(256)) * (n // 256)
+out = {}
+c = Raw("127.0.0.1", port, "/big/ws_echo")
+c.send(frame(2, msg))
+first = c.recv(20)
+for i in range(5):
+    c.send(frame(9, b"ping%d" % i))
+data, pongs, bad, fin = first[3], [], [], first[0]
+while not fin:
+    fr = c.recv(20)
+    if fr is None or fr == "timeout":
+        bad.append(str(fr))
+        break
+    if fr[2] == 10:
+        pongs.append(fr[3].decode("latin-1"))
+    elif fr[2] == 0:
+        data += fr[3]
+        fin = fr[0]
+    else:
+        bad.append("op%d" % fr[2])
+        break
+out["echo"] = data == msg
+out["pongs"] = " ".join(pongs)
+out["bad"] = " ".join(bad)
+# the client's close after the first frame of another large echo: the
+# next control frame is the close, and no data frame comes after it
+c.send(frame(2, msg))
+c.recv(20)
+c.send(frame(8, b"\x03\xe8"))
+seq = []
+while True:
+    fr = c.recv(20)
+    if fr is None or fr == "timeout":
+        seq.append("eof" if fr is None else "timeout")
+        break
+    seq.append("close:%d" % int.from_bytes(fr[3][:2], "big") if fr[2] == 8 else "data" if fr[2] in (0, 2) else "op%d" % fr[2])
+while len(seq) > 1 and seq[0] == "data":
+    seq.pop(0)
+out["after_close"] = " ".join(seq)
+done(out)
+PY
+ok t_cmp(join('|', $r->{echo} ? 'echo whole' : 'echo broken', $r->{pongs} // '', $r->{bad} // ''),
+         'echo whole|ping0 ping1 ping2 ping3 ping4|',
+         'pings during an 8 MiB echo: five whole pongs between whole data frames, the message intact');
+ok t_cmp($r->{after_close} // '', 'close:1000 eof',
+         'a close during one: our close as a whole frame, no data frame after it, then the end');
+
 # Every connection ended with one CLOSED at the worker: the runner's
 # counters say as many closed as accepted, and nothing is left open.
 sleep 1;
@@ -164,7 +223,7 @@ for my $p (@{ $st->{websocket}{pools} // [] }) {
     $closed += $p->{counters}{closed};
     $open += $p->{connections};
 }
-ok t_cmp("$acc $closed $open", (@cases + 1) . ' ' . (@cases + 1) . ' 0',
+ok t_cmp("$acc $closed $open", (@cases + 2) . ' ' . (@cases + 2) . ' 0',
          'the runner: every connection accepted, each closed once, none left');
 my @proto = ws_log('conform') =~ /CGIPLUS1806: .*/g;
 ok t_cmp(scalar(@proto) >= 20 ? 1 : 0, 1, 'each failed connection logged its reason (1806, info)');
