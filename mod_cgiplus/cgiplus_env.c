@@ -126,7 +126,12 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *l
      * and the script gets an exact CONTENT_LENGTH and a de-chunked body,
      * so the client's Transfer-Encoding no longer describes what the
      * script reads (WSGI servers would wait for chunks): not passed. */
-    if (apr_table_get(r->headers_in, "Transfer-Encoding")) {
+    /* An ErrorDocument's request (httpd's ap_die: r->prev failed) keeps the
+     * failed request's Content-Length, but that request's handler may have
+     * read or discarded the body already (the default handler's 404): what
+     * is left is not the header's length, so the runner counts it too. */
+    if (apr_table_get(r->headers_in, "Transfer-Encoding") ||
+        (r->prev && ap_is_HTTP_ERROR(r->prev->status))) {
         apr_table_unset(r->subprocess_env, "CONTENT_LENGTH");
         apr_table_unset(r->subprocess_env, "HTTP_TRANSFER_ENCODING");
     }

@@ -90,9 +90,20 @@ static apr_status_t header_collect(cgiplus_req *q, header_buf *hb, int *done)
             hb->p[hb->len++] = data[k];
             if (data[k] != '\n')
                 continue;
-            /* "\n" or "\r\n" alone: the header is over */
+            /* "\n" or "\r\n" alone: the header is over. In a drop-in
+             * scope any run of CRs before the "\n" too ("\r\r\n" from a
+             * CRLF-translating output layer): httpd's scanner for mod_cgi
+             * and mod_cgid (getsfunc_BRIGADE) drops every CR of a line. */
             if (hb->len - line == 1 || (hb->len - line == 2 && hb->p[line] == '\r'))
                 *done = 1;
+            else if (q->compat) {
+                apr_size_t j = line;
+
+                while (j < hb->len - 1 && hb->p[j] == '\r')
+                    j++;
+                if (j == hb->len - 1)
+                    *done = 1;
+            }
             line = hb->len;
         }
         if (k < blen)
@@ -228,19 +239,35 @@ int cgiplus_header_scan(cgiplus_req *q, const char **why, apr_status_t *io)
     clean = out = apr_palloc(r->pool, len + 1);
     for (start = 0, i = 0; i < len; i++) {
         apr_size_t l;
+        char *ls = out;
 
         if (buf[i] != '\n')
             continue;
         l = i - start;
-        if (l > 0 && buf[start + l - 1] == '\r')
-            l--;
+        if (q->compat) {
+            /* As httpd's scanner for mod_cgi and mod_cgid
+             * (getsfunc_BRIGADE): every CR of the line is dropped, so
+             * "X: v\r\r\n" (Perl's :crlf layer) and a stray CR in a
+             * value are accepted as mod_cgid accepts them. */
+            apr_size_t j;
+
+            for (j = start; j < i; j++)
+                if (buf[j] != '\r')
+                    *out++ = buf[j];
+            l = (apr_size_t)(out - ls);
+            out = ls;
+        }
+        else {
+            if (l > 0 && buf[start + l - 1] == '\r')
+                l--;
+            memcpy(ls, buf + start, l);
+        }
         if (l > 0) {
-            if ((*why = header_check(r->pool, buf + start, l)) != NULL)
+            if ((*why = header_check(r->pool, ls, l)) != NULL)
                 return HTTP_BAD_GATEWAY;
-            if (!q->compat && l >= 7 && !strncasecmp(buf + start, "Status:", 7) &&
-                (*why = header_check_status(r->pool, buf + start + 7, l - 7)) != NULL)
+            if (!q->compat && l >= 7 && !strncasecmp(ls, "Status:", 7) &&
+                (*why = header_check_status(r->pool, ls + 7, l - 7)) != NULL)
                 return HTTP_BAD_GATEWAY;
-            memcpy(out, buf + start, l);
             out += l;
         }
         *out++ = '\n';

@@ -2,7 +2,9 @@
 # behaviour table (t/30's scripts, plus invalid Status values and output
 # with no header) fetched from /cgid-table/ (mod_cgid) and from
 # /compat-table/ (plain CGI) and /compat-table-plus/ (persistent) over the
-# same files. The status line as sent, every header a client gets (bar
+# same files (with an ErrorDocument 404 that is a CGI script of the
+# scope, also after a POST whose body the failed request discarded). The
+# status line as sent, every header a client gets (bar
 # Date, and the framing httpd picks from timing: Content-Length, chunked)
 # and the body must be the same: 500 for malformed or missing headers, as
 # mod_cgi. Native cgiplus-script scopes answer 502 instead (t/30), also
@@ -34,11 +36,16 @@ my @rows = (
     [ GET => 'badstatus.pl?abc' ], [ GET => 'badstatus.pl?99' ],
     [ GET => 'badstatus.pl?200%20Fine' ], [ GET => 'badstatus.pl?404' ],
     [ POST => 'post.pl', body => 'x' x 1000 ], [ POST => 'bogus-perl.pl', body => 'y' x 10 ],
+    [ GET => 'crcrlf.pl' ], [ GET => 'crvalue.pl' ],
+    [ POST => 'no-such-file.txt', body => 'x' x 10 ],
 );
+# The same ErrorDocument after httpd's default handler answered 404 to a
+# POST (its body discarded: the error request still names its length).
+my @errdoc = ([ POST => 'nothing.txt', body => 'x' x 10 ], [ GET => 'nothing.txt' ]);
 my @compat = ('/compat-table', '/compat-table-plus');
 my @native_bad = ('099', '600', 'abc');
 
-plan tests => @rows * @compat * 3 + 2 * @compat + 2 * @native_bad + 1;
+plan tests => @rows * @compat * 3 + @errdoc * @compat * 3 + 2 * @compat + 2 * @native_bad + 1;
 
 my $hp = Apache::TestRequest::hostport();
 my %skip = map { $_ => 1 } qw(date content-length transfer-encoding);
@@ -69,6 +76,17 @@ for my $row (@rows) {
         ok t_cmp($got[0], $want[0], "$c $what: status line as mod_cgid");
         ok t_cmp($got[1], $want[1], "$c $what: headers as mod_cgid");
         ok t_cmp($got[2], $want[2], "$c $what: body as mod_cgid");
+    }
+}
+
+for my $row (@errdoc) {
+    my @want = fetch('/cgid-table-404', $row);
+    for my $c (@compat) {
+        my @got = fetch("$c-404", $row);
+        s{/compat-table(?:-plus)?/}{/cgid-table/}g for @got; # the ErrorDocument's own URL
+        ok t_cmp($got[0], $want[0], "$c-404 $row->[0] $row->[1]: status line as mod_cgid");
+        ok t_cmp($got[1], $want[1], "$c-404 $row->[0] $row->[1]: headers as mod_cgid");
+        ok t_cmp($got[2], $want[2], "$c-404 $row->[0] $row->[1]: body (the ErrorDocument CGI's) as mod_cgid");
     }
 }
 
