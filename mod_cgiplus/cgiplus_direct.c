@@ -547,6 +547,26 @@ unsigned cgiplus_direct_take(cgiplus_req *q, const direct_proto *p)
     return CGIPLUS_RE_CLAIMED;
 }
 
+/* The worker granted for q was gone before a byte of q reached it (how
+ * says so): q goes to the runner again, within the bound of workers unfit
+ * for one request (DECLINED), else 503. */
+static int direct_granted_gone(cgiplus_req *q, const cgp_grant *g, const char *how)
+{
+    request_rec *r = q->r;
+
+    if (q->redos + 1 <= DIRECT_REDO_MAX) {
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, CGIPLUS_LOGNO(1715)
+                      "the worker granted for %s (slot %lu) %s before it took the request; "
+                      "the request goes to the runner again", r->filename,
+                      (unsigned long)g->slot, how);
+        return DECLINED;
+    }
+    ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1714)
+                  "%u workers granted for %s in a row were gone before they took it (the "
+                  "last %s); answering 503", q->redos + 1, r->filename, how);
+    return HTTP_SERVICE_UNAVAILABLE;
+}
+
 int cgiplus_direct_take_granted(cgiplus_req *q, const cgp_grant *g, int take,
                                 const direct_proto *p)
 {
@@ -554,55 +574,30 @@ int cgiplus_direct_take_granted(cgiplus_req *q, const cgp_grant *g, int take,
     cgiplus_direct *x = apr_pcalloc(r->pool, p->xsize);
     const char *body = NULL;
     apr_size_t blen = 0;
-    int ret, whole = 0;
+    int ret;
 
-    /* Not held: its worker ended between the grant and now (the runner
-     * took the slot back). q never reached it: the runner again, within
-     * the bound of workers unfit for one request. */
-    if (!cgiplus_direct_granted_slot(r, g, x)) {
-        if (take && q->redos + 1 <= DIRECT_REDO_MAX) {
-            ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, CGIPLUS_LOGNO(1715)
-                          "the worker granted for %s (slot %lu) ended before it took the "
-                          "request; the request goes to the runner again", r->filename,
-                          (unsigned long)g->slot);
-            return DECLINED;
-        }
-        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1712)
-                      "the runner granted slot %lu (generation %lu) for %s, which this "
-                      "process does not hold; answering 503", (unsigned long)g->slot,
-                      (unsigned long)g->sgen, r->filename);
-        return HTTP_SERVICE_UNAVAILABLE;
-    }
-    if (!take || !(whole = direct_body(q, &body, &blen) == OK) ||
-        !(x->ch = p->chan_get(r, x->sidx, x->sgen))) {
+    /* Not held: the runner took the slot back (its worker ended). */
+    if (!cgiplus_direct_granted_slot(r, g, x))
+        return take ? direct_granted_gone(q, g, "ended") : OK;
+    if (!take || direct_body(q, &body, &blen) != OK) {
         /* never written to: it goes back as it came */
         cgiplus_direct_unclaim(r, x);
         if (!take)
             return OK;
-        /* no channel: its worker ended meanwhile (the runner refused it) */
-        if (whole && q->redos + 1 <= DIRECT_REDO_MAX) {
-            ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, CGIPLUS_LOGNO(1716)
-                          "the worker granted for %s (slot %lu) could not be reached; the "
-                          "request goes to the runner again", r->filename,
-                          (unsigned long)g->slot);
-            return DECLINED;
-        }
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1713)
-                      "cannot reach the worker granted for %s (slot %lu); answering 503",
-                      r->filename, (unsigned long)g->slot);
+                      "the body of the request granted a worker for %s is not whole; "
+                      "answering 503", r->filename);
         return HTTP_SERVICE_UNAVAILABLE;
     }
-    /* DECLINED: it closed before q reached it (a FastCGI application that
-     * recycled itself); q goes to the runner again, as from an unfit
-     * worker, and within the same bound. */
+    /* No channel: the runner refused it (the worker ended meanwhile). */
+    if (!(x->ch = p->chan_get(r, x->sidx, x->sgen))) {
+        cgiplus_direct_unclaim(r, x);
+        return direct_granted_gone(q, g, "could not be reached");
+    }
+    /* DECLINED: it had closed its connection (a FastCGI application that
+     * recycled itself); p->start handed it back. */
     ret = p->start(q, x, body, blen);
-    if (ret == DECLINED && q->redos + 1 > DIRECT_REDO_MAX) {
-        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1714)
-                      "%u workers granted for %s in a row had closed before they took "
-                      "it; answering 503", q->redos + 1, r->filename);
-        return HTTP_SERVICE_UNAVAILABLE;
-    }
-    return ret;
+    return ret == DECLINED ? direct_granted_gone(q, g, "had closed its connection") : ret;
 }
 
 /* The worker was unfit before its record was whole: it wrote output with
