@@ -516,7 +516,11 @@ int main(int argc, char **argv)
         if (abi > 0)
             runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2913) "each worker starts in a Landlock "
                        "domain of its own (ABI %d): no script can ptrace another worker or an "
-                       "httpd child, nor read their memory or /proc/PID/environ", abi);
+                       "httpd child, nor read their memory or /proc/PID/environ%s", abi,
+                       runner_spawn_scopes_signals()
+                           ? ", nor signal them"
+                           : "; it can still signal processes of its user (scoping signals "
+                             "needs Landlock ABI 6, Linux 6.12)");
         else
             runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2914) "the kernel has no Landlock (%s): "
                        "a script can ptrace the workers of other pools that run as its user, "

@@ -29,6 +29,8 @@ pid_t runner_spawn(const runner_spawn_spec *s);
  * runner starts each worker (docs/RUNNER.md, "Another pool"); -1 with
  * errno where there is none. */
 int runner_spawn_domains(void);
+/* 1 when those domains also scope signals (ABI 6, Linux 6.12). */
+int runner_spawn_scopes_signals(void);
 const char *runner_spawn_stage(unsigned stage);
 int runner_random_hex(char *out, size_t nhex);
 /* The spawns' descriptor chores: closes *fd if open and sets it -1; our

@@ -65,7 +65,11 @@ my $n503 = grep { $_ == 503 } @crash;
 my $n502 = grep { $_ == 502 } @crash;
 ok t_cmp($n502 + $n503, scalar(@crash), scalar(@crash) . " requests, every one 503 or 502");
 ok t_cmp($n503 > 0 ? $retry : -1, 0, 'every 503 carries Retry-After');
-$p = pool_of(status(), 'crash');
+# the last worker started may still be ending when the loop stops
+my $settled = sub { $p = pool_of(status(), 'crash');
+                    my $s = $p->{counters}{spawns};
+                    ($p->{backoff}{failures} // -1) == $s && ($p->{counters}{deaths}{exited} // -1) == $s };
+for (1 .. 30) { last if $settled->(); sleep 0.1 }
 my $spawns = $p->{counters}{spawns};
 # a request handed to a worker that dies is that worker's crash: 502
 ok t_cmp($n502, $spawns, "one 502 per started worker ($n502), the $n503 others 503");

@@ -16,11 +16,12 @@ use Time::HiRes qw(sleep);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(hget wire_connect wire_request wire_frames);
 
-plan tests => 46 + 3 * 2 + 2 * 2;
+plan tests => 50 + 3 * 2 + 2 * 2;
 
 my $vars = Apache::Test::config()->{vars};
 my $nobody = getpwnam('nobody');
 my $daemon = getpwnam('daemon');
+my $hpid = do { open my $pf, '<', "$vars->{t_logs}/httpd.pid" or die $!; <$pf> =~ /(\d+)/ ? $1 : 0 };
 sub field { my ($r, $k) = @_; return ($r->{body} =~ /^\Q$k\E=(.*)$/m)[0] // '' }
 
 my $r = hget('/pool/sec/whoami.pl');
@@ -46,7 +47,7 @@ ok t_cmp(field($r, 'limits'), 'cpu:30,as:1610612736,nofile:64,nproc:4096',
     my $log = do { local $/; <$fh> };
     ok t_cmp($log =~ /CGIPLUS2913: each worker starts in a Landlock domain of its own \(ABI \d+\)/ ? 1 : 0, 1,
              'the runner starts each worker in a Landlock domain of its own (2913)');
-    my $peek = hget("/pool/crash/whoami.pl?peek=$pid");
+    my $peek = hget("/pool/peer/whoami.pl?peek=$pid");
     ok t_cmp(field($peek, 'uid') =~ /^(\d+)/ ? $1 : '', $nobody, 'another pool, the same user (nobody)');
     ok t_cmp(field($peek, 'peek_environ') . ' | ' . field($peek, 'peek_mem'),
              'refused (Permission denied) | refused (Permission denied)',
@@ -67,6 +68,23 @@ ok t_cmp(field($r, 'limits'), 'cpu:30,as:1610612736,nofile:64,nproc:4096',
     my $out = <$prd> // '';
     waitpid $kid, 0;
     ok t_cmp($out, "read\n", 'a process of that user outside any domain can (so the domain is what stops the script)');
+
+    # Where Landlock scopes signals (ABI 6), the domain also keeps a script
+    # from signalling anything but its own processes: the first pool's
+    # worker, an httpd child (httpd's User, as the script) and the runner.
+    my $abi = $log =~ /CGIPLUS2913: .*\(ABI (\d+)\)/ ? $1 : 0;
+    my ($child) = grep { (stat "/proc/$_")[4] == $nobody } map { /(\d+)/ } `pgrep -P $hpid`;
+    my ($runner) = map { /(\d+)/ } `pgrep -P $hpid -x cgiplus-runner`;
+    $child //= 0; $runner //= 0;
+    my $sig = hget("/pool/peer/whoami.pl?signal=$pid,$child,$runner");
+    my $want = $abi >= 6 ? 'refused (Operation not permitted)' : 'may';
+    ok t_cmp(join(' | ', map { field($sig, "signal_$_") } $pid, $child),
+             "$want | $want", "Landlock ABI $abi: another pool's worker (pid $pid) and an httpd child (pid $child), "
+             . ($abi >= 6 ? 'not to be signalled' : 'signals not scoped before ABI 6'));
+    ok t_cmp(field($sig, "signal_$runner"), 'refused (Operation not permitted)', "nor the runner (pid $runner, root's)");
+    ok t_cmp(field($sig, 'signal_own_child'), 'ended', 'a child of its own it ends as ever');
+    ok t_cmp($log =~ /CGIPLUS2913: .*\(ABI $abi\)[^\n]*, nor signal them/ ? 'scoped' : 'not scoped',
+             $abi >= 6 ? 'scoped' : 'not scoped', 'the runner says so at start (2913)');
 }
 
 # CGIplusUser: another pool, another user.
@@ -187,7 +205,7 @@ sub attack_checks {
 }
 my $before = -s "$vars->{t_logs}/error_log";
 for my $url ('/pool/sec/attack.pl', '/pool/cgimode/attack.pl') {
-    $r = hget("$url?sock=$sock&marker=$marker");
+    $r = hget("$url?sock=$sock&marker=$marker&httpd=$hpid");
     ok t_cmp($r->{code}, 200, "$url answers");
     attack_checks($url eq '/pool/sec/attack.pl' ? 'a CGIplus script' : 'a plain CGI script',
                   $r->{body});
@@ -205,7 +223,7 @@ if (!$cli) {
     $) = "$gid $gid";
     $( = $gid;
     $< = $> = $nobody;
-    $ENV{QUERY_STRING} = "sock=$sock&marker=$marker";
+    $ENV{QUERY_STRING} = "sock=$sock&marker=$marker&httpd=$hpid";
     exec $^X, $attack or POSIX::_exit(127);
 }
 my $cli_out = do { local $/; <$ph> } // '';

@@ -100,7 +100,7 @@ ok t_cmp(wait_for(sub { get('/s/whoami.pl')->{code} == 200 }, 15) ? 1 : 0, 1,
          'httpd with no CGIplusRunnerKeyFile serves a script through its runner');
 
 my $marker = "$dir/marker";
-my $r = get("/s/attack.pl?sock=$sock&marker=$marker");
+my $r = get("/s/attack.pl?sock=$sock&marker=$marker&httpd=" . pid_of("$dir/httpd.pid"));
 ok t_cmp(field($r->{body}, 'uid'), $nobody, 'a script of this httpd runs as nobody');
 ok t_cmp(field($r->{body}, 'badkey') . ' ' . field($r->{body}, 'oldhello'),
          '0 bytes, eof 0 bytes, eof', 'and cannot drive the runner');

@@ -78,12 +78,17 @@ sub attempt {
     return "$n bytes, " . ($eof ? 'eof' : 'open');
 }
 
-# The pids of httpd's and the runner's processes (not this one).
+# The pids of httpd's and the runner's processes (not this one): with
+# ?httpd=PID those of that server only (it and its children), since other
+# servers of the machine are not the test's to judge.
 sub server_pids {
+    my ($top) = ($ENV{QUERY_STRING} // '') =~ /\bhttpd=(\d+)/;
     opendir my $d, '/proc' or return;
     return grep {
-        my $cf;
+        my ($cf, $sf);
         open($cf, '<', "/proc/$_/comm") && (<$cf> // '') =~ /^(apache2|httpd|cgiplus-runner)$/
+            && (!$top || $_ == $top
+                || (open($sf, '<', "/proc/$_/stat") && ((<$sf> // '') =~ /\)\s+\S+\s+(\d+)/)[0] == $top))
     } grep { /^\d+$/ && $_ != $$ } readdir $d;
 }
 

@@ -7,6 +7,7 @@ use warnings;
 use FindBin;
 use lib "$FindBin::Bin/../../../lib/perl";
 use CGIplus;
+use POSIX ();
 
 my %base = %ENV; # the worker's own environment, before any request
 $| = 1;
@@ -50,6 +51,18 @@ while (CGIplus::accept()) {
             $got =~ tr/\0\n/  /;
             print "peek_$f=$got\n";
         }
+    }
+    # ?signal=PID,...: whether it may signal each (signal 0: checked, not sent),
+    # and a child of its own, which it must be able to end
+    if (($ENV{QUERY_STRING} // '') =~ /\bsignal=([\d,]+)/) {
+        for my $p (split /,/, $1) {
+            print "signal_$p=", (kill(0, $p) ? 'may' : "refused ($!)"), "\n";
+        }
+        my $kid = fork // die "fork: $!";
+        if (!$kid) { sleep 30; POSIX::_exit(0) }
+        my $ok = kill('TERM', $kid);
+        waitpid $kid, 0;
+        print 'signal_own_child=', ($ok && ($? & 127) == 15 ? 'ended' : "not ended ($?)"), "\n";
     }
     CGIplus::finish();
 }
