@@ -187,6 +187,14 @@ while not fin:
     else:
         bad.append("op%d" % fr[2])
         break
+# a pong may also come after the last data frame (queued behind it on a
+# busy machine): wait for all five
+while not bad and len(pongs) < 5:
+    fr = c.recv(20)
+    if fr is None or fr == "timeout" or fr[2] != 10:
+        bad.append(str(fr) if fr is None or fr == "timeout" else "op%d" % fr[2])
+        break
+    pongs.append(fr[3].decode("latin-1"))
 out["echo"] = data == msg
 out["pongs"] = " ".join(pongs)
 out["bad"] = " ".join(bad)
@@ -209,7 +217,7 @@ done(out)
 PY
 ok t_cmp(join('|', $r->{echo} ? 'echo whole' : 'echo broken', $r->{pongs} // '', $r->{bad} // ''),
          'echo whole|ping0 ping1 ping2 ping3 ping4|',
-         'pings during an 8 MiB echo: five whole pongs between whole data frames, the message intact');
+         'pings during an 8 MiB echo: five whole pongs, between or after whole data frames, the message intact');
 ok t_cmp($r->{after_close} // '', 'close:1000 eof',
          'a close during one: our close as a whole frame, no data frame after it, then the end');
 
