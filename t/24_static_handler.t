@@ -21,7 +21,7 @@ sub req {
         GET => Apache::TestRequest::resolve_url($path), [@h]));
 }
 
-plan tests => 20;
+plan tests => 21;
 
 my $r = req('/hstatic/private/secret.txt');
 ok t_cmp($r->code, 403, 'phase=handler: Require all denied holds');
@@ -66,6 +66,8 @@ open my $el, '<', "$vars->{t_logs}/error_log" or die $!;
 my @l = <$el>;
 ok scalar(grep { /CGIPLUS1503: handler: \S+\/static\/hello\.txt/ } @l) > 0;
 ok scalar(grep { /CGIPLUS1503: quick: \S+\/static\/hello\.txt/ } @l) > 0;
+ok t_cmp(scalar(grep { /CGIPLUS1525: .*gzdeny\/doc\.txt\.gz/ } @l) > 0 ? 1 : 0, 1,
+         'the refused .gz copy is logged (1525, debug)');
 # Non-GET requests to a quick mount are httpd's: the default handler answers
 # them as for /plain/ (in this httpd a POST to a file gets the file).
 my $p = $ua->request(HTTP::Request->new(
