@@ -5,6 +5,7 @@
  * with the script's first bytes. */
 #include "runner_spawn.h"
 #include "runner_ctx.h"
+#include "runner_oom.h"
 #include "runner_loop.h"
 #include "cgp_proto.h"
 #include "cgp_shebang.h"
@@ -177,6 +178,7 @@ static void child(const runner_spawn_spec *s, pid_t runner)
         if (setrlimit(res[i], &rl) < 0)
             child_fail(efd, RUNNER_STAGE_RLIMIT, errno);
     }
+    runner_oom_prefer(); /* as root: the script cannot lower it again */
     if (runner_g.is_root)
         own_domain(); /* best effort: the runner said at start whether it works */
     uint64_t user = s->set->v[CGP_S_USER];
