@@ -10,6 +10,10 @@
 
 #define CGIPLUS_FCGID_HANDLER "fcgid-script"
 
+/* Nonzero if the real mod_fcgid is loaded: a module named mod_fcgid.c
+ * other than cgiplus_fcgid_module (cgiplus_fcgid_name.c), which only
+ * answers to that name for <IfModule mod_fcgid.c>. */
+int cgiplus_fcgid_peer_loaded(void);
 /* Nonzero if r is for mod_fcgid's handler and mod_cgiplus serves it (mod_fcgid
  * is not loaded). */
 int cgiplus_fcgid_wanted(request_rec *r);

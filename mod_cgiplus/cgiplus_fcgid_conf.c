@@ -59,7 +59,7 @@ typedef struct fcgid_cmd {
 
 static int fcgid_loaded(void)
 {
-    return ap_find_linked_module("mod_fcgid.c") != NULL;
+    return cgiplus_fcgid_peer_loaded(); /* not our own stand-in of that name */
 }
 
 /* A list row's entries in force, NULL: none. */
