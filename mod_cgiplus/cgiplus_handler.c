@@ -64,12 +64,20 @@ static int handler_wanted(request_rec *r, const cgiplus_dir_conf *dc, int *compa
         return 0;
     if (!strcmp(r->handler, CGIPLUS_HANDLER))
         return 1;
-    if ((!strcmp(r->handler, "cgi-script") ||
-         !strcmp(r->handler, "application/x-httpd-cgi")) &&
-        (cgiplus_conf_geti(dc, CGP_S_COMPAT) || apr_table_get(r->notes, CGIPLUS_INCLUDE_NOTE))) {
+    if (strcmp(r->handler, "cgi-script") && strcmp(r->handler, "application/x-httpd-cgi"))
+        return 0;
+    if (cgiplus_conf_geti(dc, CGP_S_COMPAT) || apr_table_get(r->notes, CGIPLUS_INCLUDE_NOTE)) {
         *compat = 1;
         return 1;
     }
+    /* Nobody serves it, and httpd's default handler sends the script's
+     * source, silently: after swapping mod_cgi(d) for mod_cgiplus the
+     * missing CGIplusCompat is otherwise found by the visitors. */
+    if (!cgiplus_cgi_module_loaded())
+        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, CGIPLUS_LOGNO(1392)
+                      "%s is a cgi-script, but neither mod_cgi nor mod_cgid is loaded and "
+                      "CGIplusCompat is off here: httpd sends the file as it is; "
+                      "'CGIplusCompat on' runs it", r->filename);
     return 0;
 }
 
