@@ -9,6 +9,7 @@
 #include "runner_notify.h"
 #include "runner_pool.h"
 #include "runner_spawn.h"
+#include "runner_seccomp.h"
 #include "runner_spool.h"
 #include "runner_table.h"
 #include "runner_worker.h"
@@ -527,6 +528,11 @@ int main(int argc, char **argv)
                        "and read their memory and /proc/PID/environ; give such pools their own "
                        "CGIplusUser", strerror(errno));
     }
+    if (runner_g.is_root && runner_seccomp_probe() < 0)
+        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2915) "the kernel takes no seccomp filter (%s): "
+                   "a script can lower the resource limits, priority and scheduling of httpd's "
+                   "children and of other workers of its user (prlimit, renice); give pools their "
+                   "own CGIplusUser", strerror(errno));
     runner_pool_declared();
     runner_notify("READY=1"); /* the socket accepts connections */
     if (runner_loop_run() == 0) {

@@ -6,6 +6,7 @@
 #include "runner_spawn.h"
 #include "runner_ctx.h"
 #include "runner_oom.h"
+#include "runner_seccomp.h"
 #include "runner_loop.h"
 #include "cgp_proto.h"
 #include "cgp_shebang.h"
@@ -34,6 +35,7 @@ const char *runner_spawn_stage(unsigned stage)
     case RUNNER_STAGE_EXEC:   return "exec";
     case RUNNER_STAGE_RLIMIT: return "setting resource limits";
     case RUNNER_STAGE_PDEATH: return "tying it to the runner";
+    case RUNNER_STAGE_SECCOMP: return "installing its seccomp filter";
     default:           return "start";
     }
 }
@@ -179,8 +181,11 @@ static void child(const runner_spawn_spec *s, pid_t runner)
             child_fail(efd, RUNNER_STAGE_RLIMIT, errno);
     }
     runner_oom_prefer(); /* as root: the script cannot lower it again */
-    if (runner_g.is_root)
+    if (runner_g.is_root) {
         own_domain(); /* best effort: the runner said at start whether it works */
+        if (runner_seccomp_confine() < 0)
+            child_fail(efd, RUNNER_STAGE_SECCOMP, errno);
+    }
     uint64_t user = s->set->v[CGP_S_USER];
     uid_t uid = (uid_t)(user >> 32);
     gid_t gid = (gid_t)(user & 0xffffffffu);

@@ -23,7 +23,7 @@ typedef struct runner_spawn_spec {
 /* Where a child failed before exec, as reported on the exec pipe. */
 enum runner_stage { RUNNER_STAGE_SETSID = 1, RUNNER_STAGE_CREDS, RUNNER_STAGE_CHDIR,
                     RUNNER_STAGE_FDS, RUNNER_STAGE_EXEC, RUNNER_STAGE_RLIMIT,
-                    RUNNER_STAGE_PDEATH };
+                    RUNNER_STAGE_PDEATH, RUNNER_STAGE_SECCOMP };
 pid_t runner_spawn(const runner_spawn_spec *s);
 /* The kernel's Landlock ABI version (>= 1), in whose domains a root
  * runner starts each worker (docs/RUNNER.md, "Another pool"); -1 with

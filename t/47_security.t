@@ -16,7 +16,7 @@ use Time::HiRes qw(sleep);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(hget wire_connect wire_request wire_frames);
 
-plan tests => 50 + 3 * 2 + 2 * 2;
+plan tests => 52 + 3 * 2 + 2 * 2;
 
 my $vars = Apache::Test::config()->{vars};
 my $nobody = getpwnam('nobody');
@@ -83,6 +83,14 @@ ok t_cmp(field($r, 'limits'), 'cpu:30,as:1610612736,nofile:64,nproc:4096',
              . ($abi >= 6 ? 'not to be signalled' : 'signals not scoped before ABI 6'));
     ok t_cmp(field($sig, "signal_$runner"), 'refused (Operation not permitted)', "nor the runner (pid $runner, root's)");
     ok t_cmp(field($sig, 'signal_own_child'), 'ended', 'a child of its own it ends as ever');
+    # Nor may it set their resource limits, nice value or scheduling (the
+    # same uid suffices for those, no ptrace access: the seccomp filter),
+    # though it may read the limits and set its own.
+    my $lim = hget("/pool/peer/whoami.pl?limits=$pid,$child");
+    ok t_cmp(join(' | ', map { field($lim, "limits_$_") } $pid, $child),
+             'read refused refused refused | read refused refused refused',
+             "another pool's worker and an httpd child: open-files limit, renice, chrt refused");
+    ok t_cmp(field($lim, 'limits_own'), 'may', 'its own limit, nice value and policy it sets');
     ok t_cmp($log =~ /CGIPLUS2913: .*\(ABI $abi\)[^\n]*, nor signal them/ ? 'scoped' : 'not scoped',
              $abi >= 6 ? 'scoped' : 'not scoped', 'the runner says so at start (2913)');
 }

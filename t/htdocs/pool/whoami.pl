@@ -64,5 +64,20 @@ while (CGIplus::accept()) {
         waitpid $kid, 0;
         print 'signal_own_child=', ($ok && ($? & 127) == 15 ? 'ended' : "not ended ($?)"), "\n";
     }
+    # ?limits=PID,...: whether it may set the open-files limit (to what it
+    # is: harmless), the nice value or the scheduling policy of each, and
+    # its own (pid 0) as ever
+    if (($ENV{QUERY_STRING} // '') =~ /\blimits=([\d,]+)/) {
+        for my $p (split /,/, $1) {
+            my ($soft, $hard) = split ' ', `prlimit --pid $p --nofile --raw --noheadings -o SOFT,HARD 2>/dev/null` // '';
+            my $nice = (split ' ', `ps -o ni= -p $p` // '')[0] // 0;
+            my @r = (defined $hard ? 'read' : 'unread',
+                     system("prlimit --pid $p --nofile=$soft:$hard 2>/dev/null") ? 'refused' : 'may',
+                     system("renice $nice -p $p >/dev/null 2>&1") ? 'refused' : 'may',
+                     system("chrt -o -p 0 $p >/dev/null 2>&1") ? 'refused' : 'may');
+            print "limits_$p=@r\n";
+        }
+        print 'limits_own=', (system(q{sh -c 'ulimit -n 60 && nice -n 3 chrt -b 0 true'}) ? 'refused' : 'may'), "\n";
+    }
     CGIplus::finish();
 }
