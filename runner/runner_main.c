@@ -529,7 +529,7 @@ int main(int argc, char **argv)
                        "CGIplusUser", strerror(errno));
     }
     if (runner_g.is_root && runner_seccomp_probe() < 0)
-        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2915) "the kernel takes no seccomp filter (%s): "
+        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2915) "workers get no seccomp filter (%s): "
                    "a script can lower the resource limits, priority and scheduling of httpd's "
                    "children and of other workers of its user (prlimit, renice); give pools their "
                    "own CGIplusUser", strerror(errno));

@@ -17,6 +17,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #if defined(__x86_64__)
@@ -171,29 +172,39 @@ static int build(sc_prog *p)
 
 static int sc_usable; /* read at start (runner_seccomp_probe) */
 
-int runner_seccomp_probe(void)
-{
-    unsigned action = SECCOMP_RET_ERRNO;
-
-    sc_usable = syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
-    return sc_usable ? 0 : -1;
-}
-
-int runner_seccomp_confine(void)
+static int install(void)
 {
     sc_prog p = { .n = 0 };
     struct sock_fprog fp;
 
-    if (!sc_usable)
-        return 0; /* the runner said so at start */
     if (build(&p) < 0) {
         errno = EINVAL;
         return -1;
     }
     fp.len = (unsigned short)p.n;
     fp.filter = p.f;
-    /* as root (CAP_SYS_ADMIN): no no_new_privs, so set-uid programs work */
+    /* root's CAP_SYS_ADMIN or the unit's no_new_privs allows it; no
+     * no_new_privs of ours, so set-uid programs work */
     return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp);
+}
+
+int runner_seccomp_probe(void)
+{
+    int st = 0;
+    pid_t pid = fork(); /* a child tries it, as a spawn would */
+
+    if (pid == 0)
+        _exit(install() < 0 ? errno & 0x7f : 0);
+    if (pid < 0 || waitpid(pid, &st, 0) < 0)
+        return -1;
+    sc_usable = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    errno = WIFEXITED(st) ? WEXITSTATUS(st) : EINTR;
+    return sc_usable ? 0 : -1;
+}
+
+int runner_seccomp_confine(void)
+{
+    return sc_usable ? install() : 0; /* the runner said at start if not */
 }
 
 #else
