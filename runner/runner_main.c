@@ -9,6 +9,7 @@
 #include "runner_notify.h"
 #include "runner_pool.h"
 #include "runner_spawn.h"
+#include "runner_landlock.h"
 #include "runner_seccomp.h"
 #include "runner_spool.h"
 #include "runner_table.h"
@@ -512,18 +513,19 @@ int main(int argc, char **argv)
                runner_g.o.config ? ", configuration " : "",
                runner_g.o.config ? runner_g.o.config : "");
     if (runner_g.is_root) {
-        int abi = runner_spawn_domains();
+        int abi = runner_landlock_probe();
 
         if (abi > 0)
             runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2913) "each worker starts in a Landlock "
                        "domain of its own (ABI %d): no script can ptrace another worker or an "
                        "httpd child, nor read their memory or /proc/PID/environ%s", abi,
-                       runner_spawn_scopes_signals()
+                       runner_landlock_scopes_signals()
                            ? ", nor signal them"
                            : "; it can still signal processes of its user (scoping signals "
                              "needs Landlock ABI 6, Linux 6.12)");
         else
-            runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2914) "the kernel has no Landlock (%s): "
+            runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2914) "the kernel has no Landlock of ABI 2 "
+                       "or later (%s): "
                        "a script can ptrace the workers of other pools that run as its user, "
                        "and read their memory and /proc/PID/environ; give such pools their own "
                        "CGIplusUser", strerror(errno));

@@ -6,6 +6,7 @@
 #include "runner_spawn.h"
 #include "runner_ctx.h"
 #include "runner_oom.h"
+#include "runner_landlock.h"
 #include "runner_seccomp.h"
 #include "runner_loop.h"
 #include "cgp_proto.h"
@@ -14,7 +15,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <linux/landlock.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -79,65 +79,6 @@ static void close_from(int lo, int keep)
     }
 }
 
-/* The kernel's struct landlock_ruleset_attr as of ABI 6 (Linux 6.12):
- * Debian 12's headers know only its first field. Older kernels take the
- * larger struct too, its fields unknown to them being zero. */
-struct ll_ruleset_attr {
-    uint64_t handled_access_fs;
-    uint64_t handled_access_net;
-    uint64_t scoped;
-};
-#define LL_SCOPE_SIGNAL  (1ull << 1)
-#define LL_ABI_SCOPES    6
-
-static int spawn_abi; /* Landlock's ABI, read once at start (runner_spawn_domains) */
-
-/* Puts the calling process in a Landlock domain of its own. Landlock lets
- * a process ptrace (and so read the memory, /proc/PID/environ or take the
- * descriptors of) only processes of its own domain or of one nested in
- * it: no script reaches another worker, of its pool or another, nor an
- * httpd child, even under its own uid. From ABI 6 the domain also scopes
- * signals: a script signals only its own processes, never an httpd child
- * or another worker. The ruleset handles only making block devices, which
- * no script may do anyway: no file access is restricted. Needs
- * CAP_SYS_ADMIN (no no_new_privs: set-uid programs still work), so before
- * the user switch; -1 where the kernel has none. */
-static int own_domain(void)
-{
-#if defined(SYS_landlock_create_ruleset) && defined(SYS_landlock_restrict_self)
-    struct ll_ruleset_attr attr = {
-        .handled_access_fs = LANDLOCK_ACCESS_FS_MAKE_BLOCK,
-        .scoped = spawn_abi >= LL_ABI_SCOPES ? LL_SCOPE_SIGNAL : 0,
-    };
-    int rc, fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
-
-    if (fd < 0)
-        return -1;
-    rc = (int)syscall(SYS_landlock_restrict_self, fd, 0);
-    close(fd);
-    return rc;
-#else
-    errno = ENOSYS;
-    return -1;
-#endif
-}
-
-int runner_spawn_domains(void)
-{
-#if defined(SYS_landlock_create_ruleset)
-    spawn_abi = (int)syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-    return spawn_abi;
-#else
-    errno = ENOSYS;
-    return -1;
-#endif
-}
-
-int runner_spawn_scopes_signals(void)
-{
-    return spawn_abi >= LL_ABI_SCOPES;
-}
-
 static void child(const runner_spawn_spec *s, pid_t runner)
 {
     int efd = s->exec_fd;
@@ -182,7 +123,7 @@ static void child(const runner_spawn_spec *s, pid_t runner)
     }
     runner_oom_prefer(); /* as root: the script cannot lower it again */
     if (runner_g.is_root) {
-        own_domain(); /* best effort: the runner said at start whether it works */
+        runner_landlock_enter(); /* best effort: the runner said at start whether it works */
         if (runner_seccomp_confine() < 0)
             child_fail(efd, RUNNER_STAGE_SECCOMP, errno);
     }

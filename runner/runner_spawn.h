@@ -25,12 +25,6 @@ enum runner_stage { RUNNER_STAGE_SETSID = 1, RUNNER_STAGE_CREDS, RUNNER_STAGE_CH
                     RUNNER_STAGE_FDS, RUNNER_STAGE_EXEC, RUNNER_STAGE_RLIMIT,
                     RUNNER_STAGE_PDEATH, RUNNER_STAGE_SECCOMP };
 pid_t runner_spawn(const runner_spawn_spec *s);
-/* The kernel's Landlock ABI version (>= 1), in whose domains a root
- * runner starts each worker (docs/RUNNER.md, "Another pool"); -1 with
- * errno where there is none. */
-int runner_spawn_domains(void);
-/* 1 when those domains also scope signals (ABI 6, Linux 6.12). */
-int runner_spawn_scopes_signals(void);
 const char *runner_spawn_stage(unsigned stage);
 int runner_random_hex(char *out, size_t nhex);
 /* The spawns' descriptor chores: closes *fd if open and sets it -1; our

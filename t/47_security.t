@@ -16,7 +16,7 @@ use Time::HiRes qw(sleep);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(hget wire_connect wire_request wire_frames);
 
-plan tests => 52 + 3 * 2 + 2 * 2;
+plan tests => 53 + 3 * 2 + 2 * 2;
 
 my $vars = Apache::Test::config()->{vars};
 my $nobody = getpwnam('nobody');
@@ -93,6 +93,10 @@ ok t_cmp(field($r, 'limits'), 'cpu:30,as:1610612736,nofile:64,nproc:4096',
     ok t_cmp(field($lim, 'limits_own'), 'may', 'its own limit, nice value and policy it sets');
     ok t_cmp($log =~ /CGIPLUS2913: .*\(ABI $abi\)[^\n]*, nor signal them/ ? 'scoped' : 'not scoped',
              $abi >= 6 ? 'scoped' : 'not scoped', 'the runner says so at start (2913)');
+    # The domain moves nothing else: a link or rename into another
+    # directory works, as under mod_cgid (git's receive-pack needs it).
+    ok t_cmp(field(hget('/pool/sec/whoami.pl?move'), 'move'), 'linked renamed',
+             'in its domain, a script links and renames a file into another directory');
 }
 
 # CGIplusUser: another pool, another user.

@@ -1,10 +1,12 @@
 #!/usr/bin/perl
 # Reports what a worker got: user, group, session, process group, open
 # descriptors, environment names and resource limits; with ?peek=PID, what
-# it can read of process PID (t/47_security.t).
+# it can read of process PID; with ?move, whether it can link and rename
+# a file into another directory (t/47_security.t).
 use strict;
 use warnings;
 use FindBin;
+use File::Temp ();
 use lib "$FindBin::Bin/../../../lib/perl";
 use CGIplus;
 use POSIX ();
@@ -78,6 +80,15 @@ while (CGIplus::accept()) {
             print "limits_$p=@r\n";
         }
         print 'limits_own=', (system(q{sh -c 'ulimit -n 60 && nice -n 3 chrt -b 0 true'}) ? 'refused' : 'may'), "\n";
+    }
+    if (($ENV{QUERY_STRING} // '') =~ /\bmove\b/) {
+        my $d = File::Temp::tempdir(CLEANUP => 1);
+        mkdir "$d/$_" for qw(from to);
+        open my $fh, '>', "$d/from/f" or die "$d/from/f: $!";
+        close $fh;
+        print "move=", (link("$d/from/f", "$d/to/linked") ? 'linked' : "link refused ($!)"), ' ',
+              (rename("$d/from/f", "$d/to/renamed") ? 'renamed' : "rename refused ($!)"), "\n";
+        File::Temp::cleanup();
     }
     CGIplus::finish();
 }
