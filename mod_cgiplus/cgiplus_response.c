@@ -137,7 +137,9 @@ static int resp_end_status(cgiplus_req *q)
                       r->filename, (unsigned long)e->pid, (unsigned long)e->pid);
         return HTTP_BAD_GATEWAY;
     case CGP_O_SPAWN_FAILED:
-        if (e->detail && cgp_exec_err_permanent((int)e->detail))
+        /* (EACCES comes as a spawn failure only for a refused interpreter:
+         * a script closed to its user is CGP_O_NOT_FOUND, 403) */
+        if (e->detail && (cgp_exec_err_permanent((int)e->detail) || e->detail == EACCES))
             return resp_exec_failed(q);
         /* fall through */
     case CGP_O_OVERLOADED:

@@ -33,6 +33,7 @@ const char *runner_spawn_stage(unsigned stage)
     case RUNNER_STAGE_CHDIR:  return "chdir";
     case RUNNER_STAGE_FDS:    return "setting up descriptors";
     case RUNNER_STAGE_EXEC:   return "exec";
+    case RUNNER_STAGE_INTERP: return "exec";
     case RUNNER_STAGE_RLIMIT: return "setting resource limits";
     case RUNNER_STAGE_PDEATH: return "tying it to the runner";
     case RUNNER_STAGE_SECCOMP: return "installing its seccomp filter";
@@ -151,7 +152,12 @@ static void child(const runner_spawn_spec *s, pid_t runner)
 
     char *argv0[] = { (char *)s->path, NULL };
     execve(s->path, s->argv ? s->argv : argv0, s->envp);
-    child_fail_with(efd, RUNNER_STAGE_EXEC, errno, s->path);
+    int err = errno;
+    /* Refused though this user may run the script: its interpreter (or a
+     * directory on the way to it) is what is refused, a mistake that stays
+     * (500, as mod_cgi answers it), not a script closed to the user (403). */
+    child_fail_with(efd, err == EACCES && access(s->path, X_OK) == 0 ? RUNNER_STAGE_INTERP
+                    : RUNNER_STAGE_EXEC, err, s->path);
 }
 
 pid_t runner_spawn(const runner_spawn_spec *s)

@@ -23,7 +23,10 @@ typedef struct runner_spawn_spec {
 /* Where a child failed before exec, as reported on the exec pipe. */
 enum runner_stage { RUNNER_STAGE_SETSID = 1, RUNNER_STAGE_CREDS, RUNNER_STAGE_CHDIR,
                     RUNNER_STAGE_FDS, RUNNER_STAGE_EXEC, RUNNER_STAGE_RLIMIT,
-                    RUNNER_STAGE_PDEATH, RUNNER_STAGE_SECCOMP };
+                    RUNNER_STAGE_PDEATH, RUNNER_STAGE_SECCOMP,
+                    /* exec refused (EACCES) though the script itself is
+                     * executable for its user: its #! interpreter is */
+                    RUNNER_STAGE_INTERP };
 pid_t runner_spawn(const runner_spawn_spec *s);
 const char *runner_spawn_stage(unsigned stage);
 int runner_random_hex(char *out, size_t nhex);

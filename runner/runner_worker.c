@@ -176,16 +176,18 @@ static void read_exec(runner_worker *w)
         w->why = RUNNER_END_EXEC_FAILED;
     runner_worker_step(w, RUNNER_WE_BREAK);
     /* Not executable for the user: 403; gone since it was looked at: 404.
-     * A missing interpreter (ENOENT from exec of an existing script), a
-     * file the system cannot run: a mistake that stays, 500 as mod_cgi
-     * answers it (the module reads detail), also while the backoff lasts.
-     * Anything else (fork, memory, limits) may pass: 503. */
-    int nf = err == EACCES || (stage == RUNNER_STAGE_CHDIR && err == ENOENT) ||
+     * A missing or refused interpreter (ENOENT from exec of an existing
+     * script, EACCES of an executable one), a file the system cannot run:
+     * a mistake that stays, 500 as mod_cgi answers it (the module reads
+     * detail), also while the backoff lasts. Anything else (fork, memory,
+     * limits) may pass: 503. */
+    int interp = stage == RUNNER_STAGE_INTERP;
+    int nf = (err == EACCES && !interp) || (stage == RUNNER_STAGE_CHDIR && err == ENOENT) ||
              (stage == RUNNER_STAGE_EXEC && err == ENOENT && stat(p->script, &st) < 0);
-    int permanent = !nf && stage == RUNNER_STAGE_EXEC && cgp_exec_err_permanent(err);
+    int permanent = !nf && (interp || (stage == RUNNER_STAGE_EXEC && cgp_exec_err_permanent(err)));
     if (w->gen == p->gen)
         p->exec_err = permanent ? err : 0;
-    if (stage == RUNNER_STAGE_EXEC)
+    if (stage == RUNNER_STAGE_EXEC || interp)
         cgp_shebang_explain((const char *)b + 8, (size_t)n - 8, err, strerror(err), why,
                             sizeof(why));
     else

@@ -529,12 +529,13 @@ void runner_ws_worker_reaped(runner_ws_worker *w, int status)
     else
         snprintf(how, sizeof(how), "killed by signal %d", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
     if (xn >= 8) {
-        /* A missing interpreter, a CR in the #! line, no program: a mistake
+        /* A missing or refused interpreter, a CR in the #! line, no program: a mistake
          * that stays, answered 500 as for its request pools (runner_worker.c,
          * 2012) while the backoff lasts; anything else may pass (503). */
         unsigned stage = cgp_get32(xb);
         int err = (int)cgp_get32(xb + 4);
-        if (stage == RUNNER_STAGE_EXEC)
+        int interp = stage == RUNNER_STAGE_INTERP;
+        if (stage == RUNNER_STAGE_EXEC || interp)
             cgp_shebang_explain((const char *)xb + 8, (size_t)xn - 8, err, strerror(err), why,
                                 sizeof(why));
         else
@@ -542,7 +543,7 @@ void runner_ws_worker_reaped(runner_ws_worker *w, int status)
         runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2818) "cannot start %s: %s: %s", p->script,
                    runner_spawn_stage(stage), why);
         if (w->gen == p->gen)
-            p->exec_err = stage == RUNNER_STAGE_EXEC && cgp_exec_err_permanent(err) &&
+            p->exec_err = (interp || (stage == RUNNER_STAGE_EXEC && cgp_exec_err_permanent(err))) &&
                           !(err == ENOENT && access(p->script, F_OK) < 0) ? err : 0;
         w->why = RUNNER_END_EXEC_FAILED;
     } else if (!w->said_hello && w->gen == p->gen && w->state == RUNNER_WS_W_STARTING &&

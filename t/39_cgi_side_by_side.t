@@ -19,7 +19,7 @@ use RawHTTP qw(raw_request);
 
 my @rows = (
     [ GET => 'perl.pl' ], [ GET => 'bogus-perl.pl' ], [ GET => 'nph-test.pl' ],
-    [ GET => 'sh.sh' ], [ GET => 'bogus-sh.sh' ],
+    [ GET => 'sh.sh' ], [ GET => 'bogus-sh.sh' ], [ GET => 'bogus-interp.sh' ],
     [ GET => 'acceptpathinfoon.sh' ], [ GET => 'acceptpathinfoon.sh/foo' ],
     [ GET => 'acceptpathinfooff.sh' ], [ GET => 'acceptpathinfooff.sh/foo' ],
     [ GET => 'acceptpathinfodefault.sh' ], [ GET => 'acceptpathinfodefault.sh/foo' ],
