@@ -232,10 +232,15 @@ cgiplus_outbuf *cgiplus_outbuf_make(request_rec *r, ap_filter_t *out)
     if (ob->slice < 4096)
         ob->slice = 4096;
     ob->cs = -1;
-    if (s && apr_os_sock_get(&fd, s) == APR_SUCCESS) {
+    if (s && apr_os_sock_get(&fd, s) == APR_SUCCESS && fd >= 0) {
         ob->cs = fd;
     }
     else {
+        /* No descriptor on HTTP/1: a hard restart's MPM closed the
+         * connection under us. The client is gone; the bucket path below
+         * serves any connection, so the request ends as an abort. */
+        if (s)
+            c->aborted = 1;
         ob->fl = apr_bucket_alloc(sizeof(*ob->fl), c->bucket_alloc);
         memset(ob->fl, 0, sizeof(*ob->fl));
         ob->fl->refs = 1;
