@@ -21,7 +21,9 @@
 #include "runner_table.h"
 #include "cgp_proto.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -676,3 +678,34 @@ const runner_wkind runner_kind_fcgi = {
     .abort = fcgi_abort, .adopt = fcgi_adopt, .adopt_handed_only = 1, .closed = fcgi_closed,
     .idle_fd = fcgi_idle_fd, .close = fcgi_close, .term = fcgi_term,
 };
+
+/* A runner that died by a signal (kill -9, a crash) left its workers'
+ * socket names behind, its workers gone with it: each such death would
+ * add a batch. Only names of a process that no longer exists go (a live
+ * runner sharing the spool_dir keeps its own). */
+void runner_fcgi_sweep(void)
+{
+    const char *dir = runner_spool_dir();
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    long pid, last = 0;
+    unsigned long seq;
+    unsigned n = 0;
+    char tail;
+
+    if (!d)
+        return;
+    while ((e = readdir(d))) {
+        if (sscanf(e->d_name, "fcgi-%ld-%lu.soc%c", &pid, &seq, &tail) != 3 || tail != 'k' ||
+            pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        if (unlinkat(dirfd(d), e->d_name, 0) == 0) {
+            n++;
+            last = pid;
+        }
+    }
+    closedir(d);
+    if (n)
+        runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2970) "removed %u FastCGI socket names "
+                   "an earlier runner (pid %ld) left in %s", n, last, dir);
+}

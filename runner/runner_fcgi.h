@@ -23,4 +23,8 @@
 void runner_fcgi_on_channel(runner_client *c, uint32_t reqid, const unsigned char *pl,
                             size_t len);
 
+/* At start: removes the socket names of FastCGI workers of runners no
+ * longer alive (killed, crashed) from the spool directory. */
+void runner_fcgi_sweep(void);
+
 #endif

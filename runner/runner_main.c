@@ -2,6 +2,7 @@
  * and process set-up; then the loop (runner_loop.c) does the work. */
 #include "runner_loop.h"
 #include "runner_ctx.h"
+#include "runner_fcgi.h"
 #include "runner_watch.h"
 #include "runner_client.h"
 #include "runner_key.h"
@@ -414,6 +415,7 @@ static int parse_args(int argc, char **argv)
             fprintf(stderr, "cgiplus-runner: %s\n", err);
             return -1;
         }
+        runner_fcgi_sweep();
     }
     if (runner_g.o.user_name) {
         if (resolve_user(runner_g.o.user_name, &runner_g.o.uid, &runner_g.o.gid, &have_gid) < 0) {

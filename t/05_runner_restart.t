@@ -7,7 +7,7 @@ use Apache::TestUtil;
 use Apache::TestRequest qw(GET);
 use Time::HiRes qw(sleep time);
 
-plan tests => 5;
+plan tests => 7;
 
 my $vars = Apache::Test::config()->{vars};
 my $pidfile = "$vars->{t_logs}/cgiplus-runner.pid";
@@ -22,6 +22,13 @@ sub read_pid {
 }
 my $old = read_pid();
 ok $old > 1 && kill(0, $old);
+# A FastCGI worker: its socket name in the spool directory outlives a
+# runner killed with it, unless the next runner sweeps it.
+my $spool = "$vars->{t_logs}/cgiplus-spool";
+sub names_of { my ($pid) = @_; opendir my $d, $spool or return 0;
+               return scalar grep { /^fcgi-$pid-\d+\.sock$/ } readdir $d }
+GET '/fcgir/app';
+ok t_cmp(names_of($old) > 0 ? 1 : 0, 1, 'the FastCGI worker has a socket name in the spool dir');
 kill 'KILL', $old;
 # Dead, its sockets closed (a zombie until httpd reaps it): a request
 # written while it is still dying may have reached it and is never sent
@@ -43,3 +50,4 @@ for (1 .. 100) {
     sleep 0.1;
 }
 ok $new > 1 && $new != $old && kill(0, $new);
+ok t_cmp(names_of($old), 0, 'the new runner removed the killed runner\'s socket names');
