@@ -9,6 +9,7 @@
 #include "cgiplus_conf.h"
 #include "cgiplus_header.h"
 #include "cgiplus_scriptlog.h"
+#include "cgp_stderr.h"
 
 #include <string.h>
 
@@ -145,12 +146,14 @@ void cgiplus_script_stderr(cgiplus_req *q, const char *buf, apr_size_t len)
         if (n > 0 && p[n - 1] == '\r')
             n--;
         if (n > 0 || nl) {
+            int level = cgp_stderr_is_info(p, n) ? APLOG_INFO : APLOG_ERR;
+
             if (q->worker_pid)
-                ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, q->r, CGIPLUS_LOGNO(1050)
+                ap_log_rerror(APLOG_MARK, level, 0, q->r, CGIPLUS_LOGNO(1050)
                               "stderr from %s (pid %lu): %.*s", q->r->filename,
                               (unsigned long)q->worker_pid, (int)n, p);
             else /* the runner did not say which process (it breaks the protocol) */
-                ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, q->r, CGIPLUS_LOGNO(1052)
+                ap_log_rerror(APLOG_MARK, level, 0, q->r, CGIPLUS_LOGNO(1052)
                               "stderr from %s: %.*s", q->r->filename, (int)n, p);
             if (q->slog)
                 slog_stderr(q, p, n);

@@ -9,6 +9,7 @@
 #include "runner_log.h"
 #include "runner_pool.h"
 #include "runner_req.h"
+#include "cgp_stderr.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -92,7 +93,8 @@ static void emit_errline(runner_worker *w)
     if (r && r->client)
         runner_client_send(r->client, CGP_T_STDERR, 0, r->reqid, w->errline, len);
     else
-        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2011) "%s (pid %ld): %.*s", w->pool->script,
+        runner_log(cgp_stderr_is_info(w->errline, len) ? RUNNER_LOG_INFO : RUNNER_LOG_WARN,
+                   CGIPLUS_LOGNO(2011) "%s (pid %ld): %.*s", w->pool->script,
                    (long)w->pid, (int)len, w->errline);
 }
 

@@ -18,7 +18,7 @@ use lib 't/htdocs/apps', 't/htdocs/pool/lib';
 use PoolTest qw(status script_requests wait_for);
 use AppTest qw(write_file curl url);
 
-plan tests => 79;
+plan tests => 80;
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{documentroot}/engine/perl";
@@ -105,6 +105,12 @@ ok t_cmp($body, qr/^v=1 pid=\d+$/, 'version 1');
 version(2);
 (undef, undef, $body) = curl(url('/eperl/version.pl'));
 ok t_cmp($body, "v=2 pid=$pid\n", 'the changed file is compiled again in the same engine');
+# The engine's note of it is routine (errors.md: info), not a script error:
+# one per engine at every deploy would alarm an admin.
+my ($note) = reverse grep { /CGIPLUS3231: .*version\.pl changed/ }
+             do { local @ARGV = "$vars->{t_logs}/error_log"; <> };
+ok t_cmp($note // 'no 3231 line', qr/\[cgiplus(?:-runner)?:info\]/,
+         'the engine\'s "compiling it again" note is logged at info');
 version(3);
 (undef, undef, $body) = curl(url('/eperl/version.pl'));
 ok t_cmp($body, "v=3 pid=$pid\n", 'and again (no "redefined" trouble)');
