@@ -787,8 +787,10 @@ static unsigned workers_busy(void)
 {
     unsigned n = 0;
     runner_worker *w;
+    /* one an httpd child holds on the direct path is busy too: a stop
+     * must not kill it under that child's request */
     TAILQ_FOREACH(w, &runner_g.workers, glink)
-        n += w->req != NULL;
+        n += w->req != NULL || (w->state != RUNNER_W_DEAD && !w->exited && runner_worker_held(w));
     return n;
 }
 

@@ -1,0 +1,78 @@
+# A graceful restart that changes CGIplusRunnerPath (an upgrade to a new
+# runner binary) stops the old runner and starts a new one: a request busy
+# on the old runner's worker on the direct path (an httpd child holds the
+# worker) still completes: the stopping runner counts it as busy (before,
+# it killed it at once: 502). On a private httpd (the signal goes to its
+# parent only).
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use IO::Socket::INET;
+use Time::HiRes qw(sleep time);
+use lib 't/lib';
+use PrivateHttpd qw(private_conf private_start private_stop fresh_dir);
+use FreePort qw(free_port);
+
+plan tests => 5;
+
+my $vars = Apache::Test::config()->{vars};
+my $dir = "$vars->{t_logs}/runner-swap";
+my $pool = "$vars->{documentroot}/pool";
+# one a failed run left behind is ours to stop
+private_stop("$dir/httpd.pid") if -e "$dir/httpd.pid";
+END { private_stop("$dir/httpd.pid") }
+fresh_dir($dir);
+# the same runner under another name: a new CGIplusRunnerPath
+symlink "$vars->{top_dir}/runner/cgiplus-runner", "$dir/runner-new" or die "symlink: $!";
+
+my $port = free_port();
+sub write_conf {
+    my ($runner) = @_;
+    open my $cf, '>', "$dir/httpd.conf" or die "httpd.conf: $!";
+    print $cf private_conf($dir, $port, ['alias'], <<"CONF");
+LogLevel info
+Alias /p/ $pool/
+<Directory $pool>
+    Require all granted
+    Options +ExecCGI
+    SetHandler cgiplus-script
+</Directory>
+CONF
+    print $cf "CGIplusRunnerPath $runner\n" if $runner;
+    close $cf;
+}
+
+sub log_text { open my $fh, '<', "$dir/error_log" or return ''; local $/; return <$fh> }
+sub pid_in { open my $fh, '<', $_[0] or return 0; my $p = <$fh>; return $p && $p =~ /(\d+)/ ? $1 : 0 }
+
+sub start_get {
+    my ($path) = @_;
+    my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port", Timeout => 10) or return;
+    print $s "GET $path HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    return $s;
+}
+sub finish { my ($s) = @_; return '' unless $s; local $/; return <$s> // '' }
+
+write_conf(undef);
+ok t_cmp(private_start("$dir/httpd.conf", $port) ? 1 : 0, 1, 'the private httpd started');
+finish(start_get('/p/app.pl'));
+my $old = pid_in("$dir/cgiplus-runner.pid");
+ok $old > 0;
+
+my $busy = start_get('/p/app.pl?sleep=2');
+sleep 0.5;
+write_conf("$dir/runner-new");
+kill 'USR1', pid_in("$dir/httpd.pid");
+my $new = 0;
+for (1 .. 100) {
+    $new = pid_in("$dir/cgiplus-runner.pid");
+    last if $new && $new != $old;
+    sleep 0.1;
+}
+ok t_cmp($new != $old ? 1 : 0, 1, 'a new runner runs after the path changed');
+ok t_cmp(finish($busy), qr{^HTTP/1\.1 200}, 'the request busy on the old runner completed');
+# the old runner exits once its workers are done; httpd's parent reaps it
+my $until = time + 15;
+sleep 0.1 while time < $until && -e "/proc/$old";
+ok t_cmp(-e "/proc/$old" ? 'still there' : 'gone', 'gone', 'the old runner exited and was reaped');
