@@ -288,12 +288,32 @@ static int keep_alive(runner_keep *k)
     return 0;
 }
 
+/* The exit of a runner stopped by keep_stop(). */
+static void old_maint(int reason, void *data, apr_wait_t status)
+{
+    apr_proc_t *proc = data;
+    char how[64];
+
+    if (reason != APR_OC_REASON_DEATH && reason != APR_OC_REASON_LOST)
+        return;
+    apr_proc_other_child_unregister(proc);
+    runner_describe_exit(how, sizeof(how), reason == APR_OC_REASON_LOST ? -1 : status);
+    ap_log_error(APLOG_MARK, APLOG_INFO, 0, ap_server_conf, CGIPLUS_LOGNO(1370)
+                 "the cgiplus-runner stopped at the restart (pid %ld) %s",
+                 (long)proc->pid, how);
+}
+
 static void keep_stop(runner_keep *k, const char *why)
 {
+    apr_proc_t *old = apr_pmemdup(rs.pconf, &k->proc, sizeof(k->proc));
+
     ap_log_error(APLOG_MARK, APLOG_INFO, 0, rs.s, CGIPLUS_LOGNO(1603)
                  "%s: stopping cgiplus-runner (pid %ld)", why, (long)k->proc.pid);
     kill(k->proc.pid, SIGTERM);
     k->alive = 0;
+    /* It exits once its busy workers finish: watched by this generation,
+     * its exit is ours, not httpd's "long lost child came home!". */
+    apr_proc_other_child_register(old, old_maint, old, NULL, rs.pconf);
 }
 
 /* The runner of the previous generation, if it can serve this one: it
