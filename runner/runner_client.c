@@ -315,7 +315,7 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
         return;
     }
     if (mode == RUNNER_MODE_WEBSOCKET) { /* an upgrade: a WebSocket pool's (runner_ws_conn.c) */
-        runner_ws_begin(c, h->reqid, script, slen, &over, uri, ulen);
+        runner_ws_begin(c, h->reqid, httpd_gen, script, slen, &over, uri, ulen);
         runner_set_over_free(&over);
         return;
     }

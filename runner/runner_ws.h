@@ -64,6 +64,7 @@ struct runner_ws_pool {
                                * errno, what opens get while the backoff lasts (500); 0: none */
     unsigned sx_refused;      /* suEXEC refused its last start: the cgp_suexec_why, 0: no */
     uint64_t backoff_until, tokens_at, last_used, created;
+    uint64_t stamp, stale_since; /* as a pool's (runner_pool.c): superseded by a reload */
     unsigned long spawned, opens, accepted, refused, failed;
     unsigned long limited[RUNNER_WS_L_N_];
     unsigned long msgs_in, msgs_out, bytes_in, bytes_out, broadcasts, dropped, closed;
@@ -251,8 +252,8 @@ int runner_ws_open_step(runner_ws_open *o, runner_ws_oevent ev);
 /* ---- hooks for the rest of the runner ---- */
 /* BEGIN with mode websocket (the pool settings, the ws_* rows too, parsed
  * into over). */
-void runner_ws_begin(runner_client *c, uint32_t reqid, const char *script, size_t slen,
-                     const runner_set_over *over, const char *uri, size_t ulen);
+void runner_ws_begin(runner_client *c, uint32_t reqid, uint32_t httpd_gen, const char *script,
+                     size_t slen, const runner_set_over *over, const char *uri, size_t ulen);
 /* A frame on a connection whose open is in progress (c->ws set). */
 void runner_ws_frame(runner_client *c, const cgp_hdr *h, const unsigned char *pl);
 void runner_ws_client_gone(runner_client *c);
@@ -269,7 +270,7 @@ void runner_ws_init(void);
 /* ---- between the runner_ws files ---- */
 /* pools (runner_ws_pool.c) */
 runner_ws_pool *runner_ws_pool_get(const char *script, size_t slen, const runner_set_over *over,
-                                   int *err);
+                                   uint32_t httpd_gen, int *err);
 void runner_ws_pool_submit(runner_ws_open *o);
 void runner_ws_pool_dispatch(runner_ws_pool *p);
 void runner_ws_pool_reaped(runner_ws_worker *w);

@@ -21,14 +21,14 @@
 
 /* ------------------------------------------------------------ BEGIN */
 
-void runner_ws_begin(runner_client *c, uint32_t reqid, const char *script, size_t slen,
-                     const runner_set_over *over, const char *uri, size_t ulen)
+void runner_ws_begin(runner_client *c, uint32_t reqid, uint32_t httpd_gen, const char *script,
+                     size_t slen, const runner_set_over *over, const char *uri, size_t ulen)
 {
     runner_ws_open *o;
     runner_ws_pool *p;
     int err = 0;
 
-    if (!(p = runner_ws_pool_get(script, slen, over, &err))) {
+    if (!(p = runner_ws_pool_get(script, slen, over, httpd_gen, &err))) {
         if (err == EPERM)
             runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2822) "WebSocket upgrade %u for %.*s names "
                        "a user the runner may not run scripts as; refused", reqid,

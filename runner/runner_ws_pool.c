@@ -33,9 +33,38 @@ void runner_ws_init(void)
     runner_ws_g.next_id = 1;
 }
 
-runner_ws_pool *runner_ws_pool_get(const char *script, size_t slen, const runner_set_over *over,
-                                   int *err)
+/* As stamp_pool() (runner_pool.c): after a reload that changed a
+ * script's WebSocket settings, its older pools go stale and retire once
+ * unused (no upgrade, no connection) for RUNNER_STALE_MS, instead of
+ * keeping idle workers until pool_idle. */
+static runner_ws_pool *stamp_ws(runner_ws_pool *p, uint64_t stamp)
 {
+    runner_ws_pool *q;
+    int newest = 1;
+    if (stamp > p->stamp)
+        p->stamp = stamp;
+    TAILQ_FOREACH(q, &runner_ws_g.pools, link) {
+        if (q == p || strcmp(q->script, p->script))
+            continue;
+        if (q->stamp > p->stamp)
+            newest = 0;
+        else if (q->stamp < p->stamp && !q->retired && !q->stale_since)
+            q->stale_since = runner_g.now;
+    }
+    if (newest)
+        p->stale_since = 0;
+    return p;
+}
+
+static uint64_t stale_due(const runner_ws_pool *p)
+{
+    return (p->last_used > p->stale_since ? p->last_used : p->stale_since) + RUNNER_STALE_MS;
+}
+
+runner_ws_pool *runner_ws_pool_get(const char *script, size_t slen, const runner_set_over *over,
+                                   uint32_t httpd_gen, int *err)
+{
+    uint64_t stamp = (uint64_t)httpd_gen << 32 | (runner_g.reloads & 0xffffffffu);
     runner_pool_key id;
     runner_ws_pool *p;
 
@@ -47,7 +76,7 @@ runner_ws_pool *runner_ws_pool_get(const char *script, size_t slen, const runner
             runner_set_free(&id.set);
             p->retired = 0;
             p->last_used = runner_g.now;
-            return p;
+            return stamp_ws(p, stamp);
         }
     if (!(p = calloc(1, sizeof(*p))) || runner_pool_names(id.path, &p->script, &p->dir) < 0) {
         free(p);
@@ -66,7 +95,7 @@ runner_ws_pool *runner_ws_pool_get(const char *script, size_t slen, const runner
                (unsigned long long)p->id, p->script, (unsigned long long)SET(p, MAX_WORKERS),
                (unsigned long long)SET(p, WS_MAX_CONNS),
                (unsigned long long)SET(p, WS_MAX_MESSAGE));
-    return p;
+    return stamp_ws(p, stamp);
 }
 
 /* ------------------------------------------------------------ the script file */
@@ -357,6 +386,8 @@ uint64_t runner_ws_pool_deadline(runner_ws_pool *p)
     }
     if (!p->retired)
         MIN_DL(p->last_used + runner_g.conf.v[CGP_S_POOL_IDLE]);
+    if (!p->retired && p->stale_since && !p->nconns && TAILQ_EMPTY(&p->queue))
+        MIN_DL(stale_due(p)); /* with a connection it waits for its end */
 #undef MIN_DL
     return dl;
 }
@@ -393,12 +424,13 @@ static void trim(runner_ws_pool *p)
     }
 }
 
-static void retire(runner_ws_pool *p)
+static void retire(runner_ws_pool *p, const char *why)
 {
     runner_ws_worker *w, *wn;
     p->retired = 1;
-    runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2804) "WebSocket pool #%llu of %s retired: no "
-               "upgrade for a while; its workers drain", (unsigned long long)p->id, p->script);
+    p->stale_since = 0;
+    runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2804) "WebSocket pool #%llu of %s retired: %s; "
+               "its workers drain", (unsigned long long)p->id, p->script, why);
     for (w = TAILQ_FIRST(&p->workers); w; w = wn) {
         wn = TAILQ_NEXT(w, link);
         if (w->state <= RUNNER_WS_W_READY)
@@ -425,7 +457,10 @@ void runner_ws_pool_timer(runner_ws_pool *p)
     trim(p);
     if (!p->retired && !p->nconns && TAILQ_EMPTY(&p->queue) &&
         runner_g.now >= p->last_used + runner_g.conf.v[CGP_S_POOL_IDLE])
-        retire(p);
+        retire(p, "no upgrade for a while");
+    if (!p->retired && p->stale_since && !p->nconns && TAILQ_EMPTY(&p->queue) &&
+        runner_g.now >= stale_due(p))
+        retire(p, "superseded by a newer configuration");
     runner_ws_pool_dispatch(p);
 }
 
