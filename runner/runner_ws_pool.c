@@ -384,10 +384,14 @@ uint64_t runner_ws_pool_deadline(runner_ws_pool *p)
         if (w->state == RUNNER_WS_W_READY && SET(p, MAX_AGE))
             MIN_DL(w->started + SET(p, MAX_AGE));
     }
-    if (!p->retired)
+    /* A pool with a connection or a queue cannot retire: its idle time,
+     * once past, must not wake the loop at every turn (a spin). The last
+     * connection's end sets last_used, and the deadline comes again. */
+    if (!p->retired && !p->nconns && TAILQ_EMPTY(&p->queue)) {
         MIN_DL(p->last_used + runner_g.conf.v[CGP_S_POOL_IDLE]);
-    if (!p->retired && p->stale_since && !p->nconns && TAILQ_EMPTY(&p->queue))
-        MIN_DL(stale_due(p)); /* with a connection it waits for its end */
+        if (p->stale_since)
+            MIN_DL(stale_due(p));
+    }
 #undef MIN_DL
     return dl;
 }
