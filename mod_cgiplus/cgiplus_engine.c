@@ -78,6 +78,41 @@ const char *cgiplus_engine_path(const cgiplus_dir_conf *dc)
     return cgiplus_conf_gets(dc, CGP_S_ENGINE);
 }
 
+/* Debian's php-fpm and mod_php run what <FilesMatch ".+\.ph(?:ar|p|tml)$">
+ * names: the same files here. */
+static int engine_php_file(const char *filename)
+{
+    static const char *const ext[] = { ".php", ".phtml", ".phar" };
+    const char *base = strrchr(filename, '/');
+    apr_size_t n, e;
+
+    base = base ? base + 1 : filename;
+    n = strlen(base);
+    for (apr_size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+        e = strlen(ext[i]);
+        if (n > e && !strcmp(base + n - e, ext[i]))
+            return 1;
+    }
+    return 0;
+}
+
+int cgiplus_engine_fixups(request_rec *r)
+{
+    const cgiplus_dir_conf *dc;
+    const char *path;
+
+    /* a handler named in the configuration (AddHandler, SetHandler) wins */
+    if (r->handler || !r->filename)
+        return DECLINED;
+    dc = ap_get_module_config(r->per_dir_config, &cgiplus_module);
+    path = dc ? cgiplus_engine_path(dc) : NULL;
+    /* CGIplusEngine php serves its scope's PHP files, as an admin reads it:
+     * without this a missing AddHandler sent their source to the client */
+    if (path && !strcmp(path, CGIPLUS_PHP_CGI) && engine_php_file(r->filename))
+        r->handler = CGIPLUS_HANDLER;
+    return DECLINED;
+}
+
 int cgiplus_engine_fastcgi(const cgiplus_dir_conf *dc)
 {
     return cgiplus_engine_path(dc) && cgiplus_conf_geti(dc, CGP_S_ENGINE_FASTCGI) == 1;

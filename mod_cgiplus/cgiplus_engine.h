@@ -10,6 +10,9 @@
 const char *cgiplus_set_engine(cmd_parms *cmd, void *dcv, const char *arg);
 /* The engine program of this scope, NULL: none (scripts run as themselves). */
 const char *cgiplus_engine_path(const cgiplus_dir_conf *dc);
+/* Fixups: in a CGIplusEngine php scope, a .php, .phtml or .phar file that
+ * the configuration gives no handler is the engine's (cgiplus-script). */
+int cgiplus_engine_fixups(request_rec *r);
 /* Nonzero if it is a FastCGI engine (CGIplusEngine php): its scope's mode is
  * fastcgi unless CGIplusMode says otherwise. */
 int cgiplus_engine_fastcgi(const cgiplus_dir_conf *dc);

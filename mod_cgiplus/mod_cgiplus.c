@@ -88,6 +88,7 @@ static void cgiplus_register_hooks(apr_pool_t *p)
     ap_hook_child_init(cgiplus_key_child_init, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_child_init(cgiplus_conn_child_init, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_child_init(cgiplus_direct_child_init, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_fixups(cgiplus_engine_fixups, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_handler(cgiplus_handler, NULL, cgi_modules, APR_HOOK_MIDDLE);
     ap_hook_handler(cgiplus_status_handler, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_optional_fn_retrieve(cgiplus_include_retrieve, NULL, NULL, APR_HOOK_MIDDLE);

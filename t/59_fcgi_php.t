@@ -15,7 +15,7 @@ use lib 't/htdocs/apps', 't/htdocs/pool/lib';
 use AppTest qw(curl url);
 use PoolTest qw(status);
 
-plan tests => 35, need { 'needs php-cgi (Debian package php-cgi)' => -x '/usr/bin/php-cgi' };
+plan tests => 38, need { 'needs php-cgi (Debian package php-cgi)' => -x '/usr/bin/php-cgi' };
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -24,6 +24,18 @@ sub kv { my %h = $_[0] =~ /^(\w+)=(.*)$/mg; \%h }
 sub log_text { open my $fh, '<', $logf or return ''; local $/; <$fh> }
 
 ok t_cmp((stat "$dir/info.php")[2] & 0111, 0, 'the PHP files have no execute bit');
+
+# CGIplusEngine php without AddHandler: the scope's .php files are the
+# engine's, as under php-fpm's or mod_php's FilesMatch (before, httpd sent
+# their source); other files stay files, and DirectoryIndex finds index.php.
+{
+    my ($c1, undef, $b1) = curl(url('/phpauto/index.php'));
+    my ($c2, undef, $b2) = curl(url('/phpauto/'));
+    my ($c3, undef, $b3) = curl(url('/phpauto/notes.txt'));
+    ok t_cmp("$c1 $b1", "200 auto sapi=cgi-fcgi\n", 'CGIplusEngine php alone: a .php file runs, no source sent');
+    ok t_cmp("$c2 $b2", "200 auto sapi=cgi-fcgi\n", 'and the directory index index.php too');
+    ok t_cmp("$c3 $b3", "200 plain text beside the PHP files\n", 'another file is sent as it is');
+}
 
 for my $p (qw(php1 phpr)) {
     my ($code, $h, $body) = curl(url("/$p/info.php/a/b?x=1"));
