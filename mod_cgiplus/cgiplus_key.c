@@ -18,6 +18,7 @@
 #include "httpd.h"
 #include "http_config.h"
 #include "http_log.h"
+#include "http_core.h"
 #include "mpm_common.h"
 #include "apr_file_io.h"
 #include "apr_strings.h"
@@ -145,6 +146,15 @@ apr_status_t cgiplus_key_post_config(apr_pool_t *ptemp, server_rec *s, const cha
      * children inherit this through fork. */
     if (geteuid() != 0)
         prctl(PR_SET_DUMPABLE, 0);
+    /* Said once a start or restart, by the parent, not by every child
+     * (nor on httpd's first pass over the configuration). */
+    if (ap_coredumpdir_configured && ap_state_query(AP_SQ_MAIN_STATE) == AP_SQ_MS_CREATE_CONFIG)
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, CGIPLUS_LOGNO(1202)
+                     "CoreDumpDirectory makes httpd's children dumpable: a script "
+                     "running as httpd's user could read the runner's connection "
+                     "key from their memory and drive the runner, unless the runner "
+                     "starts its workers in Landlock domains (2913); run scripts as "
+                     "another user (CGIplusUser) or drop CoreDumpDirectory");
     return APR_SUCCESS;
 }
 
@@ -152,16 +162,9 @@ void cgiplus_key_child_init(apr_pool_t *pchild, server_rec *s)
 {
     if (prctl(PR_GET_DUMPABLE) != 1)
         return;
-    if (!ap_coredumpdir_configured) {
+    /* CoreDumpDirectory makes them dumpable on purpose (1202 at start) */
+    if (!ap_coredumpdir_configured)
         prctl(PR_SET_DUMPABLE, 0);
-        return;
-    }
-    /* httpd made its children dumpable again for CoreDumpDirectory. */
-    ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, CGIPLUS_LOGNO(1202)
-                 "CoreDumpDirectory makes this httpd child dumpable: a script "
-                 "running as httpd's user could read the runner's connection "
-                 "key from its memory and drive the runner; run scripts as "
-                 "another user (CGIplusUser) or drop CoreDumpDirectory");
 }
 
 int cgiplus_key_pipe(void)
