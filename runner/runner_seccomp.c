@@ -88,11 +88,15 @@ static void dispatch(sc_prog *p, const long nr[CK_N][3], int x32)
     op(p, BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 }
 
-/* ok when the accumulator is a or b, else DENY */
-static void either(sc_prog *p, unsigned a, unsigned b)
+/* (which, who, ...): who 0 with which self or group, that is the caller
+ * or its process group; else DENY */
+static void self_or_group(sc_prog *p, unsigned self, unsigned group)
 {
-    jeq(p, a, L_ALLOW, -1);
-    jeq(p, b, L_ALLOW, L_DENY);
+    op(p, BPF_LD | BPF_W | BPF_ABS, ARG_LO(1));
+    jeq(p, 0, -1, L_DENY);
+    op(p, BPF_LD | BPF_W | BPF_ABS, ARG_LO(0));
+    jeq(p, self, L_ALLOW, -1);
+    jeq(p, group, L_ALLOW, L_DENY);
 }
 
 static int build(sc_prog *p)
@@ -134,22 +138,16 @@ static int build(sc_prog *p)
     jeq(p, 0, -1, L_DENY);
     op(p, BPF_LD | BPF_W | BPF_ABS, ARG_HI(2));
     jeq(p, 0, L_ALLOW, L_DENY);
-    /* setpriority(which, who, prio): itself or its process group (who 0) */
+    /* setpriority(which, who, prio) */
     here(p, CK_PRIO);
-    op(p, BPF_LD | BPF_W | BPF_ABS, ARG_LO(1));
-    jeq(p, 0, -1, L_DENY);
-    op(p, BPF_LD | BPF_W | BPF_ABS, ARG_LO(0));
-    either(p, PRIO_PROCESS, PRIO_PGRP);
+    self_or_group(p, PRIO_PROCESS, PRIO_PGRP);
     /* sched_set*(pid, ...): itself */
     here(p, CK_SCHED);
     op(p, BPF_LD | BPF_W | BPF_ABS, ARG_LO(0));
     jeq(p, 0, L_ALLOW, L_DENY);
-    /* ioprio_set(which, who, prio): as setpriority */
+    /* ioprio_set(which, who, prio) */
     here(p, CK_IOPRIO);
-    op(p, BPF_LD | BPF_W | BPF_ABS, ARG_LO(1));
-    jeq(p, 0, -1, L_DENY);
-    op(p, BPF_LD | BPF_W | BPF_ABS, ARG_LO(0));
-    either(p, IOPRIO_WHO_PROCESS, IOPRIO_WHO_PGRP);
+    self_or_group(p, IOPRIO_WHO_PROCESS, IOPRIO_WHO_PGRP);
 
     here(p, L_ALLOW);
     op(p, BPF_RET | BPF_K, SECCOMP_RET_ALLOW);

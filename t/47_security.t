@@ -88,9 +88,9 @@ ok t_cmp(field($r, 'limits'), 'cpu:30,as:1610612736,nofile:64,nproc:4096',
     # though it may read the limits and set its own.
     my $lim = hget("/pool/peer/whoami.pl?limits=$pid,$child");
     ok t_cmp(join(' | ', map { field($lim, "limits_$_") } $pid, $child),
-             'read refused refused refused | read refused refused refused',
-             "another pool's worker and an httpd child: open-files limit, renice, chrt refused");
-    ok t_cmp(field($lim, 'limits_own'), 'may', 'its own limit, nice value and policy it sets');
+             'read refused refused refused refused | read refused refused refused refused',
+             "another pool's worker and an httpd child: open-files limit, renice, chrt, ionice refused");
+    ok t_cmp(field($lim, 'limits_own'), 'may', 'its own limit, nice value, policy and I/O priority it sets');
     ok t_cmp($log =~ /CGIPLUS2913: .*\(ABI $abi\)[^\n]*, nor signal them/ ? 'scoped' : 'not scoped',
              $abi >= 6 ? 'scoped' : 'not scoped', 'the runner says so at start (2913)');
     # The domain moves nothing else: a link or rename into another

@@ -67,7 +67,8 @@ while (CGIplus::accept()) {
         print 'signal_own_child=', ($ok && ($? & 127) == 15 ? 'ended' : "not ended ($?)"), "\n";
     }
     # ?limits=PID,...: whether it may set the open-files limit (to what it
-    # is: harmless), the nice value or the scheduling policy of each, and
+    # is: harmless), the nice value, scheduling policy or I/O priority of
+    # each (to the defaults), and
     # its own (pid 0) as ever
     if (($ENV{QUERY_STRING} // '') =~ /\blimits=([\d,]+)/) {
         for my $p (split /,/, $1) {
@@ -76,10 +77,11 @@ while (CGIplus::accept()) {
             my @r = (defined $hard ? 'read' : 'unread',
                      system("prlimit --pid $p --nofile=$soft:$hard 2>/dev/null") ? 'refused' : 'may',
                      system("renice $nice -p $p >/dev/null 2>&1") ? 'refused' : 'may',
-                     system("chrt -o -p 0 $p >/dev/null 2>&1") ? 'refused' : 'may');
+                     system("chrt -o -p 0 $p >/dev/null 2>&1") ? 'refused' : 'may',
+                     system("ionice -c 2 -n 4 -p $p >/dev/null 2>&1") ? 'refused' : 'may');
             print "limits_$p=@r\n";
         }
-        print 'limits_own=', (system(q{sh -c 'ulimit -n 60 && nice -n 3 chrt -b 0 true'}) ? 'refused' : 'may'), "\n";
+        print 'limits_own=', (system(q{sh -c 'ulimit -n 60 && nice -n 3 chrt -b 0 ionice -c 2 -n 4 true'}) ? 'refused' : 'may'), "\n";
     }
     if (($ENV{QUERY_STRING} // '') =~ /\bmove\b/) {
         my $d = File::Temp::tempdir(CLEANUP => 1);
