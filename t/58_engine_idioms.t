@@ -9,6 +9,9 @@
 # stdout (dup'd into the body, carpout to a file, STDOUT reopened onto a
 # file) ends with its request: the next script's warnings go to the error
 # log, its response to its client, on the same engine (one worker).
+# printenv (every variable with its value, then a child's `env`): the
+# whole environment as under mod_cgid, without the engine's CGIplus
+# markers, whose CGIPLUSEOF value printed would end the response there.
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -16,7 +19,7 @@ use Apache::TestUtil;
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 36;
+plan tests => 36 + 2 * 4;
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -106,3 +109,24 @@ ok t_cmp(count(log_from($off), qr/idiom-exit-message engine/), 1, 'and the messa
 same('py', 'pathinfo.py/raw%FFbyte', 'an undecodable byte in PATH_INFO prints (surrogateescape, as the interpreter of a CGI process)');
 same('py', 'pathinfo.py/caf%C3%A9', 'UTF-8 in PATH_INFO');
 ok t_cmp(engine_pid('py', 'py'), $ypid, 'one Python engine served all of it');
+
+# printenv: the response complete (the script's last line comes), twice;
+# the same names as under mod_cgid, in the script and in its child, none
+# of the protocol's markers; and the engine lives on.
+sub names {
+    my ($body, $part) = @_;
+    my ($own, $child) = $body =~ /\A(.*?)^--child\n(.*?)^--end\n/ms;
+    my $text = ($part eq 'own' ? $own : $child) // '';
+    return join ' ', grep { !/^(CONTENT_LENGTH|CGIPLUS_ENGINE_MAX_RSS|POOL_idioms)$/ }
+        sort map { /^([A-Za-z_][A-Za-z0-9_]*)=/ ? $1 : () } split /\n/, $text;
+}
+for my $l (['perl', 'pl', $ppid], ['py', 'py', $ypid]) {
+    my ($lang, $ext, $pid) = @$l;
+    my (undef, undef, $want) = curl(url("/cgid$lang/idioms/printenv.$ext"));
+    my @got = map { (curl(url("/e$lang/idioms/printenv.$ext")))[2] } 1 .. 2;
+    ok t_cmp(join(' ', map { /^--end\n\z/m ? 'complete' : 'cut (' . length($_) . ' bytes)' } @got),
+             'complete complete', "$lang printenv: both responses complete");
+    ok t_cmp(names($got[1], 'own'), names($want, 'own'), "$lang printenv: the variables of mod_cgid's run, no CGIplus marker");
+    ok t_cmp(names($got[1], 'child'), names($want, 'child'), "$lang printenv: and its child's");
+    ok t_cmp(engine_pid($lang, $ext), $pid, "$lang printenv: the same engine answers next");
+}
