@@ -122,6 +122,18 @@ sub _pair {
 }
 
 # One request as a list of [name, value]; undef at EOF; dies with a reason.
+# mod_ssl's PEM certificates (SSLOptions +ExportCertData) come in record
+# mode with their line ends as spaces (docs/PROTOCOL.md); base64 has no
+# space, so the line ends are put back exactly, as mod_cgi passes them.
+sub _pem {
+    my ($k, $v) = @_;
+    return $v unless $k =~ /\ASSL_(?:CLIENT|SERVER)_CERT(?:_CHAIN_[0-9]+)?\z/ &&
+        $v =~ /\A-----BEGIN CERTIFICATE----- ([A-Za-z0-9+\/= ]+) -----END CERTIFICATE-----( ?)\z/;
+    my ($b64, $end) = ($1, $2);
+    $b64 =~ tr/ /\n/;
+    return "-----BEGIN CERTIFICATE-----\n$b64\n-----END CERTIFICATE-----" . ($end eq ' ' ? "\n" : '');
+}
+
 sub _read_request {
     my $sync = eval { _readline(MAX_SYNC) };
     if ($@) {
@@ -139,6 +151,7 @@ sub _read_request {
             die "size\n" if $total > MAX_BLOCK;
             push @pairs, [_pair($line)];
         }
+        $_->[0] =~ /\ASSL_/ and $_->[1] = _pem($_->[0], $_->[1]) for @pairs;
     } elsif ($sync =~ /\A!!([0-9]+)\z/) {
         my $n = $1;
         die "sync\n" if length($n) > 9 || $n < 2 || $n > MAX_BLOCK;
@@ -657,7 +670,8 @@ protocol or read error (logged with a CGIPLUS3xxx id; C<$!> set). Ends the
 previous response first if C<finish> was not called, then writes the ready
 line (the server may send the next request whole). C<%ENV> then holds the
 request's variables plus the worker's own environment as it was at the first
-call; the previous request's variables are gone. In persistent mode STDIN is
+call; the previous request's variables are gone (mod_ssl's PEM certificates,
+whose line ends record mode sends as spaces, have them back). In persistent mode STDIN is
 tied to the request body: C<read>, C<E<lt>STDINE<gt>>, C<getc> and C<eof>
 work and report end of file after C<CONTENT_LENGTH> bytes, so CGI.pm-style
 scripts work unchanged; if CGI.pm is loaded its globals are reset per request

@@ -35,6 +35,7 @@ libraries"). Not thread-safe: use it from the main thread only.
 import io
 import operator
 import os
+import re
 import sys
 
 __all__ = ["accept", "finish", "requests", "is_persistent", "callout", "WebSocket",
@@ -299,6 +300,25 @@ def _variables(entries):
     return req
 
 
+_PEM = re.compile(rb"(SSL_(?:CLIENT|SERVER)_CERT(?:_CHAIN_[0-9]+)?)="
+                  rb"-----BEGIN CERTIFICATE----- ([A-Za-z0-9+/= ]+) -----END CERTIFICATE-----( ?)\Z")
+
+
+def _pem(entries):
+    """mod_ssl's PEM certificates (SSLOptions +ExportCertData) come in
+    record mode with their line ends as spaces (docs/PROTOCOL.md); base64
+    has no space, so the line ends are put back exactly, as mod_cgi passes
+    them."""
+    for i, e in enumerate(entries):
+        if e.startswith(b"SSL_") and e.find(b"_CERT", 4, 40) > 0:
+            m = _PEM.match(e)
+            if m:
+                entries[i] = (m.group(1) + b"=-----BEGIN CERTIFICATE-----\n" +
+                              m.group(2).replace(b" ", b"\n") +
+                              b"\n-----END CERTIFICATE-----" + (b"\n" if m.group(3) else b""))
+    return entries
+
+
 def _read_request():
     """Reads one request: its "NAME=value" entries (bytes), or None at EOF."""
     import errno as E
@@ -310,12 +330,12 @@ def _read_request():
         if not ch.buf and not ch._fill():
             return None
         if ch.buf[:2] == b"!\n":
-            return ch.records(2)
+            return _pem(ch.records(2))
         sync = ch.readline(_MAX_SYNC)
         if sync is None:
             return None
         if sync == b"!":
-            return ch.records()
+            return _pem(ch.records())
         entries = []
         if sync.startswith(b"!!") and sync[2:].isdigit():
             n = int(sync[2:])
