@@ -67,11 +67,13 @@ static int env_check(request_rec *r, const env_kv *kv)
 {
     if (kv->nlen == 0 || kv->nlen > CGP_MAX_NAME ||
         cgp_kv_size(kv->nlen, kv->vlen) > CGP_MAX_PAYLOAD) {
+        /* the name alone: kv->name runs on into the value (a cookie, a
+         * certificate), which has no place in the log */
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1030)
-                      "CGI variable %.64s (%" APR_SIZE_T_FMT " byte%s of name, %"
+                      "CGI variable %.*s (%" APR_SIZE_T_FMT " byte%s of name, %"
                       APR_SIZE_T_FMT " of value) is too large for the runner "
-                      "protocol: %s", kv->name, kv->nlen, CGIPLUS_S(kv->nlen), kv->vlen,
-                      r->filename);
+                      "protocol: %s", (int)(kv->nlen < 64 ? kv->nlen : 64), kv->name,
+                      kv->nlen, CGIPLUS_S(kv->nlen), kv->vlen, r->filename);
         return 0;
     }
     return 1;

@@ -12,7 +12,7 @@ use LWP::UserAgent;
 use MIME::Base64 qw(encode_base64);
 
 my @modes = ('/cgi-plain', '/cgi-plus');
-plan tests => @modes * 18 + 3 + 6 + 4 + 4;
+plan tests => @modes * 18 + 3 + 6 + 4 + 4 + 4;
 
 my $cfg = Apache::Test::config();
 my $vars = $cfg->{vars};
@@ -89,6 +89,29 @@ ok t_cmp($pem, qr/\A-----BEGIN CERTIFICATE-----\n[A-Za-z0-9+\/=\n]+\n-----END CE
 for my $u ('/cgi-plus/cert.pl', '/cgi-relay/cert.pl', '/cgi-plus/cert.py') {
     my $got = join '', map { `curl -sk --http2 '$tls$u'` } 1 .. 2;
     ok t_cmp($got, $pem x 2, "$u: the same PEM, twice (one worker's first and second request)");
+}
+
+# A variable over the runner protocol's 64 KiB (a 70 KB header here; a
+# client certificate over 48 KB exported in PEM is the real case): mod_cgid
+# passes it, mod_cgiplus answers 500 (docs/cgi-compat.md) and logs the
+# variable's name, never its value (a cookie, a certificate).
+{
+    my $long = "http://$vars->{servername}:" . $cfg->port('cgiplus_longline');
+    my $big = 's3cr3tv4lue' x 6400;
+    my $logf = "$vars->{t_logs}/error_log";
+    my $off = -s $logf;
+    my $ua1 = LWP::UserAgent->new(keep_alive => 0, timeout => 20);
+    my $r1 = $ua1->get("$long/compat-off/env.cgi", 'X-Big' => $big);
+    ok t_cmp($r1->code . ' ' . ($r1->content =~ /^HTTP_X_BIG=s3cr3tv4lue/m ? 'passed' : 'not passed'),
+             '200 passed', 'mod_cgid passes a 70 KB variable');
+    $r1 = $ua1->get("$long/cgi-plus/env.pl", 'X-Big' => $big);
+    ok t_cmp($r1->code, 500, 'mod_cgiplus: 500 for a variable over 64 KiB');
+    open my $lf, '<', $logf or die "$logf: $!";
+    seek $lf, $off, 0;
+    my @lines = grep { /CGIPLUS1030/ } <$lf>;
+    ok t_cmp(scalar(@lines) == 1 ? $lines[0] : "@lines",
+             qr/CGI variable HTTP_X_BIG \(10 bytes of name, 70400 of value\)/, '1030 names the variable');
+    ok t_cmp(scalar(grep { /s3cr3t/ } @lines), 0, 'and shows nothing of its value');
 }
 
 # The same sh script under mod_cgid and under mod_cgiplus (plain CGI via
