@@ -133,6 +133,46 @@ int cgp_rec_check(const char *entry, size_t len)
     return (int)(eq - entry);
 }
 
+static int pem_name(const char *e, size_t nlen)
+{
+    size_t i;
+
+    if (nlen < 15 || (memcmp(e, "SSL_CLIENT_CERT", 15) && memcmp(e, "SSL_SERVER_CERT", 15)))
+        return 0;
+    if (nlen == 15)
+        return 1;
+    if (nlen < 23 || memcmp(e + 15, "_CHAIN_", 7))
+        return 0;
+    for (i = 22; i < nlen; i++)
+        if (e[i] < '0' || e[i] > '9')
+            return 0;
+    return 1;
+}
+
+void cgp_rec_pem(char *e, size_t len, size_t nlen)
+{
+    static const char beg[] = "-----BEGIN CERTIFICATE----- ", end[] = " -----END CERTIFICATE-----";
+    const size_t bl = sizeof(beg) - 1, el = sizeof(end) - 1;
+    char *v = e + nlen + 1;
+    size_t vl = len - nlen - 1, trail, i;
+
+    if (nlen >= len || !pem_name(e, nlen))
+        return;
+    trail = vl > 0 && v[vl - 1] == ' ';
+    if (vl < bl + el + trail + 1 || memcmp(v, beg, bl) || memcmp(v + vl - trail - el, end, el))
+        return;
+    for (i = bl; i < vl - trail - el; i++)
+        if (v[i] != ' ' && v[i] != '+' && v[i] != '/' && v[i] != '=' &&
+            !(v[i] >= 'A' && v[i] <= 'Z') && !(v[i] >= 'a' && v[i] <= 'z') &&
+            !(v[i] >= '0' && v[i] <= '9'))
+            return;
+    for (i = bl - 1; i <= vl - trail - el; i++)
+        if (v[i] == ' ')
+            v[i] = '\n';
+    if (trail)
+        v[vl - 1] = '\n';
+}
+
 /* Records the entry just appended at arena[start..len) and NUL-ends it. */
 static int vars_push(cgp_vars *v, size_t start)
 {
@@ -184,11 +224,13 @@ static int read_records(cgp_rd *rd, cgp_vars *v, int *why)
             *why = CGP_RQ_SIZE;
             return -1;
         }
-        if (cgp_rec_check((const char *)v->arena.p + start, len) < 0) {
+        int nlen = cgp_rec_check((const char *)v->arena.p + start, len);
+        if (nlen < 0) {
             errno = EPROTO;
             *why = CGP_RQ_RECORD;
             return -1;
         }
+        cgp_rec_pem((char *)v->arena.p + start, len, (size_t)nlen);
         if (vars_push(v, start) < 0) {
             *why = CGP_RQ_NOMEM;
             return -1;

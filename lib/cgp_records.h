@@ -71,6 +71,13 @@ int cgp_rec_sync(const char *line, size_t len, size_t *n);
  * CGP_E_VALUE if there is no '=', the name is empty or a NUL is inside. */
 int cgp_rec_check(const char *entry, size_t len);
 
+/* mod_ssl's PEM certificates (SSLOptions +ExportCertData: SSL_CLIENT_CERT,
+ * SSL_SERVER_CERT, SSL_CLIENT_CERT_CHAIN_n) come in record mode with their
+ * line ends as spaces; base64 has none, so this puts them back in place
+ * (the same length) in a record-mode "NAME=value" entry of name length nlen
+ * whose value has that shape. Other entries are left alone. */
+void cgp_rec_pem(char *entry, size_t len, size_t nlen);
+
 /* Reads one whole request into v (emptied first). Returns 1, 0 on end of file
  * before the request's first byte, -1 with errno and *why set. */
 int cgp_req_read(cgp_rd *rd, cgp_vars *v, int *why);

@@ -516,6 +516,46 @@ static void rd_init(cgp_rd *rd, struct src *s, const char *p, size_t len,
     rd->ctx = s;
 }
 
+/* mod_ssl's PEM in record mode: its line ends back in place; anything
+ * else unchanged. */
+static void pem_case(const char *in, const char *want, const char *what)
+{
+    char buf[256];
+    size_t len = strlen(in);
+    int nlen = cgp_rec_check(in, len);
+
+    memcpy(buf, in, len + 1);
+    if (nlen > 0)
+        cgp_rec_pem(buf, len, (size_t)nlen);
+    is_mem(buf, len, want, strlen(want), what);
+}
+
+static void t_pem(void)
+{
+    pem_case("SSL_CLIENT_CERT=-----BEGIN CERTIFICATE----- MIIB+/a= Zz09 -----END CERTIFICATE----- ",
+             "SSL_CLIENT_CERT=-----BEGIN CERTIFICATE-----\nMIIB+/a=\nZz09\n-----END CERTIFICATE-----\n",
+             "PEM: line ends back, the trailing one too");
+    pem_case("SSL_SERVER_CERT=-----BEGIN CERTIFICATE----- QUJD -----END CERTIFICATE-----",
+             "SSL_SERVER_CERT=-----BEGIN CERTIFICATE-----\nQUJD\n-----END CERTIFICATE-----",
+             "PEM without a trailing line end");
+    pem_case("SSL_CLIENT_CERT_CHAIN_12=-----BEGIN CERTIFICATE----- QUJD -----END CERTIFICATE----- ",
+             "SSL_CLIENT_CERT_CHAIN_12=-----BEGIN CERTIFICATE-----\nQUJD\n-----END CERTIFICATE-----\n",
+             "a chain's certificate");
+    pem_case("SSL_CLIENT_CERT_CHAIN_=-----BEGIN CERTIFICATE----- QUJD -----END CERTIFICATE----- ",
+             "SSL_CLIENT_CERT_CHAIN_=-----BEGIN CERTIFICATE----- QUJD -----END CERTIFICATE----- ",
+             "not a chain's name: unchanged");
+    pem_case("HTTP_X_CERT=-----BEGIN CERTIFICATE----- QUJD -----END CERTIFICATE----- ",
+             "HTTP_X_CERT=-----BEGIN CERTIFICATE----- QUJD -----END CERTIFICATE----- ",
+             "another variable: unchanged");
+    pem_case("SSL_CLIENT_CERT=-----BEGIN CERTIFICATE----- QU.D -----END CERTIFICATE----- ",
+             "SSL_CLIENT_CERT=-----BEGIN CERTIFICATE----- QU.D -----END CERTIFICATE----- ",
+             "not base64: unchanged");
+    pem_case("SSL_CLIENT_CERT=-----BEGIN CERTIFICATE----- -----END CERTIFICATE-----",
+             "SSL_CLIENT_CERT=-----BEGIN CERTIFICATE----- -----END CERTIFICATE-----",
+             "nothing between: unchanged");
+    pem_case("SSL_CLIENT_CERT=", "SSL_CLIENT_CERT=", "empty (no certificate): unchanged");
+}
+
 static void t_sync(void)
 {
     size_t n = 0;
@@ -892,6 +932,7 @@ int main(void)
     t_kv();
     t_struct();
     t_sync();
+    t_pem();
     t_rd();
     t_req();
     t_shebang();
