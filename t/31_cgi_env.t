@@ -12,7 +12,7 @@ use LWP::UserAgent;
 use MIME::Base64 qw(encode_base64);
 
 my @modes = ('/cgi-plain', '/cgi-plus');
-plan tests => @modes * 18 + 3 + 6 + 4 + 5 + 4;
+plan tests => @modes * 18 + 3 + 6 + 4 + 6 + 4;
 
 my $cfg = Apache::Test::config();
 my $vars = $cfg->{vars};
@@ -81,12 +81,12 @@ ok t_cmp($h2e{HTTPS}, 'on', 'over h2: HTTPS=on');
 ok t_cmp($h2e{SSL_CIPHER} // '', qr/\w/, 'over h2: SSL_CIPHER');
 
 # +ExportCertData: the PEM certificate, line ends included, as mod_cgid
-# gives it, to library scripts in Perl, Python and C (record mode carries a
+# gives it, to library scripts in Perl, Python, C and sh (record mode carries a
 # line end as a space; the libraries put mod_ssl's PEM back together).
 my $pem = `curl -sk '$tls/cgid-table/cert.pl'`;
 ok t_cmp($pem, qr/\A-----BEGIN CERTIFICATE-----\n[A-Za-z0-9+\/=\n]+\n-----END CERTIFICATE-----\n\z/,
          'mod_cgid: SSL_SERVER_CERT in PEM');
-for my $u ('/cgi-plus/cert.pl', '/cgi-relay/cert.pl', '/cgi-plus/cert.py', '/c/env') {
+for my $u ('/cgi-plus/cert.pl', '/cgi-relay/cert.pl', '/cgi-plus/cert.py', '/c/env', '/cgi-plus/cert.sh') {
     my $got = join '', map { `curl -sk --http2 '$tls$u'` } 1 .. 2;
     # the C example prints every variable: its SSL_SERVER_CERT's value
     $got = join '', $got =~ /^SSL_SERVER_CERT=(.*?-----END CERTIFICATE-----\n)/msg if $u eq '/c/env';

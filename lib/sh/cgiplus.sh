@@ -72,6 +72,35 @@ _cgiplus_forget() {
 }
 
 # Exports one NAME=value record; 1 if the record is malformed.
+# mod_ssl's PEM certificates (SSLOptions +ExportCertData) come with their
+# line ends as spaces (record mode); base64 has no space, so they are put
+# back exactly, as mod_cgi passes them. In _cgiplus_v; no fork.
+_cgiplus_pem() {
+    _cgiplus_v=$1
+    _cgiplus_m=${1#'-----BEGIN CERTIFICATE----- '}
+    [ "$_cgiplus_m" != "$1" ] || return 0
+    _cgiplus_t=
+    case $_cgiplus_m in *' ') _cgiplus_t='
+'; _cgiplus_m=${_cgiplus_m% } ;;
+    esac
+    case $_cgiplus_m in
+    *' -----END CERTIFICATE-----') _cgiplus_m=${_cgiplus_m%' -----END CERTIFICATE-----'} ;;
+    *) return 0 ;;
+    esac
+    case $_cgiplus_m in '' | *[!A-Za-z0-9+/=\ ]*) return 0 ;; esac
+    _cgiplus_v='-----BEGIN CERTIFICATE-----
+'
+    while :; do
+        case $_cgiplus_m in
+        *' '*) _cgiplus_v="$_cgiplus_v${_cgiplus_m%% *}
+"; _cgiplus_m=${_cgiplus_m#* } ;;
+        *) break ;;
+        esac
+    done
+    _cgiplus_v="$_cgiplus_v$_cgiplus_m
+-----END CERTIFICATE-----$_cgiplus_t"
+}
+
 _cgiplus_set() {
     _cgiplus_n=${1%%=*}
     [ "$_cgiplus_n" != "$1" ] && [ -n "$_cgiplus_n" ] || return 1
@@ -93,6 +122,12 @@ _cgiplus_set() {
             fi ;;
         esac
         _cgiplus_names="$_cgiplus_names $_cgiplus_n" ;;
+    esac
+    case $_cgiplus_n in
+    SSL_CLIENT_CERT | SSL_SERVER_CERT | SSL_CLIENT_CERT_CHAIN_[0-9]*)
+        _cgiplus_pem "${1#*=}"
+        export "$_cgiplus_n=$_cgiplus_v"
+        return 0 ;;
     esac
     export "$_cgiplus_n=${1#*=}"
 }
