@@ -137,6 +137,10 @@ static int pem_name(const char *e, size_t nlen)
 {
     size_t i;
 
+    while (nlen > 9 && !memcmp(e, "REDIRECT_", 9)) { /* an internal redirect's copy */
+        e += 9;
+        nlen -= 9;
+    }
     if (nlen < 15 || (memcmp(e, "SSL_CLIENT_CERT", 15) && memcmp(e, "SSL_SERVER_CERT", 15)))
         return 0;
     if (nlen == 15)

@@ -72,7 +72,8 @@ int cgp_rec_sync(const char *line, size_t len, size_t *n);
 int cgp_rec_check(const char *entry, size_t len);
 
 /* mod_ssl's PEM certificates (SSLOptions +ExportCertData: SSL_CLIENT_CERT,
- * SSL_SERVER_CERT, SSL_CLIENT_CERT_CHAIN_n) come in record mode with their
+ * SSL_SERVER_CERT, SSL_CLIENT_CERT_CHAIN_n, and their REDIRECT_ copies
+ * after an internal redirect) come in record mode with their
  * line ends as spaces; base64 has none, so this puts them back in place
  * (the same length) in a record-mode "NAME=value" entry of name length nlen
  * whose value has that shape. Other entries are left alone. */

@@ -12,7 +12,7 @@ use LWP::UserAgent;
 use MIME::Base64 qw(encode_base64);
 
 my @modes = ('/cgi-plain', '/cgi-plus');
-plan tests => @modes * 18 + 3 + 6 + 4 + 6 + 4;
+plan tests => @modes * 18 + 3 + 6 + 4 + 6 + 5 + 4;
 
 my $cfg = Apache::Test::config();
 my $vars = $cfg->{vars};
@@ -91,6 +91,14 @@ for my $u ('/cgi-plus/cert.pl', '/cgi-relay/cert.pl', '/cgi-plus/cert.py', '/c/e
     # the C example prints every variable: its SSL_SERVER_CERT's value
     $got = join '', $got =~ /^SSL_SERVER_CERT=(.*?-----END CERTIFICATE-----\n)/msg if $u eq '/c/env';
     ok t_cmp($got, $pem x 2, "$u: the same PEM, twice (one worker's first and second request)");
+}
+# An ErrorDocument's request: REDIRECT_SSL_SERVER_CERT, the failed request's copy.
+my $rpem = `curl -sk '$tls/pem404-cgid/missing'`;
+ok t_cmp($rpem, $pem, 'mod_cgid: REDIRECT_SSL_SERVER_CERT in an ErrorDocument, the same PEM');
+for my $k (qw(pl py sh c)) {
+    my $got = `curl -sk --http2 '$tls/pem404-$k/missing'`;
+    ($got) = $got =~ /^REDIRECT_SSL_SERVER_CERT=(.*?-----END CERTIFICATE-----\n)/ms if $k eq 'c';
+    ok t_cmp($got // '', $rpem, "/pem404-$k/: REDIRECT_SSL_SERVER_CERT as mod_cgid gives it");
 }
 
 # A variable over the runner protocol's 64 KiB (a 70 KB header here; a

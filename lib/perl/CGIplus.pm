@@ -122,12 +122,13 @@ sub _pair {
 }
 
 # One request as a list of [name, value]; undef at EOF; dies with a reason.
-# mod_ssl's PEM certificates (SSLOptions +ExportCertData) come in record
-# mode with their line ends as spaces (docs/PROTOCOL.md); base64 has no
-# space, so the line ends are put back exactly, as mod_cgi passes them.
+# mod_ssl's PEM certificates (SSLOptions +ExportCertData; REDIRECT_ copies
+# after an internal redirect) come in record mode with their line ends as
+# spaces (docs/PROTOCOL.md); base64 has no space, so the line ends are put
+# back exactly, as mod_cgi passes them.
 sub _pem {
     my ($k, $v) = @_;
-    return $v unless $k =~ /\ASSL_(?:CLIENT|SERVER)_CERT(?:_CHAIN_[0-9]+)?\z/ &&
+    return $v unless $k =~ /\A(?:REDIRECT_)*SSL_(?:CLIENT|SERVER)_CERT(?:_CHAIN_[0-9]+)?\z/ &&
         $v =~ /\A-----BEGIN CERTIFICATE----- ([A-Za-z0-9+\/= ]+) -----END CERTIFICATE-----( ?)\z/;
     my ($b64, $end) = ($1, $2);
     $b64 =~ tr/ /\n/;
@@ -151,7 +152,7 @@ sub _read_request {
             die "size\n" if $total > MAX_BLOCK;
             push @pairs, [_pair($line)];
         }
-        $_->[0] =~ /\ASSL_/ and $_->[1] = _pem($_->[0], $_->[1]) for @pairs;
+        $_->[0] =~ /\A(?:REDIRECT_)*SSL_/ and $_->[1] = _pem($_->[0], $_->[1]) for @pairs;
     } elsif ($sync =~ /\A!!([0-9]+)\z/) {
         my $n = $1;
         die "sync\n" if length($n) > 9 || $n < 2 || $n > MAX_BLOCK;

@@ -300,17 +300,18 @@ def _variables(entries):
     return req
 
 
-_PEM = re.compile(rb"(SSL_(?:CLIENT|SERVER)_CERT(?:_CHAIN_[0-9]+)?)="
+_PEM = re.compile(rb"((?:REDIRECT_)*SSL_(?:CLIENT|SERVER)_CERT(?:_CHAIN_[0-9]+)?)="
                   rb"-----BEGIN CERTIFICATE----- ([A-Za-z0-9+/= ]+) -----END CERTIFICATE-----( ?)\Z")
 
 
 def _pem(entries):
-    """mod_ssl's PEM certificates (SSLOptions +ExportCertData) come in
-    record mode with their line ends as spaces (docs/PROTOCOL.md); base64
+    """mod_ssl's PEM certificates (SSLOptions +ExportCertData; REDIRECT_
+    copies after an internal redirect) come in record mode with their line
+    ends as spaces (docs/PROTOCOL.md); base64
     has no space, so the line ends are put back exactly, as mod_cgi passes
     them."""
     for i, e in enumerate(entries):
-        if e.startswith(b"SSL_") and e.find(b"_CERT", 4, 40) > 0:
+        if (e.startswith(b"SSL_") or e.startswith(b"REDIRECT_")) and e.find(b"_CERT=", 4, 200) > 0:
             m = _PEM.match(e)
             if m:
                 entries[i] = (m.group(1) + b"=-----BEGIN CERTIFICATE-----\n" +

@@ -123,7 +123,11 @@ _cgiplus_set() {
         esac
         _cgiplus_names="$_cgiplus_names $_cgiplus_n" ;;
     esac
-    case $_cgiplus_n in
+    _cgiplus_k=$_cgiplus_n
+    while :; do   # an internal redirect's REDIRECT_ copies
+        case $_cgiplus_k in REDIRECT_?*) _cgiplus_k=${_cgiplus_k#REDIRECT_} ;; *) break ;; esac
+    done
+    case $_cgiplus_k in
     SSL_CLIENT_CERT | SSL_SERVER_CERT | SSL_CLIENT_CERT_CHAIN_[0-9]*)
         _cgiplus_pem "${1#*=}"
         export "$_cgiplus_n=$_cgiplus_v"

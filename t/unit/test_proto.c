@@ -544,6 +544,12 @@ static void t_pem(void)
     pem_case("SSL_CLIENT_CERT_CHAIN_=-----BEGIN CERTIFICATE----- QUJD -----END CERTIFICATE----- ",
              "SSL_CLIENT_CERT_CHAIN_=-----BEGIN CERTIFICATE----- QUJD -----END CERTIFICATE----- ",
              "not a chain's name: unchanged");
+    pem_case("REDIRECT_REDIRECT_SSL_CLIENT_CERT=-----BEGIN CERTIFICATE----- QUJD -----END CERTIFICATE----- ",
+             "REDIRECT_REDIRECT_SSL_CLIENT_CERT=-----BEGIN CERTIFICATE-----\nQUJD\n-----END CERTIFICATE-----\n",
+             "an internal redirect's copy");
+    pem_case("REDIRECT_=-----BEGIN CERTIFICATE----- QUJD -----END CERTIFICATE----- ",
+             "REDIRECT_=-----BEGIN CERTIFICATE----- QUJD -----END CERTIFICATE----- ",
+             "REDIRECT_ alone: unchanged");
     pem_case("HTTP_X_CERT=-----BEGIN CERTIFICATE----- QUJD -----END CERTIFICATE----- ",
              "HTTP_X_CERT=-----BEGIN CERTIFICATE----- QUJD -----END CERTIFICATE----- ",
              "another variable: unchanged");

@@ -8,6 +8,8 @@ use lib "$FindBin::Bin/../../../lib/perl";
 use CGIplus;
 
 while (CGIplus::accept()) {
-    print "Content-Type: text/plain\n\n", $ENV{SSL_SERVER_CERT} // '(unset)';
+    # ?NAME: that variable instead (REDIRECT_SSL_SERVER_CERT in an ErrorDocument)
+    my $name = ($ENV{QUERY_STRING} // '') =~ /\A([A-Z_]+)\z/ ? $1 : 'SSL_SERVER_CERT';
+    print "Content-Type: text/plain\n\n", $ENV{$name} // '(unset)';
     CGIplus::finish();
 }

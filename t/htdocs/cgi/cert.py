@@ -9,4 +9,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 import cgiplus  # noqa: E402
 
 for env in cgiplus.requests():
-    sys.stdout.write("Content-Type: text/plain\n\n" + env.get("SSL_SERVER_CERT", "(unset)"))
+    # ?NAME: that variable instead (REDIRECT_SSL_SERVER_CERT in an ErrorDocument)
+    q = env.get("QUERY_STRING", "")
+    name = q if q and q.replace("_", "").isalpha() and q.isupper() else "SSL_SERVER_CERT"
+    sys.stdout.write("Content-Type: text/plain\n\n" + env.get(name, "(unset)"))

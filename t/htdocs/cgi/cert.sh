@@ -5,6 +5,11 @@ case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 . "$here/../../../lib/sh/cgiplus.sh"
 
 while cgiplus_accept; do
-    printf 'Content-Type: text/plain\n\n%s' "${SSL_SERVER_CERT-(unset)}"
+    # ?NAME: that variable instead (REDIRECT_SSL_SERVER_CERT in an ErrorDocument)
+    case ${QUERY_STRING-} in
+    REDIRECT_SSL_SERVER_CERT) v=${REDIRECT_SSL_SERVER_CERT-(unset)} ;;
+    *) v=${SSL_SERVER_CERT-(unset)} ;;
+    esac
+    printf 'Content-Type: text/plain\n\n%s' "$v"
     cgiplus_finish
 done
