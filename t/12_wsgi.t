@@ -5,7 +5,7 @@ use Apache::Test;
 use Apache::TestUtil;
 use Apache::TestRequest qw(GET POST);
 
-plan tests => 14;
+plan tests => 16;
 
 my $u = '/scripts/wsgi_app.py';
 my $r = GET "$u/";
@@ -36,3 +36,11 @@ ok t_cmp($r->content, "line 0\nline 1\nline 2\n", 'an iterable response');
 
 $r = POST "$u/post", content => '';
 ok t_cmp(scalar $r->header('X-Length'), 0, 'an empty POST');
+
+# PEP 3333, as mod_wsgi: each environ value is the bytes httpd got, one
+# character a byte (latin-1); UTF-8 decoding made Django answer 500 for a
+# path with a character past U+00FF and Werkzeug see U+FFFD for the rest.
+$r = GET "$u/raw/%E2%98%83%C3%A9", 'X-Test' => "Zo\xc3\xab";
+ok t_cmp($r->code, 200, 'a path with a character past U+00FF');
+ok t_cmp($r->content, "path=/raw/\xe2\x98\x83\xc3\xa9 x-test=Zo\xc3\xab\n",
+         "the path's bytes and a header's as native strings (latin-1)");

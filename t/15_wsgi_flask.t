@@ -12,7 +12,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/apps';
 use AppTest qw(write_file curl url);
 
-plan tests => 24;
+plan tests => 26;
 
 my $vars = Apache::Test::config()->{vars};
 my $apps = "$vars->{documentroot}/apps";
@@ -26,6 +26,14 @@ my ($hits, $pid) = $body =~ /^flask hits=(\d+) pid=(\d+)$/m;
 ok defined $pid;
 (undef, undef, $body) = curl(url("$u/"));
 ok t_cmp($body, "flask hits=" . ($hits + 1) . " pid=$pid\n", 'the application persists');
+
+# A path of UTF-8 bytes reaches Flask decoded (PEP 3333 native strings, as
+# mod_wsgi: cgiplus.run_wsgi gave UTF-8-decoded values, so Werkzeug saw
+# U+FFFD for "é" and failed with 500 on "☃").
+($code, $h, $body) = curl(url("$u/uni/%C3%A9t%C3%A9"));
+ok t_cmp("$code $body", "200 name=\xc3\xa9t\xc3\xa9 path=/uni/\xc3\xa9t\xc3\xa9\n", 'Flask: a UTF-8 path');
+($code, $h, $body) = curl(url("$u/uni/%E2%98%83"));
+ok t_cmp("$code $body", "200 name=\xe2\x98\x83 path=/uni/\xe2\x98\x83\n", 'Flask: a path past U+00FF');
 
 # A multipart upload of a binary file, with a form field.
 my $dir = "$vars->{t_logs}/apps";

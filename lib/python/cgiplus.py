@@ -660,7 +660,7 @@ def run_wsgi(app, idle=None, idle_every=1.0):
         _st.idle = idle
         _st.idle_every = idle_every
     while accept():
-        environ = {k: v for k, v in os.environ.items() if k not in _MARKERS}
+        environ = _wsgi_environ()
         # The runner (and mod_cgi for a chunked upload, to EOF) ends
         # stdin with the body; a de-chunked body has an exact
         # CONTENT_LENGTH, so the client's Transfer-Encoding no longer
@@ -679,6 +679,24 @@ def run_wsgi(app, idle=None, idle_every=1.0):
         if handler.broken and _st.persistent:
             _abandon("the application failed after its response had started")
         finish()
+
+
+def _wsgi_environ():
+    """The request's variables as PEP 3333 wants them: each value the bytes
+    httpd sent, one character a byte (latin-1), as mod_wsgi and wsgiref's
+    CGIHandler give them. os.environ's values are decoded as UTF-8, which
+    frameworks undo with latin-1: Django then answers 500 for a path with
+    a character past U+00FF and misreads any other non-ASCII path, Werkzeug
+    replaces each such byte with U+FFFD."""
+    data = getattr(os.environ, "_data", None)
+    if isinstance(data, dict) and all(type(k) is bytes for k in data):
+        items = data.items()
+    else:
+        items = ((os.fsencode(k), os.fsencode(v)) for k, v in os.environ.items())
+    environ = {k.decode("latin-1"): v.decode("latin-1") for k, v in items}
+    for k in _MARKERS:
+        environ.pop(k, None)
+    return environ
 
 
 def _abandon(why):

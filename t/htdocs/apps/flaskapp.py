@@ -51,3 +51,9 @@ def login():
 @app.route("/whoami")
 def whoami():
     return "user=%s\n" % request.cookies.get("user", "none")
+
+
+@app.route("/uni/<name>")
+def uni(name):
+    return ("name=%s path=%s\n" % (name, request.path), 200,
+            {"Content-Type": "text/plain; charset=utf-8"})

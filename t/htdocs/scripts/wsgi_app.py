@@ -29,6 +29,11 @@ def app(environ, start_response):
         value = environ.get("HTTP_X_TEST", "")
         start_response("200 OK", [("Content-Type", "text/plain")])
         return [("x-test=%s\n" % value).encode("latin-1")]
+    if path.startswith("/raw/"):
+        # PEP 3333: a value is the bytes httpd sent, one character a byte
+        start_response("200 OK", [("Content-Type", "application/octet-stream")])
+        return [b"path=" + path.encode("latin-1") + b" x-test=" +
+                environ.get("HTTP_X_TEST", "").encode("latin-1") + b"\n"]
     if path == "/iter":
         start_response("200 OK", [("Content-Type", "text/plain")])
         return (("line %d\n" % i).encode() for i in range(3))
