@@ -16,7 +16,7 @@ use lib 't/htdocs/apps', 't/htdocs/pool/lib';
 use PoolTest qw(status script_requests wait_for);
 use AppTest qw(write_file curl url);
 
-plan tests => 84;
+plan tests => 86;
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{documentroot}/engine/python";
@@ -43,6 +43,9 @@ for my $p (qw(epy epyr)) {
     ok t_cmp($e2->{body}, 'posted body', "/$p: sys.stdin is this request's body");
     ok t_cmp($e3->{body}, '', "/$p: and ends with it");
     ok t_cmp($e3->{query}, 'x=7', "/$p: QUERY_STRING");
+    # os.environb shares os.environ's data: it kept the engine's first
+    # environment (no request variable at all) when only os.environ was new
+    ok t_cmp($e3->{queryb}, 'x=7', "/$p: QUERY_STRING in os.environb too");
     ok t_cmp($e1->{zero}, "$dir/env.py", "/$p: sys.argv[0] is the script");
     ok t_cmp($e1->{name}, '__main__', "/$p: __name__");
     ok t_cmp($e1->{file}, "$dir/env.py", "/$p: __file__");

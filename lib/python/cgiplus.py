@@ -18,7 +18,7 @@ or a WSGI (PEP 3333) application, served persistently::
 
     cgiplus.run_wsgi(app)
 
-Per request, os.environ (and the C-level environment that child processes
+Per request, os.environ and os.environb (and the C-level environment that child processes
 inherit) holds the request's CGI variables plus the worker's own environment
 as it was at the first accept() (CGIPLUS*, PATH, pool variables); the
 previous request's variables are removed. The library installs the C-level
@@ -424,7 +424,11 @@ class _CEnviron:
             self.var.value = ct.addressof(arr)
         self.keep = (arr, entries)   # the old array may go now
         # os.environ without putenv(): the C side is already done.
+        # os.environb shares os.environ's dict: it must get the new one
+        # too, else it (and os.getenvb) keeps the worker's first environment.
         os.environ._data = merged
+        if getattr(os, "environb", None) is not None:
+            os.environb._data = merged
         return True
 
 
