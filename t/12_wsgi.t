@@ -5,7 +5,7 @@ use Apache::Test;
 use Apache::TestUtil;
 use Apache::TestRequest qw(GET POST);
 
-plan tests => 16;
+plan tests => 18;
 
 my $u = '/scripts/wsgi_app.py';
 my $r = GET "$u/";
@@ -44,3 +44,10 @@ $r = GET "$u/raw/%E2%98%83%C3%A9", 'X-Test' => "Zo\xc3\xab";
 ok t_cmp($r->code, 200, 'a path with a character past U+00FF');
 ok t_cmp($r->content, "path=/raw/\xe2\x98\x83\xc3\xa9 x-test=Zo\xc3\xab\n",
          "the path's bytes and a header's as native strings (latin-1)");
+
+# "Connection: close" from the application: wsgiref's hop-by-hop assertion
+# made it a 500; mod_wsgi hands it to httpd, which closes the connection
+# after the response, as for a CGI script's.
+$r = GET "$u/close";
+ok t_cmp($r->code . ' ' . $r->content, "200 closing\n", 'an application sending Connection: close');
+ok t_cmp(join(',', $r->header('Connection')), qr/\bclose\b/, 'and httpd closes the connection');

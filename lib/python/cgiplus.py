@@ -644,9 +644,24 @@ def run_wsgi(app, idle=None, idle_every=1.0):
     idle: called between requests, and every idle_every seconds while the
     worker waits for one (persistent only); it may call reexec()."""
     from wsgiref.handlers import BaseCGIHandler
+    from wsgiref.util import is_hop_by_hop
 
     class Handler(BaseCGIHandler):
         broken = False
+
+        def start_response(self, status, headers, exc_info=None):
+            # wsgiref asserts that no hop-by-hop header is set, so an
+            # application sending "Connection: close" got a 500. mod_wsgi
+            # hands them to httpd, which honours Connection: close and
+            # frames the response itself, as for any CGI script: so do we.
+            hop = [(n, v) for n, v in headers if is_hop_by_hop(n)]
+            if not hop:
+                return super().start_response(status, headers, exc_info)
+            write = super().start_response(
+                status, [h for h in headers if not is_hop_by_hop(h[0])], exc_info)
+            for n, v in hop:
+                self.headers.add_header(n, v)
+            return write
 
         def setup_environ(self):
             super().setup_environ()

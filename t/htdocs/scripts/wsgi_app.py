@@ -34,6 +34,10 @@ def app(environ, start_response):
         start_response("200 OK", [("Content-Type", "application/octet-stream")])
         return [b"path=" + path.encode("latin-1") + b" x-test=" +
                 environ.get("HTTP_X_TEST", "").encode("latin-1") + b"\n"]
+    if path == "/close":
+        # a hop-by-hop header (PEP 3333 forbids it; mod_wsgi passes it on)
+        start_response("200 OK", [("Content-Type", "text/plain"), ("Connection", "close")])
+        return [b"closing\n"]
     if path == "/iter":
         start_response("200 OK", [("Content-Type", "text/plain")])
         return (("line %d\n" % i).encode() for i in range(3))
