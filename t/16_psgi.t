@@ -14,7 +14,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/apps';
 use AppTest qw(write_file curl url);
 
-plan tests => 27;
+plan tests => 31;
 
 my $vars = Apache::Test::config()->{vars};
 my $apps = "$vars->{documentroot}/apps";
@@ -63,6 +63,25 @@ ok t_cmp($body, qr/^psgi hits=\d+ pid=$pid$/, 'and the same worker serves on');
 my $log = sub { do { local (@ARGV, $/) = ("$vars->{t_logs}/error_log"); <> } // '' };
 ok t_cmp($log->(), qr/CGIPLUS3151: Plack::Handler::CGIplus: the application died: asked to die/,
          'the error is logged (3151)');
+
+# psgix.harakiri, as Starman: an application that commits it (as
+# Plack::Middleware::SizeLimit does) has its worker replaced after the
+# response (RETIRE), and no request fails.
+($code, $h, $body) = curl(url("$u/harakiri"));
+my ($hpid) = $body =~ /pid=(\d+)/;
+ok t_cmp("$code $body", qr/^200 harakiri=1 pid=\d+$/, 'psgix.harakiri is true in a persistent worker');
+my $gone = 0;
+for (1 .. 100) { if (!kill 0, $hpid // 0) { $gone = 1; last } sleep 0.1 }
+ok t_cmp($gone, 1, 'the worker that committed harakiri ends after its response');
+my ($hbad, %hpids) = (0);
+for (1 .. 6) {
+    ($code, $h, $body) = curl(url("$u/"));
+    $hbad++ if $code != 200;
+    $hpids{$1}++ if $body =~ /pid=(\d+)/;
+}
+ok t_cmp("$hbad " . ($hpids{$hpid // 0} // 0), '0 0', 'the next requests succeed, none from that worker');
+ok t_cmp($log->(), qr/CGIPLUS3300: Plack::Handler::CGIplus: psgix\.harakiri\.commit: the worker is replaced after this request \(pid $hpid\)/,
+         'the harakiri is logged (3300)');
 
 # An app.psgi naming the launcher on its first line (AddHandler .psgi), reloading.
 make_path("$dir/lib");

@@ -40,6 +40,12 @@ my $main = sub {
     if ($path eq '/whoami') {
         return $text->('user=' . ($req->cookies->{user} // 'none') . "\n");
     }
+    if ($path eq '/harakiri') {
+        # as Plack::Middleware::SizeLimit does past its bound
+        my $env = $req->env;
+        $env->{'psgix.harakiri.commit'} = 1 if $env->{'psgix.harakiri'};
+        return $text->("harakiri=" . ($env->{'psgix.harakiri'} ? 1 : 0) . " pid=$$\n");
+    }
     if ($path eq '/die') {
         die "asked to die\n";
     }

@@ -39,6 +39,17 @@ sub run {
             print STDOUT "Status: 500\r\nContent-Type: text/plain\r\n\r\nInternal Server Error\n"
                 unless $self->{sent};
         }
+        # psgix.harakiri (Plack::Middleware::SizeLimit, as under Starman):
+        # the runner replaces this worker once its response is done.
+        # RETIRE, not an exit after the sentinel, which would leave a
+        # moment when the dying worker looks free and takes a request.
+        my $env = delete $self->{env};
+        if ($env && $env->{'psgix.harakiri.commit'} && CGIplus::is_persistent()) {
+            my $ans = CGIplus::callout('RETIRE') // '';
+            print STDERR "CGIPLUS3300: Plack::Handler::CGIplus: psgix.harakiri.commit: "
+                . ($ans =~ /\A200/ ? 'the worker is replaced after this request'
+                                   : "the runner refused RETIRE ($ans)") . " (pid $$)\n";
+        }
         $self->{sent} = 0;
         CGIplus::finish();
     }
@@ -49,9 +60,10 @@ sub setup_env {
     my ($self, $override) = @_;
     my $env = $self->SUPER::setup_env({
         'psgi.run_once' => CGIplus::is_persistent() ? 0 : 1,
-        'psgix.harakiri' => 0,
+        'psgix.harakiri' => CGIplus::is_persistent() ? 1 : 0,
         %{ $override || {} },
     });
+    $self->{env} = $env;
     delete @{$env}{@HIDDEN};
     # The runner hands the body de-chunked with an exact CONTENT_LENGTH:
     # the client's Transfer-Encoding no longer describes it.
@@ -87,7 +99,9 @@ Plack::Handler::CGIplus - run any PSGI application persistently under mod_cgiplu
 
 The worker loads the application once and serves request after request
 (C<psgi.run_once> false, C<psgi.multiprocess> true, C<psgi.streaming>
-true). C<psgi.input> ends after C<CONTENT_LENGTH> bytes; a chunked upload
+true, C<psgix.harakiri> true: an application that sets
+C<psgix.harakiri.commit> has its worker replaced once the response is done,
+3300). C<psgi.input> ends after C<CONTENT_LENGTH> bytes; a chunked upload
 arrives de-chunked with its exact length. An application that dies gets a
 500 response (if it had sent nothing yet) and a line on stderr (3151); the
 worker serves the next request. One that dies after its response started
