@@ -72,7 +72,6 @@ typedef struct ob_chunk {
 struct cgiplus_outbuf {
     request_rec *r;
     conn_rec *c;
-    ap_filter_t *out;          /* where the response goes */
     ap_filter_t *net;          /* the connection's last filter: the core (h2: its own) */
     apr_bucket_brigade *mem;   /* held in memory; after what the spool holds */
     apr_bucket_brigade *bb;    /* the next pass */
@@ -204,7 +203,7 @@ static char *ob_chunk_new(cgiplus_outbuf *ob, apr_size_t len, apr_bucket **b)
     return data;
 }
 
-cgiplus_outbuf *cgiplus_outbuf_make(request_rec *r, ap_filter_t *out)
+cgiplus_outbuf *cgiplus_outbuf_make(request_rec *r)
 {
     conn_rec *c = r->connection;
     cgiplus_dir_conf *dc = ap_get_module_config(r->per_dir_config, &cgiplus_module);
@@ -215,7 +214,6 @@ cgiplus_outbuf *cgiplus_outbuf_make(request_rec *r, ap_filter_t *out)
 
     ob->r = r;
     ob->c = c;
-    ob->out = out;
     for (ob->net = c->output_filters; ob->net->next; ob->net = ob->net->next)
         ;
     ob->mem = apr_brigade_create(r->pool, c->bucket_alloc);
@@ -270,7 +268,11 @@ static apr_status_t ob_pass(cgiplus_outbuf *ob, int flush)
 
     if (flush)
         APR_BRIGADE_INSERT_TAIL(ob->bb, apr_bucket_flush_create(ob->c->bucket_alloc));
-    rv = ap_pass_brigade(ob->out, ob->bb);
+    /* r->output_filters now, never as it was at the first pass: a filter
+     * that took itself out of the chain then (the byterange filter, on a
+     * brigade without EOS) would be called again on the last one and cut
+     * a 200 down to the Range the client asked for. */
+    rv = ap_pass_brigade(ob->r->output_filters, ob->bb);
     apr_brigade_cleanup(ob->bb);
     ob->unflushed = !flush;
     return rv == APR_SUCCESS && ob->c->aborted ? APR_ECONNABORTED : rv;

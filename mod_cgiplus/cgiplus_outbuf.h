@@ -20,9 +20,9 @@ typedef struct cgiplus_outbuf cgiplus_outbuf;
 int cgiplus_outbuf_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
                                server_rec *s);
 
-/* One response of r, passed to the filter out (r->output_filters, or the
- * connection's for an nph- script). From r->pool; lives for the request. */
-cgiplus_outbuf *cgiplus_outbuf_make(request_rec *r, ap_filter_t *out);
+/* One response of r, passed to r->output_filters (the connection's for an
+ * nph- script). From r->pool; lives for the request. */
+cgiplus_outbuf *cgiplus_outbuf_make(request_rec *r);
 /* Takes bb's buckets (data, emptied into ob) and passes on what the client
  * takes now; never waits for the client while the spool has room. idle:
  * the script has nothing more right now, so what was passed is flushed (a

@@ -412,7 +412,7 @@ unsigned cgiplus_resp_act_pass(cgiplus_req *q, unsigned ev)
 
     (void)ev;
     rs->bb = apr_brigade_create(r->pool, c->bucket_alloc);
-    rs->ob = cgiplus_outbuf_make(r, r->output_filters);
+    rs->ob = cgiplus_outbuf_make(r);
     for (;;) {
         int more, src_ready;
 
