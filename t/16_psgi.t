@@ -14,7 +14,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/apps';
 use AppTest qw(write_file curl url);
 
-plan tests => 31;
+plan tests => 32;
 
 my $vars = Apache::Test::config()->{vars};
 my $apps = "$vars->{documentroot}/apps";
@@ -63,6 +63,11 @@ ok t_cmp($body, qr/^psgi hits=\d+ pid=$pid$/, 'and the same worker serves on');
 my $log = sub { do { local (@ARGV, $/) = ("$vars->{t_logs}/error_log"); <> } // '' };
 ok t_cmp($log->(), qr/CGIPLUS3151: Plack::Handler::CGIplus: the application died: asked to die/,
          'the error is logged (3151)');
+
+# psgi.nonblocking false, as Starman and Plack::Handler::FCGI: no event
+# loop runs in the worker (Plack::Handler::CGI, the parent, says true).
+(undef, undef, $body) = curl(url("$u/nonblocking"));
+ok t_cmp($body, "nonblocking=0\n", 'psgi.nonblocking is false');
 
 # psgix.harakiri, as Starman: an application that commits it (as
 # Plack::Middleware::SizeLimit does) has its worker replaced after the

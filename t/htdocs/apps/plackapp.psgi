@@ -40,6 +40,9 @@ my $main = sub {
     if ($path eq '/whoami') {
         return $text->('user=' . ($req->cookies->{user} // 'none') . "\n");
     }
+    if ($path eq '/nonblocking') {
+        return $text->("nonblocking=" . ($req->env->{'psgi.nonblocking'} ? 1 : 0) . "\n");
+    }
     if ($path eq '/harakiri') {
         # as Plack::Middleware::SizeLimit does past its bound
         my $env = $req->env;

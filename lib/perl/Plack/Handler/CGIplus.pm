@@ -61,6 +61,11 @@ sub setup_env {
     my $env = $self->SUPER::setup_env({
         'psgi.run_once' => CGIplus::is_persistent() ? 0 : 1,
         'psgix.harakiri' => CGIplus::is_persistent() ? 1 : 0,
+        # Plack::Handler::CGI says true, but no event loop runs here: an
+        # application that then answers through AnyEvent (Plack::App::Proxy)
+        # would leave the request with no response. Starman and
+        # Plack::Handler::FCGI say false.
+        'psgi.nonblocking' => 0,
         %{ $override || {} },
     });
     $self->{env} = $env;
