@@ -526,7 +526,12 @@ unsigned cgiplus_resp_act_hold(cgiplus_req *q, unsigned ev)
             return CGIPLUS_RE_LOST;
         }
     }
-    if (q->end.outcome == CGP_O_OK)
+    /* A trusted length (ap_trust_cgilike_cl) with no body stays, as
+     * httpd's content-length filter leaves it for mod_cgi: a framework
+     * answers HEAD with the header alone. */
+    if (q->end.outcome == CGP_O_OK &&
+        !(body == 0 && apr_table_get(r->subprocess_env, AP_TRUST_CGILIKE_CL_ENVVAR) &&
+          apr_table_get(r->headers_out, "Content-Length")))
         ap_set_content_length(r, body); /* only the end is left to pass */
     return cgiplus_req_end_event(q);
 }
