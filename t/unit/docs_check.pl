@@ -84,6 +84,20 @@ for my $table (split /\n(?!\|)/, $docs) {
 }
 push @checks, [ 'docs/errors.md rows in numeric order' . (@disorder ? " (@disorder)" : ''), !@disorder ];
 
+# Configuration snippets an admin copies (```apache blocks of README.md and
+# docs/*.md) must parse: httpd takes a comment only as a line of its own, so
+# `CGIplusMode cgi   # note` is "takes one argument" at startup.
+my @trailing;
+for my $f ('README.md', map { "docs/$_" } grep { /\.md$/ } do { opendir my $d, "$top/docs" or die; readdir $d }) {
+    my ($in, $ln) = (0, 0);
+    for (split /\n/, slurp("$top/$f")) {
+        $ln++;
+        if (/^\s*```\s*(\S*)/) { $in = $in ? 0 : ($1 eq 'apache' ? 1 : -1); next }
+        push @trailing, "$f:$ln" if $in == 1 && /^\s*[^#\s][^#]*\s#/;
+    }
+}
+push @checks, [ 'no comment after a directive in an apache snippet' . (@trailing ? " (@trailing)" : ''), !@trailing ];
+
 print '1..', scalar(@checks), "\n";
 my $n = 0;
 my $fail = 0;
