@@ -98,6 +98,24 @@ for my $f ('README.md', map { "docs/$_" } grep { /\.md$/ } do { opendir my $d, "
 }
 push @checks, [ 'no comment after a directive in an apache snippet' . (@trailing ? " (@trailing)" : ''), !@trailing ];
 
+# README's C example compiles as written (a C99 compiler refuses printf
+# undeclared), against the tree's cgiplus.h.
+if (my ($csrc) = slurp("$top/README.md") =~ /^```c\n(.*?)^```/ms) {
+    my $cc = $ENV{CC} || 'cc';
+    my $tmp = "/tmp/docs_check_$$.c";
+    open my $fh, '>', $tmp or die "$tmp: $!\n";
+    print $fh $csrc;
+    close $fh;
+    my $out = `$cc -std=c11 -Wall -Werror -fsyntax-only -I'$top/include' '$tmp' 2>&1`;
+    my $ok = $? == 0;
+    ($out) = grep { /error/ } split /\n/, $out;
+    $out //= "";
+    unlink $tmp;
+    push @checks, [ "README's C example compiles" . ($ok ? '' : ": $out"), $ok ];
+} else {
+    push @checks, [ "README has a C example", 0 ];
+}
+
 print '1..', scalar(@checks), "\n";
 my $n = 0;
 my $fail = 0;
