@@ -227,7 +227,9 @@ static void describe_status(char *how, size_t len, int st)
         snprintf(how, len, "ended (status 0x%x)", (unsigned)st);
 }
 
-static void log_exit(runner_worker *w, const runner_req *r, int crashed)
+/* in_child: it died in an httpd child's request (the direct path), which
+ * the module logs (1064, 1072) as it logs a relayed one's. */
+static void log_exit(runner_worker *w, const runner_req *r, int crashed, int in_child)
 {
     char how[64];
     describe_status(how, sizeof(how), w->status);
@@ -253,7 +255,8 @@ static void log_exit(runner_worker *w, const runner_req *r, int crashed)
     int bad = w->why == RUNNER_END_CRASHED || w->why == RUNNER_END_BROKEN ||
               (w->why == RUNNER_END_EXITED && !w->not_cgiplus &&
                (w->served == 0 || !WIFEXITED(w->status) || WEXITSTATUS(w->status) != 0));
-    runner_log(crashed ? RUNNER_LOG_DEBUG : bad ? RUNNER_LOG_WARN : RUNNER_LOG_INFO, CGIPLUS_LOGNO(2028) "worker pid %ld of "
+    runner_log(crashed || in_child ? RUNNER_LOG_DEBUG : bad ? RUNNER_LOG_WARN : RUNNER_LOG_INFO,
+               CGIPLUS_LOGNO(2028) "worker pid %ld of "
                "%s ended: %s (%s) after %lu request%s in %llu.%01llu s", (long)w->pid,
                w->pool->script, runner_wend_name(w->why), how, w->served, CGIPLUS_S(w->served),
                (unsigned long long)((runner_g.now - w->started) / 1000),
@@ -302,7 +305,8 @@ void runner_worker_reaped(runner_worker *w, int status)
         runner_worker_read(w, 1); /* what it wrote before dying, a sentinel perhaps */
     runner_worker_take_stderr(w);
     runner_callout_log_summary(w, 1);
-    w->died_busy |= runner_table_slot_dead(w); /* in a child's request */
+    int in_child = runner_table_slot_dead(w); /* in a child's request */
+    w->died_busy |= in_child;
     if (w->why == RUNNER_END_NONE)
         w->why = w->exec_failed ? RUNNER_END_EXEC_FAILED
                  : WIFSIGNALED(status) ? RUNNER_END_CRASHED : RUNNER_END_EXITED;
@@ -323,7 +327,7 @@ void runner_worker_reaped(runner_worker *w, int status)
     if (r) {
         int ok = w->kind->per_request && w->had_output;
         w->died_busy |= !r->drain; /* in a request: the crash-loop backoff counts it */
-        log_exit(w, r, !ok && !runner_req_ended(r) && !cr);
+        log_exit(w, r, !ok && !runner_req_ended(r) && !cr, in_child);
         /* The request was handed to this process: its death is this
          * request's failure (502), even a fresh worker's that also
          * counts toward the crash-loop backoff (the pool's reaped).
@@ -334,7 +338,7 @@ void runner_worker_reaped(runner_worker *w, int status)
                            cr ? 0 : (uint32_t)w->pid,
                            cr ? ENOENT : ok ? 0 : (uint32_t)status);
     } else {
-        log_exit(w, NULL, 0);
+        log_exit(w, NULL, 0, in_child);
     }
     runner_worker_step(w, RUNNER_WE_REAP);
     w->deadline = 0;
