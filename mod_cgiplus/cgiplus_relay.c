@@ -159,9 +159,13 @@ static unsigned relay_lost(cgiplus_req *q, apr_status_t rv)
     cgiplus_relay *rl = q->xd;
     request_rec *r = q->r;
 
+    /* A timeout is httpd's Timeout between two frames, not a runner gone:
+     * say so, or an admin looks for a runner restart that never was. */
     ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, CGIPLUS_LOGNO(1081)
-                  "lost the runner (pid %lu) before the response of %s began "
+                  "%s (pid %lu) before the response of %s began "
                   "(%s); not sent again, as it may have run",
+                  APR_STATUS_IS_TIMEUP(rv) ? "httpd's Timeout passed waiting for the runner"
+                                           : "lost the runner",
                   (unsigned long)(rl->conn ? rl->conn->runner_pid : 0), r->filename,
                   q->worker_pid ? apr_psprintf(r->pool, "worker pid %lu had it",
                                                (unsigned long)q->worker_pid)
