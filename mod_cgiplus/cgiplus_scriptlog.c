@@ -146,7 +146,9 @@ void cgiplus_script_stderr(cgiplus_req *q, const char *buf, apr_size_t len)
         if (n > 0 && p[n - 1] == '\r')
             n--;
         if (n > 0 || nl) {
-            int level = cgp_stderr_is_info(p, n) ? APLOG_INFO : APLOG_ERR;
+            int lv = cgp_stderr_level(p, n);
+            int level = lv == CGP_STDERR_INFO ? APLOG_INFO
+                        : lv == CGP_STDERR_WARN ? APLOG_WARNING : APLOG_ERR;
 
             if (q->worker_pid)
                 ap_log_rerror(APLOG_MARK, level, 0, q->r, CGIPLUS_LOGNO(1050)

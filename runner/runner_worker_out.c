@@ -93,7 +93,8 @@ static void emit_errline(runner_worker *w)
     if (r && r->client)
         runner_client_send(r->client, CGP_T_STDERR, 0, r->reqid, w->errline, len);
     else
-        runner_log(cgp_stderr_is_info(w->errline, len) ? RUNNER_LOG_INFO : RUNNER_LOG_WARN,
+        runner_log(cgp_stderr_level(w->errline, len) == CGP_STDERR_INFO ? RUNNER_LOG_INFO
+                                                                        : RUNNER_LOG_WARN,
                    CGIPLUS_LOGNO(2011) "%s (pid %ld): %.*s", w->pool->script,
                    (long)w->pid, (int)len, w->errline);
 }

@@ -12,7 +12,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/apps';
 use AppTest qw(write_file curl url);
 
-plan tests => 26;
+plan tests => 27;
 
 my $vars = Apache::Test::config()->{vars};
 my $apps = "$vars->{documentroot}/apps";
@@ -102,6 +102,9 @@ ok t_cmp($bad, 0, "no request failed during the reload ($n requests)");
 my $log = do { local (@ARGV, $/) = ("$vars->{t_logs}/error_log"); <> } // '';
 ok t_cmp($log, qr/CGIPLUS3101: cgiplus-wsgi: \S+relapp\.py changed: reloading \(pid $rpid\)/,
          'the reload is logged (3101)');
+# ... at info, as errors.md says: a reload is routine, not a script error
+my ($rnote) = reverse grep { /CGIPLUS3101: cgiplus-wsgi: \S+relapp\.py changed/ } split /\n/, $log;
+ok t_cmp($rnote // 'no 3101 line', qr/\[cgiplus(?:-runner)?:info\]/, 'the reload note is logged at info');
 
 # The command-line form, as `gunicorn MODULE:APP`: the options on the
 # .cgp file's first line, nothing else in it.

@@ -14,7 +14,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/apps';
 use AppTest qw(write_file curl url);
 
-plan tests => 32;
+plan tests => 33;
 
 my $vars = Apache::Test::config()->{vars};
 my $apps = "$vars->{documentroot}/apps";
@@ -116,6 +116,8 @@ while (time - $t0 < 8) {
 ok t_cmp($seen, "v2 pid=" . ($rpid // 0) . "\n", 'after the module changed the same worker serves v2');
 ok t_cmp($bad, 0, "no request failed during the reload ($n requests)");
 ok t_cmp($log->(), qr/CGIPLUS3153: cgiplus-psgi: \S+RelApp\.pm changed: reloading/, 'the reload is logged (3153)');
+my ($rnote) = reverse grep { /CGIPLUS3153: cgiplus-psgi: \S+RelApp\.pm changed/ } split /\n/, $log->();
+ok t_cmp($rnote // 'no 3153 line', qr/\[cgiplus(?:-runner)?:info\]/, 'the reload note is logged at info');
 ok t_cmp(-d "/usr/share/perl5/Plack" ? 1 : 0, 1, "Plack is Debian's (libplack-perl)");
 
 # A framework from Debian: a Mojolicious::Lite application
