@@ -66,6 +66,10 @@ while ($debconf =~ /^\s*#(CGIplus\w+)\s+(.+?)\s*$/mg) {
         if exists $default{$d} && $default{$d} ne '';
 }
 push @checks, [ 'found commented defaults in debian/cgiplus.conf', $ndeb > 10 ];
+# Defaults that follow httpd's Timeout are Debian's there (Timeout 300 in
+# its apache2.conf): uncommenting the line must not change what runs.
+push @checks, [ 'debian/cgiplus.conf: #CGIplusTimeoutNoProgress is 1 s less than Debian\'s Timeout 300',
+                $debconf =~ /^\s*#CGIplusTimeoutNoProgress 299s\s*$/m ];
 push @checks, [ 'found numbered log ids in the code', scalar(keys %ids) > 0 ];
 # One call site per id, but for those listed as intended (`ID reason`).
 my %intended = map { /^(\d{4})\s+\S/ ? ($1 => 1) : () } split /\n/, slurp("$top/docs/log-ids-intended");
