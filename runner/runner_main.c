@@ -502,8 +502,15 @@ int main(int argc, char **argv)
     }
     if (init < 0 || (runner_g.o.pidfile && write_pidfile() < 0))
         goto out;
+    /* The size a pool gets unless a request names one: --max-workers, else
+     * [defaults], else the computed default. */
+    unsigned long long pool_max = runner_default_max_workers(&runner_g);
+    if (runner_g.o.have_max_workers)
+        pool_max = runner_g.o.max_workers;
+    else if (runner_g.conf.defaults.have & (1u << CGP_S_MAX_WORKERS))
+        pool_max = runner_g.conf.defaults.s.v[CGP_S_MAX_WORKERS];
     runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2056) "cgiplus-runner/%s listening on %s (protocol "
-               "%u, scripts run as %s%s, at most %llu worker%s, %u a pool unless set%s%s)",
+               "%u, scripts run as %s%s, at most %llu worker%s, %llu a pool unless set%s%s)",
                CGIPLUS_VERSION, runner_g.o.socket_path, CGP_VERSION,
                runner_g.o.have_user ? runner_g.o.user_name
                : runner_g.is_root ? "nobody: root without --user refuses to run scripts"
@@ -511,8 +518,7 @@ int main(int argc, char **argv)
                runner_g.o.die_with_parent ? ", dies with its parent" : "",
                (unsigned long long)runner_g.conf.v[CGP_S_MAX_WORKERS_TOTAL],
                CGIPLUS_S(runner_g.conf.v[CGP_S_MAX_WORKERS_TOTAL]),
-               runner_default_max_workers(&runner_g),
-               runner_g.o.config ? ", configuration " : "",
+               pool_max, runner_g.o.config ? ", configuration " : "",
                runner_g.o.config ? runner_g.o.config : "");
     if (runner_g.is_root) {
         int abi = runner_landlock_probe();

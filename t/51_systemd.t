@@ -15,9 +15,9 @@ use IO::Socket::UNIX;
 use POSIX ();
 use Socket;
 use lib 't/htdocs/pool/lib';
-use PoolTest qw(wire_connect wire_request wire_frames wait_for wire_key_file);
+use PoolTest qw(wire_connect wire_request wire_frames wait_for wire_key_file wire_status);
 
-plan tests => 22;
+plan tests => 24;
 
 my $vars = Apache::Test::config()->{vars};
 my $bin = "$vars->{top_dir}/runner/cgiplus-runner";
@@ -129,6 +129,14 @@ wire_request($s, 1, [script => $script, uri => '/a'],
 ok t_cmp(join('', map { $_->{payload} } grep { $_->{type} == 6 } @f), qr/pid=\d+ n=1/,
          'and serves a request from a connection that proves the key');
 close $s;
+# Its pools get the shipped default size (README: 4 a CPU, 8 to 64), and
+# its start-up line (2056) says the size they get.
+my $st = wire_status(wire_connect("$dir/sample.sock"));
+my ($p) = grep { $_->{script} eq $script } @{ $st->{pools} // [] };
+my $mw = $p ? $p->{settings}{max_workers} : 0;
+ok t_cmp($mw >= 8 ? 1 : 0, 1, "the sample's pools get the default size, at least 8 ($mw)");
+ok t_cmp(log_of('sample'), qr/CGIPLUS2056: [^\n]*, $mw a pool unless set/,
+         'and its start-up line says that size');
 kill 'TERM', $pid;
 waitpid $pid, 0;
 ok t_cmp($?, 0, 'and stops cleanly');
