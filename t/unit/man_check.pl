@@ -85,6 +85,18 @@ check_table($runner, 'Command line', $m8, 'OPTIONS', 'cgiplus-runner(8) options'
 check_table($runner, 'Runner-wide keys', $m8, 'Runner\-wide keys', 'cgiplus-runner(8) runner keys');
 check_table($runner, 'Pool settings', $m8, 'Pool settings', 'cgiplus-runner(8) pool keys');
 
+# The synopsis names every option of the table, none as required that
+# the configuration file (socket) or systemd (a socket-activated
+# listener) may give instead.
+my ($syn) = $m8 =~ /^\.SH SYNOPSIS\n(.*?)^\.SH /ms;
+$syn = plain($syn // '');
+my @opts = map { plain($_->[0]) =~ /(--[a-z-]+)/g } md_rows($runner, 'Command line');
+my @absent = grep { index($syn, $_) < 0 } @opts;
+push @checks, [ 'cgiplus-runner(8) synopsis names every option' . (@absent ? " (not: @absent)" : ''),
+                @opts > 5 && !@absent ];
+push @checks, [ 'cgiplus-runner(8) synopsis: --socket is optional ([--socket PATH])',
+                $syn =~ /\[--socket PATH\]/ ];
+
 push @checks, [ "no make variable is left unexpanded in the pages (\$(sbindir))",
                 "$m5$m8" !~ /\$\(\w+\)/ ];
 report(@checks);
