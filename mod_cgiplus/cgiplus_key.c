@@ -127,6 +127,15 @@ fail:
     return rv;
 }
 
+apr_status_t cgiplus_key_check(apr_pool_t *ptemp, server_rec *s, const char *file)
+{
+    unsigned char key[CGP_KEY_LEN];
+    apr_status_t rv = key_file(ptemp, s, file, key);
+
+    memset(key, 0, sizeof(key));
+    return rv;
+}
+
 apr_status_t cgiplus_key_post_config(apr_pool_t *ptemp, server_rec *s, const char *file)
 {
     apr_status_t rv;

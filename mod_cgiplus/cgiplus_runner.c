@@ -521,6 +521,12 @@ int cgiplus_runner_check_config(apr_pool_t *pconf, apr_pool_t *plog,
                      "that prove the key its key_file holds (docs/RUNNER.md)");
         return HTTP_INTERNAL_SERVER_ERROR;
     }
+    /* -t stops before post_config, which reads the key (and logs to the
+     * error log when it is wrong): check it here for -t only. */
+    if (ap_state_query(AP_SQ_RUN_MODE) == AP_SQ_RM_CONFIG_TEST &&
+        cgiplus_conf_sgets(s, CGP_S_RUNNER_KEY_FILE) &&
+        cgiplus_key_check(ptemp, s, cgiplus_conf_sgets(s, CGP_S_RUNNER_KEY_FILE)) != APR_SUCCESS)
+        return HTTP_INTERNAL_SERVER_ERROR; /* logged (1200) */
     if (runner_uid != CGP_UNSET && !runner_socket) {
         ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0, s,
                      CGIPLUS_LOGNO(1135) "mod_cgiplus: CGIplusRunnerUser names the user of a "

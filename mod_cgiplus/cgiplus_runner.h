@@ -40,6 +40,10 @@ int cgiplus_version_post_config(apr_pool_t *pconf, apr_pool_t *plog,
 
 /* The runner's connection key: made (or read from file, if not NULL) for
  * this generation. */
+/* The key file read and checked, the key not kept: at check_config, so
+ * that httpd -t (apache2ctl configtest before a graceful restart) refuses
+ * a file the restart itself would fail on. */
+apr_status_t cgiplus_key_check(apr_pool_t *ptemp, server_rec *s, const char *file);
 apr_status_t cgiplus_key_post_config(apr_pool_t *ptemp, server_rec *s, const char *file);
 void cgiplus_key_child_init(apr_pool_t *pchild, server_rec *s);
 /* CGP_KEY_LEN bytes, NULL before post_config made it. */

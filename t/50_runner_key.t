@@ -19,9 +19,9 @@ use Time::HiRes qw(sleep);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(wait_for wire_key_file);
 use lib 't/lib';
-use PrivateHttpd qw(private_conf private_start private_stop);
+use PrivateHttpd qw(private_conf private_start private_stop private_check);
 
-plan tests => 19;
+plan tests => 21;
 
 my $vars = Apache::Test::config()->{vars};
 my $top = $vars->{top_dir};
@@ -154,3 +154,14 @@ ok t_cmp($started, 1, 'the same file owned by root: httpd starts');
 my @refusals = klog() =~ /CGIPLUS1200/g;
 ok t_cmp(scalar(@refusals), 1, 'without a second 1200');
 private_stop("$kdir/httpd.pid");
+
+# httpd -t (apache2ctl configtest, run before a graceful restart) refuses
+# the same file: else the configtest passes and the restart itself fails,
+# which stops httpd.
+chown $nobody, -1, "$kdir/runner.key";
+my ($krc, $kout) = private_check("$kdir/httpd.conf");
+ok t_cmp("$krc " . ($kout =~ /CGIPLUS1200: mod_cgiplus: CGIplusRunnerKeyFile \S+ is owned by uid $nobody/ ? 'says why' : $kout),
+         '1 says why', 'httpd -t refuses a key file owned by nobody (1200)');
+chown 0, 0, "$kdir/runner.key";
+($krc, $kout) = private_check("$kdir/httpd.conf");
+ok t_cmp($krc, 0, 'and takes it owned by root');
