@@ -107,6 +107,64 @@ static apr_status_t ob_dir_reset(void *unused)
     return APR_SUCCESS;
 }
 
+/* Why the spool directory st is wrong, or NULL. root: a root httpd with a
+ * User (root's, httpd's Group, 0730); else httpd's own user's, 0700. */
+static const char *ob_dir_wrong(apr_pool_t *p, const struct stat *st, int root, uid_t uid,
+                                gid_t gid, mode_t want)
+{
+    if (root ? st->st_uid == 0 && st->st_gid == gid && (st->st_mode & 07777) == want
+             : st->st_uid == uid && !(st->st_mode & 077))
+        return NULL;
+    return root ? apr_psprintf(p, "must belong to root, group httpd's Group (gid "
+                               "%ld), mode 0730, and nobody else may use it (it is "
+                               "made so when it does not exist); it has uid %ld, "
+                               "gid %ld, mode %04o", (long)gid, (long)st->st_uid,
+                               (long)st->st_gid, (unsigned)(st->st_mode & 07777))
+                : apr_psprintf(p, "must be yours (uid %ld) and nobody else may "
+                               "use it (mode 0700; it is made so when it does not "
+                               "exist); it has uid %ld, mode %04o", (long)uid,
+                               (long)st->st_uid, (unsigned)(st->st_mode & 07777));
+}
+
+/* Made here (or by an administrator, or the User's from an older version)
+ * and open to no one else: post_config makes it right. */
+static int ob_dir_mendable(const struct stat *st, int root, uid_t uid)
+{
+    return root && (st->st_uid == 0 || st->st_uid == uid) && !(st->st_mode & 07);
+}
+
+int cgiplus_outbuf_check_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
+                                server_rec *s)
+{
+    const char *dir = cgiplus_conf_sgets(s, CGP_S_RESPONSE_SPOOL_DIR);
+    uid_t uid = geteuid() == 0 ? ap_unixd_config.user_id : geteuid();
+    int root = geteuid() == 0 && uid != 0;
+    const char *why = NULL;
+    struct stat st;
+
+    /* Only for httpd -t, which stops before post_config: the directory a
+     * start would refuse (1153) fails the test, without making or
+     * changing anything. */
+    if (ap_state_query(AP_SQ_RUN_MODE) != AP_SQ_RM_CONFIG_TEST)
+        return OK;
+    if (!dir)
+        dir = ap_runtime_dir_relative(ptemp, OB_DIR_NAME);
+    if (!dir)
+        why = "is not a valid path";
+    else if (lstat(dir, &st) < 0)
+        return OK; /* made at start (a failure to make it is told then) */
+    else if (!S_ISDIR(st.st_mode))
+        why = "cannot be opened as a directory: it is not one (or a symbolic link)";
+    else if (!ob_dir_mendable(&st, root, uid))
+        why = ob_dir_wrong(ptemp, &st, root, uid, ap_unixd_config.group_id, root ? 0730 : 0700);
+    if (!why)
+        return OK;
+    ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0, s, CGIPLUS_LOGNO(1330)
+                 "mod_cgiplus: the response spool directory %s (CGIplusResponseSpoolDir) "
+                 "%s", dir ? dir : OB_DIR_NAME, why);
+    return HTTP_INTERNAL_SERVER_ERROR;
+}
+
 int cgiplus_outbuf_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
                                server_rec *s)
 {
@@ -136,23 +194,10 @@ int cgiplus_outbuf_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
              fstat(fd, &st) < 0)
         why = apr_psprintf(ptemp, "cannot be opened as a directory: %s", strerror(errno));
     else {
-        /* made here (or by an administrator, or the User's from an older
-         * version) and open to no one else: made right */
-        if (root && (st.st_uid == 0 || st.st_uid == uid) && !(st.st_mode & 07) &&
-            (st.st_uid != 0 || st.st_gid != gid || (st.st_mode & 07777) != want) &&
+        if (ob_dir_mendable(&st, root, uid) && ob_dir_wrong(ptemp, &st, root, uid, gid, want) &&
             fchown(fd, 0, gid) == 0 && fchmod(fd, want) == 0)
             fstat(fd, &st);
-        if (root ? st.st_uid != 0 || st.st_gid != gid || (st.st_mode & 07777) != want
-                 : st.st_uid != uid || (st.st_mode & 077))
-            why = root ? apr_psprintf(ptemp, "must belong to root, group httpd's Group (gid "
-                                      "%ld), mode 0730, and nobody else may use it (it is "
-                                      "made so when it does not exist); it has uid %ld, "
-                                      "gid %ld, mode %04o", (long)gid, (long)st.st_uid,
-                                      (long)st.st_gid, (unsigned)(st.st_mode & 07777))
-                       : apr_psprintf(ptemp, "must be yours (uid %ld) and nobody else may "
-                                      "use it (mode 0700; it is made so when it does not "
-                                      "exist); it has uid %ld, mode %04o", (long)uid,
-                                      (long)st.st_uid, (unsigned)(st.st_mode & 07777));
+        why = ob_dir_wrong(ptemp, &st, root, uid, gid, want);
     }
     if (fd >= 0)
         close(fd);

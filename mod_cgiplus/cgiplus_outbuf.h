@@ -17,6 +17,10 @@ typedef struct cgiplus_outbuf cgiplus_outbuf;
 /* The spool directory (CGIplusResponseSpoolDir, default
  * DefaultRuntimeDir/cgiplus-response): made mode 0700 for httpd's User,
  * refused if anyone else may use it. post_config hook. */
+/* httpd -t only: refuses a response spool directory the start would
+ * refuse (1330), changing nothing. */
+int cgiplus_outbuf_check_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
+                                server_rec *s);
 int cgiplus_outbuf_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
                                server_rec *s);
 

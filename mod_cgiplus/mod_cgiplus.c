@@ -78,6 +78,7 @@ static void cgiplus_register_hooks(apr_pool_t *p)
 
     ap_hook_check_config(cgiplus_conf_check_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_check_config(cgiplus_runner_check_config, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_check_config(cgiplus_outbuf_check_config, NULL, NULL, APR_HOOK_MIDDLE);
     /* suEXEC's settings first: the runner's configuration file names them */
     ap_hook_post_config(cgiplus_suexec_post_config, NULL, NULL, APR_HOOK_FIRST);
     ap_hook_post_config(cgiplus_runner_post_config, NULL, NULL, APR_HOOK_MIDDLE);

@@ -19,7 +19,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/lib';
 use PrivateHttpd qw(private_conf private_start private_stop private_check fresh_dir);
 
-plan tests => 13;
+plan tests => 15;
 $SIG{PIPE} = 'IGNORE';
 
 my $vars = Apache::Test::config()->{vars};
@@ -78,6 +78,11 @@ for my $case (['mode 0755', sub { mkdir $spool, 0755; chmod 0755, $spool; chown 
     my ($name, $make, $want) = @$case;
     fresh_dir($dir);
     $make->();
+    # httpd -t (configtest before a graceful restart) refuses it too,
+    # making and changing nothing (1330)
+    my ($trc, $tout) = private_check(conf("CGIplusResponseSpoolDir $spool\n"));
+    ok t_cmp($trc != 0 && $tout =~ /CGIPLUS1330: mod_cgiplus: the response spool directory \Q$spool\E \(CGIplusResponseSpoolDir\) $want/
+             ? 1 : 0, 1, "httpd -t refuses a spool directory that is $name (1330)");
     my $started = start(conf("CGIplusResponseSpoolDir $spool\n"));
     private_stop("$dir/httpd.pid") if $started;
     ok t_cmp(!$started && log_text() =~ /CGIPLUS1153: mod_cgiplus: the response spool directory \Q$spool\E \(CGIplusResponseSpoolDir\) $want/
