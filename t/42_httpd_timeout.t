@@ -4,7 +4,7 @@
 # Timeout: the runner is not lost) and its worker, read to its sentinel,
 # serves again; on the direct path the child stops the worker (1706). The
 # 1081 line said "lost the runner", sending an admin after a runner crash
-# that never was. A private httpd with Timeout 2.
+# that never was. A private httpd with Timeout 3.
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -27,7 +27,7 @@ fresh_dir($dir);
 my $port = free_port();
 open my $cf, '>', "$dir/httpd.conf" or die "httpd.conf: $!";
 print $cf private_conf($dir, $port, ['alias'], <<"CONF");
-Timeout 2
+Timeout 3
 Alias /relayed/ $pool/
 Alias /direct/ $pool/
 <Directory $pool>
@@ -61,18 +61,20 @@ ok t_cmp(private_start("$dir/httpd.conf", $port) ? 1 : 0, 1, 'the private httpd 
 # Relayed.
 my $w = pid(get('/relayed/app.pl'));
 ok $w;
+# (it ends 1 s after the 504, well before the runner's limit for a worker
+# whose client left: one more Timeout, 2084)
 ok t_cmp(code(get('/relayed/app.pl?sleep=4')), 504, "relayed: httpd's Timeout answers 504");
 my $log = log_text();
 ok t_cmp($log, qr/CGIPLUS1081: httpd's Timeout passed waiting for the runner \(pid \d+\) before the response of \S+app\.pl began \(worker pid $w had it\)/,
          '1081 names httpd\'s Timeout');
 ok t_cmp($log =~ /lost the runner/ ? 1 : 0, 0, 'and does not say the runner was lost');
-sleep 3; # the script ends its sleep; the runner reads it to its sentinel
+sleep 2; # the script ends its sleep; the runner reads it to its sentinel
 ok t_cmp(pid(get('/relayed/app.pl')), $w, 'the same worker serves again');
 
 # Direct: a worker's second request.
 my $d = pid(get('/direct/app.pl'));
 $d = pid(get('/direct/app.pl')) unless $d;
-ok t_cmp(code(get('/direct/app.pl?sleep=4')), 504, "direct: httpd's Timeout answers 504");
+ok t_cmp(code(get('/direct/app.pl?sleep=5')), 504, "direct: httpd's Timeout answers 504");
 my $t = time + 5;
 sleep 0.1 while time < $t && log_text() !~ /CGIPLUS1706: .*worker pid $d\b.*stopping the worker/;
 ok t_cmp(log_text() =~ /CGIPLUS1706: .*worker pid $d\b.*stopping the worker/ ? 1 : 0, 1,
