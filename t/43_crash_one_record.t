@@ -48,6 +48,9 @@ sub get {
 sub code { $_[0] =~ m{^HTTP/1\.1 (\d+)} ? $1 : 0 }
 sub pid { $_[0] =~ /^X-Pid: (\d+)/m ? $1 : 0 }
 sub wait_log { my ($re) = @_; my $t = time + 5; sleep 0.1 while time < $t && log_text() !~ $re; }
+# The runner reaps its worker (and logs 2028, at whatever level) before
+# the pid leaves /proc.
+sub wait_reaped { my ($pid) = @_; my $t = time + 10; sleep 0.1 while time < $t && -e "/proc/$pid"; sleep 0.3; }
 
 ok t_cmp(private_start("$dir/httpd.conf", $port) ? 1 : 0, 1, 'the private httpd started');
 
@@ -61,7 +64,7 @@ ok t_cmp(pid(get('/p/app.pl')), $wpid, 'the same worker again (direct path)');
 # It dies before its response: one record, the module's 1064.
 ok t_cmp(code(get('/p/app.pl?die_loud')), 502, 'a worker that dies in its request: 502');
 wait_log(qr/CGIPLUS1064: script \S+app\.pl \(worker pid $wpid\)/);
-sleep 1; # the runner reaps it meanwhile
+wait_reaped($wpid);
 my $log = log_text();
 ok t_cmp(scalar(() = $log =~ /CGIPLUS1064: script \S+app\.pl \(worker pid $wpid\)/g), 1,
          'the module logs it once (1064)');
@@ -75,7 +78,7 @@ $w2 = pid(get('/p/app.pl')) if $w2 == $wpid || !$w2;
 get('/p/app.pl?crash');
 my $rec = qr/CGIPLUS10(?:64|72): script \S+app\.pl \(worker pid $w2\)/;
 wait_log($rec);
-sleep 1;
+wait_reaped($w2);
 $log = log_text();
 ok t_cmp(scalar(() = $log =~ /$rec/g), 1, 'a worker killed mid-response: logged once by the module');
 ok t_cmp(scalar(() = $log =~ /CGIPLUS2028: worker pid $w2 of /g), 0,
