@@ -19,7 +19,7 @@ use Apache::TestUtil;
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 36 + 2 * 4;
+plan tests => 41 + 2 * 4;
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -73,6 +73,19 @@ same('perl', 'findbin.pl', "FindBin's \$Bin is the script's directory; `use lib`
 same('perl', 'format.pl', 'format and write: the page top, then the lines');
 same('perl', 'format2.pl', "another script's format STDOUT is its own");
 same('perl', 'format.pl', 'the first again: its own format, its page top again');
+
+# `open ... or exit -1` (cvsweb): Perl's "ambiguous" warning for it comes
+# only from an overridden exit; as under mod_cgid, nothing is logged. And
+# its #!perl -wT turns warnings on, as it compiles (logged once a compile)
+# and as it runs.
+my $off0 = -s $logf;
+same('perl', 'exitneg.pl', '`or exit -1` not taken');
+same('perl', 'exitneg.pl?fail', '`or exit -1` taken: the request ends there');
+ok t_cmp(count(log_from($off0), qr/ambiguous/), 0, 'no "exit ... ambiguous" warning in the error log');
+ok t_cmp(count(log_from($off0), qr/exitneg-compile-marker/), 3,
+         "its warning as it compiles is logged: mod_cgid's two runs, the engine's one compile");
+ok t_cmp(count(log_from($off0), qr/uninitialized value \$exitneg_u/), 6,
+         "its warning as it runs is logged: mod_cgid's two runs, the engine's four");
 
 # stderr into the body, for that request only
 same('perl', 'errdup.pl', "open STDERR, '>&STDOUT': its stderr in its body");
