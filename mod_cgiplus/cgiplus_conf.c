@@ -386,11 +386,17 @@ const char *cgiplus_conf_set_cgid_timeout(cmd_parms *cmd, void *dcv, const char 
 
 /* mod_cgid's ScriptSock names its daemon's socket: there is no such daemon
  * here (the runner's socket is DefaultRuntimeDir's, or CGIplusRunnerSocket),
- * so it is accepted for an unedited configuration and means nothing. */
+ * so it is accepted for an unedited configuration and means nothing. Where
+ * mod_cgid refuses it (in a <VirtualHost>), so does this. */
 const char *cgiplus_conf_set_script_sock(cmd_parms *cmd, void *dummy, const char *arg)
 {
-    if (!*arg)
-        return "ScriptSock needs a path";
+    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
+
+    (void)dummy;
+    if (err)
+        return err;
+    if (!*arg || !ap_server_root_relative(cmd->temp_pool, arg))
+        return apr_psprintf(cmd->pool, "ScriptSock needs a path, not '%s'", arg);
     return NULL;
 }
 

@@ -19,7 +19,7 @@ use PoolTest ();
 use lib 't/lib';
 use PrivateHttpd qw(private_conf private_start private_stop fresh_dir);
 
-plan tests => 37;
+plan tests => 38;
 
 my $vars = Apache::Test::config()->{vars};
 chomp(my $libexec = `$vars->{apxs} -q LIBEXECDIR`);
@@ -126,6 +126,7 @@ for my $c (['CGIplusMaxWorkersTotal 0', qr/CGIplusMaxWorkersTotal takes a whole 
            ['CGIplusMode fast', qr/CGIplusMode takes 'cgiplus' \(persistent workers\), 'cgi' \(one process per request\) or 'fastcgi' \(FastCGI applications as persistent workers\), not 'fast'/],
            ['CGIplusDirect maybe', qr/CGIplusDirect must be On or Off/],
            ["<VirtualHost 127.0.0.1:1>\nCGIplusCalloutTimeout 2s\n</VirtualHost>", qr/CGIplusCalloutTimeout cannot occur within <VirtualHost> section/],
+           ["<VirtualHost 127.0.0.1:1>\nScriptSock logs/cgisock\n</VirtualHost>", qr/ScriptSock cannot occur within <VirtualHost> section/],
            ['CGIplusSpawnBackoff 2s 1s', qr/CGIplusSpawnBackoff takes a first delay and an optional longest delay, not 'none', the longest no shorter than the first/]) {
     ($rc, $out) = configtest("$c->[0]\n");
     ok t_cmp($rc != 0 && $out =~ $c->[1] ? 1 : 0, 1, "'$c->[0]' is refused: $c->[1]") or t_debug($out);
