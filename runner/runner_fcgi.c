@@ -42,10 +42,6 @@ typedef struct runner_fcgi {
     runner_ev ev_log;         /* the read end of its descriptors 1 and 2 */
     char path[sizeof(((struct sockaddr_un *)0)->sun_path)]; /* its listening socket */
     cgp_fcgi_parser parser;   /* the application's records, between requests too */
-    cgp_fcgi_nv nv;           /* GET_VALUES_RESULT pairs */
-    unsigned char nvbuf[256];
-    cgp_fcgi_values values;
-    int asked;                /* GET_VALUES went with the first request */
     int stdin_done;           /* the request's STDIN stream is ended (or given up) */
     int aborted;              /* ABORT_REQUEST sent for the request */
     int end_pending;          /* END_REQUEST read, its padding not yet: outcome + 1 */
@@ -196,16 +192,11 @@ static int fcgi_request(runner_worker *w, runner_req *r)
         why = "a CGI variable is over FastCGI's caps";
         goto fail;
     }
-    if (cgp_buf_reserve(&w->inq, need + CGP_FCGI_GET_VALUES_LEN) < 0)
+    /* No FCGI_GET_VALUES first: mod_fcgid never sends one, and applications
+     * written for it (Mojo::Server::FastCGI) drop a connection whose first
+     * record is not BEGIN_REQUEST. */
+    if (cgp_buf_reserve(&w->inq, need) < 0)
         goto fail;
-    if (!f->asked) {
-        /* What it says of itself, asked once, before its first request
-         * (libfcgi answers a management record only when the next arrives). */
-        cgp_fcgi_get_values_pack(w->inq.p + w->inq.len);
-        w->inq.len += CGP_FCGI_GET_VALUES_LEN;
-        cgp_fcgi_nv_init(&f->nv, f->nvbuf, sizeof(f->nvbuf));
-        f->asked = 1;
-    }
     rc = cgp_fcgi_request_pack(w->inq.p + w->inq.len, w->inq.cap - w->inq.len, &len,
                                RUNNER_FCGI_REQID, CGP_FCGI_RESPONDER, CGP_FCGI_KEEP_CONN, pairs, np);
     if (rc != CGP_FCGI_OK) {
@@ -459,20 +450,12 @@ static void broken(runner_worker *w, int rc)
 
 static void piece(runner_worker *w, const cgp_fcgi_event *ev)
 {
-    runner_fcgi *f = fcgi(w);
-    const char *n, *v;
-    size_t nl, vl, pos = 0;
-
     switch (ev->hdr.type) {
     case CGP_FCGI_STDOUT:
         runner_worker_output(w, ev->data, ev->len);
         break;
     case CGP_FCGI_STDERR:
         runner_worker_stderr(w, (const char *)ev->data, ev->len);
-        break;
-    case CGP_FCGI_GET_VALUES_RESULT:
-        while (cgp_fcgi_nv_next(&f->nv, ev->data, ev->len, &pos, &n, &nl, &v, &vl) == 1)
-            cgp_fcgi_values_add(&f->values, n, nl, v, vl); /* a bad value is left out */
         break;
     default:
         break;
@@ -482,19 +465,10 @@ static void piece(runner_worker *w, const cgp_fcgi_event *ev)
 static void record(runner_worker *w, const cgp_fcgi_event *ev)
 {
     runner_fcgi *f = fcgi(w);
-    const cgp_fcgi_values *v = &f->values;
 
     switch (ev->hdr.type) {
     case CGP_FCGI_END_REQUEST:
         f->end_pending = end_outcome(w, &ev->u.end) + 1;
-        break;
-    case CGP_FCGI_GET_VALUES_RESULT:
-        runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2908) "FastCGI worker pid %ld of %s: "
-                   "FCGI_MAX_CONNS %s%lu, FCGI_MAX_REQS %s%lu, FCGI_MPXS_CONNS %s%lu",
-                   (long)w->pid, w->pool->script,
-                   v->have & CGP_FCGI_V_MAX_CONNS ? "" : "(none) ", (unsigned long)v->max_conns,
-                   v->have & CGP_FCGI_V_MAX_REQS ? "" : "(none) ", (unsigned long)v->max_reqs,
-                   v->have & CGP_FCGI_V_MPXS_CONNS ? "" : "(none) ", (unsigned long)v->mpxs_conns);
         break;
     case CGP_FCGI_UNKNOWN_TYPE:
         runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2909) "FastCGI worker pid %ld of %s does not "

@@ -70,10 +70,6 @@ for my $p (qw(fcgi fcgir)) {
     ok t_cmp("$e2->{pid} " . ($e2->{request} - $e1->{request}), "$e1->{pid} 1",
              "/$p/app: the same process serves the next request");
     ok t_cmp($e1->{SCRIPT_FILENAME}, "$vars->{top_dir}/t/src/fcgi_app", "/$p/app: SCRIPT_FILENAME");
-    # FCGI_GET_VALUES went with its first request, and libfcgi's answer
-    # (one connection, one request at a time, no multiplexing) is logged.
-    ok wait_for(sub { log_text() =~ /CGIPLUS2908: FastCGI worker pid $e1->{pid} of \S+fcgi_app: FCGI_MAX_CONNS 1, FCGI_MAX_REQS 1, FCGI_MPXS_CONNS 0/ }),
-       1, "/$p/app: the worker's FCGI_GET_VALUES_RESULT (2908)";
     ok t_cmp("$e1->{REQUEST_METHOD} $e1->{CONTENT_LENGTH} $e1->{body_len}", 'GET 0 0', "/$p/app: a GET, no body");
 
     # Bodies, one read whole before a worker is taken and one streamed.
@@ -152,6 +148,11 @@ for my $p (qw(fcgi fcgir)) {
     ($code, undef, $body) = curl(url("/$p/raw.py"));
     my $r1 = kv($body);
     ok t_cmp($code, 200, "/$p/raw.py: the worker that said overloaded serves on");
+    # Its first request began with BEGIN_REQUEST, as from mod_fcgid: no
+    # FCGI_GET_VALUES before it (Mojo::Server::FastCGI drops such a
+    # connection).
+    my ($first) = grep { /^$r1->{pid} 1 / } ledger_lines();
+    ok t_cmp(($first // '') =~ s/^\d+ 1 //r, qr/^BEGIN PARAMS/, "/$p/raw.py: the worker's first record is BEGIN_REQUEST");
     # Read by the runner (always when relayed), it logs 2904 and httpd's own
     # line says why it answers 503 (1061); read by the child, 1902.
     my $by_runner = sub { substr(log_text(), $mark) =~ /CGIPLUS2904: FastCGI worker pid \d+ of \S+raw\.py refused request \d+ \(\S+\): overloaded/ &&
