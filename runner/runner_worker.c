@@ -523,6 +523,25 @@ void runner_worker_deadline(runner_worker *w)
     runner_worker_rearm(w);
 }
 
+/* How long a no-abort worker whose request ended without it runs on: its
+ * output timeout, httpd's Timeout where it has none. */
+static uint64_t orphan_bound(uint64_t out)
+{
+    if (out)
+        return out;
+    return runner_g.conf.v[CGP_S_HTTP_TIMEOUT] ? runner_g.conf.v[CGP_S_HTTP_TIMEOUT] : RUNNER_DRAIN_MS;
+}
+
+/* How long a worker whose client left has to reach its sentinel (then
+ * it serves again) before it is stopped and replaced: long enough for a
+ * response nearly done, short enough that an endless stream does not hold
+ * a pool slot (mod_cgi kills its script at once). */
+static uint64_t gone_bound(uint64_t out)
+{
+    uint64_t b = orphan_bound(out);
+    return b < RUNNER_GONE_DRAIN_MS ? b : RUNNER_GONE_DRAIN_MS;
+}
+
 void runner_worker_orphaned(runner_worker *w)
 {
     runner_req *r = w->req;
@@ -538,11 +557,12 @@ void runner_worker_orphaned(runner_worker *w)
         return;
     }
     if (!w->dl_orphan_max) {
-        /* It runs on, but not for ever: one output timeout more (httpd's
-         * Timeout where it has none), then it is stopped (issue 10, hole 6). */
+        /* no-abort: it runs on, but not for ever: one output timeout more
+         * (httpd's Timeout where it has none), then it is stopped (issue
+         * 10, hole 6). Without: at most RUNNER_GONE_DRAIN_MS. */
         uint64_t out = req_tmo(r->tmo_output, w->pool->set.v[CGP_S_TIMEOUT_OUTPUT]);
         w->t_orphan = runner_g.now;
-        w->dl_orphan_max = runner_g.now + (out ? out : runner_g.conf.v[CGP_S_HTTP_TIMEOUT]);
+        w->dl_orphan_max = runner_g.now + (r->no_abort ? orphan_bound(out) : gone_bound(out));
         if (!r->no_abort)
             runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2506) "request %u (%s) lost its client; "
                        "worker pid %ld of %s runs to its sentinel (at most %llu ms), then "
@@ -595,9 +615,8 @@ void runner_worker_adopt(runner_worker *w, uint64_t bound, int no_abort)
     runner_worker_link(w, r); /* busy draining, as the status page shows it */
     runner_worker_step(w, RUNNER_WE_ASSIGN);
     w->kind->adopt(w);
-    /* as an orphan's: one output timeout, httpd's Timeout where none */
-    if (!bound)
-        bound = runner_g.conf.v[CGP_S_HTTP_TIMEOUT] ? runner_g.conf.v[CGP_S_HTTP_TIMEOUT] : RUNNER_DRAIN_MS;
+    /* as an orphan's of the relay */
+    bound = no_abort ? orphan_bound(bound) : gone_bound(bound);
     if (no_abort) {
         /* A no-abort orphan, as one of the relay (runner_worker_orphaned):
          * past the bound it is stopped as a timeout (2084), not killed. */

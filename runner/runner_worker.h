@@ -28,6 +28,7 @@
 #define RUNNER_ORPHAN_GRACE_MS  5000u   /* orphan waiting for a body that never comes */
 #define RUNNER_EOF_REAP_MS      2000u   /* closed stdout but did not exit */
 #define RUNNER_DRAIN_MS         60000u  /* drain bound when neither an output timeout nor httpd's Timeout is known */
+#define RUNNER_GONE_DRAIN_MS    5000u   /* a worker whose client left: to its sentinel, or stopped */
 /* Callout answers a worker may leave unread (bytes on CGIPLUSIN past its
  * request record, and answer slots): past either it is stopped as broken,
  * so a script that asks and never reads cannot grow the runner. */
