@@ -520,6 +520,8 @@ static void records(runner_worker *w, const unsigned char *buf, size_t n)
             broken(w, rc);
             return;
         }
+        if (rc == CGP_FCGI_PIECE || rc == CGP_FCGI_RECORD)
+            w->took = 1; /* it answers (GET_VALUES, or output): it started up */
         if (rc == CGP_FCGI_PIECE)
             piece(w, &ev);
         else if (rc == CGP_FCGI_RECORD)

@@ -846,17 +846,14 @@ static void worker_reaped(runner_worker *w, runner_req *rerun)
     }
     p->deaths[w->why]++;
     ended_note(p, w);
-    /* Died by itself before serving anything, or in the middle of a request
-     * (on either path): a crash loop if it repeats with no request served
-     * in between. The first gets a second chance at once; then the delay
-     * doubles. */
-    /* A worker that served requests and then exited with 0 recycled itself
-     * (PHP_FCGI_MAX_REQUESTS, a `while ($n++ < N)` request loop): a request
-     * that met it on its way out fails, but that is no crash loop. */
-    int recycled = w->served > 0 && w->why == RUNNER_END_EXITED && WIFEXITED(w->status) &&
-                   WEXITSTATUS(w->status) == 0;
-    if (!w->kind->per_request && !w->not_cgiplus && (w->served == 0 || w->died_busy) &&
-        !recycled && w->gen == p->gen &&
+    /* Died by itself before it took a request (at start-up): a crash loop
+     * if it repeats with no request served in between. The first gets a
+     * second chance at once; then the delay doubles. One that died in a
+     * request it took fails that request only: else one client asking a
+     * URL that crashes its script would have every other request answered
+     * 503 (mod_fcgid only slows its spawns). */
+    if (!w->kind->per_request && !w->not_cgiplus && w->served == 0 && !w->took &&
+        w->gen == p->gen &&
         (w->why == RUNNER_END_EXITED || w->why == RUNNER_END_CRASHED ||
          w->why == RUNNER_END_EXEC_FAILED || w->why == RUNNER_END_BROKEN)) {
         /* served by a child since the last such death: the streak is over
@@ -870,7 +867,7 @@ static void worker_reaped(runner_worker *w, runner_req *rerun)
             uint64_t delay = runner_backoff_ms(p->fail_streak);
             p->backoff_until = runner_g.now + delay;
             runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2066) "%s: %u worker%s in a row ended "
-                       "before serving a request or in one (last: %s); no new worker for %llu "
+                       "before serving a request, at start-up (last: %s); no new worker for %llu "
                        "ms, requests that find none meanwhile get 503", p->script,
                        p->fail_streak, CGIPLUS_S(p->fail_streak), runner_wend_name(w->why),
                        (unsigned long long)delay);

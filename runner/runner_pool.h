@@ -37,7 +37,7 @@ struct runner_pool {
     runner_pwatch watch;      /* inotify on the names leading to script, and the last look */
     uint64_t relook_at;       /* a file changed in place: look again then, 0: no */
     runner_ident ident;
-    unsigned fail_streak;     /* workers in a row that died before serving, or in a request */
+    unsigned fail_streak;     /* workers in a row that died at start-up (before taking a request) */
     unsigned long fail_served;/* requests served (both paths) at the last such death */
     int exec_err;             /* the last start failed for good (cgp_exec_err_permanent): its
                                * errno, what the backoff answers (500); 0: none */

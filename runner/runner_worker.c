@@ -306,7 +306,6 @@ void runner_worker_reaped(runner_worker *w, int status)
     runner_worker_take_stderr(w);
     runner_callout_log_summary(w, 1);
     int in_child = runner_table_slot_dead(w); /* in a child's request */
-    w->died_busy |= in_child;
     if (w->why == RUNNER_END_NONE)
         w->why = w->exec_failed ? RUNNER_END_EXEC_FAILED
                  : WIFSIGNALED(status) ? RUNNER_END_CRASHED : RUNNER_END_EXITED;
@@ -324,13 +323,15 @@ void runner_worker_reaped(runner_worker *w, int status)
         w->not_cgiplus = 1;
     }
     int cr = !rerun && cr_exit(w);
+    if (w->sync_wait && !rerun && runner_worker_unread_in(w) == 0)
+        w->took = 1; /* it read its "!" line before it died */
     if (r) {
         int ok = w->kind->per_request && w->had_output;
-        w->died_busy |= !r->drain; /* in a request: the crash-loop backoff counts it */
         log_exit(w, r, !ok && !runner_req_ended(r) && !cr, in_child);
         /* The request was handed to this process: its death is this
-         * request's failure (502), even a fresh worker's that also
-         * counts toward the crash-loop backoff (the pool's reaped).
+         * request's failure (502), even a fresh worker's (which counts
+         * toward the crash-loop backoff if it never took it: the pool's
+         * reaped).
          * 503 is only for requests that got no worker at all; a missing
          * interpreter behind a CR is a failed exec's 500. */
         if (runner_worker_unassign(w))
@@ -718,7 +719,6 @@ void runner_worker_returned(runner_worker *w)
     if (fl & CGP_TS_EOF && w->kind->closed) {
         w->kind->closed(w);
     } else if (fl & CGP_TS_EOF) {
-        w->died_busy = 1; /* in a child's request: a crash-loop death too */
         runner_worker_gone(w); /* it dies by itself; its exit says how */
     } else if (fl & CGP_TS_BROKEN) {
         runner_worker_stop(w, RUNNER_END_BROKEN, 1);

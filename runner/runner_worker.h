@@ -210,7 +210,8 @@ struct runner_worker {
     size_t banner;            /* bytes discarded before the first request */
     int synced;               /* it read the "!" line of its first request */
     int not_cgiplus;          /* exited with its first request unread */
-    int died_busy;            /* it died in a request, on either path (the crash-loop backoff) */
+    int took;                 /* it read its first request (CGIplus) or answered us (FastCGI):
+                               * past its start-up, its death is a request's, no crash loop */
     unsigned long served;
     uint64_t started;
     int slot;                 /* its slot in the direct path's table, -1: none */

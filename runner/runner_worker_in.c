@@ -176,6 +176,7 @@ void runner_worker_sync_check(runner_worker *w)
     w->sync_wait = 0;
     w->dl_sync = 0;
     w->synced = 1;
+    w->took = 1;
     if (w->banner)
         runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2079) "%s (worker pid %ld) wrote %zu byte%s "
                    "before reading its first request; discarded (a CGIplus script must not "
