@@ -55,37 +55,25 @@ static int siblings(const runner_pool *a, const runner_pool *b)
            a->set.v[CGP_S_USER] == b->set.v[CGP_S_USER];
 }
 
-/* A reload (httpd's, or our SIGHUP) that changes a script's settings makes
- * a new pool; the pools of the same script that only older configurations
- * used become stale and retire once unused for RUNNER_STALE_MS (a pool the
- * new configuration still has is used again before that, and stays). Pools
- * of one configuration never retire each other: one script may run with
- * several settings. */
-static runner_pool *stamp_pool(runner_pool *p, uint64_t stamp)
+/* The pools that a newer configuration supersedes (runner_stamp.h). */
+static int pool_sibling(const void *pool, runner_stamp_sib *sib)
 {
-    runner_pool *q;
-    int newest = 1;
-    if (stamp > p->stamp)
-        p->stamp = stamp;
-    TAILQ_FOREACH(q, &runner_g.pools, link) {
-        if (!siblings(p, q))
-            continue;
-        if (q->stamp > p->stamp)
-            newest = 0;
-        else if (q->stamp < p->stamp && !q->retired && !q->stale_since) {
-            q->stale_since = runner_g.now;
-            runner_pool_rearm(q);
-        }
-    }
-    if (newest)
-        p->stale_since = 0;
-    return p;
+    runner_pool *q = sib->it ? TAILQ_NEXT((runner_pool *)sib->it, link) : TAILQ_FIRST(&runner_g.pools);
+
+    while (q && !siblings(pool, q))
+        q = TAILQ_NEXT(q, link);
+    return runner_stamp_found(sib, q, q ? &q->use : NULL, q && q->retired);
 }
 
-static uint64_t stale_due(const runner_pool *p)
+static void pool_staled(void *q)
 {
-    uint64_t from = p->last_used > p->stale_since ? p->last_used : p->stale_since;
-    return from + RUNNER_STALE_MS;
+    runner_pool_rearm(q);
+}
+
+static runner_pool *stamp_pool(runner_pool *p, uint32_t httpd_gen)
+{
+    runner_stamp_use(&p->use, httpd_gen, p, pool_sibling, pool_staled);
+    return p;
 }
 
 /* Once per pool: httpd's settings for a script the file declares are not
@@ -136,7 +124,6 @@ int runner_pool_names(const char *path, char **script, char **dir)
 runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
                              const runner_set_over *begin, uint32_t httpd_gen, int *err)
 {
-    uint64_t stamp = (uint64_t)httpd_gen << 32 | (runner_g.reloads & 0xffffffffu);
     runner_pool_key id;
     runner_pool *p;
     int aside = runner_pool_key_resolve(script, slen, mode, begin, &id, err);
@@ -151,9 +138,8 @@ runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
                 p->retired = 0; /* in use again */
                 runner_table_pool_sync(p);
             }
-            p->last_used = runner_g.now;
             note_aside(p, aside);
-            return stamp_pool(p, stamp);
+            return stamp_pool(p, httpd_gen);
         }
 
     if (!(p = calloc(1, sizeof(*p))) || runner_pool_names(id.path, &p->script, &p->dir) < 0) {
@@ -166,7 +152,7 @@ runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
     p->set = id.set;
     p->owner = &pool_owner;
     p->id = ++runner_g.next_pool_id;
-    p->created = p->last_used = runner_g.now;
+    p->created = p->use.last_used = runner_g.now;
     TAILQ_INIT(&p->workers);
     TAILQ_INIT(&p->queue);
     TAILQ_INSERT_TAIL(&runner_g.pools, p, link);
@@ -177,7 +163,7 @@ runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
                runner_mode_name(mode), (unsigned long long)SET(p, MAX_WORKERS),
                (unsigned long long)SET(p, MIN_IDLE), (unsigned long long)SET(p, QUEUE_DEPTH));
     note_aside(p, aside);
-    return stamp_pool(p, stamp);
+    return stamp_pool(p, httpd_gen);
 }
 
 /* The kind of worker p's requests meet. */
@@ -715,7 +701,7 @@ void runner_pool_submit(runner_req *r)
     runner_req_step(r, RUNNER_RE_SUBMIT);
     p->requests++;
     r->counted = 1;
-    p->last_used = runner_g.now;
+    p->use.last_used = runner_g.now;
     r->t_arrive = runner_g.now;
     if (err) {
         runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2007) "%s: %s (request %s)", p->script,
@@ -938,9 +924,9 @@ void runner_pool_rearm(runner_pool *p)
             MIN_DL(rate_next_ms(p));
     }
     if (!p->retired)
-        MIN_DL(p->last_used + runner_g.conf.v[CGP_S_POOL_IDLE]);
-    if (!p->retired && p->stale_since)
-        MIN_DL(stale_due(p));
+        MIN_DL(p->use.last_used + runner_g.conf.v[CGP_S_POOL_IDLE]);
+    if (!p->retired && p->use.stale_since)
+        MIN_DL(runner_stamp_due(&p->use));
     MIN_DL(p->relook_at);
 #undef MIN_DL
     p->deadline = dl;
@@ -953,10 +939,10 @@ static void pool_timer(runner_pool *p)
     if (p->relook_at && runner_g.now >= p->relook_at)
         look(p);
     expire_queue(p);
-    if (!p->retired && runner_g.now >= p->last_used + runner_g.conf.v[CGP_S_POOL_IDLE] &&
+    if (!p->retired && runner_g.now >= p->use.last_used + runner_g.conf.v[CGP_S_POOL_IDLE] &&
         TAILQ_EMPTY(&p->queue))
         pool_retire(p, "no request for a while");
-    if (!p->retired && p->stale_since && runner_g.now >= stale_due(p) && TAILQ_EMPTY(&p->queue))
+    if (!p->retired && p->use.stale_since && runner_g.now >= runner_stamp_due(&p->use) && TAILQ_EMPTY(&p->queue))
         pool_retire(p, "superseded by a newer configuration");
     runner_pool_dispatch(p);
 }

@@ -7,11 +7,11 @@
 #include "runner_end.h"
 #include "runner_loop.h"
 #include "runner_watch.h"
+#include "runner_stamp.h"
 #include "cgp_proto.h"
 
 #define RUNNER_SETTLE_MS        200u    /* a script changed in place must be still this long */
 #define RUNNER_CONVERT_MS       1000u   /* a waiter asked to relay is counted on this long */
-#define RUNNER_STALE_MS         3000u   /* a superseded pool retires after this long unused */
 
 /* One (script, mode, settings) pool. Owned by runner_g.pools; freed when it
  * is empty and retired or unused for pool_idle. */
@@ -32,8 +32,7 @@ struct runner_pool {
     int begin_noted;          /* logged that its [pool] section sets requests' settings aside */
     int waits_slot;           /* in runner_g.slot_waiters */
     unsigned gen;             /* script generation: bumped when the file changes */
-    uint64_t stamp;           /* newest (httpd generation, reload) that used it */
-    uint64_t stale_since;     /* a sibling of a newer configuration appeared, 0: no */
+    runner_stamp use;         /* which configuration used it last, and when */
     runner_pwatch watch;      /* inotify on the names leading to script, and the last look */
     uint64_t relook_at;       /* a file changed in place: look again then, 0: no */
     runner_ident ident;
@@ -43,7 +42,7 @@ struct runner_pool {
                                * errno, what the backoff answers (500); 0: none */
     uint64_t backoff_until;   /* no start before this (monotonic ms) */
     uint64_t tokens_at;       /* spawn-rate bucket: full at this time */
-    uint64_t last_used, created;
+    uint64_t created;
     uint64_t deadline;        /* nearest pool timer, 0: none */
     unsigned long spawned, served, requests;
     unsigned long slow;       /* requests longer than slow_request on their worker */

@@ -76,7 +76,7 @@ static void collect_pool(const runner_pool *p, runner_st_pool *o, runner_st_work
     o->direct = p->tidx >= 0;
     o->gen = p->gen;
     o->age_ms = now - p->created;
-    uint64_t used = p->last_used;
+    uint64_t used = p->use.last_used;
     o->set = &p->set;
     o->w = wb;
     TAILQ_FOREACH(w, &p->workers, plink) {

@@ -234,8 +234,8 @@ void runner_table_pool_used(runner_pool *p)
 
     if (t) {
         uint64_t u = atomic_load(&t->last_used);
-        if (u > p->last_used)
-            p->last_used = u;
+        if (u > p->use.last_used)
+            p->use.last_used = u;
     }
 }
 

@@ -15,6 +15,7 @@
 #include "runner_buf.h"
 #include "runner_conf.h"
 #include "runner_loop.h"
+#include "runner_stamp.h"
 #include "runner_watch.h"
 #include "cgp_proto.h"
 #include "cgp_wsr.h"
@@ -63,8 +64,8 @@ struct runner_ws_pool {
     int exec_err;             /* the last start failed for good (cgp_exec_err_permanent): its
                                * errno, what opens get while the backoff lasts (500); 0: none */
     unsigned sx_refused;      /* suEXEC refused its last start: the cgp_suexec_why, 0: no */
-    uint64_t backoff_until, tokens_at, last_used, created;
-    uint64_t stamp, stale_since; /* as a pool's (runner_pool.c): superseded by a reload */
+    uint64_t backoff_until, tokens_at, created;
+    runner_stamp use;         /* which configuration used it last, and when */
     unsigned long spawned, opens, accepted, refused, failed;
     unsigned long limited[RUNNER_WS_L_N_];
     unsigned long msgs_in, msgs_out, bytes_in, bytes_out, broadcasts, dropped, closed;

@@ -412,7 +412,7 @@ static void conn_detach(runner_ws_conn *c)
     w->nconns--;
     w->pool->nconns--;
     w->pool->closed++;
-    w->pool->last_used = runner_g.now; /* a room whose last member left stays warm a while */
+    w->pool->use.last_used = runner_g.now; /* a room whose last member left stays warm a while */
     c->w = NULL;
     runner_ws_worker_conn_gone(w);
 }

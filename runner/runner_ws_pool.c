@@ -33,38 +33,23 @@ void runner_ws_init(void)
     runner_ws_g.next_id = 1;
 }
 
-/* As stamp_pool() (runner_pool.c): after a reload that changed a
- * script's WebSocket settings, its older pools go stale and retire once
- * unused (no upgrade, no connection) for RUNNER_STALE_MS, instead of
- * keeping idle workers until pool_idle. */
-static runner_ws_pool *stamp_ws(runner_ws_pool *p, uint64_t stamp)
+/* A script's older WebSocket pools go stale after a reload that changed
+ * its settings, and retire once unused (no upgrade, no connection)
+ * instead of keeping idle workers until pool_idle (runner_stamp.h). */
+static int ws_sibling(const void *pool, runner_stamp_sib *sib)
 {
-    runner_ws_pool *q;
-    int newest = 1;
-    if (stamp > p->stamp)
-        p->stamp = stamp;
-    TAILQ_FOREACH(q, &runner_ws_g.pools, link) {
-        if (q == p || strcmp(q->script, p->script))
-            continue;
-        if (q->stamp > p->stamp)
-            newest = 0;
-        else if (q->stamp < p->stamp && !q->retired && !q->stale_since)
-            q->stale_since = runner_g.now;
-    }
-    if (newest)
-        p->stale_since = 0;
-    return p;
-}
+    const runner_ws_pool *p = pool;
+    runner_ws_pool *q = sib->it ? TAILQ_NEXT((runner_ws_pool *)sib->it, link)
+                                : TAILQ_FIRST(&runner_ws_g.pools);
 
-static uint64_t stale_due(const runner_ws_pool *p)
-{
-    return (p->last_used > p->stale_since ? p->last_used : p->stale_since) + RUNNER_STALE_MS;
+    while (q && (q == p || strcmp(q->script, p->script)))
+        q = TAILQ_NEXT(q, link);
+    return runner_stamp_found(sib, q, q ? &q->use : NULL, q && q->retired);
 }
 
 runner_ws_pool *runner_ws_pool_get(const char *script, size_t slen, const runner_set_over *over,
                                    uint32_t httpd_gen, int *err)
 {
-    uint64_t stamp = (uint64_t)httpd_gen << 32 | (runner_g.reloads & 0xffffffffu);
     runner_pool_key id;
     runner_ws_pool *p;
 
@@ -75,8 +60,8 @@ runner_ws_pool *runner_ws_pool_get(const char *script, size_t slen, const runner
         if (!strcmp(p->script, id.path) && runner_set_equal(&p->set, &id.set)) {
             runner_set_free(&id.set);
             p->retired = 0;
-            p->last_used = runner_g.now;
-            return stamp_ws(p, stamp);
+            runner_stamp_use(&p->use, httpd_gen, p, ws_sibling, NULL);
+            return p;
         }
     if (!(p = calloc(1, sizeof(*p))) || runner_pool_names(id.path, &p->script, &p->dir) < 0) {
         free(p);
@@ -86,7 +71,7 @@ runner_ws_pool *runner_ws_pool_get(const char *script, size_t slen, const runner
     }
     p->set = id.set;
     p->id = ++runner_g.next_pool_id;
-    p->created = p->last_used = runner_g.now;
+    p->created = p->use.last_used = runner_g.now;
     TAILQ_INIT(&p->workers);
     TAILQ_INIT(&p->queue);
     TAILQ_INSERT_TAIL(&runner_ws_g.pools, p, link);
@@ -95,7 +80,8 @@ runner_ws_pool *runner_ws_pool_get(const char *script, size_t slen, const runner
                (unsigned long long)p->id, p->script, (unsigned long long)SET(p, MAX_WORKERS),
                (unsigned long long)SET(p, WS_MAX_CONNS),
                (unsigned long long)SET(p, WS_MAX_MESSAGE));
-    return stamp_ws(p, stamp);
+    runner_stamp_use(&p->use, httpd_gen, p, ws_sibling, NULL);
+    return p;
 }
 
 /* ------------------------------------------------------------ the script file */
@@ -283,7 +269,7 @@ void runner_ws_pool_submit(runner_ws_open *o)
     int err = runner_watch_state(&p->watch, p->script, check_script, p);
 
     p->opens++;
-    p->last_used = runner_g.now;
+    p->use.last_used = runner_g.now;
     o->t_arrive = runner_g.now;
     if (err) {
         runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2802) "%s: %s (WebSocket upgrade %s)",
@@ -388,9 +374,9 @@ uint64_t runner_ws_pool_deadline(runner_ws_pool *p)
      * once past, must not wake the loop at every turn (a spin). The last
      * connection's end sets last_used, and the deadline comes again. */
     if (!p->retired && !p->nconns && TAILQ_EMPTY(&p->queue)) {
-        MIN_DL(p->last_used + runner_g.conf.v[CGP_S_POOL_IDLE]);
-        if (p->stale_since)
-            MIN_DL(stale_due(p));
+        MIN_DL(p->use.last_used + runner_g.conf.v[CGP_S_POOL_IDLE]);
+        if (p->use.stale_since)
+            MIN_DL(runner_stamp_due(&p->use));
     }
 #undef MIN_DL
     return dl;
@@ -432,7 +418,7 @@ static void retire(runner_ws_pool *p, const char *why)
 {
     runner_ws_worker *w, *wn;
     p->retired = 1;
-    p->stale_since = 0;
+    p->use.stale_since = 0;
     runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2804) "WebSocket pool #%llu of %s retired: %s; "
                "its workers drain", (unsigned long long)p->id, p->script, why);
     for (w = TAILQ_FIRST(&p->workers); w; w = wn) {
@@ -460,10 +446,10 @@ void runner_ws_pool_timer(runner_ws_pool *p)
     }
     trim(p);
     if (!p->retired && !p->nconns && TAILQ_EMPTY(&p->queue) &&
-        runner_g.now >= p->last_used + runner_g.conf.v[CGP_S_POOL_IDLE])
+        runner_g.now >= p->use.last_used + runner_g.conf.v[CGP_S_POOL_IDLE])
         retire(p, "no upgrade for a while");
-    if (!p->retired && p->stale_since && !p->nconns && TAILQ_EMPTY(&p->queue) &&
-        runner_g.now >= stale_due(p))
+    if (!p->retired && p->use.stale_since && !p->nconns && TAILQ_EMPTY(&p->queue) &&
+        runner_g.now >= runner_stamp_due(&p->use))
         retire(p, "superseded by a newer configuration");
     runner_ws_pool_dispatch(p);
 }
