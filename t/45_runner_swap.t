@@ -8,21 +8,17 @@ use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
-use IO::Socket::INET;
 use Time::HiRes qw(sleep time);
 use lib 't/lib';
-use PrivateHttpd qw(private_conf private_start private_stop fresh_dir);
+use PrivateHttpd qw(private_conf private_start private_dir private_log
+                    private_start_get private_finish pid_in);
 use FreePort qw(free_port);
 
 plan tests => 6;
 
 my $vars = Apache::Test::config()->{vars};
-my $dir = "$vars->{t_logs}/runner-swap";
+my $dir = private_dir('runner-swap');
 my $pool = "$vars->{documentroot}/pool";
-# one a failed run left behind is ours to stop
-private_stop("$dir/httpd.pid") if -e "$dir/httpd.pid";
-END { private_stop("$dir/httpd.pid") }
-fresh_dir($dir);
 # the same runner under another name: a new CGIplusRunnerPath
 symlink "$vars->{top_dir}/runner/cgiplus-runner", "$dir/runner-new" or die "symlink: $!";
 
@@ -43,24 +39,13 @@ CONF
     close $cf;
 }
 
-sub log_text { open my $fh, '<', "$dir/error_log" or return ''; local $/; return <$fh> }
-sub pid_in { open my $fh, '<', $_[0] or return 0; my $p = <$fh>; return $p && $p =~ /(\d+)/ ? $1 : 0 }
-
-sub start_get {
-    my ($path) = @_;
-    my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port", Timeout => 10) or return;
-    print $s "GET $path HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
-    return $s;
-}
-sub finish { my ($s) = @_; return '' unless $s; local $/; return <$s> // '' }
-
 write_conf(undef);
 ok t_cmp(private_start("$dir/httpd.conf", $port) ? 1 : 0, 1, 'the private httpd started');
-finish(start_get('/p/app.pl'));
+private_finish(private_start_get($port, '/p/app.pl'));
 my $old = pid_in("$dir/cgiplus-runner.pid");
 ok $old > 0;
 
-my $busy = start_get('/p/app.pl?sleep=2');
+my $busy = private_start_get($port, '/p/app.pl?sleep=2');
 sleep 0.5;
 write_conf("$dir/runner-new");
 kill 'USR1', pid_in("$dir/httpd.pid");
@@ -71,11 +56,11 @@ for (1 .. 100) {
     sleep 0.1;
 }
 ok t_cmp($new != $old ? 1 : 0, 1, 'a new runner runs after the path changed');
-ok t_cmp(finish($busy), qr{^HTTP/1\.1 200}, 'the request busy on the old runner completed');
+ok t_cmp(private_finish($busy), qr{^HTTP/1\.1 200}, 'the request busy on the old runner completed');
 # the old runner exits once its workers are done; httpd's parent reaps it
 my $until = time + 15;
 sleep 0.1 while time < $until && -e "/proc/$old";
 ok t_cmp(-e "/proc/$old" ? 'still there' : 'gone', 'gone', 'the old runner exited and was reaped');
 sleep 0.5;
-ok t_cmp(scalar(() = log_text() =~ /long lost child came home/g), 0,
+ok t_cmp(scalar(() = private_log($dir) =~ /long lost child came home/g), 0,
          'httpd does not call the old runner a long lost child');

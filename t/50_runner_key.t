@@ -19,7 +19,7 @@ use Time::HiRes qw(sleep);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(wait_for wire_key_file);
 use lib 't/lib';
-use PrivateHttpd qw(private_conf private_start private_stop private_check);
+use PrivateHttpd qw(private_conf private_start private_stop private_check private_log pid_in);
 
 plan tests => 21;
 
@@ -68,8 +68,7 @@ sub get {
     return { code => $r->code, body => $r->decoded_content // '' };
 }
 sub field { my ($b, $k) = @_; return ($b =~ /^\Q$k\E=(.*)$/m)[0] // '' }
-sub pid_of { open my $fh, '<', $_[0] or return 0; my $p = <$fh> // ''; return $p =~ /^(\d+)/ ? $1 : 0 }
-sub runner { pid_of("$dir/cgiplus-runner.pid") }
+sub runner { pid_in("$dir/cgiplus-runner.pid") }
 
 my $sock = "$dir/cgiplus-runner.sock";
 ctl('start');
@@ -86,7 +85,7 @@ sub pipes_of {
     $n{$_}++ for map { (readlink("/proc/$pid/fd/$_") // '') =~ /^(pipe:\S+)/ ? $1 : () } readdir $d;
     return \%n;
 }
-my ($rpipes, $hpipes) = (pipes_of($rp), pipes_of(pid_of("$dir/httpd.pid")));
+my ($rpipes, $hpipes) = (pipes_of($rp), pipes_of(pid_in("$dir/httpd.pid")));
 my @lone = grep { $rpipes->{$_} == 1 && !$hpipes->{$_} } keys %$rpipes;
 ok t_cmp("@lone", '', 'the key pipe is closed once read');
 open my $fh, '<', "/proc/$rp/cmdline" or die "runner $rp: $!";
@@ -100,7 +99,7 @@ ok t_cmp(wait_for(sub { get('/s/whoami.pl')->{code} == 200 }, 15) ? 1 : 0, 1,
          'httpd with no CGIplusRunnerKeyFile serves a script through its runner');
 
 my $marker = "$dir/marker";
-my $r = get("/s/attack.pl?sock=$sock&marker=$marker&httpd=" . pid_of("$dir/httpd.pid"));
+my $r = get("/s/attack.pl?sock=$sock&marker=$marker&httpd=" . pid_in("$dir/httpd.pid"));
 ok t_cmp(field($r->{body}, 'uid'), $nobody, 'a script of this httpd runs as nobody');
 ok t_cmp(field($r->{body}, 'badkey') . ' ' . field($r->{body}, 'oldhello'),
          '0 bytes, eof 0 bytes, eof', 'and cannot drive the runner');
@@ -110,8 +109,7 @@ ok t_cmp(scalar(glob("$marker-*")) ? 1 : 0, 0, 'nothing it asked for ran');
 
 # A graceful restart keeps the runner and its key; new children know it.
 ctl('graceful');
-my $ok = wait_for(sub { my $l = do { open my $e, '<', "$dir/error_log"; local $/; <$e> } // '';
-                        $l =~ /CGIPLUS1604/ }, 10);
+my $ok = wait_for(sub { private_log($dir) =~ /CGIPLUS1604/ }, 10);
 ok t_cmp($ok ? 1 : 0, 1, 'graceful restart: the runner is kept (1604)');
 sleep 0.5;
 ok t_cmp(get('/s/whoami.pl')->{code}, 200, 'and the next generation talks to it');
@@ -123,8 +121,7 @@ my $new = wait_for(sub { my $p = runner(); $p && $p != $rp && -S $sock ? $p : 0 
 ok t_cmp($new ? 1 : 0, 1, 'a killed runner is started again');
 ok t_cmp(wait_for(sub { get('/s/whoami.pl')->{code} == 200 }, 10) ? 1 : 0, 1,
          'and children that were running already still reach it (same key)');
-open my $el, '<', "$dir/error_log" or die;
-my $log = do { local $/; <$el> };
+my $log = private_log($dir);
 ok t_cmp($log =~ /CGIPLUS2200: refused a connection from pid \d+ uid $nobody/ ? 1 : 0, 1,
          'the refused script is logged (2200)');
 
@@ -141,17 +138,16 @@ chown $nobody, -1, "$kdir/runner.key";
 open $cf, '>', "$kdir/httpd.conf" or die;
 print $cf private_conf($kdir, $kport, [], "CGIplusRunnerKeyFile $kdir/runner.key\n");
 close $cf;
-sub klog { open my $e, '<', "$kdir/error_log" or return ''; local $/; return <$e> }
 system($httpd, '-f', "$kdir/httpd.conf", '-k', 'start');
-my $refused = wait_for(sub { klog() =~ /CGIPLUS1200/ }, 10);
-ok t_cmp(klog(), qr/CGIPLUS1200: mod_cgiplus: CGIplusRunnerKeyFile \Q$kdir\E\/runner\.key is owned by uid $nobody: it must be owned by root/,
+my $refused = wait_for(sub { private_log($kdir) =~ /CGIPLUS1200/ }, 10);
+ok t_cmp(private_log($kdir), qr/CGIPLUS1200: mod_cgiplus: CGIplusRunnerKeyFile \Q$kdir\E\/runner\.key is owned by uid $nobody: it must be owned by root/,
          'a key file owned by nobody (0600) is refused, saying why (1200)');
 ok t_cmp(wait_for(sub { !-e "$kdir/httpd.pid" }, 10) && !IO::Socket::INET->new("127.0.0.1:$kport") ? 1 : 0, 1,
          'and httpd does not start');
 chown 0, 0, "$kdir/runner.key";
 my $started = private_start("$kdir/httpd.conf", $kport);
 ok t_cmp($started, 1, 'the same file owned by root: httpd starts');
-my @refusals = klog() =~ /CGIPLUS1200/g;
+my @refusals = private_log($kdir) =~ /CGIPLUS1200/g;
 ok t_cmp(scalar(@refusals), 1, 'without a second 1200');
 private_stop("$kdir/httpd.pid");
 

@@ -8,9 +8,11 @@ use warnings;
 use Apache::Test ();
 use File::Path qw(make_path remove_tree);
 use IO::Socket::INET;
-use Time::HiRes qw(sleep);
+use Time::HiRes qw(sleep time);
 use Exporter 'import';
-our @EXPORT_OK = qw(private_conf private_start private_stop private_check private_fpm libexec);
+our @EXPORT_OK = qw(private_conf private_start private_stop private_check private_fpm libexec
+                    private_log private_wait_log private_get private_start_get private_finish
+                    resp_code resp_pid pid_in private_dir);
 
 my $vars = Apache::Test::config()->{vars};
 
@@ -41,6 +43,21 @@ User $vars->{user}
 Group $vars->{group}
 $extra
 CONF
+}
+
+# The pid files of the httpds private_dir made a place for: stopped at exit.
+my @started;
+END { private_stop($_) for @started }
+
+# A fresh directory t/logs/$name for a private httpd: one a failed run left
+# running there is stopped first, the one started there at the test's end.
+sub private_dir {
+    my ($name) = @_;
+    my $dir = "$vars->{t_logs}/$name";
+    private_stop("$dir/httpd.pid") if -e "$dir/httpd.pid";
+    push @started, "$dir/httpd.pid";
+    fresh_dir($dir);
+    return $dir;
 }
 
 sub fresh_dir {
@@ -101,6 +118,55 @@ CONF
     return $pid;
 }
 
+# The pid a pid file names (0: none yet).
+sub pid_in {
+    my ($file) = @_;
+    open my $fh, '<', $file or return 0;
+    my $p = <$fh> // '';
+    return $p =~ /^(\d+)/ ? $1 : 0;
+}
+
+# The private httpd's error log in $dir ('' before there is one).
+sub private_log {
+    my ($dir) = @_;
+    open my $fh, '<', "$dir/error_log" or return '';
+    local $/;
+    return <$fh> // '';
+}
+
+# Waits, $secs (5) at most, until that log matches $re; whether it does.
+sub private_wait_log {
+    my ($dir, $re, $secs) = @_;
+    my $t = time + ($secs // 5);
+    sleep 0.1 while time < $t && private_log($dir) !~ $re;
+    return private_log($dir) =~ $re ? 1 : 0;
+}
+
+# One GET to 127.0.0.1:$port on a connection of its own (connect timeout
+# $timeout, 10 s); the socket for private_finish (undef: no connection).
+sub private_start_get {
+    my ($port, $path, $timeout) = @_;
+    my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port", Timeout => $timeout // 10)
+        or return;
+    print $s "GET $path HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    return $s;
+}
+
+# The whole response on $s, head and body, as it came ('' without one).
+sub private_finish {
+    my ($s) = @_;
+    return '' unless $s;
+    local $/;
+    return <$s> // '';
+}
+
+sub private_get { return private_finish(private_start_get(@_)) }
+
+# A raw response's status code, and its X-Pid header (the test scripts
+# name their worker so); 0 where there is none.
+sub resp_code { $_[0] =~ m{^HTTP/1\.1 (\d+)} ? $1 : 0 }
+sub resp_pid { $_[0] =~ /^X-Pid: (\d+)/m ? $1 : 0 }
+
 # Stops the httpd whose pid file is given (SIGTERM to that pid only) and
 # waits for it to go.
 sub private_stop {
@@ -110,11 +176,7 @@ sub private_stop {
         last if -s $pidfile;
         sleep 0.1;
     }
-    open my $fh, '<', $pidfile or return;
-    my $pid = <$fh>;
-    close $fh;
-    return unless $pid && $pid =~ /^(\d+)/;
-    $pid = $1;
+    my $pid = pid_in($pidfile) or return;
     kill 'TERM', $pid;
     for (1 .. 100) {
         last unless kill 0, $pid;
