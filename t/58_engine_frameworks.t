@@ -107,7 +107,7 @@ sub fetch {
     my $jar = "$dir/jar-$who";
     @args = map { $_ eq 'JAR' ? ('-c', $jar, '-b', $jar) : $_ } @args;
     my ($code, $h, $body) = curl(@args, "http://127.0.0.1:$port{$who}$path");
-    $body =~ s/Request ID: \w+/Request ID: X/g;       # Mojo's, random
+    $body =~ s/Request ID: [\w-]+/Request ID: X/g;       # Mojo's, random
     $body =~ s/127\.0\.0\.1:$port{$who}/127.0.0.1:PORT/g;
     my $cookie = $h->{'set-cookie'} // '';
     $cookie =~ s/^(mojolicious)=[^;]*/$1=SIGNED/;     # signed, with its expiry
