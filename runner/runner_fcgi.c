@@ -46,6 +46,7 @@ typedef struct runner_fcgi {
     int aborted;              /* ABORT_REQUEST sent for the request */
     int end_pending;          /* END_REQUEST read, its padding not yet: outcome + 1 */
     int eof;                  /* the application closed the connection */
+    int unread;               /* it did so with our bytes unread (ECONNRESET) */
 } runner_fcgi;
 
 static runner_fcgi *fcgi(const runner_worker *w)
@@ -262,6 +263,7 @@ static int reconnect(runner_worker *w)
     }
     f->ev_sock.fd = fd;
     f->eof = 0;
+    f->unread = 0;
     f->end_pending = 0;
     cgp_fcgi_parser_init(&f->parser, CGP_FCGI_FROM_APP);
     runner_table_slot_renew(w);
@@ -521,7 +523,7 @@ static void records(runner_worker *w, const unsigned char *buf, size_t n)
             return;
         }
         if (rc == CGP_FCGI_PIECE || rc == CGP_FCGI_RECORD)
-            w->took = 1; /* it answers (GET_VALUES, or output): it started up */
+            w->took = 1; /* it answers: it started up */
         if (rc == CGP_FCGI_PIECE)
             piece(w, &ev);
         else if (rc == CGP_FCGI_RECORD)
@@ -546,6 +548,7 @@ static void fcgi_read(runner_worker *w, int drain)
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             break;
         if (n <= 0) {
+            f->unread |= n < 0 && errno == ECONNRESET;
             conn_eof(w);
             break;
         }
@@ -643,6 +646,16 @@ void runner_fcgi_on_channel(runner_client *c, uint32_t reqid, const unsigned cha
         c->broken = 1;
 }
 
+/* Linux answers ECONNRESET on a unix socket whose other end was closed
+ * with bytes in it unread, or never accepted (unix_release_sock): such an
+ * application died before it read our request, at start-up. Else it had
+ * read it, and its death is that request's. A child's request: the child
+ * wrote it and reads the reset itself; the runner counts it as taken. */
+static int fcgi_took(const runner_worker *w)
+{
+    return !fcgi(w)->unread;
+}
+
 static int fcgi_idle_fd(const runner_worker *w)
 {
     return fcgi(w)->eof ? -1 : fcgi(w)->ev_sock.fd;
@@ -652,7 +665,7 @@ const runner_wkind runner_kind_fcgi = {
     .name = "FastCGI worker", .spawn = spawn_fcgi, .request = fcgi_request, .feed = fcgi_feed,
     .read = fcgi_read, .watch = fcgi_watch, .orphaned = runner_worker_orphaned,
     .abort = fcgi_abort, .adopt = fcgi_adopt, .adopt_handed_only = 1, .closed = fcgi_closed,
-    .idle_fd = fcgi_idle_fd, .close = fcgi_close, .term = fcgi_term,
+    .idle_fd = fcgi_idle_fd, .close = fcgi_close, .term = fcgi_term, .took = fcgi_took,
 };
 
 /* A runner that died by a signal (kill -9, a crash) left its workers'

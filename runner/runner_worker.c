@@ -325,6 +325,8 @@ void runner_worker_reaped(runner_worker *w, int status)
     int cr = !rerun && cr_exit(w);
     if (w->sync_wait && !rerun && runner_worker_unread_in(w) == 0)
         w->took = 1; /* it read its "!" line before it died */
+    if (w->kind->took && (r || in_child) && w->kind->took(w))
+        w->took = 1;
     if (r) {
         int ok = w->kind->per_request && w->had_output;
         log_exit(w, r, !ok && !runner_req_ended(r) && !cr, in_child);

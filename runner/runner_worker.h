@@ -130,6 +130,10 @@ struct runner_wkind {
     /* SIGTERM is about to be sent (runner_worker_break): what else an idle
      * worker needs to see it. NULL: nothing. */
     void (*term)(runner_worker *w);
+    /* It died with a request on it (relayed, or a child's): 1 if it had
+     * read that request, so its death is the request's, not a failed
+     * start-up. NULL: the CGIplus look at its "!" line decides. */
+    int (*took)(const runner_worker *w);
 };
 
 /* What a worker tells the pool that started it. The pool (runner_pool.c)
