@@ -205,6 +205,7 @@ class _State:
         self.stdin_errors = None
         self.empty_stdin = None
         self.stdout = None    # sys.stdout as it was at setup
+        self.out_fd = 1       # the response's descriptor (run_wsgi: a copy of 1)
         self.idle = None      # called between requests (run_wsgi's idle)
         self.idle_every = 1.0
 
@@ -256,9 +257,9 @@ def _setup():
     _st.base = dict(env)
     _st.base_b = dict(os.environb)
     # The sentinel may go through sys.stdout (see finish) if its encoding
-    # writes it as the bytes it is.
+    # writes it as the bytes it is, and it is the response's.
     try:
-        if _st.eofstr.encode(sys.stdout.encoding) == _st.eofline:
+        if _st.out_fd == 1 and _st.eofstr.encode(sys.stdout.encoding) == _st.eofline:
             _st.stdout = sys.stdout
     except (AttributeError, LookupError, TypeError, UnicodeError):
         pass
@@ -541,6 +542,8 @@ def reexec():
         pass
     if _st.chan is not None and _st.chan.fd == 3:
         os.set_inheritable(3, True)
+    if _st.out_fd != 1:
+        os.dup2(_st.out_fd, 1)  # run_wsgi's: the new program's response channel
     os.execve(sys.executable, [sys.executable] + sys.argv, _st.base_b)
 
 
@@ -553,7 +556,7 @@ def _flush():
 
 def _write_all(data):
     while data:
-        n = os.write(1, data)
+        n = os.write(_st.out_fd, data)
         data = data[n:]
 
 
@@ -572,7 +575,7 @@ def finish():
             # the response: one write() for both, usually.
             out.write(_st.eofstr)
             out.flush()
-        else:       # the script replaced sys.stdout: flush it, then fd 1
+        else:       # the script replaced sys.stdout: flush it, then the response's fd
             _flush()
             _write_all(_st.eofline)
     except (OSError, ValueError):
@@ -678,6 +681,16 @@ def run_wsgi(app, idle=None, idle_every=1.0):
     if is_persistent():
         _st.idle = idle
         _st.idle_every = idle_every
+    # As mod_wsgi: what the application prints (sys.stdout, descriptor 1, a
+    # child's) goes to the error log, never into a response; the response
+    # goes out on a private copy of descriptor 1. Else a print() with a
+    # request's data before start_response became response headers, and a
+    # thread's print during another request that request's output.
+    _flush()
+    _st.out_fd = os.dup(1)          # not inherited by children
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    out = os.fdopen(_st.out_fd, "wb", closefd=False)
     while accept():
         environ = _wsgi_environ()
         # The runner (and mod_cgi for a chunked upload, to EOF) ends
@@ -687,7 +700,7 @@ def run_wsgi(app, idle=None, idle_every=1.0):
         # unless the stream is marked terminated).
         if environ.get("CONTENT_LENGTH", "").isdigit():
             environ.pop("HTTP_TRANSFER_ENCODING", None)
-        handler = Handler(sys.stdin.buffer, sys.stdout.buffer, sys.stderr,
+        handler = Handler(sys.stdin.buffer, out, sys.stderr,
                           environ, multithread=False, multiprocess=True)
         # wsgiref snapshots os.environ when imported: not per request.
         handler.os_environ = {}
@@ -695,6 +708,10 @@ def run_wsgi(app, idle=None, idle_every=1.0):
         # What escapes wsgiref (SystemExit...) leaves the request
         # unfinished (no sentinel) and ends the worker with it.
         handler.run(app)
+        try:
+            out.flush()
+        except (OSError, ValueError):
+            pass        # the runner is gone; accept() will see EOF
         if handler.broken and _st.persistent:
             _abandon("the application failed after its response had started")
         finish()
