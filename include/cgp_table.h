@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #define CGP_TABLE_MAGIC   0x43475054u /* "CGPT" */
-#define CGP_TABLE_VERSION 3u
+#define CGP_TABLE_VERSION 4u
 #define CGP_TABLE_POOLS   256u
 #define CGP_TABLE_SLOTS   16384u /* 64 a pool, the largest default CGIplusMaxWorkers */
 #define CGP_TABLE_WAITS   131072u /* waiter entries, cut into one ring per pool */
@@ -75,11 +75,24 @@ typedef struct cgp_tslot {
     _Atomic uint32_t exit_status; /* its wait status, stored before the word says DEAD */
     _Atomic uint64_t claimed_ms; /* monotonic ms a child claimed it */
     _Atomic uint32_t offer_pid;  /* OFFERED: the process that offered it (its holder before) */
-    uint32_t pad1;
+    _Atomic uint32_t fcgi_reqid; /* FastCGI: the id of the request last written to it */
     /* The first 64 bytes of the URI a child serves on it, 8 to a word
      * (NUL-padded), for the status page. */
     _Atomic uint64_t uri[CGP_TSLOT_URI / 8];
 } cgp_tslot;
+
+/* The FastCGI request id of the next request on s (its holder's): one
+ * more than the last, 1..65535, stored before BEGIN_REQUEST goes out.
+ * Records a worker (a forked child, a thread) writes late for an earlier
+ * request then carry another id than the one in flight: a protocol error,
+ * never the answer of the request they land in. */
+static inline uint16_t cgp_tslot_fcgi_next(cgp_tslot *s)
+{
+    uint32_t id = atomic_load(&s->fcgi_reqid) % 65535u + 1u;
+
+    atomic_store(&s->fcgi_reqid, id);
+    return (uint16_t)id;
+}
 
 /* Slot states (docs/DESIGN.md, "Who owns a worker"). */
 enum cgp_tstate {

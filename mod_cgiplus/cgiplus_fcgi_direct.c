@@ -26,7 +26,6 @@
 APLOG_USE_MODULE(cgiplus);
 
 #define FCGI_READ       (64 * 1024)  /* one read of the connection */
-#define FCGI_REQID      1            /* as the runner's (runner_fcgi.h) */
 #define FCGI_ALIGN_MS   200          /* the rest of a record a request is left in */
 #define FCGI_ERR_LINE   4096         /* a longer stderr line is logged in pieces */
 
@@ -37,6 +36,7 @@ APLOG_USE_MODULE(cgiplus);
 typedef struct cgiplus_fcgi_dx {
     cgiplus_direct x;         /* first: the direct path's view of it */
     int fd;
+    uint16_t reqid;           /* this request's id (cgp_tslot_fcgi_next) */
     cgp_fcgi_parser parser;
     char *out;                /* the request's records, written from out_off */
     apr_size_t out_off, out_len;
@@ -114,12 +114,12 @@ static apr_status_t fcgi_pack(cgiplus_req *q, cgiplus_fcgi_dx *fx, const char *b
     if (!(rsize = cgp_fcgi_request_size(pairs, np)))
         return APR_EINVAL;
     fx->out = apr_palloc(q->r->pool, rsize + blen + nrec * CGP_FCGI_HDR_LEN);
-    if (cgp_fcgi_request_pack((unsigned char *)fx->out, rsize, &len, FCGI_REQID,
+    if (cgp_fcgi_request_pack((unsigned char *)fx->out, rsize, &len, fx->reqid,
                               CGP_FCGI_RESPONDER, CGP_FCGI_KEEP_CONN, pairs, np) != CGP_FCGI_OK)
         return APR_EINVAL;
     for (off = 0;;) {
         apr_size_t k = blen - off > CGP_FCGI_MAX_CONTENT ? CGP_FCGI_MAX_CONTENT : blen - off;
-        cgp_fcgi_hdr h = { CGP_FCGI_STDIN, FCGI_REQID, (uint16_t)k, 0 };
+        cgp_fcgi_hdr h = { CGP_FCGI_STDIN, fx->reqid, (uint16_t)k, 0 };
 
         cgp_fcgi_hdr_pack((unsigned char *)fx->out + len, &h);
         if (k)
@@ -167,8 +167,10 @@ static int fcgi_start(cgiplus_req *q, cgiplus_direct *x, const char *body, apr_s
 
     fx->fd = x->ch->fd_out;
     x->err_eof = 1; /* no stderr pipe: STDERR records come on the connection */
+    /* a new id: nothing written for an earlier request passes for this one's */
+    fx->reqid = cgp_tslot_fcgi_next(x->slot);
     cgp_fcgi_parser_init(&fx->parser, CGP_FCGI_FROM_APP);
-    cgp_fcgi_parser_expect(&fx->parser, FCGI_REQID);
+    cgp_fcgi_parser_expect(&fx->parser, fx->reqid);
     if ((rv = fcgi_pack(q, fx, body, blen)) != APR_SUCCESS) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, CGIPLUS_LOGNO(1900)
                       "cannot build the FastCGI request for %s (a CGI variable over "
@@ -432,7 +434,7 @@ static void fcgi_leave(cgiplus_req *q)
     if (x->released || x->eof || x->broken ||
         (fx->end_req && cgp_fcgi_parser_between(&fx->parser)))
         return; /* gone, broken, or ended cleanly */
-    cgp_fcgi_abort_pack(ab, FCGI_REQID);
+    cgp_fcgi_abort_pack(ab, fx->reqid);
     if (q->ended && q->end.outcome == CGP_O_TIMEOUT && !x->no_abort) {
         /* timed out: told, and stopped by the runner (KILL) */
         if (fx->out_off == fx->out_len)

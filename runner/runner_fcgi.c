@@ -47,6 +47,7 @@ typedef struct runner_fcgi {
     int end_pending;          /* END_REQUEST read, its padding not yet: outcome + 1 */
     int eof;                  /* the application closed the connection */
     int unread;               /* it did so with our bytes unread (ECONNRESET) */
+    uint16_t reqid;           /* the id of its request (runner_worker_fcgi_reqid) */
 } runner_fcgi;
 
 static runner_fcgi *fcgi(const runner_worker *w)
@@ -198,8 +199,9 @@ static int fcgi_request(runner_worker *w, runner_req *r)
      * record is not BEGIN_REQUEST. */
     if (cgp_buf_reserve(&w->inq, need) < 0)
         goto fail;
+    f->reqid = runner_worker_fcgi_reqid(w, f->reqid, 1);
     rc = cgp_fcgi_request_pack(w->inq.p + w->inq.len, w->inq.cap - w->inq.len, &len,
-                               RUNNER_FCGI_REQID, CGP_FCGI_RESPONDER, CGP_FCGI_KEEP_CONN, pairs, np);
+                               f->reqid, CGP_FCGI_RESPONDER, CGP_FCGI_KEEP_CONN, pairs, np);
     if (rc != CGP_FCGI_OK) {
         why = cgp_fcgi_strerror(rc);
         goto fail;
@@ -207,7 +209,7 @@ static int fcgi_request(runner_worker *w, runner_req *r)
     w->inq.len += len;
     free(pairs);
     f->stdin_done = f->aborted = f->end_pending = 0;
-    cgp_fcgi_parser_expect(&f->parser, RUNNER_FCGI_REQID);
+    cgp_fcgi_parser_expect(&f->parser, f->reqid);
     w->had_output = 0;
     return 0;
 fail:
@@ -303,7 +305,7 @@ static int frame_body(runner_worker *w)
 
     while (r && !f->stdin_done && cgp_buf_used(&w->inq) < RUNNER_FCGI_QUEUE_HIGH) {
         uint64_t pending = runner_spool_pending(&r->body);
-        cgp_fcgi_hdr h = { .type = CGP_FCGI_STDIN, .reqid = RUNNER_FCGI_REQID };
+        cgp_fcgi_hdr h = { .type = CGP_FCGI_STDIN, .reqid = f->reqid };
         ssize_t got = 0;
 
         if (!pending && !r->body_end && !(r->have_cl && r->body.total >= r->cl))
@@ -573,7 +575,7 @@ static void fcgi_abort(runner_worker *w)
         runner_spool_discard(&r->body);
         f->stdin_done = 1;
     }
-    cgp_fcgi_abort_pack(b, RUNNER_FCGI_REQID);
+    cgp_fcgi_abort_pack(b, f->reqid);
     if (cgp_buf_append(&w->inq, b, sizeof(b)) == 0)
         fcgi_feed(w);
 }
@@ -616,8 +618,9 @@ static void fcgi_adopt(runner_worker *w)
     w->had_output = 0;
     /* The child left it between records, its request written whole and
      * ABORT_REQUEST sent: read on to END_REQUEST. */
+    f->reqid = runner_worker_fcgi_reqid(w, f->reqid, 0); /* the child's request's */
     cgp_fcgi_parser_init(&f->parser, CGP_FCGI_FROM_APP);
-    cgp_fcgi_parser_expect(&f->parser, RUNNER_FCGI_REQID);
+    cgp_fcgi_parser_expect(&f->parser, f->reqid);
     cgp_buf_reset(&w->inq);
     f->stdin_done = f->aborted = 1;
     f->end_pending = 0;

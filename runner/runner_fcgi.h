@@ -11,9 +11,6 @@
 #include "runner_types.h"
 #include "cgp_fcgi.h"
 
-/* One request at a time on a connection, so always the same id (as
- * mod_fcgid); the module's direct path uses it too. */
-#define RUNNER_FCGI_REQID       1u
 /* Framed body queued for the socket before more is taken from the spool:
  * the rest waits there, and the module's reads pause past RUNNER_BODY_HIGH. */
 #define RUNNER_FCGI_QUEUE_HIGH  (64u * 1024u)

@@ -626,3 +626,16 @@ uint64_t runner_table_look_at(void)
         tb.next_look = runner_g.now + RUNNER_LOOK_MS;
     return tb.next_look;
 }
+
+uint16_t runner_worker_fcgi_reqid(runner_worker *w, uint16_t cur, int next)
+{
+    cgp_tslot *s = tslot(w);
+
+    if (s && next)
+        return cgp_tslot_fcgi_next(s);
+    if (s)
+        cur = (uint16_t)atomic_load(&s->fcgi_reqid);
+    else if (next)
+        cur = (uint16_t)(cur % 65535u + 1u);
+    return cur ? cur : 1;
+}

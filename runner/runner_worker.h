@@ -387,6 +387,10 @@ uint64_t runner_worker_idle_since(const runner_worker *w);
 void runner_worker_set_struct(runner_worker *w, int on);
 void runner_worker_set_ready(runner_worker *w, int on);     /* the slot's CGP_TS_READY */
 void runner_worker_set_lifetime(runner_worker *w, int64_t v);
+/* A FastCGI worker's request id, kept in its slot (cgp_tslot_fcgi_next):
+ * next, the new request's; else the last one written (by a child or the
+ * runner). cur: the runner's own, for a worker without a slot. */
+uint16_t runner_worker_fcgi_reqid(runner_worker *w, uint16_t cur, int next);
 int runner_worker_claim(runner_worker *w);
 int runner_worker_held(const runner_worker *w);
 /* 1 while w's slot is the children's: the runner set it IDLE and has not

@@ -34,7 +34,11 @@ ledger = os.environ.get('FCGI_LEDGER')
 count = 0
 
 
-def rec(t, content=b'', rid=1):
+RID = [1]  # the request in hand's id (its BEGIN_REQUEST's)
+
+
+def rec(t, content=b'', rid=None):
+    rid = RID[0] if rid is None else rid
     out = b''
     while True:
         chunk, content = content[:65535], content[65535:]
@@ -102,6 +106,7 @@ def serve(conn):
                                   + nv(b'FCGI_MPXS_CONNS', b'0'), 0))
         elif t == 1:
             keep = bool(c[2] & 1)
+            RID[0] = rid
         elif t == 4:
             params += c
             params_done = not c
@@ -151,12 +156,12 @@ def serve(conn):
         note(types)
         return keep
     elif query == b'late':
-        def late(n):
+        def late(n, rid):
             time.sleep(0.2)
             conn.sock.sendall(rec(6, b'Content-Type: text/plain\r\n\r\nPRIVATE DATA OF request %d\n'
-                                  % n) + rec(6) + rec(3, struct.pack('>IB3x', 0, 0)))
+                                  % n, rid) + rec(6, b'', rid) + rec(3, struct.pack('>IB3x', 0, 0), rid))
         conn.sock.sendall(rec(6, b'Content-Type: text/plain\r\n\r\nlate pid=%d\n' % os.getpid()))
-        threading.Thread(target=late, args=(count,)).start()
+        threading.Thread(target=late, args=(count, RID[0])).start()
     else:
         conn.sock.sendall(rec(6, b'Content-Type: text/plain\r\n\r\npid=%d\nrequest=%d\n'
                               % (os.getpid(), count)))

@@ -1,0 +1,62 @@
+# Records a FastCGI worker writes for an earlier request never answer a
+# later one. A CGI::Fast program that forks during a request, its child not
+# calling Detach (a common bug), has the child's exit flush the child's copy
+# of that request's output and end that request again, on the connection
+# the worker shares with it. When that lands while the worker serves the
+# next request, whatever holds the worker read it as the next request's
+# answer: the next client got "PRIVATE DATA OF request N", another
+# client's, with 200 (on the direct path and relayed). Now each request on
+# a worker has its own FastCGI request id (one more than the last, in the
+# worker's slot), so those records carry the old id: the worker broke the
+# protocol (1903 direct, 2907 relayed, naming the script), the request
+# fails with 502, and the next request meets a new worker.
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use Time::HiRes qw(sleep);
+use lib 't/htdocs/apps';
+use AppTest qw(curl url);
+
+plan tests => 6 * 2,
+    need { 'needs CGI::Fast (libcgi-fast-perl)' => !system('perl -MCGI::Fast -e1 2>/dev/null') };
+
+my $vars = Apache::Test::config()->{vars};
+my $errlog = "$vars->{t_logs}/error_log";
+my $flag = "$vars->{t_logs}/fcgi-ledger.forky";   # the pool's FCGI_LEDGER, .forky
+for my $f ("$vars->{t_logs}/fcgi-ledger", $flag) {
+    open my $fh, '>>', $f or die "$f: $!";
+    close $fh;
+    chmod 0666, $f;
+}
+
+sub log_since {
+    my ($off) = @_;
+    open my $fh, '<', $errlog or return '';
+    seek $fh, $off, 0;
+    local $/;
+    return <$fh> // '';
+}
+
+for my $c (['direct', '/fcgi/forky.pl', 1903], ['relayed', '/fcgir/forky.pl', 2907]) {
+    my ($how, $path, $id) = @$c;
+    my ($code, $h, $body) = curl(url("$path?plain"));
+    ok t_cmp("$code $body", qr/^200 pid=\d+ request=\d+ q=plain\n\z/, "$how: served");
+    my $off = -s $errlog;
+    ($code, $h, $body) = curl(url("$path?fork"));
+    ok t_cmp("$code $body", qr/^200 pid=\d+ request=\d+ q=fork\nPRIVATE DATA OF request \d+\n\z/,
+             "$how: the forking request gets its own answer");
+    # the child ends while this request runs on the same worker (one per pool)
+    ($code, $h, $body) = curl(url("$path?wait"));
+    ok t_cmp($body !~ /PRIVATE DATA/ ? 'none' : "leaked: $body", 'none',
+             "$how: the next client sees nothing of the child's records");
+    ok t_cmp($code, 502, "$how: and is answered 502");
+    my $ok = 0;
+    for (1 .. 100) {
+        last if $ok = log_since($off) =~ /CGIPLUS$id: FastCGI worker pid \d+ of \S+forky\.pl broke the protocol: FastCGI request id not the one in flight/;
+        sleep 0.1;
+    }
+    ok t_cmp($ok, 1, "$how: logged ($id), naming the script");
+    ($code, $h, $body) = curl(url("$path?after"));
+    ok t_cmp("$code $body", qr/^200 pid=\d+ request=1 q=after\n\z/, "$how: the next request meets a new worker");
+}
