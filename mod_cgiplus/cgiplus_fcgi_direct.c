@@ -311,8 +311,10 @@ static apr_status_t fcgi_read(cgiplus_req *q, int keep)
             break;
         if (rc < 0) {
             ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, q->r, CGIPLUS_LOGNO(1903)
-                          "FastCGI worker pid %lu of %s broke the protocol: %s",
-                          (unsigned long)x->ch->pid, q->r->filename, cgp_fcgi_strerror(rc));
+                          "FastCGI worker pid %lu of %s broke the protocol: %s (record id %u, "
+                          "request %u in flight)", (unsigned long)x->ch->pid, q->r->filename,
+                          cgp_fcgi_strerror(rc), (unsigned)fx->parser.cur.reqid,
+                          (unsigned)fx->parser.reqid);
             x->broken = 1;
             /* after its END_REQUEST: the answer stands, what follows is
              * nobody's (the worker is handed back broken) */

@@ -446,8 +446,14 @@ static void request_over(runner_worker *w, int outcome)
 
 static void broken(runner_worker *w, int rc)
 {
+    const cgp_fcgi_parser *p = &fcgi(w)->parser;
+
+    /* the ids tell a late writer (an earlier one) from an application that
+     * answers every request with 1 */
     runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2907) "FastCGI worker pid %ld of %s broke the "
-               "protocol: %s; stopping it", (long)w->pid, w->pool->script, cgp_fcgi_strerror(rc));
+               "protocol: %s (record id %u, request %u in flight); stopping it", (long)w->pid,
+               w->pool->script, cgp_fcgi_strerror(rc), (unsigned)p->cur.reqid,
+               (unsigned)p->reqid);
     conn_gone(w);
     runner_worker_stop(w, RUNNER_END_BROKEN, 1);
 }

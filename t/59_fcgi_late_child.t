@@ -8,7 +8,7 @@
 # client's, with 200 (on the direct path and relayed). Now each request on
 # a worker has its own FastCGI request id (one more than the last, in the
 # worker's slot), so those records carry the old id: the worker broke the
-# protocol (1903 direct, 2907 relayed, naming the script), the request
+# protocol (1903 direct, 2907 relayed, naming the script and both ids), the request
 # fails with 502, and the next request meets a new worker.
 use strict;
 use warnings FATAL => 'all';
@@ -51,12 +51,14 @@ for my $c (['direct', '/fcgi/forky.pl', 1903], ['relayed', '/fcgir/forky.pl', 29
     ok t_cmp($body !~ /PRIVATE DATA/ ? 'none' : "leaked: $body", 'none',
              "$how: the next client sees nothing of the child's records");
     ok t_cmp($code, 502, "$how: and is answered 502");
-    my $ok = 0;
+    my $ids = '';
     for (1 .. 100) {
-        last if $ok = log_since($off) =~ /CGIPLUS$id: FastCGI worker pid \d+ of \S+forky\.pl broke the protocol: FastCGI request id not the one in flight/;
+        $ids = "$1 $2", last if log_since($off) =~ /CGIPLUS$id: FastCGI worker pid \d+ of \S+forky\.pl broke the protocol: FastCGI request id not the one in flight \(record id (\d+), request (\d+) in flight\)/;
         sleep 0.1;
     }
-    ok t_cmp($ok, 1, "$how: logged ($id), naming the script");
+    my ($rec, $cur) = split ' ', $ids || '0 0';
+    ok t_cmp($cur && $rec == $cur - 1 ? 1 : "'$ids'", 1,
+             "$how: logged ($id), naming the script and the earlier request's id");
     ($code, $h, $body) = curl(url("$path?after"));
     ok t_cmp("$code $body", qr/^200 pid=\d+ request=1 q=after\n\z/, "$how: the next request meets a new worker");
 }
