@@ -122,6 +122,13 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *l
      * %ENV), so they carry the workers' PATH: mod_fcgid passes one too. */
     if (q->mode_name && !strcmp(q->mode_name, "fastcgi"))
         apr_table_setn(r->subprocess_env, "PATH", fcgi_path(dc));
+    /* php-cgi run as plain CGI (CGIplusEngine php, CGIplusMode cgi) answers
+     * only with REDIRECT_STATUS (cgi.force_redirect, on by default): the
+     * module chose the script, as mod_actions' redirect does in Debian's
+     * php-cgi set-up, which sets it. */
+    if (q->mode_name && !strcmp(q->mode_name, "cgi") && cgiplus_engine_fastcgi(dc) &&
+        !apr_table_get(r->subprocess_env, "REDIRECT_STATUS"))
+        apr_table_setn(r->subprocess_env, "REDIRECT_STATUS", "200");
     /* httpoxy: a client's Proxy header must never become HTTP_PROXY. */
     apr_table_unset(r->subprocess_env, "HTTP_PROXY");
     /* A chunked body has no length yet: the runner spools and counts it

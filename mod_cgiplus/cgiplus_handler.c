@@ -228,8 +228,9 @@ int cgiplus_handler(request_rec *r)
     else if (!handler_wanted(r, dc, &compat))
         return DECLINED;
     /* A FastCGI engine's scripts are its data (.php files), not programs:
-     * as under mod_php or php-fpm, neither ExecCGI nor an execute bit. */
-    data = !fcgid && cgiplus_engine_path(dc) && !strcmp(scope_mode(dc), "fastcgi");
+     * as under mod_php or php-fpm, neither ExecCGI nor an execute bit; run
+     * as plain CGI too (CGIplusMode cgi), as php-cgi under mod_actions. */
+    data = !fcgid && cgiplus_engine_fastcgi(dc);
 
     /* The checks of mod_cgi's handler, in its order. */
     is_included = !strcmp(r->protocol, "INCLUDED");
