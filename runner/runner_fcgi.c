@@ -557,6 +557,8 @@ static void fcgi_read(runner_worker *w, int drain)
             break;
         if (n <= 0) {
             f->unread |= n < 0 && errno == ECONNRESET;
+            if (n == 0 && w->req)
+                w->took = 1; /* it closed having read all we sent (fcgi_took) */
             conn_eof(w);
             break;
         }
