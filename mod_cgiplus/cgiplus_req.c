@@ -6,6 +6,7 @@
 #include "cgiplus_req.h"
 
 #include <errno.h>
+#include <string.h>
 #include <sys/socket.h>
 
 #include "http_connection.h"
@@ -149,7 +150,13 @@ void cgiplus_req_abandon(cgiplus_req *q)
 
 int cgiplus_fail_status(const cgiplus_req *q, int status)
 {
-    return q->compat && status == HTTP_BAD_GATEWAY ? HTTP_INTERNAL_SERVER_ERROR : status;
+    /* An engine that runs CGI scripts (not a FastCGI one) runs mod_cgi's
+     * scripts, unmodified: one that fails is mod_cgi's 500 there too, so
+     * the ErrorDocument 500 written for them applies (docs/APPS.md). */
+    int cgi = q->compat || (q->engine && !q->fcgid && q->mode_name &&
+                            strcmp(q->mode_name, "fastcgi") != 0);
+
+    return cgi && status == HTTP_BAD_GATEWAY ? HTTP_INTERNAL_SERVER_ERROR : status;
 }
 
 const char *cgiplus_status_text(request_rec *r, int status)

@@ -137,7 +137,8 @@ void cgiplus_req_abort(cgiplus_req *q);
 void cgiplus_req_abandon(cgiplus_req *q);
 
 /* The status a failure is answered with: 502 (the gateway's upstream
- * failed) becomes mod_cgi's 500 where q is served as mod_cgi would. */
+ * failed) becomes mod_cgi's 500 where q is served as mod_cgi would, or
+ * runs a CGI script on an engine. */
 int cgiplus_fail_status(const cgiplus_req *q, int status);
 /* Says what a handler status means, for log lines. */
 const char *cgiplus_status_text(request_rec *r, int status);

@@ -130,6 +130,16 @@ static int resp_end_status(cgiplus_req *q)
          * known later, to the runner (2028). No header: the runner saw a
          * good end, the client gets none. */
         cgiplus_req_failed(q, CGP_C_BAD_HEADER);
+        if (q->engine && !q->fcgid) {
+            /* how an engine answers a script that failed before its
+             * header: its error is on its stderr, just before */
+            ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1324)
+                          "End of script output before headers: %s (engine %s, pid %lu; "
+                          "the script's error, if any, is in the lines before); answering %d",
+                          r->filename, q->engine, (unsigned long)e->pid,
+                          cgiplus_fail_status(q, HTTP_BAD_GATEWAY));
+            return HTTP_BAD_GATEWAY;
+        }
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1060)
                       "End of script output before headers: %s (worker pid %lu "
                       "ended the request with its end marker before any output; "

@@ -1,0 +1,3 @@
+#!/usr/bin/python3
+import sys
+sys.exit(1)

@@ -1,0 +1,2 @@
+#!/usr/bin/python3
+print("Content-Type: text/plain\n")
