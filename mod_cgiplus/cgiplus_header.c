@@ -90,13 +90,14 @@ static apr_status_t header_collect(cgiplus_req *q, header_buf *hb, int *done)
             hb->p[hb->len++] = data[k];
             if (data[k] != '\n')
                 continue;
-            /* "\n" or "\r\n" alone: the header is over. In a drop-in
-             * scope any run of CRs before the "\n" too ("\r\r\n" from a
-             * CRLF-translating output layer): httpd's scanner for mod_cgi
-             * and mod_cgid (getsfunc_BRIGADE) drops every CR of a line. */
+            /* "\n" or "\r\n" alone: the header is over. Where q is
+             * served as mod_cgi would (a drop-in or engine scope) any run
+             * of CRs before the "\n" too ("\r\r\n" from a CRLF-translating
+             * output layer): httpd's scanner for mod_cgi and mod_cgid
+             * (getsfunc_BRIGADE) drops every CR of a line. */
             if (hb->len - line == 1 || (hb->len - line == 2 && hb->p[line] == '\r'))
                 *done = 1;
-            else if (q->compat) {
+            else if (cgiplus_req_as_cgi(q)) {
                 apr_size_t j = line;
 
                 while (j < hb->len - 1 && hb->p[j] == '\r')
@@ -244,7 +245,7 @@ int cgiplus_header_scan(cgiplus_req *q, const char **why, apr_status_t *io)
         if (buf[i] != '\n')
             continue;
         l = i - start;
-        if (q->compat) {
+        if (cgiplus_req_as_cgi(q)) {
             /* As httpd's scanner for mod_cgi and mod_cgid
              * (getsfunc_BRIGADE): every CR of the line is dropped, so
              * "X: v\r\r\n" (Perl's :crlf layer) and a stray CR in a
@@ -265,7 +266,7 @@ int cgiplus_header_scan(cgiplus_req *q, const char **why, apr_status_t *io)
         if (l > 0) {
             if ((*why = header_check(r->pool, ls, l)) != NULL)
                 return HTTP_BAD_GATEWAY;
-            if (!q->compat && l >= 7 && !strncasecmp(ls, "Status:", 7) &&
+            if (!cgiplus_req_as_cgi(q) && l >= 7 && !strncasecmp(ls, "Status:", 7) &&
                 (*why = header_check_status(r->pool, ls + 7, l - 7)) != NULL)
                 return HTTP_BAD_GATEWAY;
             out += l;

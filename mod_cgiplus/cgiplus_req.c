@@ -148,15 +148,20 @@ void cgiplus_req_abandon(cgiplus_req *q)
         q->xp->abandon(q);
 }
 
-int cgiplus_fail_status(const cgiplus_req *q, int status)
+int cgiplus_req_as_cgi(const cgiplus_req *q)
 {
     /* An engine that runs CGI scripts (not a FastCGI one) runs mod_cgi's
-     * scripts, unmodified: one that fails is mod_cgi's 500 there too, so
-     * the ErrorDocument 500 written for them applies (docs/APPS.md). */
-    int cgi = q->compat || (q->engine && !q->fcgid && q->mode_name &&
-                            strcmp(q->mode_name, "fastcgi") != 0);
+     * scripts, unmodified, in its place: their output is read, and their
+     * failures answered, as mod_cgi's (docs/APPS.md, "Engines"). */
+    return q->compat || (q->engine && !q->fcgid && q->mode_name &&
+                         strcmp(q->mode_name, "fastcgi") != 0);
+}
 
-    return cgi && status == HTTP_BAD_GATEWAY ? HTTP_INTERNAL_SERVER_ERROR : status;
+int cgiplus_fail_status(const cgiplus_req *q, int status)
+{
+    /* mod_cgi's 500, so the ErrorDocument 500 written for it applies */
+    return cgiplus_req_as_cgi(q) && status == HTTP_BAD_GATEWAY ? HTTP_INTERNAL_SERVER_ERROR
+                                                               : status;
 }
 
 const char *cgiplus_status_text(request_rec *r, int status)

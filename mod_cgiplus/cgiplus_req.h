@@ -136,9 +136,11 @@ void cgiplus_req_finish(cgiplus_req *q);
 void cgiplus_req_abort(cgiplus_req *q);
 void cgiplus_req_abandon(cgiplus_req *q);
 
+/* Whether q is served as mod_cgi would serve it: CGIplusCompat, SSI, or a
+ * CGI script run by an engine (not a FastCGI one). */
+int cgiplus_req_as_cgi(const cgiplus_req *q);
 /* The status a failure is answered with: 502 (the gateway's upstream
- * failed) becomes mod_cgi's 500 where q is served as mod_cgi would, or
- * runs a CGI script on an engine. */
+ * failed) becomes mod_cgi's 500 where q is served as mod_cgi would. */
 int cgiplus_fail_status(const cgiplus_req *q, int status);
 /* Says what a handler status means, for log lines. */
 const char *cgiplus_status_text(request_rec *r, int status);

@@ -7,7 +7,8 @@
 # CGIplusCompat in the scope; a script that fails after its output began
 # ends with what it wrote. The script's error is in the error log, naming
 # it, with "End of script output before headers"; the engine goes on, and
-# the next request sees nothing of the failed one.
+# the next request sees nothing of the failed one. A header that mod_cgid
+# reads although it is odd is read as it reads it.
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -16,7 +17,7 @@ use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
 my %cases = (
-    perl => [qw(die.pl compile.pl exit0.pl exit1.pl hdronly.pl hdrdie.pl late.pl badhdr.pl)],
+    perl => [qw(die.pl compile.pl exit0.pl exit1.pl hdronly.pl hdrdie.pl late.pl badhdr.pl crlf.pl oddstatus.pl)],
     py   => [qw(raise.py syntax.py exit0.py exit1.py exitmsg.py hdronly.py hdrraise.py late.py badhdr.py)],
 );
 my @scopes = ('', 'ed', 'edc');
@@ -57,7 +58,9 @@ ok t_cmp(answer('/cgidperledc/errors/die.pl'), "500 text/html\n<p>errdoc status=
          'mod_cgid, ErrorDocument 500 to a CGI script: its page');
 
 # Each failure, in each scope: as mod_cgid answers it (with that scope's
-# ErrorDocument), under the engine without and with CGIplusCompat.
+# ErrorDocument), under the engine without and with CGIplusCompat. And a
+# header mod_cgid reads although it is odd (lines ending in "\r\r\n", a
+# Status it passes on): read as mod_cgid reads it.
 for my $lang (qw(perl py)) {
     for my $script (@{ $cases{$lang} }) {
         for my $ed (@scopes) {
