@@ -192,6 +192,21 @@ int cgiplus_fcgid_begin(request_rec *r, const cgiplus_dir_conf *dc, const char *
 
 /* ---- directives ---- */
 
+/* mod_fcgid refuses its process manager's settings and FcgidFixPathinfo
+ * in a <VirtualHost> (its own words); its connect timeout and output
+ * buffer it takes there. */
+static const char *global_only(cmd_parms *cmd)
+{
+    const char *n = cmd->cmd->name;
+
+    if (!strncasecmp(n, "Fcgid", 5))
+        n += 5;
+    if (!strcasecmp(n, "ConnectTimeout") || !strcasecmp(n, "IPCConnectTimeout") ||
+        !strcasecmp(n, "OutputBufferSize"))
+        return NULL;
+    return ap_check_cmd_context(cmd, GLOBAL_ONLY);
+}
+
 /* A whole number in mod_fcgid's syntax for row (seconds where the row
  * holds ms), within the row's range: *out in the row's unit. */
 static const char *parse_num(cmd_parms *cmd, const char *name, const char *arg,
@@ -275,8 +290,12 @@ const char *cgiplus_fcgid_set_pass_header(cmd_parms *cmd, void *dcv, const char 
 
 const char *cgiplus_fcgid_set_fix_pathinfo(cmd_parms *cmd, void *dcv, const char *arg)
 {
+    const char *err;
+
     if (fcgid_loaded())
         return NULL;
+    if ((err = global_only(cmd)))
+        return err;
     if (strcmp(arg, "0") && strcmp(arg, "1"))
         return apr_psprintf(cmd->pool, "%s takes 1 (php's cgi.fix_pathinfo is 1) or 0, "
                             "not '%s'", cmd->cmd->name, arg);
@@ -422,6 +441,9 @@ const char *cgiplus_fcgid_set_unused(cmd_parms *cmd, void *dcv, const char *arg)
     (void)dcv;
     if (fcgid_loaded())
         return NULL;
+    if ((s = global_only(cmd)))
+        return s;
+    s = arg + (*arg == '-');
     if (!strcasecmp(n, "FcgidIPCDir") || !strcasecmp(n, "FcgidProcessTableFile") ||
         !strcasecmp(n, "SocketPath") || !strcasecmp(n, "SharememPath"))
         return *arg ? NULL : apr_psprintf(cmd->pool, "%s needs a path", n);

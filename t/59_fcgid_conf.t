@@ -18,7 +18,7 @@ use PrivateHttpd qw(private_conf private_start private_stop private_check fresh_
 use FreePort qw(free_port);
 use AppTest qw(write_file curl);
 
-plan tests => 44,
+plan tests => 51,
     need { 'needs php-cgi' => -x '/usr/bin/php-cgi',
            'needs CGI::Fast' => !system('perl -MCGI::Fast -e1 2>/dev/null'),
            'needs mod_fcgid (libapache2-mod-fcgid)' => -f libexec() . '/mod_fcgid.so' };
@@ -65,7 +65,6 @@ while (my $q = CGI::Fast->new) {
     }
 }
 PL
-
 # ---- the documentation's configuration, unedited but for the paths
 my $example = <<'CONF';
 # FcgidMaxRequestsPerProcess should be <= PHP_FCGI_MAX_REQUESTS
@@ -243,6 +242,23 @@ for my $c (['FcgidMaxRequestsPerProcess lots', qr/FcgidMaxRequestsPerProcess tak
                     'FcgidConnectTimeout 3', 'FcgidZombieScanInterval 3', 'MaxRequestsPerProcess 500',
                     'DefaultInitEnv OLD_NAME 1', 'FcgidWrapper /usr/bin/php-cgi virtual');
 ok t_cmp("$rc " . ($out =~ /Syntax OK/ ? 'ok' : $out), '0 ok', 'the other directives (and old names) are accepted');
+
+# mod_fcgid's process-manager settings and FcgidFixPathinfo are server-wide:
+# in a <VirtualHost> it refuses them, in its words; its connect timeout and
+# output buffer size it takes there. The same here, and against mod_fcgid.
+for my $c (['FcgidFixPathinfo 1', 1], ['FcgidIPCDir /tmp', 1], ['FcgidIdleScanInterval 120', 1],
+           ['FcgidSpawnScoreUpLimit 10', 1], ['PHP_Fix_Pathinfo_Enable 1', 1],
+           ['FcgidConnectTimeout 3', 0], ['FcgidOutputBufferSize 0', 0]) {
+    my ($d) = $c->[0] =~ /^(\S+)/;
+    my $vh = "<VirtualHost 127.0.0.1:$port>\n$c->[0]\n</VirtualHost>";
+    my $want = $c->[1] ? "1 $d cannot occur within <VirtualHost> section" : '0 ';
+    my @got = map {
+        my ($rc, $out) = check($_ . $vh);
+        "$rc " . ($rc ? ($out =~ /(\S+ cannot occur within <VirtualHost> section)/)[0] // $out : '');
+    } ('', "LoadModule fcgid_module @{[libexec()]}/mod_fcgid.so\n");
+    ok t_cmp("$got[0] | mod_fcgid: $got[1]", "$want | mod_fcgid: $want",
+             "'$c->[0]' in a <VirtualHost>: " . ($c->[1] ? 'refused as mod_fcgid refuses it' : 'accepted, as by mod_fcgid'));
+}
 
 # mod_fcgid loaded as well: its directives are its own, httpd starts.
 {
