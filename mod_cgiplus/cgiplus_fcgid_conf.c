@@ -128,9 +128,17 @@ static const char *http_name(apr_pool_t *p, const char *h)
 
 void cgiplus_fcgid_env(request_rec *r, const cgiplus_dir_conf *dc)
 {
+    static const char *const hop[] = { "HTTP_KEEP_ALIVE", "HTTP_TE", "HTTP_TRAILER",
+                                       "HTTP_TRANSFER_ENCODING", "HTTP_UPGRADE" };
     const apr_array_header_t *pass = list_of(dc, CGP_S_FCGID_PASS_HEADER);
     apr_table_t *e = r->subprocess_env;
 
+    /* as mod_fcgid: the client's hop-by-hop headers are not the
+     * application's, and its connection is said to close (mod_fcgid: "to
+     * prevent the CGI from hanging") */
+    for (size_t i = 0; i < sizeof(hop) / sizeof(hop[0]); i++)
+        apr_table_unset(e, hop[i]);
+    apr_table_setn(e, "HTTP_CONNECTION", "close");
     for (int i = 0; pass && i < pass->nelts; i++) {
         const char *h = APR_ARRAY_IDX(pass, i, const char *);
         const char *v = apr_table_get(r->headers_in, h);

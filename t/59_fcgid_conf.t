@@ -18,7 +18,7 @@ use PrivateHttpd qw(private_conf private_start private_stop private_check fresh_
 use FreePort qw(free_port);
 use AppTest qw(write_file curl);
 
-plan tests => 51,
+plan tests => 52,
     need { 'needs php-cgi' => -x '/usr/bin/php-cgi',
            'needs CGI::Fast' => !system('perl -MCGI::Fast -e1 2>/dev/null'),
            'needs mod_fcgid (libapache2-mod-fcgid)' => -f libexec() . '/mod_fcgid.so' };
@@ -184,6 +184,12 @@ ok t_cmp($code, 200, "the Perl example (SetHandler fcgid-script): CGI::Fast answ
 ok t_cmp($body, qr{^SCRIPT_NAME="/fcgi-bin/foo\.pl"$}m, 'with its environment');
 ok t_cmp($children, '0', 'PHP_FCGI_CHILDREN=0, as mod_fcgid needs it');
 ok t_cmp($body, qr{^REQUEST_METHOD="GET"$}m, "CGI::Fast's %ENV is the request's");
+# The client's hop-by-hop headers are not passed, and HTTP_CONNECTION is
+# "close", as mod_fcgid 2.3.9 has them.
+(undef, undef, $body) = curl('-H', 'TE: trailers', '-H', 'Upgrade: h2c', '-H', 'Keep-Alive: 5',
+                             '-H', 'Trailer: X-T', "$base/fcgi-bin/foo.pl");
+ok t_cmp(join(' ', $body =~ /^(HTTP_(?:TE|UPGRADE|KEEP_ALIVE|TRAILER|CONNECTION)=.*)$/mg),
+         'HTTP_CONNECTION="close"', 'no HTTP_TE, HTTP_UPGRADE, HTTP_KEEP_ALIVE, HTTP_TRAILER; HTTP_CONNECTION "close"');
 
 # mod_fcgid's default FcgidMaxRequestLen (131072): a larger body, 413.
 open my $big, '>', "$dir/big" or die;
