@@ -222,13 +222,18 @@ static int resp_cut(cgiplus_req *q, cgiplus_outbuf *ob, apr_bucket_brigade *bb)
     request_rec *r = q->r;
     conn_rec *c = r->connection;
 
+    /* 502 makes httpd's chunk filter leave out the last chunk. Before
+     * httpd has made the header (sent_bodyct), the error bucket replaces
+     * what is held with an error page of its status: 500 in mod_cgi's and
+     * mod_fcgid's scopes, as they answer there. */
+    int status = r->sent_bodyct ? HTTP_BAD_GATEWAY : cgiplus_fail_status(q, HTTP_BAD_GATEWAY);
+
     r->connection->keepalive = AP_CONN_CLOSE;
     if (q->slog)
-        cgiplus_scriptlog_write(r, q, HTTP_BAD_GATEWAY,
-                                "the response was cut after it had started");
+        cgiplus_scriptlog_write(r, q, status, "the response was cut after it had started");
     if (!q->nph)
-        APR_BRIGADE_INSERT_TAIL(bb, ap_bucket_error_create(HTTP_BAD_GATEWAY, NULL,
-                                r->pool, c->bucket_alloc));
+        APR_BRIGADE_INSERT_TAIL(bb, ap_bucket_error_create(status, NULL, r->pool,
+                                                           c->bucket_alloc));
     APR_BRIGADE_INSERT_TAIL(bb, apr_bucket_eos_create(c->bucket_alloc));
     cgiplus_outbuf_end(ob, bb);
     apr_brigade_cleanup(bb);

@@ -18,7 +18,7 @@ use PrivateHttpd qw(private_conf private_start private_stop private_check fresh_
 use FreePort qw(free_port);
 use AppTest qw(write_file curl);
 
-plan tests => 52,
+plan tests => 55,
     need { 'needs php-cgi' => -x '/usr/bin/php-cgi',
            'needs CGI::Fast' => !system('perl -MCGI::Fast -e1 2>/dev/null'),
            'needs mod_fcgid (libapache2-mod-fcgid)' => -f libexec() . '/mod_fcgid.so' };
@@ -65,6 +65,22 @@ while (my $q = CGI::Fast->new) {
     }
 }
 PL
+# A FastCGI program that dies mid-answer (FCGI, under CGI::Fast).
+write_file("$dir/fcgi-bin/dies.pl", <<'PL', 0755);
+#!/usr/bin/perl
+use FCGI;
+use POSIX ();
+my %env;
+$| = 1;
+my $req = FCGI::Request(\*STDIN, \*STDOUT, \*STDERR, \%env, 0);
+while ($req->Accept() >= 0) {
+    my $q = $env{QUERY_STRING};
+    POSIX::_exit(3) if $q eq 'before';
+    print "Content-Type: text/plain\r\n\r\n", 'x' x ($q eq 'after' ? 5000 : 2);
+    if ($q eq 'after') { $req->Flush; POSIX::_exit(3) }
+}
+PL
+
 # ---- the documentation's configuration, unedited but for the paths
 my $example = <<'CONF';
 # FcgidMaxRequestsPerProcess should be <= PHP_FCGI_MAX_REQUESTS
@@ -190,6 +206,33 @@ ok t_cmp($body, qr{^REQUEST_METHOD="GET"$}m, "CGI::Fast's %ENV is the request's"
                              '-H', 'Trailer: X-T', "$base/fcgi-bin/foo.pl");
 ok t_cmp(join(' ', $body =~ /^(HTTP_(?:TE|UPGRADE|KEEP_ALIVE|TRAILER|CONNECTION)=.*)$/mg),
          'HTTP_CONNECTION="close"', 'no HTTP_TE, HTTP_UPGRADE, HTTP_KEEP_ALIVE, HTTP_TRAILER; HTTP_CONNECTION "close"');
+
+# A program that dies before its header: 500, as mod_fcgid answers (a
+# native FastCGI scope says 502). After a served request, so no crash-loop
+# backoff comes between.
+($code) = curl("$base/fcgi-bin/dies.pl?ok");
+my ($c2) = curl("$base/fcgi-bin/dies.pl?before");
+ok t_cmp("$code $c2", '200 500', 'an fcgid-script program that dies before its header: 500, as under mod_fcgid');
+# One that dies after its header and a short body: when httpd had not sent
+# the header yet, 500 (mod_fcgid's answer, as it holds such a short one);
+# when it had, a response the client can tell is cut short (curl 18 or 56),
+# never a complete-looking one. Which of the two depends on when the death
+# is seen, so it is tried until the first kind came (at most 60 times).
+{
+    my (%seen, $early);
+    for (1 .. 60) {
+        curl("$base/fcgi-bin/dies.pl?ok");
+        my $out = `curl -s -o /dev/null -w '%{http_code}' --max-time 20 $base/fcgi-bin/dies.pl?after`;
+        my $rc = $? >> 8;
+        my $kind = $out eq '500' && $rc == 0 ? 'early 500'
+                 : $out eq '200' && ($rc == 18 || $rc == 56) ? 'late, cut' : "$out curl=$rc";
+        $seen{$kind}++;
+        last if $early = $kind eq 'early 500';
+    }
+    ok t_cmp(join(', ', grep { !/^(early 500|late, cut)$/ } sort keys %seen), '',
+             'a death after a short answer: 500 while the header was not sent, else a cut response');
+    ok t_cmp($early ? 'early' : 'never early', 'early', 'and the early case came, answered 500');
+}
 
 # mod_fcgid's default FcgidMaxRequestLen (131072): a larger body, 413.
 open my $big, '>', "$dir/big" or die;
