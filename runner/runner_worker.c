@@ -566,7 +566,8 @@ void runner_worker_orphaned(runner_worker *w)
         uint64_t out = req_tmo(r->tmo_output, w->pool->set.v[CGP_S_TIMEOUT_OUTPUT]);
         w->t_orphan = runner_g.now;
         w->dl_orphan_max = runner_g.now + (r->no_abort ? orphan_bound(out) : gone_bound(out));
-        if (!r->no_abort)
+        /* not for one being stopped (its request timed out): it serves no more */
+        if (!r->no_abort && w->state != RUNNER_W_STOPPING)
             runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2506) "request %u (%s) lost its client; "
                        "worker pid %ld of %s runs to its sentinel (at most %llu ms), then "
                        "serves again", r->reqid, r->uri, (long)w->pid, w->pool->script,

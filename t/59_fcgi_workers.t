@@ -20,7 +20,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 117,
+plan tests => 121,
     need { 'needs CGI::Fast (libcgi-fast-perl)' => !system('perl -MCGI::Fast -e1 2>/dev/null'),
            'needs t/src/fcgi_app (make check builds it; libfcgi-dev)' => -x 't/src/fcgi_app' };
 
@@ -257,10 +257,16 @@ for my $p (qw(fcgi fcgir)) {
 # stopped, on both paths (raw.py?quiet writes nothing and waits for it).
 for my $p (qw(fcgit fcgitr)) {
     my $seen = () = ledger_lines();
+    my $mark = length log_text();
     my ($code) = curl(url("/$p/raw.py?quiet"));
     ok t_cmp($code, 504, "/$p/raw.py?quiet: past CGIplusTimeoutNoProgress: 504");
     ok wait_for(sub { my @l = ledger_lines(); grep { /^\d+ \d+ .*\bBEGIN\b.*\bABORT$/ } @l[$seen .. $#l] }, 5),
        1, "/$p/raw.py?quiet: the application received ABORT_REQUEST";
+    # The worker is stopped (2062 says so): no line says it serves again.
+    ok wait_for(sub { substr(log_text(), $mark) =~ /CGIPLUS2028: worker pid \d+ of \S+raw\.py ended: timeout/ }, 30),
+       1, "/$p/raw.py?quiet: the worker ended (timeout)";
+    ok t_cmp(join(' ', substr(log_text(), $mark) =~ /(CGIPLUS2506)[^\n]*raw\.py\?quiet/g), '',
+             "/$p/raw.py?quiet: no 'lost its client ... then serves again' for the stopped worker");
 }
 
 # More requests at once than workers (16 on a pool of 2): they wait, and
