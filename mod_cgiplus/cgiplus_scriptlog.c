@@ -147,8 +147,10 @@ void cgiplus_script_stderr(cgiplus_req *q, const char *buf, apr_size_t len)
             n--;
         if (n > 0 || nl) {
             int lv = cgp_stderr_level(p, n);
+            /* mod_fcgid logs an application's stderr at warn ("mod_fcgid:
+             * stderr:"); mod_cgi at error */
             int level = lv == CGP_STDERR_INFO ? APLOG_INFO
-                        : lv == CGP_STDERR_WARN ? APLOG_WARNING : APLOG_ERR;
+                        : lv == CGP_STDERR_WARN || q->fcgid ? APLOG_WARNING : APLOG_ERR;
 
             if (q->worker_pid)
                 ap_log_rerror(APLOG_MARK, level, 0, q->r, CGIPLUS_LOGNO(1050)

@@ -18,7 +18,7 @@ use PrivateHttpd qw(private_conf private_start private_stop private_check fresh_
 use FreePort qw(free_port);
 use AppTest qw(write_file curl);
 
-plan tests => 55,
+plan tests => 56,
     need { 'needs php-cgi' => -x '/usr/bin/php-cgi',
            'needs CGI::Fast' => !system('perl -MCGI::Fast -e1 2>/dev/null'),
            'needs mod_fcgid (libapache2-mod-fcgid)' => -f libexec() . '/mod_fcgid.so' };
@@ -76,6 +76,7 @@ my $req = FCGI::Request(\*STDIN, \*STDOUT, \*STDERR, \%env, 0);
 while ($req->Accept() >= 0) {
     my $q = $env{QUERY_STRING};
     POSIX::_exit(3) if $q eq 'before';
+    print STDERR "dies.pl: a line on stderr\n" if $q eq 'stderr';
     print "Content-Type: text/plain\r\n\r\n", 'x' x ($q eq 'after' ? 5000 : 2);
     if ($q eq 'after') { $req->Flush; POSIX::_exit(3) }
 }
@@ -206,6 +207,23 @@ ok t_cmp($body, qr{^REQUEST_METHOD="GET"$}m, "CGI::Fast's %ENV is the request's"
                              '-H', 'Trailer: X-T', "$base/fcgi-bin/foo.pl");
 ok t_cmp(join(' ', $body =~ /^(HTTP_(?:TE|UPGRADE|KEEP_ALIVE|TRAILER|CONNECTION)=.*)$/mg),
          'HTTP_CONNECTION="close"', 'no HTTP_TE, HTTP_UPGRADE, HTTP_KEEP_ALIVE, HTTP_TRAILER; HTTP_CONNECTION "close"');
+
+# Its stderr goes to the error log at warn, as mod_fcgid logs it.
+{
+    my $mark = -s "$dir/error_log";
+    ($code) = curl("$base/fcgi-bin/dies.pl?stderr");
+    my $line = '';
+    for (1 .. 100) {
+        open my $fh, '<', "$dir/error_log" or last;
+        seek $fh, $mark, 0;
+        local $/;
+        ($line) = (<$fh> // '') =~ /^(.*dies\.pl: a line on stderr.*)$/m;
+        last if $line;
+        select undef, undef, undef, 0.2;
+    }
+    ok t_cmp(($line // '') =~ /\[cgiplus:(\w+)\].*CGIPLUS1050/ ? "$code $1" : "$code none: " . ($line // ''),
+             '200 warn', "an fcgid-script program's stderr: logged at warn, as by mod_fcgid");
+}
 
 # A program that dies before its header: 500, as mod_fcgid answers (a
 # native FastCGI scope says 502). After a served request, so no crash-loop
