@@ -12,6 +12,7 @@
 #include "http_config.h"
 #include "http_log.h"
 #include "util_script.h"
+#include "apr_lib.h"
 #include "apr_strings.h"
 
 
@@ -99,16 +100,80 @@ static const char *fcgi_path(const cgiplus_dir_conf *dc)
     return path;
 }
 
-apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *len)
+/* ap_create_environment's variables (httpd's own conversion: the TZ of
+ * httpd's environment unless set, a name's leading digit and every other
+ * character but letters and digits made '_', as mod_cgi passes them),
+ * without its "NAME=value" copy of every variable: names are copied only
+ * when they change, values never. */
+static int env_params(apr_pool_t *p, apr_table_t *t, env_kv **out)
+{
+    const apr_array_header_t *arr = apr_table_elts(t);
+    const apr_table_entry_t *el = (const apr_table_entry_t *)arr->elts;
+    env_kv *kv = apr_palloc(p, sizeof(*kv) * (apr_size_t)(arr->nelts + 1));
+    const char *tz;
+    int i, n = 0;
+
+    if (!apr_table_get(t, "TZ") && (tz = getenv("TZ")) != NULL) {
+        kv[n].name = "TZ";
+        kv[n].nlen = 2;
+        kv[n].val = tz;
+        kv[n].vlen = strlen(tz);
+        n++;
+    }
+    for (i = 0; i < arr->nelts; i++) {
+        const char *key = el[i].key, *val = el[i].val ? el[i].val : "";
+        apr_size_t k, nlen;
+        int clean = 1;
+
+        if (!key)
+            continue;
+        if (strchr(key, '=')) {
+            /* httpd's "key=val" splits at the key's first '=' */
+            char *s = apr_pstrcat(p, key, "=", val, NULL);
+
+            nlen = (apr_size_t)(strchr(s, '=') - s);
+            key = s;
+            val = s + nlen + 1;
+        }
+        else {
+            nlen = strlen(key);
+        }
+        /* Most names need no copy: ASCII letters, '_', digits past the
+         * first stay as they are in any locale; any other byte takes
+         * httpd's own test below. */
+        for (k = 0; k < nlen && clean; k++) {
+            char c = key[k];
+
+            clean = c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                    (k > 0 && c >= '0' && c <= '9');
+        }
+        if (!clean) {
+            char *c = apr_pstrmemdup(p, key, nlen);
+
+            for (k = 0; k < nlen; k++)
+                if (!apr_isalnum(c[k]) || (k == 0 && apr_isdigit(c[k])))
+                    c[k] = '_';
+            key = c;
+        }
+        kv[n].name = key;
+        kv[n].nlen = nlen;
+        kv[n].val = val;
+        kv[n].vlen = strlen(val);
+        n++;
+    }
+    *out = kv;
+    return n;
+}
+
+apr_status_t cgiplus_env_make(cgiplus_req *q)
 {
     request_rec *r = q->r;
     cgiplus_dir_conf *dc = ap_get_module_config(r->per_dir_config, &cgiplus_module);
     env_kv begin[8 + CGIPLUS_BEGIN_MAX], *params; /* 8 fixed entries at most */
-    char progress[24];
+    char *progress = apr_palloc(r->pool, 24); /* kept in q->begin_kv */
     const char *bn[CGIPLUS_BEGIN_MAX], *bv[CGIPLUS_BEGIN_MAX];
-    char **env;
     int i, n, nb = 0, nb_env;
-    apr_size_t room, pb, pp, off = 0;
+    apr_size_t pp;
 
     ap_add_common_vars(r);
     ap_add_cgi_vars(r);
@@ -162,7 +227,7 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *l
     /* Each wait for the runner is Timeout long; while the script makes
      * progress we see no frame of (it takes a spooled body, say), the
      * runner sends PROGRESS this often so the wait starts again. */
-    apr_snprintf(progress, sizeof(progress), "%" APR_TIME_T_FMT,
+    apr_snprintf(progress, 24, "%" APR_TIME_T_FMT,
                  apr_time_as_msec(q->timeout) / 3 + 1);
     begin[nb].name = "progress";
     begin[nb].val = progress;
@@ -227,31 +292,20 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *l
         q->pool_key_len = (apr_size_t)(k - q->pool_key);
     }
 
-    /* httpd's own conversion: names made safe, as mod_cgi passes them. */
-    env = ap_create_environment(r->pool, r->subprocess_env);
-    for (n = 0; env[n]; n++)
-        ;
-    params = apr_palloc(r->pool, sizeof(*params) * (apr_size_t)(n + 1));
+    n = env_params(r->pool, r->subprocess_env, &params);
     for (i = nb_env = 0; i < n; i++) {
-        const char *eq = strchr(env[i], '=');
-        env_kv *kv = &params[nb_env];
-
-        kv->name = env[i];
-        kv->nlen = eq ? (apr_size_t)(eq - env[i]) : strlen(env[i]);
-        kv->val = eq ? eq + 1 : "";
-        kv->vlen = strlen(kv->val);
         /* suexec hands the script only the variables of its safe list */
-        if (q->suexec && !cgiplus_suexec_env_safe(kv->name, kv->nlen))
+        if (q->suexec && !cgiplus_suexec_env_safe(params[i].name, params[i].nlen))
             continue;
-        if (!env_check(r, kv))
+        if (!env_check(r, &params[i]))
             return APR_EINVAL;
-        nb_env++;
+        params[nb_env++] = params[i];
     }
     n = nb_env;
 
     q->params = params;
     q->nparams = n;
-    room = env_room(begin, nb, &pb) + env_room(params, n, &pp);
+    env_room(params, n, &pp);
     if (pp > CGP_MAX_PARAMS) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1031)
                       "the CGI variables of this request take %" APR_SIZE_T_FMT
@@ -259,9 +313,22 @@ apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *l
                       CGP_MAX_PARAMS, r->filename);
         return APR_EINVAL;
     }
-    *buf = apr_palloc(r->pool, room);
-    env_frames(*buf, &off, CGP_T_BEGIN, q->reqid, begin, nb, 0);
-    env_frames(*buf, &off, CGP_T_PARAMS, q->reqid, params, n, 1);
-    *len = off;
+    /* only a request that fits has frames to send (relay_report) */
+    q->begin_kv = apr_pmemdup(r->pool, begin, sizeof(*begin) * (apr_size_t)nb);
+    q->nbegin = nb;
+    q->begin = NULL;
     return APR_SUCCESS;
+}
+
+void cgiplus_env_frames(cgiplus_req *q)
+{
+    apr_size_t room, pb, pp, off = 0;
+
+    if (q->begin)
+        return;
+    room = env_room(q->begin_kv, q->nbegin, &pb) + env_room(q->params, q->nparams, &pp);
+    q->begin = apr_palloc(q->r->pool, room);
+    env_frames(q->begin, &off, CGP_T_BEGIN, q->reqid, q->begin_kv, q->nbegin, 0);
+    env_frames(q->begin, &off, CGP_T_PARAMS, q->reqid, q->params, q->nparams, 1);
+    q->begin_len = off;
 }

@@ -10,8 +10,12 @@
  * arguments (CGP_MAX_ARGS), the Fcgid numbers (7), an engine's (2). */
 #define CGIPLUS_BEGIN_MAX 256
 
-/* Packs BEGIN and PARAMS frames into one buffer; sets q->params (the CGI
- * variables) and, for the direct path, q->pool_key. */
-apr_status_t cgiplus_env_pack(cgiplus_req *q, unsigned char **buf, apr_size_t *len);
+/* Makes the request's BEGIN entries and CGI variables (q->begin_kv,
+ * q->params) and, for the direct path, q->pool_key; checks that they fit
+ * the protocol. */
+apr_status_t cgiplus_env_make(cgiplus_req *q);
+/* Packs the BEGIN and PARAMS frames into q->begin once, when the runner
+ * is to see the request (a direct request never needs them). */
+void cgiplus_env_frames(cgiplus_req *q);
 
 #endif

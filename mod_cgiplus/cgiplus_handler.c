@@ -86,7 +86,7 @@ static int handler_wanted(request_rec *r, const cgiplus_dir_conf *dc, int *compa
 static void handler_report(cgiplus_req *q, unsigned cause)
 {
     cgiplus_req_failed(q, cause);
-    if (cgiplus_env_pack(q, &q->begin, &q->begin_len) != APR_SUCCESS)
+    if (cgiplus_env_make(q) != APR_SUCCESS)
         return; /* logged */
     if (!q->claim || !q->claim->report(q))
         q->relay->report(q);
@@ -134,7 +134,7 @@ static unsigned act_read_body(cgiplus_req *q, unsigned ev)
 static unsigned act_claim(cgiplus_req *q, unsigned ev)
 {
     (void)ev;
-    if (cgiplus_env_pack(q, &q->begin, &q->begin_len) != APR_SUCCESS) {
+    if (cgiplus_env_make(q) != APR_SUCCESS) {
         q->status = HTTP_INTERNAL_SERVER_ERROR; /* logged */
         return CGIPLUS_RE_ERROR;
     }

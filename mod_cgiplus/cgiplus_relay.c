@@ -4,6 +4,7 @@
  * comes back frame by frame (cgiplus_relay_frame.c); the connection goes
  * back to the idle stack once the runner has ended the request, and is
  * closed otherwise. */
+#include "cgiplus_env.h"
 #include "cgiplus_relay_private.h"
 #include "cgiplus_scriptlog.h"
 
@@ -231,8 +232,10 @@ static int relay_report(cgiplus_req *q)
     struct iovec iov[2];
     cgp_hdr h;
 
-    if (!q->fail_cause || q->fail_reported || !q->begin ||
-        cgp_hdr_unpack(q->begin, &h) != CGP_OK)
+    if (!q->fail_cause || q->fail_reported || !q->begin_kv)
+        return 0;
+    cgiplus_env_frames(q);
+    if (cgp_hdr_unpack(q->begin, &h) != CGP_OK)
         return 0;
     rl = apr_pcalloc(q->r->pool, sizeof(*rl));
     cgiplus_req_attach(q, &cgiplus_relay_xport, rl);

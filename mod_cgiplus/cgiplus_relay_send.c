@@ -4,6 +4,7 @@
  * frames from the runner are read too, so a script that answers before it
  * reads its body cannot deadlock the two sides; the answers to its
  * callouts wait for a whole frame. */
+#include "cgiplus_env.h"
 #include "cgiplus_relay_private.h"
 #include "cgiplus_scriptlog.h"
 
@@ -92,6 +93,7 @@ static apr_status_t send_first(cgiplus_req *q)
 
     if ((rv = send_iov(q, hdr, iov + 1, SEND_IOV, &n, &stop)) != APR_SUCCESS)
         return rv;
+    cgiplus_env_frames(q);
     iov[0].iov_base = q->begin;
     iov[0].iov_len = q->begin_len;
     /* A first write the socket took nothing of proves the runner never saw

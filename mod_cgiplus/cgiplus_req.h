@@ -55,8 +55,10 @@ typedef struct cgiplus_req {
 
     /* The request as it goes out. */
     cgiplus_body_in in;        /* the body, read ahead of any worker */
-    unsigned char *begin;      /* BEGIN and PARAMS frames (cgiplus_env.c) */
+    unsigned char *begin;      /* BEGIN and PARAMS frames, NULL: not packed yet */
     apr_size_t begin_len;
+    const cgiplus_kv *begin_kv; /* BEGIN's entries (cgiplus_env.c) */
+    int nbegin;
     const cgiplus_kv *params;  /* the CGI variables */
     int nparams;
     const char *suexec;        /* suEXEC's identity sent in BEGIN, NULL: none */

@@ -12,7 +12,7 @@ use LWP::UserAgent;
 use MIME::Base64 qw(encode_base64);
 
 my @modes = ('/cgi-plain', '/cgi-plus');
-plan tests => @modes * 18 + 3 + 6 + 4 + 6 + 5 + 4;
+plan tests => @modes * 18 + 3 + 6 + 4 + 6 + 5 + 4 + 2;
 
 my $cfg = Apache::Test::config();
 my $vars = $cfg->{vars};
@@ -148,6 +148,11 @@ for my $k (sort keys %{{ %$cgid, %$ours }}) {
 }
 ok t_cmp(scalar(keys %$cgid) > 20 ? 'many' : 'few', 'many', 'mod_cgid environment read');
 ok t_cmp(join("\n", @diff), '', 'the same environment as mod_cgid');
+# Names httpd's conversion changes (SetEnv 9LIVES, A.B-C): as mod_cgid has them.
+ok t_cmp($ours->{_LIVES} // '(unset)', 'nine', 'a leading digit becomes _, as mod_cgid has it')
+    && t_cmp($cgid->{_LIVES} // '(unset)', 'nine');
+ok t_cmp($ours->{A_B_C} // '(unset)', 'dotted', '. and - become _, as mod_cgid has them')
+    && t_cmp($cgid->{A_B_C} // '(unset)', 'dotted');
 ok t_cmp($ours->{PATH} // '', '/usr/local/bin:/usr/bin:/bin',
          "PATH: the fixed one, where mod_cgid passes httpd's own ($cgid->{PATH})");
 # mod_cgi sets CONTENT_LENGTH only for a request that has one: a GET gets none.
