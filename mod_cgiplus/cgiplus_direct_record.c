@@ -7,17 +7,33 @@
 #include "apr_strings.h"
 
 /* Record mode: "!", NAME=value lines (CR, LF, NUL as spaces), the exact
- * CONTENT_LENGTH, an empty line. Struct mode: "!!N" and entries. */
+ * CONTENT_LENGTH, an empty line. Struct mode: "!!N" and entries. Names
+ * are httpd's conversion's (cgiplus_env.c: letters, digits and '_'), so
+ * no '=', CR or LF; only CONTENT_LENGTH is replaced. */
 static int direct_name_ok(const cgiplus_kv *kv)
 {
-    apr_size_t i;
+    return kv->nlen != 0 && !(kv->nlen == 14 && !memcmp(kv->name, "CONTENT_LENGTH", 14));
+}
 
-    if (kv->nlen == 0 || (kv->nlen == 14 && !memcmp(kv->name, "CONTENT_LENGTH", 14)))
-        return 0;
-    for (i = 0; i < kv->nlen; i++)
-        if (kv->name[i] == '=' || kv->name[i] == '\n' || kv->name[i] == '\r')
-            return 0;
-    return 1;
+/* Copies a value (NUL-terminated at vlen, so no NUL within) with CR and LF
+ * as spaces, a run at a time. */
+static apr_size_t direct_value_copy(unsigned char *dst, const cgiplus_kv *kv)
+{
+    const char *v = kv->val, *e = kv->val + kv->vlen;
+    unsigned char *d = dst;
+
+    while (v < e) {
+        apr_size_t run = strcspn(v, "\r\n");
+
+        memcpy(d, v, run);
+        d += run;
+        v += run;
+        if (v < e) {
+            *d++ = ' ';
+            v++;
+        }
+    }
+    return (apr_size_t)(d - dst);
 }
 
 apr_status_t cgiplus_direct_record(cgiplus_req *q, int struct_mode, apr_size_t cl)
@@ -46,10 +62,7 @@ apr_status_t cgiplus_direct_record(cgiplus_req *q, int struct_mode, apr_size_t c
             memcpy(p + off, kv->name, kv->nlen);
             off += kv->nlen;
             p[off++] = '=';
-            for (k = 0; k < kv->vlen; k++) {
-                char c = kv->val[k];
-                p[off++] = (unsigned char)(c == '\r' || c == '\n' || c == '\0' ? ' ' : c);
-            }
+            off += direct_value_copy(p + off, kv);
             p[off++] = '\n';
         }
         memcpy(p + off, clv, (apr_size_t)cll);
@@ -58,18 +71,22 @@ apr_status_t cgiplus_direct_record(cgiplus_req *q, int struct_mode, apr_size_t c
         off += 2;
     }
     else {
-        apr_size_t n = 2 + 2 + (apr_size_t)cll, body;
+        apr_size_t n = 2 + 2 + (apr_size_t)cll, body, emax = 1;
         char *e;
         int hl;
 
-        for (i = 0; i < (apr_size_t)q->nparams; i++)
-            if (direct_name_ok(&q->params[i]) &&
-                q->params[i].nlen + 1 + q->params[i].vlen <= 0xffff)
-                n += 2 + q->params[i].nlen + 1 + q->params[i].vlen;
+        for (i = 0; i < (apr_size_t)q->nparams; i++) {
+            apr_size_t el = q->params[i].nlen + 1 + q->params[i].vlen;
+
+            if (direct_name_ok(&q->params[i]) && el <= 0xffff) {
+                n += 2 + el;
+                emax = el > emax ? el : emax;
+            }
+        }
         hl = apr_snprintf((char *)p, 32, "!!%" APR_SIZE_T_FMT "\n", n);
         off = (apr_size_t)hl;
         body = off;
-        e = apr_palloc(q->r->pool, 0x10000);
+        e = apr_palloc(q->r->pool, emax); /* the longest entry, not 64 KiB a request */
         for (i = 0; i < (apr_size_t)q->nparams; i++) {
             const cgiplus_kv *kv = &q->params[i];
             apr_size_t o = 0, el = kv->nlen + 1 + kv->vlen;
