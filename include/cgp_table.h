@@ -116,6 +116,9 @@ enum cgp_tstate {
 #define CGP_TS_READY  256u /* its ready line was taken since its last record: the next
                             * goes out whole (cgp_ready.h); set by the holder, cleared
                             * by whoever sends the next record */
+#define CGP_TS_ONESHOT 512u /* a FastCGI application that closes its connection after each
+                            * request (learnt): whoever ends one hands the worker back
+                            * (RETURNED + EOF) for a new connection */
 
 #define CGP_TGEN_MASK 0xffffffu
 

@@ -43,6 +43,7 @@ typedef struct cgiplus_fcgi_dx {
     int end_req;              /* END_REQUEST read: its outcome + 1 */
     int ready;                /* the connection is known readable */
     int closed;               /* the application closed the connection */
+    int heard;                /* a byte of the answer came */
 } cgiplus_fcgi_dx;
 
 static cgiplus_fcgi_dx *fcgi_x(cgiplus_req *q)
@@ -157,6 +158,15 @@ static int fcgi_write(cgiplus_req *q)
     return 0;
 }
 
+/* An application that closes its connection after each request
+ * (runner_fcgi.c, learn_oneshot): learnt here too, when the connection a
+ * request is written on is found closed (EPIPE before a byte of it), or
+ * closed with the request unread (ECONNRESET). */
+static void fcgi_learn_oneshot(cgiplus_direct *x)
+{
+    atomic_fetch_or(&x->slot->flags, CGP_TS_ONESHOT);
+}
+
 /* The claimed (or granted) worker x takes q: its records are written. */
 static int fcgi_start(cgiplus_req *q, cgiplus_direct *x, const char *body, apr_size_t blen)
 {
@@ -197,7 +207,10 @@ static int fcgi_start(cgiplus_req *q, cgiplus_direct *x, const char *body, apr_s
                       "FastCGI worker pid %lu of %s had closed its connection; handing it "
                       "back and sending the request through the runner",
                       (unsigned long)x->ch->pid, r->filename);
+        fcgi_learn_oneshot(x);
         cgiplus_direct_hand_back(q, CGP_TS_EOF); /* counted where it runs */
+        /* the whole body again: a granted request's went to the runner once */
+        cgiplus_body_reset(&q->in, body, blen, r->connection->bucket_alloc);
         cgiplus_req_detach(q);
         q->worker_pid = 0;
         return DECLINED;
@@ -289,6 +302,21 @@ static apr_status_t fcgi_read(cgiplus_req *q, int keep)
         apr_bucket_free(buf);
         return APR_SUCCESS;
     }
+    if (n < 0 && errno == ECONNRESET && keep && !fx->heard && !q->ended) {
+        /* It closed the connection with bytes of the request unread and
+         * nothing said (on AF_UNIX, ECONNRESET: runner_fcgi.c, resend), as
+         * an application that closes after each request does when the
+         * request is written just before its close: it never read it. It
+         * goes to the runner, which connects again, as a request whose
+         * worker ended before it read it does (cgiplus_direct_wait_first,
+         * 1131). An end of file (it may have read it all) is a 502. */
+        apr_bucket_free(buf);
+        fx->closed = 1;
+        x->eof = 1;
+        x->unfit = 1;
+        fcgi_learn_oneshot(x);
+        return APR_SUCCESS;
+    }
     if (n <= 0) {
         apr_bucket_free(buf);
         fx->closed = 1;
@@ -300,6 +328,7 @@ static apr_status_t fcgi_read(cgiplus_req *q, int keep)
         return APR_SUCCESS;
     }
     fx->ready = n == FCGI_READ;
+    fx->heard = 1;
     len = (apr_size_t)n;
     heap = apr_bucket_heap_create(buf, len, apr_bucket_free, ba);
     x->t_progress = cgiplus_direct_now_ms();
@@ -433,9 +462,17 @@ static void fcgi_leave(cgiplus_req *q)
     unsigned char ab[CGP_FCGI_ABORT_LEN];
     apr_uint64_t until;
 
-    if (x->released || x->eof || x->broken ||
-        (fx->end_req && cgp_fcgi_parser_between(&fx->parser)))
-        return; /* gone, broken, or ended cleanly */
+    if (!x->released && !x->eof && !x->broken && fx->end_req &&
+        cgp_fcgi_parser_between(&fx->parser)) {
+        /* Ended cleanly. An application known to close after each request:
+         * back to the runner, which connects again, so no request is
+         * written on a connection it is closing. */
+        if (atomic_load(&x->slot->flags) & CGP_TS_ONESHOT)
+            x->eof = 1;
+        return;
+    }
+    if (x->released || x->eof || x->broken)
+        return; /* gone, broken */
     cgp_fcgi_abort_pack(ab, fx->reqid);
     if (q->ended && q->end.outcome == CGP_O_TIMEOUT && !x->no_abort) {
         /* timed out: told, and stopped by the runner (KILL) */

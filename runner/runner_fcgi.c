@@ -48,7 +48,16 @@ typedef struct runner_fcgi {
     int eof;                  /* the application closed the connection */
     int unread;               /* it did so with our bytes unread (ECONNRESET) */
     uint16_t reqid;           /* the id of its request (runner_worker_fcgi_reqid) */
+    int oneshot;              /* it closes after each request (learnt): a new one for each */
+    int heard;                /* a byte came back for the request */
+    int resent;               /* the request went on a new connection once already */
+    int replay_off;           /* the request is past what sent keeps: never sent again */
+    cgp_buf sent;             /* what the socket took of the request, while nothing came back */
 } runner_fcgi;
+
+/* Kept of a request to send it again (RUNNER_FCGI_QUEUE_HIGH and its
+ * records' headers, more than the 64 KiB of body framed ahead). */
+#define FCGI_REPLAY_MAX (RUNNER_FCGI_QUEUE_HIGH + 4096u)
 
 static runner_fcgi *fcgi(const runner_worker *w)
 {
@@ -59,8 +68,51 @@ static void fcgi_watch(runner_worker *w, int paused);
 static void fcgi_read(runner_worker *w, int drain);
 static void fcgi_feed(runner_worker *w);
 static void fcgi_log(runner_worker *w, int drain);
+static int reconnect(runner_worker *w);
 
 static unsigned long fcgi_seq; /* names the sockets: fcgi-<runner pid>-<n>.sock */
+
+/* The application closes its connection after each request, whatever
+ * FCGI_KEEP_CONN says (Mojo::Server::FastCGI, naive responders: the
+ * specification lets it close when the flag is clear, and mod_fcgid never
+ * sets it). Learnt when it closed one with no request on it, or with one
+ * it never read; from then on each request gets a new connection, as
+ * mod_fcgid connects for every request: the runner connects again after
+ * each END_REQUEST, and a child hands the worker back for that (the
+ * slot's CGP_TS_ONESHOT), so no request is written on a connection it is
+ * about to close. */
+static int oneshot(const runner_worker *w)
+{
+    return fcgi(w)->oneshot || runner_worker_oneshot(w);
+}
+
+static void learn_oneshot(runner_worker *w)
+{
+    if (!oneshot(w))
+        runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2926) "FastCGI worker pid %ld of %s closes its "
+                   "connection after each request; it gets a new one for each from now on",
+                   (long)w->pid, w->pool->script);
+    fcgi(w)->oneshot = 1;
+    runner_worker_set_oneshot(w);
+}
+
+/* The application closed the connection (end of file, or ECONNRESET: it
+ * closed with bytes unread), seen without reading anything of it. */
+static int closed_now(int fd)
+{
+    char c;
+    ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+
+    return n == 0 || (n < 0 && errno == ECONNRESET);
+}
+
+/* It closed with bytes we wrote unread (resend). */
+static int closed_unread(int fd)
+{
+    char c;
+
+    return recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) < 0 && errno == ECONNRESET;
+}
 
 /* The connection: records in (a read), our queued records out. */
 static void on_sock(runner_ev *ev, uint32_t events)
@@ -155,6 +207,7 @@ static void fcgi_close(runner_worker *w)
         return;
     runner_ev_close(&f->ev_sock);
     runner_ev_close(&f->ev_log);
+    cgp_buf_free(&f->sent);
     if (f->path[0])
         unlink(f->path);
     f->path[0] = '\0';
@@ -177,6 +230,11 @@ static int fcgi_request(runner_worker *w, runner_req *r)
         runner_worker_junk(w, (size_t)unread, "with no request");
         return -1;
     }
+    /* Closed since its last request (while a child or the runner had it):
+     * a new connection before r is written. If it no longer listens, it is
+     * exiting, and r fails when it is reaped. */
+    if (f->ev_sock.fd >= 0 && !f->eof && closed_now(f->ev_sock.fd) && reconnect(w) == 0)
+        learn_oneshot(w);
 
     while (cgp_kv_next(r->params.p, r->params.len, &off, &n, &nl, &v, &vl) == 1)
         np++;
@@ -209,6 +267,8 @@ static int fcgi_request(runner_worker *w, runner_req *r)
     w->inq.len += len;
     free(pairs);
     f->stdin_done = f->aborted = f->end_pending = 0;
+    f->heard = f->resent = f->replay_off = 0;
+    cgp_buf_reset(&f->sent);
     cgp_fcgi_parser_expect(&f->parser, f->reqid);
     w->had_output = 0;
     return 0;
@@ -285,6 +345,8 @@ static void conn_eof(runner_worker *w)
 
     if (reconnect(w) < 0)
         return; /* exiting: its request ends when it is reaped */
+    if (!r) /* closed between requests, and still listens */
+        learn_oneshot(w);
     if (r) {
         if (outcome != CGP_O_OK)
             runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2911) "FastCGI worker pid %ld of %s "
@@ -330,6 +392,84 @@ static int frame_body(runner_worker *w)
     return queued;
 }
 
+/* runner_buf_flush, keeping a copy of what the socket takes of a
+ * request until a byte of it comes back (at most FCGI_REPLAY_MAX), for
+ * resend. */
+static int flush_kept(runner_worker *w, int fd)
+{
+    runner_fcgi *f = fcgi(w);
+    cgp_buf *b = &w->inq;
+
+    while (cgp_buf_used(b)) {
+        ssize_t n = write(fd, b->p + b->off, cgp_buf_used(b));
+        if (n > 0) {
+            if (w->req && !f->heard && !f->replay_off &&
+                (cgp_buf_used(&f->sent) + (size_t)n > FCGI_REPLAY_MAX ||
+                 cgp_buf_append(&f->sent, b->p + b->off, (size_t)n) < 0)) {
+                f->replay_off = 1;
+                cgp_buf_reset(&f->sent);
+            }
+            cgp_buf_consume(b, (size_t)n);
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return 1;
+        if (n == 0)
+            errno = EIO;
+        return -1;
+    }
+    return 0;
+}
+
+/* r's connection failed before a byte came back: EPIPE writing, or
+ * ECONNRESET reading (unread: 1). On AF_UNIX the application then never
+ * read r: Linux gives the writer ECONNRESET on its next read when the
+ * peer closed with bytes unread in its queue (unix_release_sock), end of
+ * file when it had read them all, and EPIPE to any write after either
+ * (checked on 6.18 with a socketpair: 100 bytes sent, the peer closes
+ * unread: ECONNRESET; reads them, then closes: end of file). An
+ * application that closes after each request does so right after
+ * END_REQUEST, with the next request unread if it was written meanwhile.
+ * Such a request is sent again, once, on a new connection, from the copy
+ * flush_kept keeps; one it may have read (end of file, or anything came
+ * back) never is. (ECONNRESET says some bytes were unread, not that all
+ * were: docs/DESIGN.md, "FastCGI workers", names that limit.) 1: sent again; 0: not; -1: it no longer
+ * listens (conn_gone: r fails when it is reaped). */
+static int resend(runner_worker *w, int unread)
+{
+    runner_fcgi *f = fcgi(w);
+    runner_req *r = w->req;
+    cgp_buf again = { 0 };
+
+    if (!r || f->heard || f->resent || f->replay_off)
+        return 0;
+    /* A write: nothing of r taken, or the read says it left bytes unread. */
+    if (!unread && cgp_buf_used(&f->sent) && !closed_unread(f->ev_sock.fd))
+        return 0;
+    if (cgp_buf_append(&again, f->sent.p + f->sent.off, cgp_buf_used(&f->sent)) < 0 ||
+        cgp_buf_append(&again, w->inq.p + w->inq.off, cgp_buf_used(&w->inq)) < 0) {
+        cgp_buf_free(&again);
+        return 0;
+    }
+    f->resent = 1;
+    if (reconnect(w) < 0) {
+        cgp_buf_free(&again);
+        return -1;
+    }
+    runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2927) "FastCGI worker pid %ld of %s closed its "
+               "connection with request %u (%s) unread; it goes again on a new connection",
+               (long)w->pid, w->pool->script, r->reqid, r->uri);
+    learn_oneshot(w);
+    cgp_buf_free(&w->inq);
+    w->inq = again;
+    cgp_buf_reset(&f->sent);
+    cgp_fcgi_parser_expect(&f->parser, f->reqid);
+    fcgi_watch(w, runner_worker_out_paused(w));
+    return 1;
+}
+
 static void fcgi_feed(runner_worker *w)
 {
     runner_fcgi *f = fcgi(w);
@@ -341,17 +481,24 @@ static void fcgi_feed(runner_worker *w)
     frame_body(w);
     for (;;) { /* until the socket is full, or nothing more is there to send */
         size_t before = cgp_buf_used(&w->inq);
-        rc = runner_buf_flush(&w->inq, f->ev_sock.fd);
+        rc = flush_kept(w, f->ev_sock.fd);
         if (r && cgp_buf_used(&w->inq) < before)
             runner_req_progress(r); /* the application takes its request */
         if (rc != 0 || !frame_body(w))
             break;
     }
     if (rc < 0) {
-        if (errno != EPIPE && errno != ECONNRESET)
+        int err = errno, again = err == EPIPE || err == ECONNRESET ? resend(w, 0) : 0;
+
+        if (again > 0) {
+            fcgi_feed(w); /* on the new connection (resent: no second time) */
+            return;
+        }
+        if (err != EPIPE && err != ECONNRESET)
             runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2903) "cannot write to FastCGI worker pid "
-                       "%ld of %s: %s", (long)w->pid, w->pool->script, strerror(errno));
-        conn_gone(w);
+                       "%ld of %s: %s", (long)w->pid, w->pool->script, strerror(err));
+        if (!again)
+            conn_gone(w);
     }
     fcgi_watch(w, runner_worker_out_paused(w));
     if (r && r->client)
@@ -502,7 +649,7 @@ static void records(runner_worker *w, const unsigned char *buf, size_t n)
             f->end_pending = 0;
             /* After ABORT_REQUEST, php-cgi and libfcgi close the connection:
              * a new one before the worker serves again. */
-            if (f->aborted && reconnect(w) < 0)
+            if ((f->aborted || oneshot(w)) && reconnect(w) < 0)
                 return;
             if (pos < n) {
                 /* Records after END_REQUEST in the same read were written
@@ -555,12 +702,18 @@ static void fcgi_read(runner_worker *w, int drain)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             break;
+        f->unread |= n < 0 && errno == ECONNRESET; /* (fcgi_took) */
+        if (n < 0 && errno == ECONNRESET && resend(w, 1))
+            break; /* its request on a new connection, or it is exiting */
         if (n <= 0) {
-            f->unread |= n < 0 && errno == ECONNRESET;
             if (n == 0 && w->req)
                 w->took = 1; /* it closed having read all we sent (fcgi_took) */
             conn_eof(w);
             break;
+        }
+        if (w->req && !f->heard) { /* it read the request: never sent again */
+            f->heard = 1;
+            cgp_buf_reset(&f->sent);
         }
         records(w, w->obuf, (size_t)n);
     }
@@ -632,6 +785,8 @@ static void fcgi_adopt(runner_worker *w)
     cgp_buf_reset(&w->inq);
     f->stdin_done = f->aborted = 1;
     f->end_pending = 0;
+    f->heard = 1; /* a child's request: nothing of it to send again */
+    cgp_buf_reset(&f->sent);
 }
 
 void runner_fcgi_on_channel(runner_client *c, uint32_t reqid, const unsigned char *pl,

@@ -464,6 +464,21 @@ void runner_worker_set_ready(runner_worker *w, int on)
         atomic_fetch_and(&s->flags, ~CGP_TS_READY);
 }
 
+void runner_worker_set_oneshot(runner_worker *w)
+{
+    cgp_tslot *s = tslot(w);
+
+    if (s)
+        atomic_fetch_or(&s->flags, CGP_TS_ONESHOT);
+}
+
+int runner_worker_oneshot(const runner_worker *w)
+{
+    cgp_tslot *s = tslot(w);
+
+    return s && (atomic_load(&s->flags) & CGP_TS_ONESHOT);
+}
+
 void runner_worker_set_lifetime(runner_worker *w, int64_t v)
 {
     cgp_tslot *s = tslot(w);

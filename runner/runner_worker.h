@@ -386,6 +386,8 @@ unsigned long runner_worker_served(const runner_worker *w);
 uint64_t runner_worker_idle_since(const runner_worker *w);
 void runner_worker_set_struct(runner_worker *w, int on);
 void runner_worker_set_ready(runner_worker *w, int on);     /* the slot's CGP_TS_READY */
+void runner_worker_set_oneshot(runner_worker *w);          /* the slot's CGP_TS_ONESHOT */
+int runner_worker_oneshot(const runner_worker *w);
 void runner_worker_set_lifetime(runner_worker *w, int64_t v);
 /* A FastCGI worker's request id, kept in its slot (cgp_tslot_fcgi_next):
  * next, the new request's; else the last one written (by a child or the
