@@ -310,7 +310,9 @@ static int check_hdr(const cgp_fcgi_parser *p, const cgp_fcgi_hdr *h)
     if (p->side == CGP_FCGI_FROM_APP && app_rec) {
         if (p->reqid == 0)
             return CGP_FCGI_E_STATE;
-        if (h->reqid != p->reqid)
+        /* 1 is never asked (cgp_fcgi_reqid_next): it is an application
+         * that answers 1 whatever it is asked, as nginx and mod_fcgid ask. */
+        if (h->reqid != p->reqid && h->reqid != 1)
             return CGP_FCGI_E_REQID;
         if (p->eof & (1u << (h->type & 7)))
             return CGP_FCGI_E_STATE;  /* STDOUT or STDERR after its end */

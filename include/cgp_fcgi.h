@@ -190,7 +190,9 @@ typedef struct cgp_fcgi_event {
 
 void cgp_fcgi_parser_init(cgp_fcgi_parser *p, int side);
 /* FROM_APP: the request the server just sent; its records are accepted until
- * its END_REQUEST. Records of any other request id are CGP_FCGI_E_REQID. */
+ * its END_REQUEST. Records of any other request id are CGP_FCGI_E_REQID,
+ * but 1, which a server that never asks 1 takes as an application's that
+ * answers 1 whatever it is asked (cgp_fcgi_reqid_next). */
 void cgp_fcgi_parser_expect(cgp_fcgi_parser *p, uint16_t reqid);
 /* Reads from in[*pos..len) up to the next event. Errors stick; after one
  * the connection is unusable (the stream is out of step). */

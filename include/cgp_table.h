@@ -81,17 +81,25 @@ typedef struct cgp_tslot {
     _Atomic uint64_t uri[CGP_TSLOT_URI / 8];
 } cgp_tslot;
 
-/* The FastCGI request id of the next request on s (its holder's): one
- * more than the last, 1..65535, stored before BEGIN_REQUEST goes out.
- * Records a worker (a forked child, a thread) writes late for an earlier
- * request then carry another id than the one in flight: a protocol error,
- * never the answer of the request they land in. */
+/* The FastCGI request id after cur: one more, 2..65535. Never 1, which
+ * nginx and mod_fcgid always ask, so an application that answers 1
+ * whatever it is asked is still understood (cgp_fcgi_parser_expect). */
+static inline uint16_t cgp_fcgi_reqid_next(uint32_t cur)
+{
+    return (uint16_t)(cur >= 2u && cur < 65535u ? cur + 1u : 2u);
+}
+
+/* The FastCGI request id of the next request on s (its holder's),
+ * stored before BEGIN_REQUEST goes out. Records a worker (a forked child,
+ * a thread) writes late for an earlier request then carry another id than
+ * the one in flight: a protocol error, never the answer of the request
+ * they land in. */
 static inline uint16_t cgp_tslot_fcgi_next(cgp_tslot *s)
 {
-    uint32_t id = atomic_load(&s->fcgi_reqid) % 65535u + 1u;
+    uint16_t id = cgp_fcgi_reqid_next(atomic_load(&s->fcgi_reqid));
 
     atomic_store(&s->fcgi_reqid, id);
-    return (uint16_t)id;
+    return id;
 }
 
 /* Slot states (docs/DESIGN.md, "Who owns a worker"). */

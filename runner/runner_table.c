@@ -651,6 +651,6 @@ uint16_t runner_worker_fcgi_reqid(runner_worker *w, uint16_t cur, int next)
     if (s)
         cur = (uint16_t)atomic_load(&s->fcgi_reqid);
     else if (next)
-        cur = (uint16_t)(cur % 65535u + 1u);
-    return cur ? cur : 1;
+        cur = cgp_fcgi_reqid_next(cur);
+    return cur ? cur : 2;
 }

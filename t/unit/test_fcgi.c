@@ -445,6 +445,13 @@ static void t_from_app(void)
     FROM_APP("STDOUT for another request: refused", "ERR(FastCGI request id not the one in flight)|");
     end_rec(2, 0, 0);
     FROM_APP("END_REQUEST for another request: refused", "ERR(FastCGI request id not the one in flight)|");
+    rec(CGP_FCGI_STDOUT, 4, "late", 4, 0);
+    expect_side("request 5 in flight: STDOUT of request 4 (late) refused", CGP_FCGI_FROM_APP, 5,
+                "ERR(FastCGI request id not the one in flight)|");
+    rec(CGP_FCGI_STDOUT, 1, "x", 1, 0);
+    end_rec(1, 0, 0);
+    expect_side("request 5 in flight: records of id 1 are its (an application that always "
+                "answers 1)", CGP_FCGI_FROM_APP, 5, "STDOUT/1:x|END_REQUEST/1:app=0,ps=0|");
     rec(CGP_FCGI_GET_VALUES_RESULT, 1, "", 0, 0);
     FROM_APP("GET_VALUES_RESULT with request id 1: refused",
              "ERR(FastCGI request id not the one in flight)|");

@@ -17,6 +17,8 @@ from urllib.parse import parse_qs
 ledger = os.environ.get('FCGI_LEDGER')
 
 
+# Every record says request id 1, whatever it was asked (as nginx and
+# mod_fcgid always ask 1): hand-written responders often do.
 def rec(t, content=b''):
     return struct.pack('>BBHHBB', 1, t, 1, len(content), 0, 0) + content
 
