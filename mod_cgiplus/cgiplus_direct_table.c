@@ -465,9 +465,10 @@ void cgiplus_direct_release(cgiplus_req *q, int client_gone)
         uint32_t maxr = atomic_load(&x->tp->max_requests);
         uint64_t served;
 
-        if (x->body_len) {
+        if (x->body_len && x->ch->fd_peer >= 0) {
             /* What the script left unread would be the next body (the
-             * runner's reader of the pipe: non-blocking, unlike the script's). */
+             * runner's reader of the pipe: non-blocking, unlike the script's).
+             * A FastCGI worker has no such pipe: its body went on its socket. */
             char junk[4096];
             ssize_t n;
 
