@@ -13,7 +13,7 @@ use Apache::TestUtil;
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 4;
+plan tests => 6;
 
 sub engine_pid {
     my ($code, undef, $body) = curl(url('/epytmp/env.py'));
@@ -38,5 +38,19 @@ ok t_cmp(join(',', map { "$_ x$codes{$_}" } sort keys %codes), '500 x20',
          'a script that fails after opening a temporary file: 500, twenty times');
 ok t_cmp(engine_pid(), $pid, 'the same engine served them all');
 my $after = open_files($pid);
+ok t_cmp($after <= $before ? 'no more' : "$before -> $after", 'no more',
+         'the engine holds no more descriptors than before them');
+
+# A script that ends well but defined a function: the function's globals
+# are the script's namespace, which holds the function, a cycle that kept
+# the namespace's objects (its open file) until the garbage collector ran.
+%codes = ();
+for (1 .. 20) {
+    my ($code, undef, $body) = curl(url('/epytmp/def_tmp.py'));
+    $codes{"$code $body"}++;
+}
+ok t_cmp(join(',', map { "$_ x$codes{$_}" } sort keys %codes), "200 ok\n x20",
+         'a script that keeps an open file in a global and defines a function: twenty answers');
+$after = open_files($pid);
 ok t_cmp($after <= $before ? 'no more' : "$before -> $after", 'no more',
          'the engine holds no more descriptors than before them');
