@@ -435,8 +435,9 @@ static int flush_kept(runner_worker *w, int fd)
  * Such a request is sent again, once, on a new connection, from the copy
  * flush_kept keeps; one it may have read (end of file, or anything came
  * back) never is. (ECONNRESET says some bytes were unread, not that all
- * were: docs/DESIGN.md, "FastCGI workers", names that limit.) 1: sent again; 0: not; -1: it no longer
- * listens (conn_gone: r fails when it is reaped). */
+ * were: docs/DESIGN.md, "FastCGI workers", names that limit.) 1: sent
+ * again; 0: not; -1: it no longer listens (conn_gone: r fails when it is
+ * reaped). */
 static int resend(runner_worker *w, int unread)
 {
     runner_fcgi *f = fcgi(w);
