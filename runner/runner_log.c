@@ -81,7 +81,11 @@ void runner_log(int level, const char *fmt, ...)
 
 int runner_log_limit_ok(runner_log_limit *l, unsigned long *dropped)
 {
-    time_t sec = time(NULL); /* the lines' own timestamps */
+    /* The lines' own clock (runner_log): time() reads the coarse clock,
+     * which can still say the last second for some ms after it ended. */
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    time_t sec = tv.tv_sec;
     if (sec != l->window) {
         l->window = sec;
         l->n = 0;
