@@ -270,6 +270,7 @@ int cgiplus_handler(request_rec *r)
     q->mode_name = fcgid ? "fastcgi"
                    : compat && !cgiplus_conf_named(dc, CGP_S_MODE) && !q->engine ? "cgi"
                    : scope_mode(dc);
+    q->as_cgi = compat || (q->engine && !fcgid && strcmp(q->mode_name, "fastcgi") != 0);
     cgiplus_scriptlog_start(q);
     q->timeout = r->server->timeout;
     q->out = apr_brigade_create(r->pool, r->connection->bucket_alloc);

@@ -97,7 +97,7 @@ static apr_status_t header_collect(cgiplus_req *q, header_buf *hb, int *done)
              * (getsfunc_BRIGADE) drops every CR of a line. */
             if (hb->len - line == 1 || (hb->len - line == 2 && hb->p[line] == '\r'))
                 *done = 1;
-            else if (cgiplus_req_as_cgi(q)) {
+            else if (q->as_cgi) {
                 apr_size_t j = line;
 
                 while (j < hb->len - 1 && hb->p[j] == '\r')
@@ -245,7 +245,7 @@ int cgiplus_header_scan(cgiplus_req *q, const char **why, apr_status_t *io)
         if (buf[i] != '\n')
             continue;
         l = i - start;
-        if (cgiplus_req_as_cgi(q)) {
+        if (q->as_cgi) {
             /* As httpd's scanner for mod_cgi and mod_cgid
              * (getsfunc_BRIGADE): every CR of the line is dropped, so
              * "X: v\r\r\n" (Perl's :crlf layer) and a stray CR in a
@@ -266,7 +266,7 @@ int cgiplus_header_scan(cgiplus_req *q, const char **why, apr_status_t *io)
         if (l > 0) {
             if ((*why = header_check(r->pool, ls, l)) != NULL)
                 return HTTP_BAD_GATEWAY;
-            if (!cgiplus_req_as_cgi(q) && l >= 7 && !strncasecmp(ls, "Status:", 7) &&
+            if (!q->as_cgi && l >= 7 && !strncasecmp(ls, "Status:", 7) &&
                 (*why = header_check_status(r->pool, ls + 7, l - 7)) != NULL)
                 return HTTP_BAD_GATEWAY;
             out += l;

@@ -6,7 +6,6 @@
 #include "cgiplus_req.h"
 
 #include <errno.h>
-#include <string.h>
 #include <sys/socket.h>
 
 #include "http_connection.h"
@@ -148,19 +147,10 @@ void cgiplus_req_abandon(cgiplus_req *q)
         q->xp->abandon(q);
 }
 
-int cgiplus_req_as_cgi(const cgiplus_req *q)
-{
-    /* An engine that runs CGI scripts (not a FastCGI one) runs mod_cgi's
-     * scripts, unmodified, in its place: their output is read, and their
-     * failures answered, as mod_cgi's (docs/APPS.md, "Engines"). */
-    return q->compat || (q->engine && !q->fcgid && q->mode_name &&
-                         strcmp(q->mode_name, "fastcgi") != 0);
-}
-
 int cgiplus_fail_status(const cgiplus_req *q, int status)
 {
     /* mod_cgi's 500, so the ErrorDocument 500 written for it applies */
-    return cgiplus_req_as_cgi(q) && status == HTTP_BAD_GATEWAY ? HTTP_INTERNAL_SERVER_ERROR
+    return q->as_cgi && status == HTTP_BAD_GATEWAY ? HTTP_INTERNAL_SERVER_ERROR
                                                                : status;
 }
 

@@ -39,6 +39,9 @@ typedef struct cgiplus_req {
     /* What the handler chose (set before the run, then read only). */
     int nph;
     int compat;                /* served as mod_cgi would (CGIplusCompat, SSI) */
+    /* compat, or a CGI script an engine (not a FastCGI one) runs in mod_cgi's
+     * place: its output read, its failures answered, as mod_cgi's (APPS.md) */
+    int as_cgi;
     const char *mode_name;     /* "cgi" or "cgiplus": the mode sent in BEGIN */
     const char *engine;        /* the engine program running the script, NULL: none */
     int fcgid;                 /* served for mod_fcgid's handler (cgiplus_fcgid_conf.c) */
@@ -138,9 +141,6 @@ void cgiplus_req_finish(cgiplus_req *q);
 void cgiplus_req_abort(cgiplus_req *q);
 void cgiplus_req_abandon(cgiplus_req *q);
 
-/* Whether q is served as mod_cgi would serve it: CGIplusCompat, SSI, or a
- * CGI script run by an engine (not a FastCGI one). */
-int cgiplus_req_as_cgi(const cgiplus_req *q);
 /* The status a failure is answered with: 502 (the gateway's upstream
  * failed) becomes mod_cgi's 500 where q is served as mod_cgi would. */
 int cgiplus_fail_status(const cgiplus_req *q, int status);

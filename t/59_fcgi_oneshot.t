@@ -22,7 +22,7 @@ use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec);
 use FreePort qw(free_port);
 use AppTest qw(url write_file);
 
-plan tests => 32, need { 'needs python3' => -x '/usr/bin/python3',
+plan tests => 33, need { 'needs python3' => -x '/usr/bin/python3',
                          'needs mod_fcgid (libapache2-mod-fcgid)' => -f libexec() . '/mod_fcgid.so' };
 
 my $vars = Apache::Test::config()->{vars};
@@ -82,6 +82,13 @@ for my $p (qw(fcgi fcgir)) {
     load(url("/$p"), "/$p/oneshot.py (" . ($p eq 'fcgi' ? 'direct path' : 'relayed') . ')',
          $_, $ledger, $logf) for 0, 5;
 }
+# Their workers were learnt as closing after each request (2926), each
+# once: two pools (direct, relayed) of the same file.
+my @learnt = text($logf) =~ /CGIPLUS2926: FastCGI worker pid (\d+) of \S+\/oneshot\.py closes/g;
+my %once;
+$once{$_}++ for @learnt;
+ok t_cmp(scalar(@learnt) >= 2 && !grep({ $_ > 1 } values %once) ? 1 : 0, 1,
+         'their workers were learnt as closing after each request, each once (2926: ' . scalar(@learnt) . ')');
 
 # The fcgid-script drop-in (mod_fcgid not loaded) in a private httpd, and
 # mod_fcgid itself with the same lines: a pool of 2 either way.
