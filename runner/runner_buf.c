@@ -35,9 +35,17 @@ int runner_buf_printf(runner_buf *b, const char *fmt, ...)
 
 int runner_buf_flush(runner_buf *b, int fd)
 {
+    return runner_buf_flush_tee(b, fd, NULL, NULL);
+}
+
+int runner_buf_flush_tee(runner_buf *b, int fd, void (*took)(void *arg, const void *p, size_t n),
+                         void *arg)
+{
     while (cgp_buf_used(b)) {
         ssize_t n = write(fd, b->p + b->off, cgp_buf_used(b));
         if (n > 0) {
+            if (took)
+                took(arg, b->p + b->off, (size_t)n);
             cgp_buf_consume(b, (size_t)n);
             continue;
         }

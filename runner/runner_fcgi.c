@@ -392,36 +392,20 @@ static int frame_body(runner_worker *w)
     return queued;
 }
 
-/* runner_buf_flush, keeping a copy of what the socket takes of a
- * request until a byte of it comes back (at most FCGI_REPLAY_MAX), for
- * resend. */
-static int flush_kept(runner_worker *w, int fd)
+/* What the socket took of a request (runner_buf_flush_tee), kept until a
+ * byte of it comes back (at most FCGI_REPLAY_MAX), for resend. */
+static void keep_sent(void *arg, const void *p, size_t n)
 {
+    runner_worker *w = arg;
     runner_fcgi *f = fcgi(w);
-    cgp_buf *b = &w->inq;
 
-    while (cgp_buf_used(b)) {
-        ssize_t n = write(fd, b->p + b->off, cgp_buf_used(b));
-        if (n > 0) {
-            if (w->req && !f->heard && !f->replay_off &&
-                (cgp_buf_used(&f->sent) + (size_t)n > FCGI_REPLAY_MAX ||
-                 cgp_buf_append(&f->sent, b->p + b->off, (size_t)n) < 0)) {
-                f->replay_off = 1;
-                cgp_buf_reset(&f->sent);
-            }
-            cgp_buf_consume(b, (size_t)n);
-            continue;
-        }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            return 1;
-        if (n == 0)
-            errno = EIO;
-        return -1;
+    if (w->req && !f->heard && !f->replay_off &&
+        (cgp_buf_used(&f->sent) + n > FCGI_REPLAY_MAX || cgp_buf_append(&f->sent, p, n) < 0)) {
+        f->replay_off = 1;
+        cgp_buf_reset(&f->sent);
     }
-    return 0;
 }
+
 
 /* r's connection failed before a byte came back: EPIPE writing, or
  * ECONNRESET reading (unread: 1). On AF_UNIX the application then never
@@ -433,7 +417,7 @@ static int flush_kept(runner_worker *w, int fd)
  * application that closes after each request does so right after
  * END_REQUEST, with the next request unread if it was written meanwhile.
  * Such a request is sent again, once, on a new connection, from the copy
- * flush_kept keeps; one it may have read (end of file, or anything came
+ * keep_sent keeps; one it may have read (end of file, or anything came
  * back) never is. (ECONNRESET says some bytes were unread, not that all
  * were: docs/DESIGN.md, "FastCGI workers", names that limit.) 1: sent
  * again; 0: not; -1: it no longer listens (conn_gone: r fails when it is
@@ -482,7 +466,7 @@ static void fcgi_feed(runner_worker *w)
     frame_body(w);
     for (;;) { /* until the socket is full, or nothing more is there to send */
         size_t before = cgp_buf_used(&w->inq);
-        rc = flush_kept(w, f->ev_sock.fd);
+        rc = runner_buf_flush_tee(&w->inq, f->ev_sock.fd, keep_sent, w);
         if (r && cgp_buf_used(&w->inq) < before)
             runner_req_progress(r); /* the application takes its request */
         if (rc != 0 || !frame_body(w))
