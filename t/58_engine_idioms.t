@@ -19,7 +19,7 @@ use Apache::TestUtil;
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 41 + 2 * 4;
+plan tests => 42 + 2 * 4;
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -69,6 +69,7 @@ for (1 .. 2) {
     same('perl', 'req_a.pl', "req_a.pl requires lib.pl and config.pl (round $_)");
     same('perl', 'req_b.pl', "req_b.pl requires the same files: it has their subs and globals too (round $_)");
 }
+same('perl', 'globals.pl', 'package variables without my start each run empty, or as BEGIN and a required file of globals set them');
 same('perl', 'findbin.pl', "FindBin's \$Bin is the script's directory; `use lib` from it finds its module");
 same('perl', 'format.pl', 'format and write: the page top, then the lines');
 same('perl', 'format2.pl', "another script's format STDOUT is its own");

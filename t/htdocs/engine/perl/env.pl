@@ -1,8 +1,9 @@
 #!/usr/bin/perl
 # What a script sees of its process, per request (t/58_engine_perl.t): the
 # engine must give each request a fresh %ENV, @ARGV, $0 and working
-# directory, and CGI.pm's globals; `our` globals of the script start again
-# (its file is run again); loaded modules stay.
+# directory, and CGI.pm's globals; the script's package variables start
+# empty (as in a new process); loaded modules, and what is kept in another
+# package (main's), stay.
 use strict;
 use warnings;
 use Cwd qw(getcwd);
@@ -10,6 +11,7 @@ use CGI qw(:standard);
 
 our $runs;
 $runs++;
+$main::engine_runs++;
 # a handler and an alarm the previous run left (it sets both, at its end)
 my $alarm = alarm 0;
 my $usr1 = ref $SIG{USR1} ? 'handler' : $SIG{USR1} || 'default';
@@ -19,6 +21,7 @@ my $q = CGI->new;
 print header('text/plain');
 print "pid=$$\n";
 print "runs=$runs\n";
+print "engine_runs=$main::engine_runs\n";
 print "leak=$leak\n";
 print "argv=", join('|', @ARGV), "\n";
 print "argc=", scalar(@ARGV), "\n";
