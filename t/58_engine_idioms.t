@@ -19,7 +19,7 @@ use Apache::TestUtil;
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 42 + 2 * 4;
+plan tests => 47 + 2 * 4;
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -70,6 +70,15 @@ for (1 .. 2) {
     same('perl', 'req_b.pl', "req_b.pl requires the same files: it has their subs and globals too (round $_)");
 }
 same('perl', 'globals.pl', 'package variables without my start each run empty, or as BEGIN and a required file of globals set them');
+my $shared_at = -s $logf;
+same('perl', 'shared.pl?x=1', "named subs using the file's my variables see this run's (x=1)");
+same('perl', 'shared.pl?x=2&y=3', 'and the next request\'s (x=2)');
+same('perl', 'shared2.pl?x=4', 'a name declared twice: compiled for each request (x=4)');
+same('perl', 'shared2.pl?x=5', 'and the next (x=5)');
+my $shared_log = log_from($shared_at);
+ok t_cmp(count($shared_log, qr/CGIPLUS3237: .*shared2\.pl: sub show uses \$q, the file's own my variables/) . ' '
+         . count($shared_log, qr/CGIPLUS3237: .*shared\.pl/), '1 0',
+         'that one logged once (3237); the first is bound to each run\'s variables, compiled once');
 same('perl', 'findbin.pl', "FindBin's \$Bin is the script's directory; `use lib` from it finds its module");
 same('perl', 'format.pl', 'format and write: the page top, then the lines');
 same('perl', 'format2.pl', "another script's format STDOUT is its own");
