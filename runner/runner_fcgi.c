@@ -86,9 +86,11 @@ static int oneshot(const runner_worker *w)
     return fcgi(w)->oneshot || runner_worker_oneshot(w);
 }
 
+/* Logged once per worker, whoever learnt it first: a child that met the
+ * closed connection only sets the slot's flag (fcgi_closed). */
 static void learn_oneshot(runner_worker *w)
 {
-    if (!oneshot(w))
+    if (!fcgi(w)->oneshot)
         runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2926) "FastCGI worker pid %ld of %s closes its "
                    "connection after each request; it gets a new one for each from now on",
                    (long)w->pid, w->pool->script);
@@ -732,6 +734,8 @@ static void fcgi_closed(runner_worker *w)
 {
     uint64_t maxr = w->pool->set.v[CGP_S_MAX_REQUESTS];
 
+    if (runner_worker_oneshot(w))
+        learn_oneshot(w); /* a child learnt it (2926 is the runner's) */
     if (w->retire || (maxr && w->served >= maxr))
         runner_worker_stop(w, w->retire ? w->retire : RUNNER_END_MAX_REQUESTS, 1);
     else if (reconnect(w) == 0)

@@ -22,7 +22,7 @@ use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec);
 use FreePort qw(free_port);
 use AppTest qw(url write_file);
 
-plan tests => 33, need { 'needs python3' => -x '/usr/bin/python3',
+plan tests => 35, need { 'needs python3' => -x '/usr/bin/python3',
                          'needs mod_fcgid (libapache2-mod-fcgid)' => -f libexec() . '/mod_fcgid.so' };
 
 my $vars = Apache::Test::config()->{vars};
@@ -76,6 +76,27 @@ sub load {
     return unless $log;
     my @bad = substr(text($log), $mark) =~ /(CGIPLUS(?:2015|1064|2911|2903)\b[^\n]*)/g;
     ok t_cmp(scalar(@bad) ? $bad[0] : 'none', 'none', "$how: no worker lost or killed for it");
+}
+
+# One request at a time on one worker (/fcgiq/): a child, not the runner,
+# is the first to find the connection closed after a request; the runner
+# still says once that the worker was learnt (2926), as errors.md has it.
+{
+    my $mark = length text($logf);
+    my ($pid, $ok) = (0, 0);
+    for my $i (1 .. 6) {
+        my $out = `curl -s --max-time 60 '${\ url('/fcgiq')}/oneshot.py?delay=0&n=seq$$-$i'`;
+        $ok++ if $out =~ /^n=seq$$-$i pid=(\d+) body=0$/m && (!$pid || $pid == $1);
+        $pid ||= $1 // 0;
+    }
+    ok t_cmp($ok, 6, 'one at a time on one worker: 6 requests, each its own answer, one worker');
+    my $learnt = 0;
+    for (1 .. 120) {
+        $learnt = () = substr(text($logf), $mark) =~ /CGIPLUS2926: FastCGI worker pid $pid of \S+\/oneshot\.py closes/g;
+        last if $learnt;
+        select undef, undef, undef, 0.25;
+    }
+    ok t_cmp($learnt, 1, "one at a time: worker $pid learnt as closing after each request (2926), once");
 }
 
 for my $p (qw(fcgi fcgir)) {
