@@ -1,7 +1,8 @@
 #!/usr/bin/perl
 # Docs stay in step with the code: every directive in the module (and in
 # the settings table, include/cgp_settings.def) is in the README's directive table, and every numbered log id used anywhere is
-# documented in docs/errors.md (each table in numeric order);
+# documented in docs/errors.md (each table in numeric order), and every id
+# documented is written somewhere or marked "No longer written";
 # debian/cgiplus.conf's commented defaults are the README's; each log id is
 # written at one call site only (httpd's rule for its AH numbers), except the
 # ids docs/log-ids-intended lists with its reason. TAP output.
@@ -17,14 +18,19 @@ sub slurp { my $f = shift; open my $fh, '<', $f or die "$f: $!\n"; local $/; <$f
 
 my (%directives, %ids, %sites);
 find(sub {
-    return unless /\.(c|h|py|pm|sh)$/;
+    # sources, and the launchers' and engines' templates (lib/*/cgiplus-*.in;
+    # the files made from them are not scanned again)
+    return unless /\.(c|h|py|pm|sh)$/ || /^cgiplus-[\w-]+\.in$/;
     my $src = slurp($_);
-    # call sites: the C macro, and the Python and Perl libraries' _log(ID, ...)
+    # call sites: the C macro, the Python and Perl libraries' _log(ID, ...),
+    # _fail(ID, ...) and logmsg(ID, ...), and the sh library's _cgiplus_log ID
     my $line = 0;
     for (split /\n/, $src) {
         $line++;
-        push @{ $sites{$+} }, "$File::Find::name:$line" while /CGIPLUS_LOGNO\((\d{4})\)|\b_log\((\d{4})\s*,/g;
+        push @{ $sites{$+} }, "$File::Find::name:$line"
+            while /CGIPLUS_LOGNO\((\d{4})\)|\b(?:_log|_fail|logmsg)\((\d{4})\s*,|\b_cgiplus_log\s+(\d{4})\b/g;
     }
+    $ids{$_} //= $File::Find::name for keys %sites;
     $directives{$1}++ while $File::Find::dir =~ m{mod_cgiplus$} && $src =~ /AP_INIT_\w+\(\s*"(CGIplus\w+)"/g;
     $ids{$1} = $File::Find::name while $src =~ /CGIPLUS_LOGNO\((\d{4})\)/g;
     $ids{$1} = $File::Find::name while $src =~ /\bCGIPLUS(\d{4})\b/g;
@@ -47,6 +53,13 @@ push @checks, [ "directive $_ is in README's directive table",
 push @checks, [ "log id $_ (used in $ids{$_}) is documented",
                 $docs =~ /^\|\s*(?:CGIPLUS)?\Q$_\E\s*\|/m ] for sort keys %ids;
 push @checks, [ 'found the directive table in the code', scalar(keys %directives) > 0 ];
+# ... and the other way: an id documented is written somewhere, or its row
+# says it no longer is.
+while ($docs =~ /^\|\s*(?:CGIPLUS)?(\d{4})\s*\|([^\n]*)/mg) {
+    my ($id, $row) = ($1, $2);
+    push @checks, [ "documented log id $id is written in the code, or says 'No longer written'",
+                    $ids{$id} || $row =~ /No longer written/ ];
+}
 
 # debian/cgiplus.conf's commented defaults are the README's: each names a
 # directive of the table, and where the table's default is one plain value
