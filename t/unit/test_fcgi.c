@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cgp_fcgi.h"
+#include "cgp_table.h"
 #include "tap.h"
 
 /* ------------------------------------------------------------ helpers */
@@ -738,8 +739,36 @@ static void t_between(void)
     SL = 0;
 }
 
+/* docs/PROTOCOL.md, "The connection": a worker's request ids run 2 to
+ * 65535, then 2 again, never 1 (nor 0), one more each request. */
+static void t_reqids(void)
+{
+    cgp_tslot slot;
+    uint32_t cur = 0;
+    int bad = 0, wraps = 0;
+
+    ok(cgp_fcgi_reqid_next(0) == 2 && cgp_fcgi_reqid_next(1) == 2,
+       "request ids: a fresh slot's first id is 2, never 1");
+    ok(cgp_fcgi_reqid_next(2) == 3 && cgp_fcgi_reqid_next(65534) == 65535,
+       "request ids: one more each request");
+    ok(cgp_fcgi_reqid_next(65535) == 2, "request ids: after 65535, 2 again");
+    for (int i = 0; i < 3 * 65536; i++) {
+        uint16_t n = cgp_fcgi_reqid_next(cur);
+        if (n < 2 || (n != cur + 1 && !(cur == 65535 && n == 2) && cur >= 2))
+            bad++;
+        wraps += n == 2 && cur == 65535;
+        cur = n;
+    }
+    ok(!bad && wraps == 3, "request ids: 196608 in a row stay in 2..65535, wrapping three times");
+    memset(&slot, 0, sizeof(slot));
+    ok(cgp_tslot_fcgi_next(&slot) == 2 && cgp_tslot_fcgi_next(&slot) == 3 &&
+       atomic_load(&slot.fcgi_reqid) == 3,
+       "request ids: the slot keeps the last one (u32 fcgi_reqid)");
+}
+
 int main(void)
 {
+    t_reqids();
     t_layout();
     t_nv();
     t_from_app();
