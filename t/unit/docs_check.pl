@@ -5,7 +5,8 @@
 # documented is written somewhere or marked "No longer written";
 # debian/cgiplus.conf's commented defaults are the README's; each log id is
 # written at one call site only (httpd's rule for its AH numbers), except the
-# ids docs/log-ids-intended lists with its reason. TAP output.
+# ids docs/log-ids-intended lists with its reason; a C call site of one
+# fixed level logs at the level its row gives. TAP output.
 use strict;
 use warnings;
 use File::Basename qw(dirname);
@@ -93,6 +94,27 @@ for my $id (sort keys %sites) {
 }
 push @checks, [ "docs/log-ids-intended lists ids used at more than one site ($_)",
                 @{ $sites{$_} // [] } > 1 ] for sort keys %intended;
+# The level a C call site writes is the one its row gives (a site whose
+# level is a variable or a choice is not checked here).
+my %level;
+$level{$1} = lc $2 while $docs =~ /^\|\s*(?:CGIPLUS)?(\d{4})\s*\|\s*([^|]*?)\s*\|/mg;
+my @wrong_level;
+find(sub {
+    return unless /\.c$/;
+    my $src = slurp($_);
+    while ($src =~ /\b(?:ap_log_\w+|runner_log)\s*\(([^;]*?)CGIPLUS_LOGNO\((\d{4})\)/sg) {
+        my ($args, $id) = ($1, $2);
+        my %lvs = map { $_ => 1 } $args =~ /\b(?:APLOG|RUNNER_LOG)_(?!MARK\b|STARTUP\b)([A-Z]+\d?)\b/g;
+        next unless keys %lvs == 1; # a level chosen at run time: its row's text says when
+        my ($lv) = keys %lvs;
+        $lv = { err => 'error', warning => 'warn' }->{lc $lv} // lc $lv;
+        push @wrong_level, "$id: $lv in $File::Find::name, not '" . ($level{$id} // '?') . "'"
+            unless ($level{$id} // '') =~ /\b\Q$lv\E\b/;
+    }
+}, map { "$top/$_" } grep { -d "$top/$_" } qw(mod_cgiplus runner common));
+push @checks, [ 'each C call site logs at its documented level' .
+                (@wrong_level ? " (@wrong_level)" : ''), !@wrong_level ];
+
 # docs/errors.md: within each table the rows go up by id.
 my @disorder;
 for my $table (split /\n(?!\|)/, $docs) {
