@@ -38,7 +38,7 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: cgiplus-runner [--config FILE] --socket PATH [--user NAME|UID]\n"
+            "usage: cgiplus-runner [--config FILE] [--socket PATH] [--user NAME|UID]\n"
             "                      [--group NAME|GID] [--pidfile PATH] [--die-with-parent]\n"
             "                      [--max-workers N] [--log-level error|warn|info|debug]\n"
             "                      [--key-fd N]\n"

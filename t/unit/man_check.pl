@@ -97,6 +97,14 @@ push @checks, [ 'cgiplus-runner(8) synopsis names every option' . (@absent ? " (
 push @checks, [ 'cgiplus-runner(8) synopsis: --socket is optional ([--socket PATH])',
                 $syn =~ /\[--socket PATH\]/ ];
 
+# The runner's own --help says the same.
+my $help = `$build/runner/cgiplus-runner --help 2>&1`;
+my @hgone = grep { index($help, $_) < 0 } @opts;
+push @checks, [ 'cgiplus-runner --help names every option' . (@hgone ? " (not: @hgone)" : ''),
+                @opts > 5 && !@hgone ];
+push @checks, [ 'cgiplus-runner --help: --socket is optional ([--socket PATH])',
+                $help =~ /\[--socket PATH\]/ ];
+
 push @checks, [ "no make variable is left unexpanded in the pages (\$(sbindir))",
                 "$m5$m8" !~ /\$\(\w+\)/ ];
 report(@checks);
