@@ -382,6 +382,8 @@ static int parse_args(int argc, char **argv)
         return -1;
     }
     if (!runner_g.o.socket_path && runner_g.activated < 0) {
+        fprintf(stderr, "cgiplus-runner: no socket to listen on: give --socket PATH, a "
+                        "socket key in the --config file, or a systemd socket\n");
         usage(stderr);
         return -1;
     }

@@ -104,6 +104,10 @@ push @checks, [ 'cgiplus-runner --help names every option' . (@hgone ? " (not: @
                 @opts > 5 && !@hgone ];
 push @checks, [ 'cgiplus-runner --help: --socket is optional ([--socket PATH])',
                 $help =~ /\[--socket PATH\]/ ];
+# ... and without any of the three, it says which it lacks.
+my $bare = `env -u LISTEN_FDS -u LISTEN_PID $build/runner/cgiplus-runner 2>&1`;
+push @checks, [ 'cgiplus-runner with no socket says so, and exits non-zero',
+                $? != 0 && $bare =~ /^cgiplus-runner: no socket to listen on: give --socket PATH, a socket key in the --config file, or a systemd socket$/m ];
 
 push @checks, [ "no make variable is left unexpanded in the pages (\$(sbindir))",
                 "$m5$m8" !~ /\$\(\w+\)/ ];
