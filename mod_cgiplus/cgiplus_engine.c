@@ -10,6 +10,10 @@
 #include "http_config.h"
 #include "http_log.h"
 #include "apr_strings.h"
+#include "apr_file_io.h"
+
+#include "cgiplus_logno.h"
+#include "cgp_shebang.h"
 
 APLOG_USE_MODULE(cgiplus);
 
@@ -153,4 +157,64 @@ int cgiplus_engine_runnable(request_rec *r)
         f = &fi;
     }
     return (f->protection & (APR_FPROT_UEXECUTE | APR_FPROT_GEXECUTE | APR_FPROT_WEXECUTE)) != 0;
+}
+
+/* The interpreter a built-in engine is (perl, python), by its program's
+ * name (cgiplus-engine-perl, wherever it is installed or built); NULL for
+ * php and any other program, which run whatever they are given. */
+static const char *engine_language(const char *path)
+{
+    const char *base = path ? strrchr(path, '/') : NULL;
+
+    for (apr_size_t i = 0; base && i < sizeof(engine_builtin) / sizeof(engine_builtin[0]); i++)
+        if (!engine_builtin[i].fastcgi && !strcmp(base, strrchr(engine_builtin[i].file, '/')))
+            return engine_builtin[i].name;
+    return NULL;
+}
+
+/* A /cgi-bin/ holds programs of every kind: a shell wrapper, a Python
+ * script, a compiled program beside the Perl ones. The Perl engine would
+ * fail to compile them (500); mod_cgi runs them. So a file whose "#!" line
+ * names another interpreter, or a compiled program, runs as plain CGI; a
+ * file with no "#!" line (a .pl given to a handler) stays the engine's,
+ * and so does one httpd cannot read (the engine reports it). */
+int cgiplus_engine_runs(request_rec *r, const cgiplus_dir_conf *dc)
+{
+    const char *lang = engine_language(cgiplus_engine_path(dc));
+    char head[CGP_SHEBANG_MAX];
+    apr_size_t n = sizeof(head), len;
+    apr_file_t *f;
+    apr_status_t rv;
+    cgp_shebang sb;
+    const char *name, *end;
+
+    if (!lang || apr_file_open(&f, r->filename, APR_FOPEN_READ, 0, r->pool) != APR_SUCCESS)
+        return 1;
+    rv = apr_file_read(f, head, &n);
+    apr_file_close(f);
+    if (rv != APR_SUCCESS)
+        return 1;
+    if (n >= 4 && !memcmp(head, "\177ELF", 4))
+        goto other;
+    cgp_shebang_parse(head, n, &sb);
+    if (!sb.interp)
+        return 1;
+    /* the program's name; under env (#!/usr/bin/env perl), its argument's */
+    end = sb.interp + sb.interp_len;
+    for (name = end; name > sb.interp && name[-1] != '/'; name--)
+        ;
+    if ((size_t)(end - name) == 3 && !memcmp(name, "env", 3) && sb.arg) {
+        name = sb.arg;
+        end = sb.arg + strcspn(sb.arg, " \t");
+        if (end > sb.arg + sb.arg_len)
+            end = sb.arg + sb.arg_len;
+    }
+    len = strlen(lang);
+    if ((size_t)(end - name) >= len && !memcmp(name, lang, len))
+        return 1;
+other:
+    ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r, CGIPLUS_LOGNO(1360)
+                  "%s is not a %s script (its #! line, or a compiled program): "
+                  "run as plain CGI, not on the engine", r->filename, lang);
+    return 0;
 }

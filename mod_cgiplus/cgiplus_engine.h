@@ -21,6 +21,10 @@ int cgiplus_engine_fastcgi(const cgiplus_dir_conf *dc);
  * returns how many, at most max. */
 int cgiplus_engine_begin(request_rec *r, const cgiplus_dir_conf *dc, const char **names,
                          const char **vals, int max);
+/* Zero if the scope's engine is perl or python and r's script is not of
+ * its language (another interpreter on its #! line, a compiled program):
+ * it runs as plain CGI instead, as mod_cgi would run it. */
+int cgiplus_engine_runs(request_rec *r, const cgiplus_dir_conf *dc);
 /* Nonzero if r's script has an execute bit, as plain CGI needs. */
 int cgiplus_engine_runnable(request_rec *r);
 

@@ -220,7 +220,7 @@ int cgiplus_handler(request_rec *r)
 {
     cgiplus_req *q;
     cgiplus_dir_conf *dc = ap_get_module_config(r->per_dir_config, &cgiplus_module);
-    int nph, is_included, ret, compat, virt = 0, fcgid = cgiplus_fcgid_wanted(r), data;
+    int nph, is_included, ret, compat, virt = 0, fcgid = cgiplus_fcgid_wanted(r), data, other;
     const char *wrapper = NULL;
 
     if (fcgid) /* mod_fcgid's handler, served as it serves it */
@@ -264,13 +264,17 @@ int cgiplus_handler(request_rec *r)
     q->compat = compat;
     q->engine = fcgid ? wrapper : cgiplus_engine_path(dc);
     q->fcgid = fcgid;
+    /* not the engine's language: plain CGI, answered as mod_cgi answers */
+    other = q->engine && !fcgid && !data && !cgiplus_engine_runs(r, dc);
+    if (other)
+        q->engine = NULL;
     /* Drop-in: plain CGI unless this scope asks for persistent workers (an
      * engine does); a FastCGI engine's and mod_fcgid's handler: FastCGI
      * workers. */
     q->mode_name = fcgid ? "fastcgi"
-                   : compat && !cgiplus_conf_named(dc, CGP_S_MODE) && !q->engine ? "cgi"
+                   : other || (compat && !cgiplus_conf_named(dc, CGP_S_MODE) && !q->engine) ? "cgi"
                    : scope_mode(dc);
-    q->as_cgi = compat || (q->engine && !fcgid && strcmp(q->mode_name, "fastcgi") != 0);
+    q->as_cgi = compat || other || (q->engine && !fcgid && strcmp(q->mode_name, "fastcgi") != 0);
     cgiplus_scriptlog_start(q);
     q->timeout = r->server->timeout;
     q->out = apr_brigade_create(r->pool, r->connection->bucket_alloc);

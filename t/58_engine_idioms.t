@@ -19,7 +19,7 @@ use Apache::TestUtil;
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 49 + 2 * 4;
+plan tests => 51 + 2 * 4;
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -72,6 +72,8 @@ for (1 .. 2) {
 same('perl', 'globals.pl', 'package variables without my start each run empty, or as BEGIN and a required file of globals set them');
 same('perl', 'cgilib.pl?a=1&b=2&a=3', "a perl 4 script on cgi-lib.pl's ReadParse: its %in and counters start empty");
 same('perl', 'cgilib.pl', 'POST', '--data', 'c=4');
+same('perl', 'shell.cgi?a+b', "a #!/bin/sh script in the Perl engine's scope runs as under mod_cgid");
+same('perl', 'py.cgi?q=1', 'and a #!/usr/bin/env python3 one');
 my $shared_at = -s $logf;
 same('perl', 'shared.pl?x=1', "named subs using the file's my variables see this run's (x=1)");
 same('perl', 'shared.pl?x=2&y=3', 'and the next request\'s (x=2)');
