@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "http_config.h"
+#include "http_core.h"
 #include "http_log.h"
 #include "apr_strings.h"
 #include "apr_file_io.h"
@@ -120,6 +121,21 @@ int cgiplus_engine_fixups(request_rec *r)
 int cgiplus_engine_fastcgi(const cgiplus_dir_conf *dc)
 {
     return cgiplus_engine_path(dc) && cgiplus_conf_geti(dc, CGP_S_ENGINE_FASTCGI) == 1;
+}
+
+/* Debian's php-fpm set-up (php8.2-fpm.conf's SetEnvIfNoCase line) and
+ * mod_php give PHP the Authorization header (PHP_AUTH_USER and _PW, bearer
+ * tokens): a php pool does too, unless CGIPassAuth Off hides it. */
+void cgiplus_engine_php_auth(request_rec *r, const cgiplus_dir_conf *dc)
+{
+    const core_dir_config *cd = ap_get_core_module_config(r->per_dir_config);
+    const char *path = cgiplus_engine_path(dc), *a;
+
+    if (!path || strcmp(path, CGIPLUS_PHP_CGI) || cd->cgi_pass_auth == AP_CGI_PASS_AUTH_OFF)
+        return;
+    a = apr_table_get(r->headers_in, "Authorization");
+    if (a && !apr_table_get(r->subprocess_env, "HTTP_AUTHORIZATION"))
+        apr_table_setn(r->subprocess_env, "HTTP_AUTHORIZATION", a);
 }
 
 int cgiplus_engine_begin(request_rec *r, const cgiplus_dir_conf *dc, const char **names,

@@ -16,6 +16,9 @@ int cgiplus_engine_fixups(request_rec *r);
 /* Nonzero if it is a FastCGI engine (CGIplusEngine php): its scope's mode is
  * fastcgi unless CGIplusMode says otherwise. */
 int cgiplus_engine_fastcgi(const cgiplus_dir_conf *dc);
+/* A php pool's request (mode fastcgi) gets HTTP_AUTHORIZATION as under
+ * Debian's php-fpm and mod_php, unless CGIPassAuth Off. */
+void cgiplus_engine_php_auth(request_rec *r, const cgiplus_dir_conf *dc);
 /* BEGIN entries an engine pool adds (its settings in the workers'
  * environment; php's recycling unless the scope sets max_requests);
  * returns how many, at most max. */

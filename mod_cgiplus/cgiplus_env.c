@@ -185,8 +185,11 @@ apr_status_t cgiplus_env_make(cgiplus_req *q)
     /* A FastCGI request's variables become the program's whole environment
      * (libfcgi's FCGI_Accept swaps environ, Perl's FCGI and CGI::Fast
      * %ENV), so they carry the workers' PATH: mod_fcgid passes one too. */
-    if (q->mode_name && !strcmp(q->mode_name, "fastcgi"))
+    if (q->mode_name && !strcmp(q->mode_name, "fastcgi")) {
         apr_table_setn(r->subprocess_env, "PATH", fcgi_path(dc));
+        if (!q->fcgid) /* mod_fcgid passes it only as CGIPassAuth says */
+            cgiplus_engine_php_auth(r, dc);
+    }
     /* php-cgi run as plain CGI (CGIplusEngine php, CGIplusMode cgi) answers
      * only with REDIRECT_STATUS (cgi.force_redirect, on by default): the
      * module chose the script, as mod_actions' redirect does in Debian's
