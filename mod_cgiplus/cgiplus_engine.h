@@ -19,6 +19,9 @@ int cgiplus_engine_fastcgi(const cgiplus_dir_conf *dc);
 /* A php pool's request (mode fastcgi) gets HTTP_AUTHORIZATION as under
  * Debian's php-fpm and mod_php, unless CGIPassAuth Off. */
 void cgiplus_engine_php_auth(request_rec *r, const cgiplus_dir_conf *dc);
+/* Nonzero for a request of a php pool: that engine in mode fastcgi, not
+ * the fcgid-script drop-in (whose FcgidWrapper may be php-cgi too). */
+int cgiplus_engine_php_pool(const char *engine, const char *mode, int fcgid);
 /* BEGIN entries an engine pool adds (its settings in the workers'
  * environment; php's recycling unless the scope sets max_requests);
  * returns how many, at most max. */

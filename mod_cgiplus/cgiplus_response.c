@@ -6,6 +6,7 @@
  * replaces the script's body (a redirect, X-CGIplus-File, 304/412); END
  * outcomes mapped to HTTP statuses; the request's end, whichever it is.
  * The output comes through q's kind of worker (q->xp), never named here. */
+#include "cgiplus_engine.h"
 #include "cgiplus_header.h"
 #include "cgiplus_outbuf.h"
 #include "cgiplus_resp.h"
@@ -339,7 +340,11 @@ unsigned cgiplus_resp_act_parse(cgiplus_req *q, unsigned ev)
         return CGIPLUS_RE_DIVERT;
     }
     location = apr_table_get(r->headers_out, "Location");
-    if (location && r->status == HTTP_OK) {
+    /* mod_cgi's redirect; php-fpm behind mod_proxy_fcgi and mod_php send a
+     * 200 with a Location as it is (a framework's 200 that names a
+     * resource), so a php pool does too */
+    if (location && r->status == HTTP_OK &&
+        !cgiplus_engine_php_pool(q->engine, q->mode_name, q->fcgid)) {
         /* A redirect, internal or not: the rest of the output is dropped. */
         rs->location = location;
         return CGIPLUS_RE_DIVERT;
