@@ -426,19 +426,45 @@ int cgp_fcgi_parser_between(const cgp_fcgi_parser *p)
 
 /* ------------------------------------------------------------ the server's side */
 
+/* A pair that fits in one record never spans two: PHP's FastCGI (php-cgi,
+ * php-fpm) decodes each PARAMS record on its own and drops the connection at
+ * a pair cut by a record boundary (mod_proxy_fcgi starts a new record
+ * instead). Only a pair over CGP_FCGI_MAX_CONTENT is split. Whether the
+ * open record, clen bytes full, must be closed before a pair of sz bytes. */
+static int params_break(int open, size_t clen, size_t sz)
+{
+    return open && sz <= CGP_FCGI_MAX_CONTENT && CGP_FCGI_MAX_CONTENT - clen < sz;
+}
+
 size_t cgp_fcgi_request_size(const cgp_fcgi_pair *pairs, size_t n)
 {
-    size_t total = 0;
+    size_t total = 0, records = 0, clen = 0;
+    int open = 0;
 
     for (size_t i = 0; i < n; i++) {
         if (!pair_ok(pairs[i].nlen, pairs[i].vlen))
             return 0;
-        total += cgp_fcgi_nv_size(pairs[i].nlen, pairs[i].vlen);
+        size_t sz = cgp_fcgi_nv_size(pairs[i].nlen, pairs[i].vlen);
+        total += sz;
         if (total > CGP_FCGI_MAX_PARAMS)
             return 0;
+        /* the records request_pack's writer opens for it */
+        if (params_break(open, clen, sz))
+            open = 0;
+        while (sz) {
+            if (open && clen == CGP_FCGI_MAX_CONTENT)
+                open = 0;
+            if (!open) {
+                records++;
+                clen = 0;
+                open = 1;
+            }
+            size_t k = CGP_FCGI_MAX_CONTENT - clen < sz ? CGP_FCGI_MAX_CONTENT - clen : sz;
+            clen += k;
+            sz -= k;
+        }
     }
-    return 2 * CGP_FCGI_HDR_LEN + CGP_FCGI_BODY_LEN +
-           (total + CGP_FCGI_MAX_CONTENT - 1) / CGP_FCGI_MAX_CONTENT * CGP_FCGI_HDR_LEN + total;
+    return 2 * CGP_FCGI_HDR_LEN + CGP_FCGI_BODY_LEN + records * CGP_FCGI_HDR_LEN + total;
 }
 
 /* Writes a byte stream as PARAMS records, opening a new one at each cap. */
@@ -513,6 +539,8 @@ int cgp_fcgi_request_pack(unsigned char *out, size_t cap, size_t *len, uint16_t 
         if (total > CGP_FCGI_MAX_PARAMS)
             return CGP_FCGI_E_LEN;
         size_t nl = (size_t)(put_len(put_len(lens, pr->nlen), pr->vlen) - lens);
+        if (params_break(w.open, w.clen, cgp_fcgi_nv_size(pr->nlen, pr->vlen)))
+            pw_close(&w);
         if ((rc = pw_put(&w, lens, nl)) != CGP_FCGI_OK ||
             (rc = pw_put(&w, pr->name, pr->nlen)) != CGP_FCGI_OK ||
             (pr->vlen && (rc = pw_put(&w, pr->val, pr->vlen)) != CGP_FCGI_OK))

@@ -208,7 +208,9 @@ int cgp_fcgi_parser_between(const cgp_fcgi_parser *p);
  * the caps. */
 size_t cgp_fcgi_request_size(const cgp_fcgi_pair *pairs, size_t n);
 /* BEGIN_REQUEST (role, flags), the pairs as PARAMS records of at most
- * CGP_FCGI_MAX_CONTENT bytes (a pair may span two), then the empty PARAMS
+ * CGP_FCGI_MAX_CONTENT bytes (only a pair longer than that spans two: a
+ * shorter one starts a new record where the open one has no room for it, as
+ * PHP's FastCGI needs), then the empty PARAMS
  * record, into out; *len the bytes written. CGP_FCGI_E_LEN: a pair over the
  * caps or all over CGP_FCGI_MAX_PARAMS; E_SPACE: out too small; E_VALUE:
  * reqid 0. */

@@ -15,7 +15,7 @@ use lib 't/htdocs/apps', 't/htdocs/pool/lib';
 use AppTest qw(curl url);
 use PoolTest qw(status);
 
-plan tests => 38, need { 'needs php-cgi (Debian package php-cgi)' => -x '/usr/bin/php-cgi' };
+plan tests => 40, need { 'needs php-cgi (Debian package php-cgi)' => -x '/usr/bin/php-cgi' };
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -64,6 +64,15 @@ for my $p (qw(php1 phpr)) {
 
     ($code, undef, $body) = curl('--data', 'name=ann&n=2', url("/$p/info.php"));
     ok t_cmp(kv($body)->{post}, '{"name":"ann","n":"2"}', "/$p: a form POST reaches \$_POST");
+
+    # Over 64 KiB of CGI variables: PHP's FastCGI reads each PARAMS record
+    # on its own and dropped the connection at a pair cut by a record's end
+    # (502 after five tries); php-fpm behind mod_proxy_fcgi answers it.
+    ($code, undef, $body) = curl((map { ('-H', "X-Big$_: " . ('v' x (7000 + 37 * $_))) } 1 .. 12),
+                                 url("/$p/info.php?big=1"));
+    $e = kv($body);
+    ok t_cmp("$code " . ($e->{QUERY_STRING} // "") . " " . ($e->{xbig} // ""), '200 big=1 ' . (7000 + 37 * 12),
+             "/$p: a request with 90 KB of headers reaches PHP, every header whole");
 
     # error_log() is a STDERR record: the error log, naming the script.
     my $mark = length log_text();

@@ -19,4 +19,5 @@ foreach (['SCRIPT_FILENAME', 'SCRIPT_NAME', 'PATH_INFO', 'PATH_TRANSLATED', 'PHP
 echo "max_requests=", getenv('PHP_FCGI_MAX_REQUESTS'), "\n";
 echo "children=", getenv('PHP_FCGI_CHILDREN'), "\n";
 echo "cwd=", getcwd(), "\n";
+echo "xbig=", strlen($_SERVER['HTTP_X_BIG12'] ?? ''), "\n";
 echo "post=", json_encode($_POST), "\n";
