@@ -155,8 +155,10 @@ static const char *header_check(apr_pool_t *p, const char *s, apr_size_t len)
 /* Checks the value of a Status line (after the colon): httpd's scanner
  * only logs an invalid one and sends it on ("HTTP/1.1 099", or 500 with the
  * script's body for "abc"), as mod_cgi does. Outside a drop-in scope the
- * script failed: a three-digit code from 100 to 599, then the end or a
- * space and a reason. NULL if it is good. */
+ * script failed: a three-digit code from 200 to 599, then the end or a
+ * space and a reason (a 1xx is interim, never a response's final status:
+ * sent as one, the client reads the body as the next response). NULL if
+ * it is good. */
 static const char *header_check_status(apr_pool_t *p, const char *v, apr_size_t len)
 {
     apr_size_t i = 0;
@@ -164,9 +166,9 @@ static const char *header_check_status(apr_pool_t *p, const char *v, apr_size_t 
     while (i < len && (v[i] == ' ' || v[i] == '\t'))
         i++;
     if (len - i < 3 || !apr_isdigit(v[i]) || !apr_isdigit(v[i + 1]) ||
-        !apr_isdigit(v[i + 2]) || v[i] < '1' || v[i] > '5' ||
+        !apr_isdigit(v[i + 2]) || v[i] < '2' || v[i] > '5' ||
         (len - i > 3 && v[i + 3] != ' '))
-        return apr_psprintf(p, "invalid Status '%.*s' (a code from 100 to 599, "
+        return apr_psprintf(p, "invalid Status '%.*s' (a code from 200 to 599, "
                             "then an optional reason)",
                             len - i > 40 ? 40 : (int)(len - i), v + i);
     return NULL;

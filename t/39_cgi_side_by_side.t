@@ -45,7 +45,7 @@ my @errdoc = ([ POST => 'nothing.txt', body => 'x' x 10 ], [ GET => 'nothing.txt
 my @compat = ('/compat-table', '/compat-table-plus');
 my @native_bad = ('099', '600', 'abc');
 
-plan tests => @rows * @compat * 3 + @errdoc * @compat * 3 + 2 * @compat + 2 * @native_bad + 1;
+plan tests => @rows * @compat * 3 + @errdoc * @compat * 3 + 2 * @compat + 2 * @native_bad + 3;
 
 my $hp = Apache::TestRequest::hostport();
 my %skip = map { $_ => 1 } qw(date content-length transfer-encoding);
@@ -105,6 +105,12 @@ for my $m ('/cgi-plain', '/cgi-plus') {
         my $r = raw_request($hp, GET => "$m/badstatus.pl?$s");
         ok t_cmp($r->{code}, 502, "$m Status: $s is 502");
     }
+}
+# A 1xx is no final status: sent as one (as mod_cgid does), the client
+# takes the body for the next response (HTTP/2: a stream error).
+for my $m ('/cgi-plain', '/cgi-plus') {
+    my $r = raw_request($hp, GET => "$m/badstatus.pl?103%20Early%20Hints");
+    ok t_cmp($r->{code}, 502, "$m Status: 103 is 502");
 }
 for my $s ('099', '200%20OK') {
     my $r = raw_request($hp, GET => "/cgi-plus/badstatus.pl?$s");
