@@ -15,6 +15,8 @@
 #define CGP_FCGI_HDR_LEN      8u
 #define CGP_FCGI_MAX_CONTENT  65535u  /* the 16-bit contentLength */
 #define CGP_FCGI_BODY_LEN     8u      /* BEGIN_REQUEST, END_REQUEST, UNKNOWN_TYPE */
+/* A request's first record, BEGIN_REQUEST, whole (no padding) */
+#define CGP_FCGI_BEGIN_LEN    (CGP_FCGI_HDR_LEN + CGP_FCGI_BODY_LEN)
 /* Caps on name-value pairs (PARAMS, GET_VALUES, GET_VALUES_RESULT), sent or
  * received: a name, a value, all pairs of one stream. */
 #define CGP_FCGI_MAX_NAME     1024u

@@ -127,6 +127,11 @@ enum cgp_tstate {
 #define CGP_TS_ONESHOT 512u /* a FastCGI application that closes its connection after each
                             * request (learnt): whoever ends one hands the worker back
                             * (RETURNED + EOF) for a new connection */
+#define CGP_TS_FCGI_USED 1024u /* FastCGI: a request was written on its current connection
+                            * (set by the writer; cleared by the runner with a new one) */
+#define CGP_TS_FCGI_KEPT 2048u /* FastCGI: it took a request's BEGIN_REQUEST on a connection
+                            * that had carried one already: it keeps its connections, and a
+                            * request on a used one goes out whole (docs/PROTOCOL.md) */
 
 #define CGP_TGEN_MASK 0xffffffu
 

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
+#include <linux/sockios.h> /* SIOCOUTQ */
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -44,6 +45,9 @@ typedef struct cgiplus_fcgi_dx {
     int ready;                /* the connection is known readable */
     int closed;               /* the application closed the connection */
     int heard;                /* a byte of the answer came */
+    int probing;              /* BEGIN_REQUEST alone goes first (out_len), the rest after */
+    apr_size_t full_len;      /* while probing: the request's whole length */
+    apr_uint64_t probe_t0;    /* when the probe went */
 } cgiplus_fcgi_dx;
 
 static cgiplus_fcgi_dx *fcgi_x(cgiplus_req *q)
@@ -167,6 +171,87 @@ static void fcgi_learn_oneshot(cgiplus_direct *x)
     atomic_fetch_or(&x->slot->flags, CGP_TS_ONESHOT);
 }
 
+/* It closed the connection with bytes of a request unread, of which only
+ * BEGIN_REQUEST had gone (fcgi_probe): it never read the request. It
+ * goes to the runner, which connects again, as a request whose worker
+ * ended before it read it does (cgiplus_direct_wait_first, 1131). */
+static void fcgi_unread(cgiplus_fcgi_dx *fx)
+{
+    fx->closed = 1;
+    fx->probing = 0;
+    fx->x.eof = 1;
+    fx->x.unfit = 1;
+    fcgi_learn_oneshot(&fx->x);
+}
+
+/* Whether q's BEGIN_REQUEST goes alone first (runner_fcgi.c, wants_probe):
+ * only on a used connection of a worker known neither to keep its
+ * connections nor to close them. Else the request goes whole, at no cost
+ * beyond a look at the slot's flags, and is never sent again once a byte
+ * of it went. */
+static void fcgi_probe_start(cgiplus_fcgi_dx *fx)
+{
+    uint32_t fl = atomic_load(&fx->x.slot->flags);
+
+    if ((fl & CGP_TS_FCGI_USED) && !(fl & (CGP_TS_FCGI_KEPT | CGP_TS_ONESHOT)) &&
+        fx->out_len > CGP_FCGI_BEGIN_LEN) {
+        fx->full_len = fx->out_len;
+        fx->out_len = CGP_FCGI_BEGIN_LEN;
+        fx->probing = 1;
+        fx->probe_t0 = cgiplus_direct_now_ms();
+    }
+    if (!(fl & CGP_TS_FCGI_USED))
+        atomic_fetch_or(&fx->x.slot->flags, CGP_TS_FCGI_USED);
+}
+
+/* How long the next wait for the probe's answer is: 1 ms, then longer,
+ * at most 20 (no event says a socket's queue was read). */
+static apr_int64_t fcgi_probe_ms(const cgiplus_fcgi_dx *fx)
+{
+    apr_uint64_t wait = (cgiplus_direct_now_ms() - fx->probe_t0) / 8 + 1;
+
+    return wait > 20 ? 20 : (apr_int64_t)wait;
+}
+
+/* Did the application read the probe's BEGIN_REQUEST? Our bytes in its
+ * queue (SIOCOUTQ) are 0 once it read them, and once it closed (its queue
+ * freed): ECONNRESET then says it closed with them unread (fcgi_unread),
+ * an end of file that it read them (the rest goes; the request fails on
+ * it, never sent again). Taken, the connection open: it keeps its
+ * connections (CGP_TS_FCGI_KEPT), and the rest goes. */
+static void fcgi_probe(cgiplus_req *q)
+{
+    cgiplus_fcgi_dx *fx = fcgi_x(q);
+    int queued = 0;
+    ssize_t n;
+    char c;
+
+    if (!fx->probing || fx->closed || fx->out_off < fx->out_len ||
+        ioctl(fx->fd, SIOCOUTQ, &queued) < 0 || queued > 0)
+        return;
+    n = recv(fx->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n < 0 && errno == ECONNRESET && !fx->heard) {
+        fcgi_unread(fx);
+        return;
+    }
+    if (n < 0 && errno == EINTR)
+        return;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        atomic_fetch_or(&fx->x.slot->flags, CGP_TS_FCGI_KEPT);
+        ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, q->r, CGIPLUS_LOGNO(1351)
+                      "FastCGI worker pid %lu of %s keeps its connection (it read a "
+                      "request's BEGIN_REQUEST on one that had carried a request): its "
+                      "requests go whole from now on", (unsigned long)fx->x.ch->pid,
+                      q->r->filename);
+    }
+    fx->probing = 0;
+    fx->out_len = fx->full_len;
+    if (fcgi_write(q)) {
+        fx->out_off = fx->out_len; /* it closed: what it says on reading ends it */
+        fx->x.eof = 1;
+    }
+}
+
 /* The claimed (or granted) worker x takes q: its records are written. */
 static int fcgi_start(cgiplus_req *q, cgiplus_direct *x, const char *body, apr_size_t blen)
 {
@@ -199,6 +284,7 @@ static int fcgi_start(cgiplus_req *q, cgiplus_direct *x, const char *body, apr_s
         x->unfit = 1;
         return OK;
     }
+    fcgi_probe_start(fx);
     if ((err = fcgi_write(q)) && fx->out_off == 0) {
         /* It closed the connection before taking a byte (an aborted
          * request's, or an application that keeps none): the request never
@@ -302,19 +388,17 @@ static apr_status_t fcgi_read(cgiplus_req *q, int keep)
         apr_bucket_free(buf);
         return APR_SUCCESS;
     }
-    if (n < 0 && errno == ECONNRESET && keep && !fx->heard && !q->ended) {
-        /* It closed the connection with bytes of the request unread and
-         * nothing said (on AF_UNIX, ECONNRESET: runner_fcgi.c, resend), as
-         * an application that closes after each request does when the
-         * request is written just before its close: it never read it. It
-         * goes to the runner, which connects again, as a request whose
-         * worker ended before it read it does (cgiplus_direct_wait_first,
-         * 1131). An end of file (it may have read it all) is a 502. */
+    if (n < 0 && errno == ECONNRESET && keep && !fx->heard && !q->ended && fx->probing) {
+        /* It closed the connection with bytes unread, of which only the
+         * probe's BEGIN_REQUEST had gone (on AF_UNIX, ECONNRESET:
+         * runner_fcgi.c, resend), as an application that closes after each
+         * request does when the request is written just before its close:
+         * it never read it. Of a request that went further, ECONNRESET says
+         * only that some bytes were unread (a pre-fork application's child
+         * that died in it, having acted on its PARAMS): that, and an end of
+         * file, is a 502, never sent again. */
         apr_bucket_free(buf);
-        fx->closed = 1;
-        x->eof = 1;
-        x->unfit = 1;
-        fcgi_learn_oneshot(x);
+        fcgi_unread(fx);
         return APR_SUCCESS;
     }
     if (n <= 0) {
@@ -381,11 +465,19 @@ static apr_status_t fcgi_step(cgiplus_req *q, apr_interval_time_t wait, apr_os_s
     cgiplus_fcgi_dx *fx = fcgi_x(q);
     cgiplus_direct *x = &fx->x;
     struct pollfd pf[2];
-    int n = 1, rc, by_deadline;
+    int n = 1, rc, by_deadline, capped = 0;
     apr_int64_t ms = cgiplus_direct_wait_ms(q, wait, &by_deadline);
 
     if (client_rd)
         *client_rd = 0;
+    if (fx->probing && fx->out_off == fx->out_len) { /* look at its queue again soon */
+        apr_int64_t p = fcgi_probe_ms(fx);
+
+        if (ms < 0 || ms > p) {
+            ms = p;
+            capped = 1;
+        }
+    }
     pf[0].fd = fx->fd;
     pf[0].events = POLLIN | (fx->out_off < fx->out_len ? POLLOUT : 0);
     if (cs >= 0) {
@@ -398,6 +490,10 @@ static apr_status_t fcgi_step(cgiplus_req *q, apr_interval_time_t wait, apr_os_s
     while (rc < 0 && errno == EINTR);
     if (rc < 0)
         return APR_FROM_OS_ERROR(errno);
+    if (rc == 0 && capped) {
+        fcgi_probe(q);
+        return APR_SUCCESS;
+    }
     if (rc == 0) {
         if (wait >= 0 && !by_deadline)
             return APR_TIMEUP;
@@ -413,6 +509,7 @@ static apr_status_t fcgi_step(cgiplus_req *q, apr_interval_time_t wait, apr_os_s
     }
     if (pf[0].revents & (POLLIN | POLLHUP | POLLERR))
         return fcgi_read(q, 1);
+    fcgi_probe(q);
     return APR_SUCCESS;
 }
 
@@ -439,7 +536,7 @@ static int fcgi_readable(cgiplus_req *q, apr_interval_time_t wait)
     struct pollfd pf = { .fd = fx->fd, .events = POLLIN };
     int rc;
 
-    if (fx->ready || fx->out_off < fx->out_len)
+    if (fx->ready || fx->out_off < fx->out_len || fx->probing)
         return 1; /* the next step has work to do */
     do
         rc = poll(&pf, 1, (int)apr_time_as_msec(wait));
@@ -483,7 +580,7 @@ static void fcgi_leave(cgiplus_req *q)
     /* Unfinished: it may go on only from a record boundary, with its
      * request written whole, told to stop unless no-abort (the runner reads
      * on to its END_REQUEST). */
-    if (!fx->end_req && (fx->out_off < fx->out_len ||
+    if (!fx->end_req && (fx->out_off < fx->out_len || fx->probing ||
                      (!x->no_abort && send(fx->fd, ab, sizeof(ab), MSG_DONTWAIT | MSG_NOSIGNAL)
                                       != (ssize_t)sizeof(ab)))) {
         x->broken = 1;

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <linux/sockios.h> /* SIOCOUTQ */
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -53,6 +54,11 @@ typedef struct runner_fcgi {
     int resent;               /* the request went on a new connection once already */
     int replay_off;           /* the request is past what sent keeps: never sent again */
     cgp_buf sent;             /* what the socket took of the request, while nothing came back */
+    int used;                 /* we wrote a request on this connection (the slot's FCGI_USED) */
+    int kept;                 /* it keeps its connections (learnt; the slot's FCGI_KEPT) */
+    int probing;              /* the request's BEGIN_REQUEST alone is out: the rest waits in held */
+    uint64_t probe_t0;        /* when it went */
+    cgp_buf held;             /* the request's PARAMS, until the application took BEGIN_REQUEST */
 } runner_fcgi;
 
 /* Kept of a request to send it again (RUNNER_FCGI_QUEUE_HIGH and its
@@ -84,6 +90,31 @@ static unsigned long fcgi_seq; /* names the sockets: fcgi-<runner pid>-<n>.sock 
 static int oneshot(const runner_worker *w)
 {
     return fcgi(w)->oneshot || runner_worker_oneshot(w);
+}
+
+/* Whether r's BEGIN_REQUEST goes alone first, the rest once the
+ * application read it (probe). A request is sent again only when the
+ * application provably read none of it, and ECONNRESET proves that only
+ * of what was unread: of a whole request, it says SOME bytes were (a
+ * pre-fork application's child that read BEGIN_REQUEST and PARAMS, acted,
+ * and died with the body unread, its parent still listening, would run it
+ * twice). The race that needs sending again is an application closing a
+ * kept connection after a request (it ignores FCGI_KEEP_CONN) while the
+ * next is written: so a request on a used connection of a worker not
+ * known yet to keep or to close its connections sends BEGIN_REQUEST alone,
+ * which names nothing to act on, and the rest once the socket says the
+ * application took it (SIOCOUTQ 0, the connection still open): then it
+ * keeps its connections (kept), for good. A new connection (no
+ * application closes one before reading a request on it) and a worker
+ * known to keep them get a request whole, with no wait, and one that fails
+ * after a byte of it went is never sent again: 502. */
+static int wants_probe(runner_worker *w)
+{
+    runner_fcgi *f = fcgi(w);
+    uint32_t fl = runner_worker_slot_flags(w);
+
+    return (f->used || (fl & CGP_TS_FCGI_USED)) && !f->kept && !(fl & CGP_TS_FCGI_KEPT) &&
+           !oneshot(w);
 }
 
 /* Logged once per worker, whoever learnt it first: a child that met the
@@ -210,6 +241,7 @@ static void fcgi_close(runner_worker *w)
     runner_ev_close(&f->ev_sock);
     runner_ev_close(&f->ev_log);
     cgp_buf_free(&f->sent);
+    cgp_buf_free(&f->held);
     if (f->path[0])
         unlink(f->path);
     f->path[0] = '\0';
@@ -266,11 +298,23 @@ static int fcgi_request(runner_worker *w, runner_req *r)
         why = cgp_fcgi_strerror(rc);
         goto fail;
     }
-    w->inq.len += len;
     free(pairs);
     f->stdin_done = f->aborted = f->end_pending = 0;
-    f->heard = f->resent = f->replay_off = 0;
+    f->heard = f->resent = f->replay_off = f->probing = 0;
     cgp_buf_reset(&f->sent);
+    cgp_buf_reset(&f->held);
+    if (wants_probe(w) && cgp_buf_used(&w->inq) == 0 &&
+        cgp_buf_append(&f->held, w->inq.p + w->inq.len + CGP_FCGI_BEGIN_LEN,
+                       len - CGP_FCGI_BEGIN_LEN) == 0) {
+        len = CGP_FCGI_BEGIN_LEN;
+        f->probing = 1;
+        f->probe_t0 = runner_g.now;
+        w->dl_kind = runner_g.now + 1;
+        runner_worker_rearm(w);
+    }
+    w->inq.len += len;
+    f->used = 1;
+    runner_worker_slot_flags_set(w, CGP_TS_FCGI_USED, 0);
     cgp_fcgi_parser_expect(&f->parser, f->reqid);
     w->had_output = 0;
     return 0;
@@ -299,6 +343,34 @@ static void conn_gone(runner_worker *w)
     runner_worker_gone(w);
 }
 
+/* The worker's process is exiting (or exited, not reaped yet). An exiting
+ * process's files are released last opened first, so its connection
+ * closes before its listening socket (descriptor 0) does: a connect in
+ * between still succeeds, into a backlog nobody will accept, and the next
+ * request on it would fail for a worker that was already dying. PF_EXITING
+ * (0x4 in /proc's flags) is set before any of its files is released. */
+static int exiting(pid_t pid)
+{
+    char path[64], buf[512], state = 0, *p;
+    unsigned flags = 0;
+    ssize_t n;
+    int fd;
+
+    snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return errno == ENOENT;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    /* after the name: state, ppid, pgrp, session, tty, tpgid, flags */
+    if (!(p = strrchr(buf, ')')) ||
+        sscanf(p + 1, " %c %*d %*d %*d %*d %*d %u", &state, &flags) != 2)
+        return 0;
+    return state == 'Z' || state == 'X' || (flags & 0x4u);
+}
+
 /* A new connection to the worker, between requests: php-cgi and libfcgi
  * close theirs after an aborted request, and an application that ignores
  * FCGI_KEEP_CONN after each one; both then accept again. The old one is
@@ -316,7 +388,7 @@ static int reconnect(runner_worker *w)
     runner_ev_close(&f->ev_sock);
     cgp_buf_reset(&w->inq);
     memcpy(sa.sun_path, f->path, sizeof(sa.sun_path));
-    if (w->exited || !f->path[0] ||
+    if (w->exited || !f->path[0] || exiting(w->pid) ||
         (fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0 ||
         connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
         if (fd >= 0)
@@ -329,6 +401,9 @@ static int reconnect(runner_worker *w)
     f->eof = 0;
     f->unread = 0;
     f->end_pending = 0;
+    f->used = f->probing = 0;
+    cgp_buf_reset(&f->held);
+    runner_worker_slot_flags_set(w, 0, CGP_TS_FCGI_USED);
     cgp_fcgi_parser_init(&f->parser, CGP_FCGI_FROM_APP);
     runner_table_slot_renew(w);
     runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2910) "FastCGI worker pid %ld of %s: connected "
@@ -367,7 +442,7 @@ static int frame_body(runner_worker *w)
     runner_req *r = w->req;
     int queued = 0;
 
-    while (r && !f->stdin_done && cgp_buf_used(&w->inq) < RUNNER_FCGI_QUEUE_HIGH) {
+    while (r && !f->stdin_done && !f->probing && cgp_buf_used(&w->inq) < RUNNER_FCGI_QUEUE_HIGH) {
         uint64_t pending = runner_spool_pending(&r->body);
         cgp_fcgi_hdr h = { .type = CGP_FCGI_STDIN, .reqid = f->reqid };
         ssize_t got = 0;
@@ -419,11 +494,11 @@ static void keep_sent(void *arg, const void *p, size_t n)
  * application that closes after each request does so right after
  * END_REQUEST, with the next request unread if it was written meanwhile.
  * Such a request is sent again, once, on a new connection, from the copy
- * keep_sent keeps; one it may have read (end of file, or anything came
- * back) never is. (ECONNRESET says some bytes were unread, not that all
- * were: docs/DESIGN.md, "FastCGI workers", names that limit.) 1: sent
- * again; 0: not; -1: it no longer listens (conn_gone: r fails when it is
- * reaped). */
+ * keep_sent keeps, if nothing of it was taken or its BEGIN_REQUEST alone
+ * (wants_probe); one it may have read (end of file, anything came back,
+ * or ECONNRESET after more of it went, which says only that SOME bytes
+ * were unread) never is. 1: sent again; 0: not; -1: it no longer listens
+ * (conn_gone: r fails when it is reaped). */
 static int resend(runner_worker *w, int unread)
 {
     runner_fcgi *f = fcgi(w);
@@ -432,11 +507,16 @@ static int resend(runner_worker *w, int unread)
 
     if (!r || f->heard || f->resent || f->replay_off)
         return 0;
+    /* Past its BEGIN_REQUEST alone (wants_probe), the application may have
+     * read any part of it: never. */
+    if (cgp_buf_used(&f->sent) && !f->probing)
+        return 0;
     /* A write: nothing of r taken, or the read says it left bytes unread. */
     if (!unread && cgp_buf_used(&f->sent) && !closed_unread(f->ev_sock.fd))
         return 0;
     if (cgp_buf_append(&again, f->sent.p + f->sent.off, cgp_buf_used(&f->sent)) < 0 ||
-        cgp_buf_append(&again, w->inq.p + w->inq.off, cgp_buf_used(&w->inq)) < 0) {
+        cgp_buf_append(&again, w->inq.p + w->inq.off, cgp_buf_used(&w->inq)) < 0 ||
+        cgp_buf_append(&again, f->held.p + f->held.off, cgp_buf_used(&f->held)) < 0) {
         cgp_buf_free(&again);
         return 0;
     }
@@ -452,9 +532,88 @@ static int resend(runner_worker *w, int unread)
     cgp_buf_free(&w->inq);
     w->inq = again;
     cgp_buf_reset(&f->sent);
+    f->used = 1; /* a new connection: whole, no probe */
+    runner_worker_slot_flags_set(w, CGP_TS_FCGI_USED, 0);
     cgp_fcgi_parser_expect(&f->parser, f->reqid);
     fcgi_watch(w, runner_worker_out_paused(w));
     return 1;
+}
+
+/* The rest of a probed request goes out: its BEGIN_REQUEST was taken. */
+static void probe_over(runner_worker *w)
+{
+    runner_fcgi *f = fcgi(w);
+
+    f->probing = 0;
+    w->dl_kind = 0;
+    if (cgp_buf_append(&w->inq, f->held.p + f->held.off, cgp_buf_used(&f->held)) < 0) {
+        /* the request cannot go on: the worker is replaced after it */
+        cgp_buf_reset(&w->inq);
+        f->stdin_done = 1;
+        w->retire = RUNNER_END_BROKEN;
+    }
+    cgp_buf_free(&f->held);
+}
+
+/* When the runner looks again whether the application took a probe's
+ * BEGIN_REQUEST (no event says a socket's queue was read): after 1 ms,
+ * then less often, at most every 20 ms. */
+static uint64_t probe_next(const runner_fcgi *f)
+{
+    uint64_t wait = (runner_g.now - f->probe_t0) / 8 + 1;
+
+    return runner_g.now + (wait > 20 ? 20 : wait);
+}
+
+/* kind->timer: has the application read the probe's BEGIN_REQUEST? Our
+ * bytes in its socket's queue (SIOCOUTQ) are 0 once it read them, and
+ * also once it closed (its queue is freed): then ECONNRESET says it
+ * closed with them unread (sent again), an end of file that it read it
+ * and closed (the request fails, never sent again). */
+static void fcgi_timer(runner_worker *w)
+{
+    runner_fcgi *f = fcgi(w);
+    int queued = 0;
+    ssize_t n;
+    char c;
+
+    if (!f->probing || f->ev_sock.fd < 0 || f->eof)
+        return;
+    if (cgp_buf_used(&w->inq) || ioctl(f->ev_sock.fd, SIOCOUTQ, &queued) < 0 || queued > 0) {
+        w->dl_kind = probe_next(f);
+        runner_worker_rearm(w);
+        return;
+    }
+    n = recv(f->ev_sock.fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        f->kept = 1; /* it waits for PARAMS on a connection that carried a request */
+        runner_worker_slot_flags_set(w, CGP_TS_FCGI_KEPT, 0);
+        runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2953) "FastCGI worker pid %ld of %s keeps its "
+                   "connection (it read a request's BEGIN_REQUEST on one that had carried a "
+                   "request): its requests go whole from now on", (long)w->pid, w->pool->script);
+        probe_over(w);
+        fcgi_feed(w);
+    }
+    else if (n < 0 && errno == ECONNRESET) {
+        f->unread = 1;
+        if (!resend(w, 1))
+            conn_eof(w);
+        else if (!f->eof)
+            fcgi_feed(w);
+    }
+    else if (n < 0 && errno == EINTR) {
+        w->dl_kind = probe_next(f);
+        runner_worker_rearm(w);
+        return;
+    }
+    else {
+        /* a byte came (records with no request: read as such), or it read
+         * BEGIN_REQUEST and closed: the rest goes, and what the connection
+         * says next decides */
+        probe_over(w);
+        fcgi_feed(w);
+    }
+    runner_worker_update(w);
 }
 
 static void fcgi_feed(runner_worker *w)
@@ -562,6 +721,11 @@ static void request_over(runner_worker *w, int outcome)
 
     if (!r)
         return;
+    if (f->probing) { /* it refused the request on its BEGIN_REQUEST (OVERLOADED) */
+        f->probing = 0;
+        w->dl_kind = 0;
+        cgp_buf_reset(&f->held);
+    }
     if (!f->stdin_done || cgp_buf_used(&w->inq)) {
         /* Its STDIN stream is still open, or half written: the next request
          * would start inside it. */
@@ -717,6 +881,8 @@ static void fcgi_abort(runner_worker *w)
     if (!r || f->aborted || f->eof)
         return;
     f->aborted = 1;
+    if (f->probing)
+        probe_over(w); /* ABORT_REQUEST after its PARAMS, at a record boundary */
     if (!f->stdin_done) {
         /* No more of the body: php-cgi and libfcgi end the request with
          * what they have (docs/PROTOCOL.md, "What real applications do"). */
@@ -776,6 +942,8 @@ static void fcgi_adopt(runner_worker *w)
     f->end_pending = 0;
     f->heard = 1; /* a child's request: nothing of it to send again */
     cgp_buf_reset(&f->sent);
+    f->probing = 0;
+    cgp_buf_reset(&f->held);
 }
 
 void runner_fcgi_on_channel(runner_client *c, uint32_t reqid, const unsigned char *pl,
@@ -821,6 +989,7 @@ const runner_wkind runner_kind_fcgi = {
     .read = fcgi_read, .watch = fcgi_watch, .orphaned = runner_worker_orphaned,
     .abort = fcgi_abort, .adopt = fcgi_adopt, .adopt_handed_only = 1, .closed = fcgi_closed,
     .idle_fd = fcgi_idle_fd, .close = fcgi_close, .term = fcgi_term, .took = fcgi_took,
+    .timer = fcgi_timer,
 };
 
 /* A runner that died by a signal (kill -9, a crash) left its workers'

@@ -479,6 +479,23 @@ int runner_worker_oneshot(const runner_worker *w)
     return s && (atomic_load(&s->flags) & CGP_TS_ONESHOT);
 }
 
+uint32_t runner_worker_slot_flags(const runner_worker *w)
+{
+    cgp_tslot *s = tslot(w);
+
+    return s ? atomic_load(&s->flags) : 0;
+}
+
+void runner_worker_slot_flags_set(runner_worker *w, uint32_t set, uint32_t clear)
+{
+    cgp_tslot *s = tslot(w);
+
+    if (s && clear)
+        atomic_fetch_and(&s->flags, ~clear);
+    if (s && set)
+        atomic_fetch_or(&s->flags, set);
+}
+
 void runner_worker_set_lifetime(runner_worker *w, int64_t v)
 {
     cgp_tslot *s = tslot(w);

@@ -380,6 +380,7 @@ void runner_worker_rearm(runner_worker *w)
     MIN_DL(w->dl_orphan_max);
     MIN_DL(w->dl_reap);
     MIN_DL(w->dl_drain);
+    MIN_DL(w->dl_kind);
     if (runner_worker_published(w) && w->retire)
         MIN_DL(runner_g.now + 1000u); /* a child holds it: ask again */
     if (runner_worker_published(w))
@@ -445,6 +446,13 @@ void runner_worker_deadline(runner_worker *w)
     }
     if (w->sync_wait && now >= w->dl_sync)
         runner_worker_sync_check(w);
+    if (w->dl_kind && now >= w->dl_kind) {
+        w->dl_kind = 0;
+        if (w->kind->timer)
+            w->kind->timer(w);
+        if (w->exited || w->state == RUNNER_W_DEAD)
+            return;
+    }
     if (runner_worker_published(w))
         look(); /* every published worker's stdout, when due */
     if (w->dl_orphan && now >= w->dl_orphan) {

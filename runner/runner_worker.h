@@ -134,6 +134,8 @@ struct runner_wkind {
      * read that request, so its death is the request's, not a failed
      * start-up. NULL: the CGIplus look at its "!" line decides. */
     int (*took)(const runner_worker *w);
+    /* Its own timer (w->dl_kind) is due. NULL: it sets none. */
+    void (*timer)(runner_worker *w);
 };
 
 /* What a worker tells the pool that started it. The pool (runner_pool.c)
@@ -221,6 +223,7 @@ struct runner_worker {
     int slot;                 /* its slot in the direct path's table, -1: none */
     uint32_t sgen;            /* the slot's generation for this worker */
     uint64_t dl_drain;        /* a drain of output nobody wants ends (killed) at this time */
+    uint64_t dl_kind;         /* its kind's timer (kind->timer), 0: none */
     void *kdata;              /* its kind's own (a FastCGI connection), freed with it */
     TAILQ_ENTRY(runner_worker) plink, glink;
 };
@@ -388,6 +391,8 @@ void runner_worker_set_struct(runner_worker *w, int on);
 void runner_worker_set_ready(runner_worker *w, int on);     /* the slot's CGP_TS_READY */
 void runner_worker_set_oneshot(runner_worker *w);          /* the slot's CGP_TS_ONESHOT */
 int runner_worker_oneshot(const runner_worker *w);
+uint32_t runner_worker_slot_flags(const runner_worker *w);   /* CGP_TS_*, 0: no slot */
+void runner_worker_slot_flags_set(runner_worker *w, uint32_t set, uint32_t clear);
 void runner_worker_set_lifetime(runner_worker *w, int64_t v);
 /* A FastCGI worker's request id, kept in its slot (cgp_tslot_fcgi_next):
  * next, the new request's; else the last one written (by a child or the

@@ -1,0 +1,70 @@
+# A request never runs twice on a FastCGI worker. A pre-fork application
+# (t/htdocs/fcgi/prefork.pl: the parent keeps the listening socket, a child
+# accepts; FCGI::ProcManager, php-cgi with PHP_FCGI_CHILDREN, a libfcgi
+# program that forks) whose child reads a request's BEGIN_REQUEST and
+# PARAMS, acts on them (a line in a file) and dies without reading the
+# body, the parent still listening, leaves that request partly unread: the
+# connection reports ECONNRESET, which only says SOME bytes were unread.
+# Such a request was sent again on a new connection (2927, or handed back
+# and relayed, 1131), so it ran twice (or three times). Now a request goes
+# again only when the application provably read none of it; this one fails
+# as a worker that dies in a request does (502 in a CGIplusMode fastcgi
+# scope), on the direct path (/fcgi/) and relayed (/fcgir/), whether the
+# child dies on a new connection, on a kept one whose liveness was unknown
+# (its second request) or on one known to be kept. Each side effect once,
+# and the worker serves on. The probe that keeps the race sending again
+# needs (a request's BEGIN_REQUEST alone on a used connection of a worker
+# not known yet to keep its connections) ran once per worker (1351 by a
+# child, 2953 by the runner), then requests went whole.
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use lib 't/htdocs/apps';
+use AppTest qw(curl url);
+
+my @steps = qw(die ok die ok ok die ok);
+plan tests => 2 * (2 * @steps) + 1,
+    need { 'needs FCGI (libfcgi-perl)' => !system('perl -MFCGI -e1 2>/dev/null') };
+
+my $vars = Apache::Test::config()->{vars};
+my $errlog = "$vars->{t_logs}/error_log";
+my $ledger = "$vars->{t_logs}/fcgi-ledger.prefork"; # the pool's FCGI_LEDGER, .prefork
+for my $f ("$vars->{t_logs}/fcgi-ledger", $ledger) {
+    open my $fh, '>>', $f or die "$f: $!";
+    close $fh;
+    chmod 0666, $f;
+}
+
+sub ran {
+    my ($n) = @_;
+    open my $fh, '<', $ledger or return 0;
+    return scalar grep { /^\d+ \S*\bn=\Q$n\E$/ } <$fh>;
+}
+
+my $body = 'b' x 40000; # more than libfcgi reads ahead (8 KiB): its child leaves most unread
+for my $c (['direct', '/fcgi/prefork.pl'], ['relayed', '/fcgir/prefork.pl']) {
+    my ($how, $path) = @$c;
+    my $i = 0;
+    for my $step (@steps) {
+        $i++;
+        my $n = "$$-$how-$i";
+        my ($code, $h, $got) = curl('--data-binary', $body, url("$path?$step&n=$n"));
+        if ($step eq 'die') {
+            ok t_cmp($code, 502, "$how, request $i: its worker's child died in it: 502");
+        }
+        else {
+            ok t_cmp("$code $got", qr/^200 pid=\d+ q=ok&n=\Q$n\E body=40000\n\z/,
+                     "$how, request $i: served");
+        }
+        ok t_cmp(ran($n), 1, "$how, request $i ($step): the application ran it once");
+    }
+}
+
+# Its two pools' workers were learnt as keeping their connections, each once.
+open my $el, '<', $errlog or die "$errlog: $!";
+my %kept;
+$kept{$_}++ for map { /CGIPLUS(?:1351|2953): FastCGI worker pid (\d+) of \S+\/prefork\.pl keeps/ ? $1 : () } <$el>;
+ok t_cmp(scalar(keys %kept) >= 2 && !grep({ $_ > 1 } values %kept) ? 1 : 0, 1,
+         'each worker was learnt as keeping its connection once (' .
+         join(' ', map { "$_:$kept{$_}" } sort keys %kept) . ')');
