@@ -59,6 +59,7 @@ typedef struct runner_fcgi {
     int probing;              /* the request's BEGIN_REQUEST alone is out: the rest waits in held */
     uint64_t probe_t0;        /* when it went */
     cgp_buf held;             /* the request's PARAMS, until the application took BEGIN_REQUEST */
+    int wclosed;              /* a write met its close: nothing more is written, reading decides */
 } runner_fcgi;
 
 /* Kept of a request to send it again (RUNNER_FCGI_QUEUE_HIGH and its
@@ -401,7 +402,7 @@ static int reconnect(runner_worker *w)
     f->eof = 0;
     f->unread = 0;
     f->end_pending = 0;
-    f->used = f->probing = 0;
+    f->used = f->probing = f->wclosed = 0;
     cgp_buf_reset(&f->held);
     runner_worker_slot_flags_set(w, 0, CGP_TS_FCGI_USED);
     cgp_fcgi_parser_init(&f->parser, CGP_FCGI_FROM_APP);
@@ -442,7 +443,8 @@ static int frame_body(runner_worker *w)
     runner_req *r = w->req;
     int queued = 0;
 
-    while (r && !f->stdin_done && !f->probing && cgp_buf_used(&w->inq) < RUNNER_FCGI_QUEUE_HIGH) {
+    while (r && !f->stdin_done && !f->probing && !f->wclosed &&
+           cgp_buf_used(&w->inq) < RUNNER_FCGI_QUEUE_HIGH) {
         uint64_t pending = runner_spool_pending(&r->body);
         cgp_fcgi_hdr h = { .type = CGP_FCGI_STDIN, .reqid = f->reqid };
         ssize_t got = 0;
@@ -622,7 +624,7 @@ static void fcgi_feed(runner_worker *w)
     runner_req *r = w->req;
     int rc;
 
-    if (f->ev_sock.fd < 0 || f->eof)
+    if (f->ev_sock.fd < 0 || f->eof || f->wclosed)
         return;
     frame_body(w);
     for (;;) { /* until the socket is full, or nothing more is there to send */
@@ -643,8 +645,19 @@ static void fcgi_feed(runner_worker *w)
         if (err != EPIPE && err != ECONNRESET)
             runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2903) "cannot write to FastCGI worker pid "
                        "%ld of %s: %s", (long)w->pid, w->pool->script, strerror(err));
-        if (!again)
+        if (!again && (err == EPIPE || err == ECONNRESET)) {
+            /* It closed the connection (a pre-fork application's child
+             * that died in the request, its parent still listening): what
+             * reading it says ends the request, its records first, then
+             * the close (conn_eof: 502, and a new connection if it still
+             * listens), as on the direct path. Not taken for dying: that
+             * stopped the whole application 2 s later (2015). */
+            f->wclosed = 1;
+            cgp_buf_reset(&w->inq);
+        }
+        else if (!again) {
             conn_gone(w);
+        }
     }
     fcgi_watch(w, runner_worker_out_paused(w));
     if (r && r->client)
@@ -661,7 +674,7 @@ static void fcgi_watch(runner_worker *w, int paused)
     /* A published worker's connection is a child's to read and write. */
     if (!runner_worker_published(w) && !f->eof) {
         m |= paused ? 0 : EPOLLIN;
-        m |= cgp_buf_used(&w->inq) ? EPOLLOUT : 0;
+        m |= cgp_buf_used(&w->inq) && !f->wclosed ? EPOLLOUT : 0;
     }
     runner_ev_watch(&f->ev_sock, m);
     runner_ev_watch(&f->ev_log, EPOLLIN); /* always ours, published or not */

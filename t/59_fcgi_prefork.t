@@ -24,7 +24,7 @@ use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
 my @steps = qw(die ok die ok ok die ok);
-plan tests => 2 * (2 * @steps) + 1,
+plan tests => 2 * (2 * @steps) + 2 * 2 + 2 + 1,
     need { 'needs FCGI (libfcgi-perl)' => !system('perl -MFCGI -e1 2>/dev/null') };
 
 my $vars = Apache::Test::config()->{vars};
@@ -60,6 +60,27 @@ for my $c (['direct', '/fcgi/prefork.pl'], ['relayed', '/fcgir/prefork.pl']) {
         ok t_cmp(ran($n), 1, "$how, request $i ($step): the application ran it once");
     }
 }
+
+# A body the runner streams (1 MB, over CGIplusBodyBuffer): the child dies
+# while the runner still writes it, so the write meets the close first. The
+# request fails (502) once, and the application, whose parent still
+# listens, serves on: before, a write that met the close took the worker
+# for dying and killed it (the whole application) 2 s later (2015).
+my $big = "$vars->{t_logs}/fcgi-prefork-body";
+{ open my $fh, '>', $big or die "$big: $!"; print $fh 'b' x 1_000_000; close $fh }
+my $mark = -s $errlog;
+for my $i (1 .. 2) {
+    my $n = "$$-big-$i";
+    my ($code) = curl('--data-binary', "\@$big", url("/fcgir/prefork.pl?die&n=$n"));
+    ok t_cmp($code, 502, "relayed, a streamed body, request $i: its worker's child died in it: 502");
+    ok t_cmp(ran($n), 1, "relayed, a streamed body, request $i: the application ran it once");
+}
+my ($code, $h, $got) = curl('--data-binary', "\@$big", url("/fcgir/prefork.pl?ok&n=$$-big-ok"));
+ok t_cmp("$code $got", qr/^200 pid=\d+ q=ok&n=\Q$$\E-big-ok body=1000000\n\z/,
+         'relayed, a streamed body: served after');
+my $killed = do { open my $fh, '<', $errlog or die; seek $fh, $mark, 0; local $/;
+                  my @k = (<$fh> // '') =~ /(CGIPLUS2015: [^\n]*prefork\.pl[^\n]*)/g; $k[0] // 'none' };
+ok t_cmp($killed, 'none', 'relayed, a streamed body: the application was not killed for it');
 
 # Its two pools' workers were learnt as keeping their connections, each once.
 open my $el, '<', $errlog or die "$errlog: $!";
