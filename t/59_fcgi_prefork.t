@@ -9,7 +9,8 @@
 # and relayed, 1131), so it ran twice (or three times). Now a request goes
 # again only when the application provably read none of it; this one fails
 # as a worker that dies in a request does (502 in a CGIplusMode fastcgi
-# scope), on the direct path (/fcgi/) and relayed (/fcgir/), whether the
+# scope, 500 in an fcgid-script one as under mod_fcgid, which runs it once
+# too), on the direct path (/fcgi/) and relayed (/fcgir/), whether the
 # child dies on a new connection, on a kept one whose liveness was unknown
 # (its second request) or on one known to be kept. Each side effect once,
 # and the worker serves on. The probe that keeps the race sending again
@@ -20,12 +21,16 @@ use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
-use lib 't/htdocs/apps';
-use AppTest qw(curl url);
+use File::Copy qw(copy);
+use lib 't/lib', 't/htdocs/apps';
+use AppTest qw(curl url write_file);
+use PrivateHttpd qw(private_conf private_start private_stop private_dir libexec);
+use FreePort qw(free_port);
 
 my @steps = qw(die ok die ok ok die ok);
-plan tests => 2 * (2 * @steps) + 2 * 2 + 2 + 1,
-    need { 'needs FCGI (libfcgi-perl)' => !system('perl -MFCGI -e1 2>/dev/null') };
+plan tests => 2 * (2 * @steps) + 2 * 2 + 2 + 1 + (1 + 2 * @steps) + (1 + 2),
+    need { 'needs FCGI (libfcgi-perl)' => !system('perl -MFCGI -e1 2>/dev/null'),
+           'needs mod_fcgid (libapache2-mod-fcgid)' => -f libexec() . '/mod_fcgid.so' };
 
 my $vars = Apache::Test::config()->{vars};
 my $errlog = "$vars->{t_logs}/error_log";
@@ -37,8 +42,8 @@ for my $f ("$vars->{t_logs}/fcgi-ledger", $ledger) {
 }
 
 sub ran {
-    my ($n) = @_;
-    open my $fh, '<', $ledger or return 0;
+    my ($n, $file) = @_;
+    open my $fh, '<', $file // $ledger or return 0;
     return scalar grep { /^\d+ \S*\bn=\Q$n\E$/ } <$fh>;
 }
 
@@ -89,3 +94,51 @@ $kept{$_}++ for map { /CGIPLUS(?:1351|2953): FastCGI worker pid (\d+) of \S+\/pr
 ok t_cmp(scalar(keys %kept) >= 2 && !grep({ $_ > 1 } values %kept) ? 1 : 0, 1,
          'each worker was learnt as keeping its connection once (' .
          join(' ', map { "$_:$kept{$_}" } sort keys %kept) . ')');
+
+# The fcgid-script drop-in (mod_fcgid not loaded) in a private httpd, and
+# mod_fcgid itself with the same lines: a request whose child dies in it
+# is answered 500 (mod_fcgid's answer), and runs once, under either.
+# (mod_fcgid then replaces the whole application, "communication error",
+# and the next request waits for its process manager, seconds: one request
+# there.)
+my $port = $ENV{CGIPLUS_PRIVATE_PORT} // free_port();
+for my $peer (0, 1) {
+    my $dir = private_dir("fcgi-prefork-$peer");
+    mkdir "$dir/app";
+    chmod 0755, "$dir/app";
+    copy('t/htdocs/fcgi/prefork.pl', "$dir/app/prefork.pl") or die "copy: $!";
+    chmod 0755, "$dir/app/prefork.pl";
+    write_file("$dir/ledger.prefork", '', 0666);
+    my $lib = libexec();
+    my $extra = ($peer ? "LoadModule fcgid_module $lib/mod_fcgid.so\nFcgidIPCDir $dir/ipc\n" : '') . <<"CONF";
+LoadModule alias_module $lib/mod_alias.so
+Alias /prefork/ $dir/app/
+<Directory $dir/app>
+    SetHandler fcgid-script
+    Options +ExecCGI
+    Require all granted
+</Directory>
+FcgidMaxProcessesPerClass 1
+FcgidInitialEnv FCGI_LEDGER $dir/ledger
+CONF
+    write_file("$dir/httpd.conf", private_conf($dir, $port, [], $extra), 0644);
+    my $name = $peer ? 'mod_fcgid' : 'the fcgid-script drop-in';
+    ok t_cmp(private_start("$dir/httpd.conf", $port), 1, "$name: httpd starts");
+    my $i = 0;
+    for my $step ($peer ? ('die') : @steps) {
+        $i++;
+        my $n = "$$-$peer-$i";
+        my ($code, $h, $got) = curl('--data-binary', $body,
+                                    "http://127.0.0.1:$port/prefork/prefork.pl?$step&n=$n");
+        if ($step eq 'die') {
+            ok t_cmp($code, 500, "$name, request $i: its worker's child died in it: 500");
+        }
+        else {
+            ok t_cmp("$code $got", qr/^200 pid=\d+ q=ok&n=\Q$n\E body=40000\n\z/,
+                     "$name, request $i: served");
+        }
+        ok t_cmp(ran($n, "$dir/ledger.prefork"), 1,
+                 "$name, request $i ($step): the application ran it once");
+    }
+    private_stop("$dir/httpd.pid");
+}
