@@ -1,0 +1,91 @@
+# Issue 22: a corpus of small CGI scripts written the way old scripts are
+# (t/htdocs/engine/{perl,python}/corpus/, one idiom each), each run under
+# mod_cgid (the reference: the same files in the same httpd) and under its
+# engine: three requests in a row, then every script of the corpus
+# interleaved on the one engine (CGIplusMaxWorkers 1), twice. Status,
+# headers and body as mod_cgid gives them, every time. A script that ends
+# the engine (POSIX::_exit, exec, os._exit: marked 'ends') fails its own
+# request only (its response may be cut: docs/APPS.md, "What breaks under
+# an engine"), so its own answer is not compared: the next script's, on the
+# engine that replaced it, is. The idioms t/58_engine_idioms.t and the others check
+# are not repeated here.
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use lib 't/htdocs/apps';
+use AppTest qw(url);
+
+my $up = 't/htdocs/engine/python/corpus/png.py';
+my %corpus = (
+    perl => [
+        ['stream.pl'], ['gif.pl'], ['utf8out.pl'], ['selecth.pl'], ['selectleft.pl'], ['redirect.pl'],
+        ['requirelib.pl?x'], ['doconfig.pl'], ['realbin.pl'], ['beginonce.pl'], ['endprint.pl'],
+        ['endprint.pl?die'], ['sigwarn.pl'], ['readcl.pl', '--data-binary', "a=1\nb"], ['readcl.pl'],
+        ['dieobj.pl'], ['dieobj.pl?after'], ['system.pl'], ['backtick.pl'], ['pipeout.pl'], ['pipein.pl'],
+        ['childhdr.pl'], ['stderr.pl'], ['fmtname.pl'], ['srand42.pl'], ['location.pl'], ['redirect302.pl'],
+        ['status404.pl'], ['cookies.pl'], ['nph-corpus.pl'], ['chdir.pl'], ['tz.pl'], ['tzplain.pl'],
+        ['slurpall.pl'], ['ofs.pl'], ['sigalrm.pl'], ['execit.pl', 'ends'], ['cgipm.pl?name=zed&b=1'],
+        ['posixexit.pl', 'ends'], ['stderr.pl?after'],
+    ],
+    py => [
+        ['cgitb_before.py'], ['cgitb_after.py'], ['fs_get.py?a=&b=1&b=2'], ['fs_noblank.py?a=&b=1'],
+        ['fs_get.py', '--data', 'x=&y=2'],
+        ['fs_multi.py', '-F', 'name=ann', '-F', 'name=bob', '-F', 'blank=', '-F', "file=\@$up;type=text/plain"],
+        ['png.py'], ['binonly.py'], ['mixnoflush.py'], ['stream.py'], ['envmut.py'], ['globals_mut.py'],
+        ['sibling.py'], ['atexit_out.py'], ['chdir.py'], ['signals.py'], ['exit_raise.py'], ['exit_builtin.py'],
+        ['quit_msg.py'], ['input_nobody.py'], ['readcl.py', '--data-binary', "a=1\nb"], ['readcl.py'],
+        ['stringio.py'], ['dunder_stdout.py'], ['dunder_write.py'], ['logging_err.py'], ['warn_py.py'],
+        ['tzset.py'], ['seed42.py'], ['subproc.py'], ['subproc_noflush.py'], ['oswrite.py'], ['reconfig.py'],
+        ['unicode_out.py'], ['status.py'], ['location.py'], ['os_exit.py', 'ends'], ['stdout_close.py'],
+        ['pickle_main.py'],
+    ],
+);
+
+sub ends { my @a = @{ $_[0] }; return @a > 1 && $a[-1] eq 'ends' }
+plan tests => 2 * scalar(grep { !ends($_) } @{ $corpus{perl} }, @{ $corpus{py} });
+
+# One request: its status, its headers (sorted; the ones of the connection
+# and the date dropped) and its body, as one string.
+sub answer {
+    my ($path, @args) = @_;
+    open my $fh, '-|', 'curl', '-s', '--max-time', '30', '-D', '-', @args, url($path) or die "curl: $!";
+    local $/;
+    my $out = <$fh> // '';
+    close $fh;
+    my ($head, $body) = split /\r\n\r\n/, $out, 2;
+    my ($code) = ($head // '') =~ m{^HTTP/\S+ (\d{3})};
+    my @h = sort grep { !/^(date|server|keep-alive|connection|content-length|transfer-encoding):/i }
+            map { s/^([^:]+):/lc($1) . ':'/er } grep { /:/ } split /\r\n/, $head // '';
+    $body //= '';
+    $body =~ s/\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}/(time)/g;      # cgitb's page
+    return join "\n", $code // 0, @h, '', $body;
+}
+
+for my $lang (qw(perl py)) {
+    my @list = @{ $corpus{$lang} };
+    my %want;
+    for my $c (@list) {
+        my ($script, @args) = @$c;
+        if (ends($c)) {
+            answer("/e$lang/corpus/$script") for 1 .. 3;
+            next;
+        }
+        $want{"@$c"} = answer("/cgid$lang/corpus/$script", @args);
+        my @got = map { answer("/e$lang/corpus/$script", @args) } 1 .. 3;
+        ok t_cmp(join("\n==\n", @got), join("\n==\n", ($want{"@$c"}) x 3),
+                 "$lang $script @args: three in a row, as under mod_cgid");
+    }
+    my %got;
+    for my $round (1 .. 2) {
+        for my $c (@list) {
+            my ($script, @args) = @$c;
+            push @{ $got{"@$c"} }, answer("/e$lang/corpus/$script", ends($c) ? () : @args);
+        }
+    }
+    for my $c (grep { !ends($_) } @list) {
+        my ($script, @args) = @$c;
+        ok t_cmp(join("\n==\n", @{ $got{"@$c"} }), join("\n==\n", ($want{"@$c"}) x 2),
+                 "$lang $script @args: interleaved with the others, as under mod_cgid");
+    }
+}

@@ -1,0 +1,3 @@
+# a configuration file read with do
+$title = "Corpus site";
+@menu = ('home', 'about');

@@ -1,0 +1,3 @@
+# a library of subs, required relatively
+sub rlib_greet { "hello from rlib ($_[0])" }
+1;

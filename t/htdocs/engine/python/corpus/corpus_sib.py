@@ -1,0 +1,2 @@
+VALUE = "sibling v1"
+hits = 0
