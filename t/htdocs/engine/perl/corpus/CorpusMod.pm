@@ -1,0 +1,3 @@
+package CorpusMod;
+sub hi { "CorpusMod says hi" }
+1;
