@@ -20,6 +20,7 @@ my $up = 't/htdocs/engine/python/corpus/png.py';
 my %corpus = (
     perl => [
         ['usedot.pl'],
+        ['warnbrowser.pl'], ['carpwarn2.pl'],
         ['stream.pl'], ['gif.pl'], ['utf8out.pl'], ['selecth.pl'], ['selectleft.pl'], ['redirect.pl'],
         ['requirelib.pl?x'], ['doconfig.pl'], ['realbin.pl'], ['beginonce.pl'], ['endprint.pl'],
         ['endprint.pl?die'], ['sigwarn.pl'], ['readcl.pl', '--data-binary', "a=1\nb"], ['readcl.pl'],
