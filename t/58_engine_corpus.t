@@ -24,6 +24,7 @@ my %corpus = (
         ['execit.pl', 'ends'], ['posixexit.pl', 'ends'],
         ['usedot.pl'],
         ['warnbrowser.pl'], ['carpwarn2.pl'],
+        ['umask.pl'], ['locale.pl'],
         ['stream.pl'], ['gif.pl'], ['utf8out.pl'], ['selecth.pl'], ['selectleft.pl'], ['redirect.pl'],
         ['requirelib.pl?x'], ['doconfig.pl'], ['realbin.pl'], ['beginonce.pl'], ['endprint.pl'],
         ['endprint.pl?die'], ['sigwarn.pl'], ['readcl.pl', '--data-binary', "a=1\nb"], ['readcl.pl'],
@@ -35,6 +36,7 @@ my %corpus = (
     ],
     py => [
         ['os_exit.py', 'ends'],
+        ['umask.py'], ['locale_set.py'],
         ['cgitb_before.py'], ['cgitb_after.py'], ['fs_get.py?a=&b=1&b=2'], ['fs_noblank.py?a=&b=1'],
         ['fs_get.py', '--data', 'x=&y=2'],
         ['fs_multi.py', '-F', 'name=ann', '-F', 'name=bob', '-F', 'blank=', '-F', "file=\@$up;type=text/plain"],
