@@ -44,7 +44,7 @@ my %corpus = (
         ['sibling.py'], ['atexit_out.py'], ['chdir.py'], ['signals.py'], ['exit_raise.py'], ['exit_builtin.py'],
         ['quit_msg.py'], ['input_nobody.py'], ['readcl.py', '--data-binary', "a=1\nb"], ['readcl.py'],
         ['stringio.py'], ['dunder_stdout.py'], ['dunder_write.py'], ['logging_err.py'], ['warn_py.py'],
-        ['tzset.py'], ['tzplain.py'], ['seed42.py'], ['subproc.py'], ['subproc_noflush.py'], ['oswrite.py'], ['reconfig.py'],
+        ['tzset.py'], ['tzplain.py'], ['seed42.py'], ['randfresh.py'], ['subproc.py'], ['subproc_noflush.py'], ['oswrite.py'], ['reconfig.py'],
         ['unicode_out.py'], ['status.py'], ['location.py'], ['stdout_close.py'],
         ['pickle_main.py'],
     ],
