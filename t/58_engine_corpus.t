@@ -43,7 +43,7 @@ my %corpus = (
         ['png.py'], ['binonly.py'], ['mixnoflush.py'], ['stream.py'], ['envmut.py'], ['globals_mut.py'],
         ['sibling.py'], ['atexit_out.py'], ['chdir.py'], ['signals.py'], ['exit_raise.py'], ['exit_builtin.py'],
         ['quit_msg.py'], ['input_nobody.py'], ['readcl.py', '--data-binary', "a=1\nb"], ['readcl.py'],
-        ['stringio.py'], ['dunder_stdout.py'], ['dunder_write.py'], ['logging_err.py'], ['warn_py.py'], ['warn_page.py'], ['warn_plain.py'],
+        ['stringio.py'], ['dunder_stdout.py'], ['dunder_write.py'], ['logging_err.py'], ['logging_out.py'], ['logger_main.py'], ['warn_py.py'], ['warn_page.py'], ['warn_plain.py'],
         ['tzset.py'], ['tzplain.py'], ['seed42.py'], ['randfresh.py'], ['subproc.py'], ['subproc_noflush.py'], ['oswrite.py'], ['reconfig.py'],
         ['unicode_out.py'], ['status.py'], ['location.py'], ['stdout_close.py'],
         ['pickle_main.py'],
