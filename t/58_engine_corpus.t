@@ -52,7 +52,17 @@ my %corpus = (
 );
 
 sub ends { my @a = @{ $_[0] }; return @a > 1 && $a[-1] eq 'ends' }
-plan tests => 2 * scalar(grep { !ends($_) } @{ $corpus{perl} }, @{ $corpus{py} });
+plan tests => 2 * scalar(grep { !ends($_) } @{ $corpus{perl} }, @{ $corpus{py} }) + 2;
+
+# A library the script requires, changed between its runs: under CGI each
+# run reads the file as it is then.
+my $changed = 't/htdocs/engine/perl/corpus/reqchanged-lib.pl';
+sub lib_version {
+    open my $fh, '>', "$changed.new" or die "$changed: $!";
+    print $fh "sub lib_version { 'library version $_[0]' }\n1;\n";
+    close $fh;
+    rename "$changed.new", $changed or die "$changed: $!";
+}
 
 # One request: its status, its headers (sorted; the ones of the connection
 # and the date dropped) and its body, as one string.
@@ -70,6 +80,16 @@ sub answer {
     $body =~ s/\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}/(time)/g;      # cgitb's page
     return join "\n", $code // 0, @h, '', $body;
 }
+
+lib_version(1);
+my @lib_runs = map { answer('/eperl/corpus/reqchanged.pl') } 1 .. 2;
+lib_version(2);
+my $lib_want = answer('/cgidperl/corpus/reqchanged.pl');
+push @lib_runs, map { answer('/eperl/corpus/reqchanged.pl') } 1 .. 2;
+ok t_cmp($lib_want, qr/library version 2\n\z/, 'mod_cgid: the changed library');
+ok t_cmp(join("\n==\n", @lib_runs[2, 3]), join("\n==\n", ($lib_want) x 2),
+         'a library the script requires, changed: its next runs have the new one, as under mod_cgid');
+unlink $changed;
 
 for my $lang (qw(perl py)) {
     my @list = @{ $corpus{$lang} };
