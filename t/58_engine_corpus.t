@@ -23,7 +23,7 @@ my %corpus = (
     perl => [
         ['execit.pl', 'ends'], ['posixexit.pl', 'ends'],
         ['usedot.pl'],
-        ['warnbrowser.pl'], ['carpwarn2.pl'],
+        ['warnbrowser.pl'], ['carpwarn2.pl'], ['setmsg.pl'], ['plainfatal.pl'],
         ['umask.pl'], ['locale.pl'],
         ['stream.pl'], ['gif.pl'], ['utf8out.pl'], ['selecth.pl'], ['selectleft.pl'], ['redirect.pl'],
         ['requirelib.pl?x'], ['doconfig.pl'], ['realbin.pl'], ['beginonce.pl'], ['endprint.pl'],
