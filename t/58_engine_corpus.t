@@ -53,7 +53,7 @@ my %corpus = (
 );
 
 sub ends { my @a = @{ $_[0] }; return @a > 1 && $a[-1] eq 'ends' }
-plan tests => 2 * scalar(grep { !ends($_) } @{ $corpus{perl} }, @{ $corpus{py} }) + 2;
+plan tests => 2 * scalar(grep { !ends($_) } @{ $corpus{perl} }, @{ $corpus{py} }) + 4;
 
 # A library the script requires, changed between its runs: under CGI each
 # run reads the file as it is then.
@@ -119,3 +119,21 @@ for my $lang (qw(perl py)) {
                  "$lang $script @args: interleaved with the others, as under mod_cgid");
     }
 }
+
+# $^T, the time a Perl script started, is what -M and -A count from: a
+# file written after the engine started but before this request is not
+# from the future. (The engine has served the corpus: it started before
+# the second the stamp is written in, and the request comes in a later
+# second; polled, 30 s at most each.)
+sub next_second { my $t = shift; for (1 .. 300) { last if time > $t; select undef, undef, undef, 0.1 } }
+my $stamp = 't/htdocs/engine/perl/corpus/basetime.stamp';
+answer('/eperl/corpus/stderr.pl');
+next_second(time);
+open my $sf, '>', $stamp or die "$stamp: $!";
+close $sf;
+next_second((stat $stamp)[9]);
+my $bt_want = answer('/cgidperl/corpus/basetime.pl');
+my $bt_got = answer('/eperl/corpus/basetime.pl');
+unlink $stamp;
+ok t_cmp($bt_want, qr/stamp older than the start\n\z/, 'mod_cgid: a file written before the request is older than the script');
+ok t_cmp($bt_got, $bt_want, "-M counts from this run's start (\$^T), as under mod_cgid");
