@@ -25,6 +25,7 @@ my %corpus = (
         ['usedot.pl'],
         ['warnbrowser.pl'], ['carpwarn2.pl'], ['setmsg.pl'], ['plainfatal.pl'],
         ['umask.pl'], ['locale.pl'],
+        ['dupout.pl?a'], ['dupout.pl?b'],
         ['stream.pl'], ['gif.pl'], ['utf8out.pl'], ['selecth.pl'], ['selectleft.pl'], ['redirect.pl'],
         ['requirelib.pl?x'], ['doconfig.pl'], ['realbin.pl'], ['beginonce.pl'], ['endprint.pl'],
         ['endprint.pl?die'], ['sigwarn.pl'], ['readcl.pl', '--data-binary', "a=1\nb"], ['readcl.pl'],
