@@ -41,6 +41,7 @@ my %corpus = (
         ['dunders.py'],
         ['gcoff.py'],
         ['thread.py'],
+        ['socktimeout.py'],
         ['cgitb_before.py'], ['cgitb_after.py'], ['fs_get.py?a=&b=1&b=2'], ['fs_noblank.py?a=&b=1'],
         ['fs_get.py', '--data', 'x=&y=2'],
         ['fs_multi.py', '-F', 'name=ann', '-F', 'name=bob', '-F', 'blank=', '-F', "file=\@$up;type=text/plain"],
