@@ -56,7 +56,7 @@ my %corpus = (
 );
 
 sub ends { my @a = @{ $_[0] }; return @a > 1 && $a[-1] eq 'ends' }
-plan tests => 2 * scalar(grep { !ends($_) } @{ $corpus{perl} }, @{ $corpus{py} }) + 4;
+plan tests => 2 * scalar(grep { !ends($_) } @{ $corpus{perl} }, @{ $corpus{py} }) + 6;
 
 # A library the script requires, changed between its runs: under CGI each
 # run reads the file as it is then.
@@ -94,6 +94,24 @@ ok t_cmp($lib_want, qr/library version 2\n\z/, 'mod_cgid: the changed library');
 ok t_cmp(join("\n==\n", @lib_runs[2, 3]), join("\n==\n", ($lib_want) x 2),
          'a library the script requires, changed: its next runs have the new one, as under mod_cgid');
 unlink $changed;
+
+# The same for a Python module beside the script, which it imports.
+my $mod = 't/htdocs/engine/python/corpus/corpus_chg.py';
+sub mod_version {
+    open my $fh, '>', "$mod.new" or die "$mod: $!";
+    print $fh "VERSION = 'module version $_[0]'\n";
+    close $fh;
+    rename "$mod.new", $mod or die "$mod: $!";
+}
+mod_version(1);
+my @mod_runs = map { answer('/epy/corpus/sibchanged.py') } 1 .. 2;
+mod_version(2);
+my $mod_want = answer('/cgidpy/corpus/sibchanged.py');
+push @mod_runs, map { answer('/epy/corpus/sibchanged.py') } 1 .. 2;
+ok t_cmp($mod_want, qr/module version 2\n\z/, 'mod_cgid: the changed module');
+ok t_cmp(join("\n==\n", @mod_runs[2, 3]), join("\n==\n", ($mod_want) x 2),
+         'a module beside the script, changed: its next runs import the new one, as under mod_cgid');
+unlink $mod;
 
 for my $lang (qw(perl py)) {
     my @list = @{ $corpus{$lang} };
