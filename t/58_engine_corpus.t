@@ -23,6 +23,8 @@ my %corpus = (
     perl => [
         ['execit.pl', 'ends'], ['posixexit.pl', 'ends'],
         ['usedot.pl'],
+        ['counter.pl?a'], ['counter.pl?b'], ['timecache.pl'], ['closure.pl?x=1'], ['closure.pl?x=2'],
+        ['parse.pl?a=1&b=x+y&a=2'], ['parse.pl', '--data', 'p=%41&q='],
         ['warnbrowser.pl'], ['carpwarn2.pl'], ['setmsg.pl'], ['plainfatal.pl'],
         ['umask.pl'], ['locale.pl'],
         ['dupout.pl?a'], ['dupout.pl?b'],
