@@ -39,6 +39,7 @@ my %corpus = (
     ],
     py => [
         ['os_exit.py', 'ends'],
+        ['fd2dup.py'], ['fd1null.py'],
         ['umask.py'], ['locale_set.py'],
         ['dunders.py'],
         ['gcoff.py'],
