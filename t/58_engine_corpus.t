@@ -30,7 +30,7 @@ my %corpus = (
         ['dupout.pl?a'], ['dupout.pl?b'],
         ['selidiom.pl'], ['stream.pl'], ['gif.pl'], ['utf8out.pl'], ['selecth.pl'], ['selectleft.pl'], ['redirect.pl'],
         ['requirelib.pl?x'], ['doconfig.pl'], ['realbin.pl'], ['beginonce.pl'], ['endprint.pl'],
-        ['endprint.pl?die'], ['sigwarn.pl'], ['readcl.pl', '--data-binary', "a=1\nb"], ['readcl.pl'],
+        ['endprint.pl?die'], ['sigwarn.pl'], ['stdinnull.pl'], ['readcl.pl', '--data-binary', "a=1\nb"], ['readcl.pl'],
         ['dieobj.pl'], ['dieobj.pl?after'], ['system.pl'], ['backtick.pl'], ['pipeout.pl'], ['pipein.pl'],
         ['childhdr.pl'], ['stderr.pl'], ['fmtname.pl'], ['srand42.pl'], ['randfresh.pl'], ['location.pl'], ['redirect302.pl'],
         ['status404.pl'], ['cookies.pl'], ['nph-corpus.pl'], ['chdir.pl'], ['tz.pl'], ['tzplain.pl'],

@@ -462,6 +462,17 @@ sub EOF {
 }
 
 sub CLOSE    { my ($self) = @_; $self->{left} = 0; $self->{pend} = ''; return 1 }
+# A script that reopens STDIN itself (`open STDIN, '<', '/dev/null'`
+# before it starts a child, as CGI scripts do): the handle is perl's own
+# again until the next request ties it; perl puts the new file on
+# descriptor 0, which the engine puts back after the run.
+sub OPEN {
+    my ($self, $mode, @rest) = @_;
+    $self->CLOSE;
+    no warnings 'untie';
+    untie *STDIN;
+    return @rest ? CORE::open(*STDIN, $mode, @rest) : CORE::open(*STDIN, $mode);
+}
 sub BINMODE  { return 1 }
 sub FILENO   { return 0 }
 sub UNTIE    { return }
