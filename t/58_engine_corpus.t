@@ -30,7 +30,7 @@ my %corpus = (
         ['dupout.pl?a'], ['dupout.pl?b'],
         ['selidiom.pl'], ['stream.pl'], ['gif.pl'], ['utf8out.pl'], ['selecth.pl'], ['selectleft.pl'], ['redirect.pl'],
         ['requirelib.pl?x'], ['doconfig.pl'], ['realbin.pl'], ['beginonce.pl'], ['endprint.pl'],
-        ['endprint.pl?die'], ['sigwarn.pl'], ['stdinnull.pl'], ['readcl.pl', '--data-binary', "a=1\nb"], ['readcl.pl'],
+        ['endprint.pl?die'], ['sigwarn.pl'], ['stdinnull.pl'], ['fdopen1.pl'], ['readcl.pl', '--data-binary', "a=1\nb"], ['readcl.pl'],
         ['dieobj.pl'], ['dieobj.pl?after'], ['system.pl'], ['backtick.pl'], ['pipeout.pl'], ['pipein.pl'],
         ['childhdr.pl'], ['stderr.pl'], ['fmtname.pl'], ['srand42.pl'], ['randfresh.pl'], ['location.pl'], ['redirect302.pl'],
         ['status404.pl'], ['cookies.pl'], ['nph-corpus.pl'], ['chdir.pl'], ['tz.pl'], ['tzplain.pl'],
@@ -39,7 +39,7 @@ my %corpus = (
     ],
     py => [
         ['os_exit.py', 'ends'],
-        ['fd2dup.py'], ['fd1null.py'],
+        ['fd2dup.py'], ['fd1null.py'], ['fdopen1.py'],
         ['umask.py'], ['locale_set.py'],
         ['dunders.py'],
         ['gcoff.py'],
