@@ -22,7 +22,7 @@ my $up = 't/htdocs/engine/python/corpus/png.py';
 my %corpus = (
     perl => [
         ['execit.pl', 'ends'], ['posixexit.pl', 'ends'],
-        ['usedot.pl'],
+        ['usedot.pl'], ['beginenv.pl'], ['envplain.pl'],
         ['counter.pl?a'], ['counter.pl?b'], ['timecache.pl'], ['closure.pl?x=1'], ['closure.pl?x=2'],
         ['parse.pl?a=1&b=x+y&a=2'], ['parse.pl', '--data', 'p=%41&q='],
         ['warnbrowser.pl'], ['carpwarn2.pl'], ['setmsg.pl'], ['plainfatal.pl'],
