@@ -60,6 +60,8 @@ typedef struct runner_fcgi {
     uint64_t probe_t0;        /* when it went */
     cgp_buf held;             /* the request's PARAMS, until the application took BEGIN_REQUEST */
     int wclosed;              /* a write met its close: nothing more is written, reading decides */
+    int cut;                  /* its request given up: 1 our end is to shut, 2 shut (cut) */
+    int back_wait;            /* cut, it closed: GET_VALUES on a new connection (await_back) */
 } runner_fcgi;
 
 /* Kept of a request to send it again (RUNNER_FCGI_QUEUE_HIGH and its
@@ -76,6 +78,7 @@ static void fcgi_read(runner_worker *w, int drain);
 static void fcgi_feed(runner_worker *w);
 static void fcgi_log(runner_worker *w, int drain);
 static int reconnect(runner_worker *w);
+static void cut(runner_worker *w);
 
 static unsigned long fcgi_seq; /* names the sockets: fcgi-<runner pid>-<n>.sock */
 
@@ -402,7 +405,7 @@ static int reconnect(runner_worker *w)
     f->eof = 0;
     f->unread = 0;
     f->end_pending = 0;
-    f->used = f->probing = f->wclosed = 0;
+    f->used = f->probing = f->wclosed = f->cut = f->back_wait = 0;
     cgp_buf_reset(&f->held);
     runner_worker_slot_flags_set(w, 0, CGP_TS_FCGI_USED);
     cgp_fcgi_parser_init(&f->parser, CGP_FCGI_FROM_APP);
@@ -507,8 +510,8 @@ static int resend(runner_worker *w, int unread)
     runner_req *r = w->req;
     cgp_buf again = { 0 };
 
-    if (!r || f->heard || f->resent || f->replay_off)
-        return 0;
+    if (!r || f->heard || f->resent || f->replay_off || f->aborted)
+        return 0; /* (given up: nobody wants it run) */
     /* Past its BEGIN_REQUEST alone (wants_probe), the application may have
      * read any part of it: never. */
     if (cgp_buf_used(&f->sent) && !f->probing)
@@ -567,6 +570,81 @@ static uint64_t probe_next(const runner_fcgi *f)
     return runner_g.now + (wait > 20 ? 20 : wait);
 }
 
+/* A request given up (its client left, or a child handed it back so) is
+ * ended as httpd ends a peer's (mod_proxy_fcgi, mod_fcgid): its connection
+ * is shut, once ABORT_REQUEST went. php-cgi ignores ABORT_REQUEST: before,
+ * the runner read a long script's output to its end or killed it, and the
+ * script never learnt that its client left. Now its next write fails, so
+ * PHP ends it as it ends one whose client left (its shutdown functions
+ * run, connection_aborted() is 1; with ignore_user_abort it runs on), then
+ * it reads to our end of file and goes back to accept(). What it had
+ * written is read on (an END_REQUEST ends it at once); at our own end of
+ * file, await_back. Not for no-abort. */
+static void cut(runner_worker *w)
+{
+    runner_fcgi *f = fcgi(w);
+
+    if (f->ev_sock.fd < 0 || f->eof || (w->req && w->req->no_abort))
+        return;
+    if (!f->cut)
+        f->cut = 1;
+    if (f->cut == 1 && (!cgp_buf_used(&w->inq) || f->wclosed)) {
+        shutdown(f->ev_sock.fd, SHUT_RDWR);
+        f->cut = 2;
+    }
+}
+
+/* After a cut, the worker serves again once the application is back in
+ * accept(): on a new connection, GET_VALUES, which it reads only then;
+ * its answer (or its close of that connection: an application that wants
+ * a request first) says it is, and the worker goes idle on a fresh
+ * connection. One that never comes back (a program that ignores its write
+ * errors and streams on) is killed at the gone client's bound (2504,
+ * 2084), as before. */
+static void await_back(runner_worker *w)
+{
+    runner_fcgi *f = fcgi(w);
+    unsigned char gv[CGP_FCGI_GET_VALUES_LEN];
+
+    if (reconnect(w) < 0)
+        return; /* exiting: reaped */
+    f->back_wait = 1;
+    cgp_fcgi_get_values_pack(gv);
+    if (cgp_buf_append(&w->inq, gv, sizeof(gv)) == 0)
+        fcgi_feed(w);
+    f->probe_t0 = runner_g.now;
+    w->dl_kind = probe_next(f);
+    runner_worker_rearm(w);
+}
+
+static void back(runner_worker *w)
+{
+    runner_fcgi *f = fcgi(w);
+
+    f->back_wait = 0;
+    w->dl_kind = 0;
+    if (reconnect(w) == 0)
+        runner_worker_request_done(w, CGP_O_OK, 0, 0); /* it answered, and is back */
+}
+
+/* kind->timer while it is awaited back: libfcgi reads GET_VALUES without
+ * answering it (it waits for a request), so its taking the bytes (our
+ * SIOCOUTQ 0) says it is back too. */
+static void back_timer(runner_worker *w)
+{
+    runner_fcgi *f = fcgi(w);
+    int queued = 1;
+
+    if (f->ev_sock.fd >= 0 && !cgp_buf_used(&w->inq) &&
+        ioctl(f->ev_sock.fd, SIOCOUTQ, &queued) == 0 && queued == 0) {
+        back(w);
+    } else {
+        w->dl_kind = probe_next(f);
+        runner_worker_rearm(w);
+    }
+    runner_worker_update(w);
+}
+
 /* kind->timer: has the application read the probe's BEGIN_REQUEST? Our
  * bytes in its socket's queue (SIOCOUTQ) are 0 once it read them, and
  * also once it closed (its queue is freed): then ECONNRESET says it
@@ -579,6 +657,10 @@ static void fcgi_timer(runner_worker *w)
     ssize_t n;
     char c;
 
+    if (f->back_wait) {
+        back_timer(w);
+        return;
+    }
     if (!f->probing || f->ev_sock.fd < 0 || f->eof)
         return;
     if (cgp_buf_used(&w->inq) || ioctl(f->ev_sock.fd, SIOCOUTQ, &queued) < 0 || queued > 0) {
@@ -659,6 +741,8 @@ static void fcgi_feed(runner_worker *w)
             conn_gone(w);
         }
     }
+    if (f->cut == 1)
+        cut(w); /* ABORT_REQUEST went */
     fcgi_watch(w, runner_worker_out_paused(w));
     if (r && r->client)
         runner_client_update(r->client); /* less pending body: reading may resume */
@@ -866,6 +950,14 @@ static void fcgi_read(runner_worker *w, int drain)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             break;
+        if (f->back_wait) { /* anything, or a close: it took GET_VALUES */
+            back(w);
+            break;
+        }
+        if (f->cut == 2 && w->req && (n == 0 || errno == ECONNRESET)) {
+            await_back(w); /* our own end of file, or its close */
+            break;
+        }
         f->unread |= n < 0 && errno == ECONNRESET; /* (fcgi_took) */
         if (n < 0 && errno == ECONNRESET && resend(w, 1))
             break; /* its request on a new connection, or it is exiting */
@@ -905,6 +997,7 @@ static void fcgi_abort(runner_worker *w)
     cgp_fcgi_abort_pack(b, f->reqid);
     if (cgp_buf_append(&w->inq, b, sizeof(b)) == 0)
         fcgi_feed(w);
+    cut(w);
 }
 
 /* A child handed it back with its connection over (an aborted request's,
@@ -957,6 +1050,7 @@ static void fcgi_adopt(runner_worker *w)
     cgp_buf_reset(&f->sent);
     f->probing = 0;
     cgp_buf_reset(&f->held);
+    cut(w);
 }
 
 void runner_fcgi_on_channel(runner_client *c, uint32_t reqid, const unsigned char *pl,

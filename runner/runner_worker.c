@@ -626,6 +626,7 @@ void runner_worker_adopt(runner_worker *w, uint64_t bound, int no_abort)
     r->t_start = r->t_progress = runner_g.now;
     runner_worker_link(w, r); /* busy draining, as the status page shows it */
     runner_worker_step(w, RUNNER_WE_ASSIGN);
+    r->no_abort = no_abort != 0; /* (adopt looks) */
     w->kind->adopt(w);
     /* as an orphan's of the relay */
     bound = no_abort ? orphan_bound(bound) : gone_bound(bound);

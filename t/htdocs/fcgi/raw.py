@@ -128,12 +128,18 @@ def serve(conn):
         return False
     elif query == b'slow':
         conn.sock.sendall(rec(6, b'Content-Type: text/plain\r\n\r\n'))
-        for i in range(100):
-            r = conn.next(0.1)
-            if r and r[0] == 2:
-                types.append('ABORT')
-                break
-            conn.sock.sendall(rec(6, b'line %d\n' % i))
+        try:
+            for i in range(100):
+                r = conn.next(0.1)
+                if r and r[0] == 2:
+                    types.append('ABORT')
+                    break
+                conn.sock.sendall(rec(6, b'line %d\n' % i))
+            conn.sock.sendall(rec(6) + rec(3, struct.pack('>IB3x', 0, 0)))
+        except (BrokenPipeError, ConnectionResetError):
+            types.append('(cut)')  # the server shut the connection, as httpd's peers do
+        note(types)
+        return False
     elif query == b'quiet':
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         try:

@@ -1,0 +1,137 @@
+# A PHP script whose client leaves, under CGIplusEngine php (direct path and
+# relayed) as under php-fpm behind mod_proxy_fcgi (Debian's set-up, the
+# reference, a private php-fpm on a UNIX socket in the test's directory):
+# PHP learns it at its next write, ends the script and runs its shutdown
+# functions (connection_aborted() 1); with ignore_user_abort(true) the
+# script runs to its end first (WordPress's wp-cron, mail sent after the
+# page). Before, php-cgi never learnt it (ABORT_REQUEST, which it ignores,
+# and its output read on to its end, or killed 5 s later: 2504, 2084), so
+# its shutdown functions ran as for a client still there. The worker serves
+# again afterwards, the same process.
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use IO::Socket::INET;
+use Time::HiRes qw(sleep time);
+use lib 't/lib', 't/htdocs/apps';
+use PrivateHttpd qw(private_conf private_start private_dir private_fpm private_log libexec);
+use FreePort qw(free_ports);
+use AppTest qw(write_file curl);
+
+my ($fpm_bin) = grep { -x } ('/usr/sbin/php-fpm', reverse sort glob('/usr/sbin/php-fpm*'));
+my @sides = qw(direct relayed fpm);
+plan tests => 2 + 4 * @sides + 2,
+    need { 'needs php-cgi and php-fpm (Debian packages php-cgi, php-fpm)' => (-x '/usr/bin/php-cgi' && $fpm_bin),
+           'needs mod_proxy_fcgi' => -f libexec() . '/mod_proxy_fcgi.so' };
+
+my $dir = private_dir('phpabort');
+my ($rport, $fport, $port) = free_ports(3);
+my $app = "$dir/app";
+my $marks = "$dir/marks";
+mkdir $_, 0777 for $app, $marks;
+chmod 0777, $marks;
+# 20 lines of 8 KiB, 0.1 s apart: 2 s unless it stops early.
+write_file("$app/long.php", <<'PHP', 0644);
+<?php
+$tag = $_GET['tag'];
+$file = getenv('MARKS') ?: __DIR__ . '/../marks';
+register_shutdown_function(function () use ($tag, $file) {
+    file_put_contents("$file/$tag", 'shutdown aborted=' . connection_aborted() . "\n", FILE_APPEND);
+});
+if (isset($_GET['ignore']))
+    ignore_user_abort(true);
+for ($i = 0; $i < 20; $i++) {
+    echo str_repeat('x', 8191), "\n";
+    flush();
+    usleep(100000);
+}
+file_put_contents("$file/$tag", "finished\n", FILE_APPEND);
+PHP
+write_file("$app/pid.php", "<?php echo getmypid();\n", 0644);
+
+my $fpm = private_fpm($fpm_bin, $dir, "$dir/fpm.sock", 1);
+ok t_cmp(-S "$dir/fpm.sock" ? 1 : 0, 1, "a private php-fpm ($fpm_bin, pid $fpm)");
+
+my $lib = libexec();
+my $extra = <<"CONF";
+LoadModule alias_module $lib/mod_alias.so
+LoadModule mime_module $lib/mod_mime.so
+LoadModule proxy_module $lib/mod_proxy.so
+LoadModule proxy_fcgi_module $lib/mod_proxy_fcgi.so
+TypesConfig /etc/mime.types
+Listen 127.0.0.1:$rport
+Listen 127.0.0.1:$fport
+Alias /app/ $app/
+<Directory $app>
+    Require all granted
+</Directory>
+<VirtualHost 127.0.0.1:$port>
+    <Directory $app>
+        CGIplusEngine php
+        CGIplusMaxWorkers 1
+    </Directory>
+</VirtualHost>
+<VirtualHost 127.0.0.1:$rport>
+    <Directory $app>
+        CGIplusEngine php
+        CGIplusMaxWorkers 1
+        CGIplusDirect off
+    </Directory>
+</VirtualHost>
+<VirtualHost 127.0.0.1:$fport>
+    <FilesMatch ".+\\.php\$">
+        SetHandler "proxy:unix:$dir/fpm.sock|fcgi://localhost"
+    </FilesMatch>
+</VirtualHost>
+CONF
+write_file("$dir/httpd.conf", private_conf($dir, $port, [], $extra), 0644);
+ok t_cmp(private_start("$dir/httpd.conf", $port), 1, 'a private httpd: a php pool, direct and relayed, and php-fpm');
+
+my %port = (direct => $port, relayed => $rport, fpm => $fport);
+
+# Asks for the page, reads its first 8 KiB, and leaves.
+sub leave_early {
+    my ($p, $query) = @_;
+    my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$p", Timeout => 10) or return 0;
+    print $s "GET /app/long.php?$query HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    my ($got, $buf) = (0, '');
+    while ($got < 8192) {
+        my $n = sysread($s, $buf, 65536);
+        last unless $n;
+        $got += $n;
+    }
+    close $s;
+    return $got >= 8192;
+}
+
+sub marks_of {
+    my ($tag) = @_;
+    open my $fh, '<', "$marks/$tag" or return '';
+    local $/;
+    return <$fh> // '';
+}
+
+# Waits (60 s at most) until the tag's file holds its shutdown line.
+sub wait_marks {
+    my ($tag) = @_;
+    my $t = time + 60;
+    sleep 0.1 while time < $t && marks_of($tag) !~ /shutdown/;
+    return marks_of($tag);
+}
+
+for my $side (@sides) {
+    my (undef, undef, $pid0) = curl("http://127.0.0.1:$port{$side}/app/pid.php");
+    ok t_cmp(leave_early($port{$side}, "tag=$side"), 1, "$side: the client read the first lines and left");
+    ok t_cmp(wait_marks($side), "shutdown aborted=1\n",
+             "$side: the script ended at its next write, its shutdown function ran, connection_aborted() 1");
+    leave_early($port{$side}, "tag=$side-ignore&ignore=1");
+    ok t_cmp(wait_marks("$side-ignore"), "finished\nshutdown aborted=1\n",
+             "$side: with ignore_user_abort(true) it ran to its end, then its shutdown function");
+    my (undef, undef, $pid1) = curl("http://127.0.0.1:$port{$side}/app/pid.php");
+    ok t_cmp($pid1, $pid0, "$side: the same PHP process serves the next request");
+}
+my $log = private_log($dir);
+ok t_cmp(scalar(() = $log =~ /CGIPLUS(?:2504|2084)/g), 0, 'no php-cgi worker was killed (2504, 2084)');
+kill 'TERM', $fpm;
+ok t_cmp(waitpid($fpm, 0), $fpm, 'php-fpm stopped');
