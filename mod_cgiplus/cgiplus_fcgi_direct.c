@@ -188,8 +188,8 @@ static void fcgi_unread(cgiplus_fcgi_dx *fx)
  * only on a used connection of a worker known neither to keep its
  * connections nor to close them. Else the request goes whole, at no cost
  * beyond a look at the slot's flags, and is never sent again once a byte
- * of it went. */
-static void fcgi_probe_start(cgiplus_fcgi_dx *fx)
+ * of it went. Returns whether the connection carried a request before. */
+static int fcgi_probe_start(cgiplus_fcgi_dx *fx)
 {
     uint32_t fl = atomic_load(&fx->x.slot->flags);
 
@@ -202,6 +202,7 @@ static void fcgi_probe_start(cgiplus_fcgi_dx *fx)
     }
     if (!(fl & CGP_TS_FCGI_USED))
         atomic_fetch_or(&fx->x.slot->flags, CGP_TS_FCGI_USED);
+    return (fl & CGP_TS_FCGI_USED) != 0;
 }
 
 /* How long the next wait for the probe's answer is: 1 ms, then longer,
@@ -258,7 +259,7 @@ static int fcgi_start(cgiplus_req *q, cgiplus_direct *x, const char *body, apr_s
     request_rec *r = q->r;
     cgiplus_fcgi_dx *fx = (cgiplus_fcgi_dx *)x;
     apr_status_t rv;
-    int err, unread = 0;
+    int err, unread = 0, used;
 
     fx->fd = x->ch->fd_out;
     x->err_eof = 1; /* no stderr pipe: STDERR records come on the connection */
@@ -284,7 +285,7 @@ static int fcgi_start(cgiplus_req *q, cgiplus_direct *x, const char *body, apr_s
         x->unfit = 1;
         return OK;
     }
-    fcgi_probe_start(fx);
+    used = fcgi_probe_start(fx);
     if ((err = fcgi_write(q)) && fx->out_off == 0) {
         /* It closed the connection before taking a byte (an aborted
          * request's, or an application that keeps none): the request never
@@ -293,7 +294,8 @@ static int fcgi_start(cgiplus_req *q, cgiplus_direct *x, const char *body, apr_s
                       "FastCGI worker pid %lu of %s had closed its connection; handing it "
                       "back and sending the request through the runner",
                       (unsigned long)x->ch->pid, r->filename);
-        fcgi_learn_oneshot(x);
+        if (used) /* (a fresh one closed unused: libfcgi's 2 s, runner_fcgi.c) */
+            fcgi_learn_oneshot(x);
         cgiplus_direct_hand_back(q, CGP_TS_EOF); /* counted where it runs */
         /* the whole body again: a granted request's went to the runner once */
         cgiplus_body_reset(&q->in, body, blen, r->connection->bucket_alloc);

@@ -55,6 +55,7 @@ typedef struct runner_fcgi {
     int replay_off;           /* the request is past what sent keeps: never sent again */
     cgp_buf sent;             /* what the socket took of the request, while nothing came back */
     int used;                 /* we wrote a request on this connection (the slot's FCGI_USED) */
+    int carried;              /* it carried a request before the current one */
     int kept;                 /* it keeps its connections (learnt; the slot's FCGI_KEPT) */
     int probing;              /* the request's BEGIN_REQUEST alone is out: the rest waits in held */
     uint64_t probe_t0;        /* when it went */
@@ -94,6 +95,15 @@ static unsigned long fcgi_seq; /* names the sockets: fcgi-<runner pid>-<n>.sock 
 static int oneshot(const runner_worker *w)
 {
     return fcgi(w)->oneshot || runner_worker_oneshot(w);
+}
+
+/* A request went on the connection (the runner's, or a child's). One
+ * that never carried one and closes is not that: libfcgi closes a
+ * connection it accepted when no record comes within 2 s (one connected
+ * ahead of a request, after an aborted one). */
+static int connection_used(runner_worker *w)
+{
+    return fcgi(w)->used || (runner_worker_slot_flags(w) & CGP_TS_FCGI_USED);
 }
 
 /* Whether r's BEGIN_REQUEST goes alone first, the rest once the
@@ -271,8 +281,12 @@ static int fcgi_request(runner_worker *w, runner_req *r)
     /* Closed since its last request (while a child or the runner had it):
      * a new connection before r is written. If it no longer listens, it is
      * exiting, and r fails when it is reaped. */
-    if (f->ev_sock.fd >= 0 && !f->eof && closed_now(f->ev_sock.fd) && reconnect(w) == 0)
-        learn_oneshot(w);
+    if (f->ev_sock.fd >= 0 && !f->eof && closed_now(f->ev_sock.fd)) {
+        int used = connection_used(w);
+
+        if (reconnect(w) == 0 && used)
+            learn_oneshot(w);
+    }
 
     while (cgp_kv_next(r->params.p, r->params.len, &off, &n, &nl, &v, &vl) == 1)
         np++;
@@ -317,6 +331,7 @@ static int fcgi_request(runner_worker *w, runner_req *r)
         runner_worker_rearm(w);
     }
     w->inq.len += len;
+    f->carried = connection_used(w);
     f->used = 1;
     runner_worker_slot_flags_set(w, CGP_TS_FCGI_USED, 0);
     cgp_fcgi_parser_expect(&f->parser, f->reqid);
@@ -405,7 +420,7 @@ static int reconnect(runner_worker *w)
     f->eof = 0;
     f->unread = 0;
     f->end_pending = 0;
-    f->used = f->probing = f->wclosed = f->cut = f->back_wait = 0;
+    f->used = f->carried = f->probing = f->wclosed = f->cut = f->back_wait = 0;
     cgp_buf_reset(&f->held);
     runner_worker_slot_flags_set(w, 0, CGP_TS_FCGI_USED);
     cgp_fcgi_parser_init(&f->parser, CGP_FCGI_FROM_APP);
@@ -422,11 +437,11 @@ static void conn_eof(runner_worker *w)
 {
     runner_fcgi *f = fcgi(w);
     runner_req *r = w->req;
-    int outcome = f->end_pending ? f->end_pending - 1 : CGP_O_CRASHED;
+    int outcome = f->end_pending ? f->end_pending - 1 : CGP_O_CRASHED, used = connection_used(w);
 
     if (reconnect(w) < 0)
         return; /* exiting: its request ends when it is reaped */
-    if (!r) /* closed between requests, and still listens */
+    if (!r && used) /* closed after a request, and still listens */
         learn_oneshot(w);
     if (r) {
         if (outcome != CGP_O_OK)
@@ -533,7 +548,8 @@ static int resend(runner_worker *w, int unread)
     runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2927) "FastCGI worker pid %ld of %s closed its "
                "connection with request %u (%s) unread; it goes again on a new connection",
                (long)w->pid, w->pool->script, r->reqid, r->uri);
-    learn_oneshot(w);
+    if (f->carried)
+        learn_oneshot(w);
     cgp_buf_free(&w->inq);
     w->inq = again;
     cgp_buf_reset(&f->sent);

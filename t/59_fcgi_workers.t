@@ -20,7 +20,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 121,
+plan tests => 123,
     need { 'needs CGI::Fast (libcgi-fast-perl)' => !system('perl -MCGI::Fast -e1 2>/dev/null'),
            'needs t/src/fcgi_app (make check builds it; libfcgi-dev)' => -x 't/src/fcgi_app' };
 
@@ -178,14 +178,24 @@ for my $p (qw(fcgi fcgir)) {
     ($code, undef, $body) = curl(url("/$p/raw.py"));
     ok t_cmp("$code " . kv($body)->{pid}, "200 $r1->{pid}", "/$p/raw.py: and serves the next request (not killed)");
 
-    # libfcgi closes its connection after an aborted request, once its
-    # program has finished (it does not look at the abort): it is read to
-    # its END_REQUEST, connected to again and serves on.
+    # A libfcgi program whose client left: its connection is shut, its
+    # writes fail (it does not look at ABORT_REQUEST), it finishes its
+    # lines, reads the runner's GET_VALUES on a new connection once back in
+    # accept(), and serves on.
+    my $left_mark = length log_text();
     $got = leave_after("/$p/app?lines=15", 300);
     my ($left) = $got =~ /pid=(\d+)/;
     ok t_cmp($got, qr/^HTTP\/1\.1 200/, "/$p/app?lines=15: the client leaves mid-response");
+    # libfcgi closes a connection it accepted when no record comes within 2
+    # s: one connected for it ahead of a request (after the aborted one)
+    # and left unused. That is not an application that closes after each
+    # request (2926: a new connection for every request from then on).
+    sleep 5; # its 1.5 s of lines, then 2 s of an unused connection
     my $back = wait_for(sub { (undef, undef, $body) = curl(url("/$p/app")); (kv($body)->{pid} // 0) == ($left // -1) }, 8);
     ok t_cmp($back, 1, "/$p/app: the worker whose client left (pid @{[$left // '?']}) serves again");
+    my $lp = $left // 0;
+    ok t_cmp(scalar(() = substr(log_text(), $left_mark) =~ m{CGIPLUS2926: FastCGI worker pid $lp }g), 0,
+             "/$p/app: its unused connection closed by libfcgi is not taken for closing after each request");
 
     # An application that writes a second response with no request (issue
     # 20, hole 1): it never reaches the next request, whose answer is its
