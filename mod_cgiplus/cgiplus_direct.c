@@ -634,8 +634,10 @@ static unsigned direct_unfit(cgiplus_req *q)
                       q->r->filename, (unsigned long)x->ch->pid, n);
     else
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, q->r, CGIPLUS_LOGNO(1131)
-                      "%s (worker pid %lu) ended before it read its request; the request "
-                      "goes to another worker", q->r->filename, (unsigned long)x->ch->pid);
+                      "%s (worker pid %lu) ended, or closed its FastCGI connection, before "
+                      "it read its request; the request goes through the runner (a FastCGI "
+                      "worker still listening gets a new connection)", q->r->filename,
+                      (unsigned long)x->ch->pid);
     cgiplus_direct_hand_back(q, n > 0 ? CGP_TS_BROKEN : CGP_TS_EOF);
     cgiplus_body_reset(&q->in, x->body, x->body_len, q->r->connection->bucket_alloc);
     cgiplus_req_detach(q);
