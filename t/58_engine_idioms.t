@@ -19,7 +19,7 @@ use Apache::TestUtil;
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 51 + 2 * 4;
+plan tests => 55 + 2 * 4;
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -83,6 +83,19 @@ my $shared_log = log_from($shared_at);
 ok t_cmp(count($shared_log, qr/CGIPLUS3237: .*shared2\.pl: sub show uses \$q, the file's own my variables/) . ' '
          . count($shared_log, qr/CGIPLUS3237: .*shared\.pl/), '1 0',
          'that one logged once (3237); the first is bound to each run\'s variables, compiled once');
+# Under `use warnings`, compiled inside the engine's named wrapper, Perl
+# says "will not stay shared" for those subs, which a CGI process (the file
+# its main program) never says; the engine binds them, so it says nothing
+# either. A named sub inside another warns in a CGI process too: so here,
+# once a compile (it is compiled for each request, 3237).
+my $warn_at = -s $logf;
+same('perl', 'shared_w.pl?x=6', "under use warnings: named subs using the file's my variables (x=6)");
+same('perl', 'shared_w.pl?x=7', 'and the next request (x=7)');
+same('perl', 'shared_nested.pl?n=1', 'a named sub inside another');
+my $warn_log = log_from($warn_at);
+ok t_cmp(count($warn_log, qr/Variable "[\$\@%](?:q|form)" will not stay shared/) . ' '
+         . count($warn_log, qr/Variable "\$nested_y" will not stay shared/), '0 3',
+         "no \"will not stay shared\" for the file's variables, as under mod_cgid; the nested sub's from mod_cgid's run and the engine's two");
 same('perl', 'findbin.pl', "FindBin's \$Bin is the script's directory; `use lib` from it finds its module");
 same('perl', 'format.pl', 'format and write: the page top, then the lines');
 same('perl', 'format2.pl', "another script's format STDOUT is its own");
