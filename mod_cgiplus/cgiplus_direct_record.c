@@ -7,9 +7,10 @@
 #include "apr_strings.h"
 
 /* Record mode: "!", NAME=value lines (CR, LF, NUL as spaces), the exact
- * CONTENT_LENGTH, an empty line. Struct mode: "!!N" and entries. Names
- * are httpd's conversion's (cgiplus_env.c: letters, digits and '_'), so
- * no '=', CR or LF; only CONTENT_LENGTH is replaced. */
+ * CONTENT_LENGTH (none for q->cl_cgi without a body), an empty line.
+ * Struct mode: "!!N" and entries. Names are httpd's conversion's
+ * (cgiplus_env.c: letters, digits and '_'), so no '=', CR or LF; only
+ * CONTENT_LENGTH is replaced. */
 static int direct_name_ok(const cgiplus_kv *kv)
 {
     return kv->nlen != 0 && !(kv->nlen == 14 && !memcmp(kv->name, "CONTENT_LENGTH", 14));
@@ -41,7 +42,9 @@ apr_status_t cgiplus_direct_record(cgiplus_req *q, int struct_mode, apr_size_t c
     cgiplus_direct *x = direct_x(q);
     char clv[48];
     apr_size_t total = 0, off = 0, i, k;
-    int cll = apr_snprintf(clv, sizeof(clv), "CONTENT_LENGTH=%" APR_SIZE_T_FMT, cl);
+    /* none for a mod_cgi-like request without a length or a body (cl_cgi) */
+    int cll = q->cl_cgi && cl == 0 ? 0
+              : apr_snprintf(clv, sizeof(clv), "CONTENT_LENGTH=%" APR_SIZE_T_FMT, cl);
     unsigned char *p;
 
     for (i = 0; i < (apr_size_t)q->nparams; i++)
@@ -65,13 +68,15 @@ apr_status_t cgiplus_direct_record(cgiplus_req *q, int struct_mode, apr_size_t c
             off += direct_value_copy(p + off, kv);
             p[off++] = '\n';
         }
-        memcpy(p + off, clv, (apr_size_t)cll);
-        off += (apr_size_t)cll;
-        memcpy(p + off, "\n\n", 2);
-        off += 2;
+        if (cll) {
+            memcpy(p + off, clv, (apr_size_t)cll);
+            off += (apr_size_t)cll;
+            p[off++] = '\n';
+        }
+        p[off++] = '\n';
     }
     else {
-        apr_size_t n = 2 + 2 + (apr_size_t)cll, body, emax = 1;
+        apr_size_t n = 2 + (cll ? 2 + (apr_size_t)cll : 0), body, emax = 1;
         char *e;
         int hl;
 
@@ -104,7 +109,7 @@ apr_status_t cgiplus_direct_record(cgiplus_req *q, int struct_mode, apr_size_t c
         {
             apr_size_t o = 0;
 
-            if (cgp_struct_pack(p + off, x->in_cap - off, &o, clv, (apr_size_t)cll) != CGP_OK)
+            if (cll && cgp_struct_pack(p + off, x->in_cap - off, &o, clv, (apr_size_t)cll) != CGP_OK)
                 return APR_EINVAL;
             off += o;
             o = 0;

@@ -169,7 +169,7 @@ apr_status_t cgiplus_env_make(cgiplus_req *q)
 {
     request_rec *r = q->r;
     cgiplus_dir_conf *dc = ap_get_module_config(r->per_dir_config, &cgiplus_module);
-    env_kv begin[8 + CGIPLUS_BEGIN_MAX], *params; /* 8 fixed entries at most */
+    env_kv begin[9 + CGIPLUS_BEGIN_MAX], *params; /* 9 fixed entries at most */
     char *progress = apr_palloc(r->pool, 24); /* kept in q->begin_kv */
     const char *bn[CGIPLUS_BEGIN_MAX], *bv[CGIPLUS_BEGIN_MAX];
     int i, n, nb = 0, nb_env;
@@ -212,6 +212,15 @@ apr_status_t cgiplus_env_make(cgiplus_req *q)
         apr_table_unset(r->subprocess_env, "CONTENT_LENGTH");
         apr_table_unset(r->subprocess_env, "HTTP_TRANSFER_ENCODING");
     }
+    /* httpd's ap_add_cgi_vars gives CONTENT_LENGTH only from the request's
+     * Content-Length: a GET has none under mod_cgid, whose scripts a
+     * drop-in scope or a CGI engine runs, nor under php-fpm (mod_proxy_fcgi
+     * gives a chunked body it holds whole a length, 0 too). A worker's
+     * record has one even so (CGIplus), unless told (docs/PROTOCOL.md).
+     * mod_fcgid gives a GET 0, as a worker has it. */
+    q->cl_cgi = !q->fcgid && !apr_table_get(r->subprocess_env, "CONTENT_LENGTH") &&
+                (q->as_cgi || (cgiplus_engine_php_pool(q->engine, q->mode_name, 0) &&
+                               !apr_table_get(r->headers_in, "Transfer-Encoding")));
 
     /* An engine pool runs the engine; the script is SCRIPT_FILENAME. */
     begin[nb].name = "script";
@@ -245,6 +254,11 @@ apr_status_t cgiplus_env_make(cgiplus_req *q)
     for (i = 0; i < n; i++, nb++) {
         begin[nb].name = bn[i];
         begin[nb].val = bv[i];
+    }
+    if (q->cl_cgi) {
+        begin[nb].name = "nocl";
+        begin[nb].val = "1";
+        nb++;
     }
     /* suEXEC's user for this request (its pool's user; the runner checks) */
     if ((q->suexec = cgiplus_suexec_identity(r))) {
@@ -283,7 +297,7 @@ apr_status_t cgiplus_env_make(cgiplus_req *q)
         for (i = 0; i < nb; i++) {
             if (!strcmp(begin[i].name, "uri") || !strcmp(begin[i].name, "callouts") ||
                 !strcmp(begin[i].name, "direct") || !strcmp(begin[i].name, "grant") ||
-                !strcmp(begin[i].name, "progress"))
+                !strcmp(begin[i].name, "progress") || !strcmp(begin[i].name, "nocl"))
                 continue;
             memcpy(k, begin[i].name, begin[i].nlen);
             k += begin[i].nlen;

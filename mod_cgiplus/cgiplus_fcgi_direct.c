@@ -115,7 +115,8 @@ static apr_status_t fcgi_pack(cgiplus_req *q, cgiplus_fcgi_dx *fx, const char *b
         if (!cgp_kv_name_is(q->params[i].name, q->params[i].nlen, "CONTENT_LENGTH"))
             pairs[np++] = (cgp_fcgi_pair){ q->params[i].name, q->params[i].nlen,
                                            q->params[i].val, q->params[i].vlen };
-    pairs[np++] = (cgp_fcgi_pair){ "CONTENT_LENGTH", 14, cl, strlen(cl) };
+    if (blen || !q->cl_cgi) /* php-fpm's peer gives a GET none */
+        pairs[np++] = (cgp_fcgi_pair){ "CONTENT_LENGTH", 14, cl, strlen(cl) };
     if (!(rsize = cgp_fcgi_request_size(pairs, np)))
         return APR_EINVAL;
     fx->out = apr_palloc(q->r->pool, rsize + blen + nrec * CGP_FCGI_HDR_LEN);

@@ -63,6 +63,9 @@ typedef struct cgiplus_req {
     const cgiplus_kv *begin_kv; /* BEGIN's entries (cgiplus_env.c) */
     int nbegin;
     const cgiplus_kv *params;  /* the CGI variables */
+    /* Its script's peer is mod_cgi (or mod_proxy_fcgi) and it had no
+     * Content-Length: no CONTENT_LENGTH either if its body is empty. */
+    int cl_cgi;
     int nparams;
     const char *suexec;        /* suEXEC's identity sent in BEGIN, NULL: none */
     const char *pool_key;      /* script, mode and settings: the pool it belongs to */

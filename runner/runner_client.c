@@ -259,7 +259,7 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
     size_t nl, vl, off = 0, slen = 0, ulen = 0;
     runner_set_over over;
     runner_mode mode = RUNNER_MODE_CGIPLUS;
-    int rc, callouts = 0, err = 0, direct = 0, grant = 0;
+    int rc, callouts = 0, err = 0, direct = 0, grant = 0, nocl = 0;
     uint64_t progress = 0;
     uint32_t httpd_gen = 0;
 
@@ -282,6 +282,8 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
             callouts = vl == 1 && v[0] == '1';
         } else if (nl == 6 && memcmp(n, "direct", 6) == 0) {
             direct = vl == 1 && v[0] == '1';
+        } else if (nl == 4 && memcmp(n, "nocl", 4) == 0) {
+            nocl = vl == 1 && v[0] == '1';
         } else if (nl == 5 && memcmp(n, "grant", 5) == 0) {
             grant = vl == 1 && v[0] == '1';
         } else if (nl == 8 && memcmp(n, "progress", 8) == 0) {
@@ -338,6 +340,7 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
     r->pool = p;
     r->callouts = callouts;
     r->grant = grant && direct;
+    r->nocl = nocl;
     r->progress_ms = progress;
     c->req = r;
     if (direct && p->tidx >= 0) {

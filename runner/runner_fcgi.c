@@ -296,9 +296,11 @@ static int fcgi_request(runner_worker *w, runner_req *r)
     while (cgp_kv_next(r->params.p, r->params.len, &off, &n, &nl, &v, &vl) == 1)
         if (!cgp_kv_name_is(n, nl, "CONTENT_LENGTH"))
             pairs[np++] = (cgp_fcgi_pair){ n, nl, v, vl };
-    /* always exact, as for every worker (docs/PROTOCOL.md, "Body length") */
+    /* always exact, as for every worker (docs/PROTOCOL.md, "Body length"),
+     * but none for no body where the module says the peer gives none */
     snprintf(cl, sizeof(cl), "%" PRIu64, r->cl);
-    pairs[np++] = (cgp_fcgi_pair){ "CONTENT_LENGTH", 14, cl, strlen(cl) };
+    if (!(r->nocl && !r->cl_given && r->cl == 0))
+        pairs[np++] = (cgp_fcgi_pair){ "CONTENT_LENGTH", 14, cl, strlen(cl) };
     need = cgp_fcgi_request_size(pairs, np);
     if (!need) {
         why = "a CGI variable is over FastCGI's caps";

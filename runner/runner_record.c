@@ -1,7 +1,8 @@
 /* runner_record.c: what a script receives for one request. For a worker, the
  * CGIPLUSIN record ("!" + NAME=value lines, or "!!N" + struct entries); for a
  * plain CGI run, its environment. CONTENT_LENGTH is always ours (exact);
- * plain CGI leaves it out when the request had none and no body. */
+ * plain CGI leaves it out when the request had none and no body, and so
+ * does a worker's record when the module asks (BEGIN nocl: mod_cgi's). */
 #include "runner_record.h"
 #include "runner_log.h"
 #include "cgp_proto.h"
@@ -23,7 +24,7 @@ static int name_ok(const char *n, size_t len)
     return len > 0;
 }
 
-static int build_lines(const runner_buf *params, uint64_t cl, runner_buf *out)
+static int build_lines(const runner_buf *params, uint64_t cl, int with_cl, runner_buf *out)
 {
     const char *n, *v;
     size_t nl, vl, off = 0;
@@ -49,10 +50,12 @@ static int build_lines(const runner_buf *params, uint64_t cl, runner_buf *out)
         errno = EINVAL;
         return -1;
     }
+    if (!with_cl)
+        return runner_buf_printf(out, "\n");
     return runner_buf_printf(out, "CONTENT_LENGTH=%" PRIu64 "\n\n", cl);
 }
 
-static int build_struct(const runner_buf *params, uint64_t cl, runner_buf *out)
+static int build_struct(const runner_buf *params, uint64_t cl, int with_cl, runner_buf *out)
 {
     static char entry[STRUCT_ENTRY_MAX];
     char clv[40];
@@ -68,7 +71,8 @@ static int build_struct(const runner_buf *params, uint64_t cl, runner_buf *out)
         errno = EINVAL;
         return -1;
     }
-    total += 2 + (size_t)cll;
+    if (with_cl)
+        total += 2 + (size_t)cll;
     if (runner_buf_printf(out, "!!%zu\n", total) < 0 || cgp_buf_reserve(out, total) < 0)
         return -1;
 
@@ -91,7 +95,7 @@ static int build_struct(const runner_buf *params, uint64_t cl, runner_buf *out)
         if (cgp_struct_pack(base, total, &pos, entry, nl + 1 + vl) != CGP_OK)
             goto fail;
     }
-    if (cgp_struct_pack(base, total, &pos, clv, (size_t)cll) != CGP_OK ||
+    if ((with_cl && cgp_struct_pack(base, total, &pos, clv, (size_t)cll) != CGP_OK) ||
         cgp_struct_end(base, total, &pos) != CGP_OK || pos != total)
         goto fail;
     out->len += total;
@@ -101,9 +105,11 @@ fail:
     return -1;
 }
 
-int runner_record_build(const runner_buf *params, uint64_t cl, int struct_mode, runner_buf *out)
+int runner_record_build(const runner_buf *params, uint64_t cl, int with_cl, int struct_mode,
+                        runner_buf *out)
 {
-    return struct_mode ? build_struct(params, cl, out) : build_lines(params, cl, out);
+    return struct_mode ? build_struct(params, cl, with_cl, out)
+                       : build_lines(params, cl, with_cl, out);
 }
 
 /* Whether the pool's configured environment names `name` (NAME=value list). */

@@ -12,8 +12,10 @@
 #define RUNNER_CGI_ARG_BYTES    (64u * 1024u) /* ...and their bytes, escaped, with NULs */
 
 /* The record of one request (params: validated PARAMS kv lists; cl: the
- * exact body length) appended to out; -1 with errno. */
-int runner_record_build(const runner_buf *params, uint64_t cl, int struct_mode, runner_buf *out);
+ * exact body length, given as CONTENT_LENGTH unless with_cl is 0) appended
+ * to out; -1 with errno. */
+int runner_record_build(const runner_buf *params, uint64_t cl, int with_cl, int struct_mode,
+                        runner_buf *out);
 /* The environment of a plain CGI run (cl_given: the request named a
  * length); NULL-ended, freed with runner_env_free. */
 char **runner_record_env(const runner_buf *params, uint64_t cl, int cl_given,

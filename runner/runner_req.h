@@ -68,6 +68,7 @@ struct runner_req {
     size_t held;              /* params bytes counted against queue_memory(_pool) */
     int have_cl;
     int cl_given;             /* PARAMS carried a CONTENT_LENGTH value */
+    int nocl;                 /* BEGIN nocl 1: a worker gets no CONTENT_LENGTH for no body, as mod_cgi */
     uint64_t cl;              /* exact body length given to the script */
     runner_spool body;
     int body_end;             /* STDIN END seen */

@@ -207,7 +207,8 @@ int runner_worker_record(runner_worker *w, runner_req *r)
     w->olen = 0;
     w->junk = 0;
     size_t before = cgp_buf_used(&w->inq);
-    if (runner_record_build(&r->params, r->cl, w->struct_mode, &w->inq) < 0) {
+    if (runner_record_build(&r->params, r->cl, !(r->nocl && !r->cl_given && r->cl == 0),
+                            w->struct_mode, &w->inq) < 0) {
         int err = errno;
         w->inq.len = w->inq.off + before; /* never leave half a record */
         runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2022) "cannot build the request record "

@@ -124,7 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     CHECK(cgp_buf_append(&r.params, d, n) == 0 || n == 0);
     for (mode = 0; mode < 2; mode++) {
         rec.off = rec.len = 0;
-        if (runner_record_build(&r.params, r.cl, mode, &rec) == 0)
+        if (runner_record_build(&r.params, r.cl, 1, mode, &rec) == 0)
             check_record(&r, &rec, mode);
         else
             CHECK(errno == EINVAL || errno == ENOMEM);
