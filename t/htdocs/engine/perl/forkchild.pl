@@ -1,7 +1,9 @@
 #!/usr/bin/perl
 # forkchild.pl (t/58_engine_fork.t): ?fork answers, then forks a child that
 # does "background work" (waits until ?wait writes the flag file) and
-# exits; ?wait writes the flag, waits for that child, and answers.
+# exits, its STDOUT closed first as a CGI program's background child must
+# (else mod_cgi, and the engine, wait for it to end the response); ?wait
+# writes the flag, waits for that child, and answers.
 use strict;
 use warnings;
 use File::Basename qw(dirname);
@@ -14,6 +16,7 @@ if ($q eq 'fork') {
     close $fh;
     $child = fork // die "fork: $!";
     if (!$child) {
+        close STDOUT;
         for (1 .. 400) { last if -s $flag; select undef, undef, undef, 0.05 }
         exit 0;
     }

@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 # forkchild.py (t/58_engine_fork.t): ?fork answers, then forks a child that
 # does "background work" (waits until ?wait writes the flag file) and
-# exits; ?wait writes the flag, waits for that child, and answers.
+# exits, its stdout closed first as a CGI program's background child must
+# (else mod_cgi, and the engine, wait for it to end the response); ?wait
+# writes the flag, waits for that child, and answers.
 import os
 import sys
 import time
@@ -15,6 +17,7 @@ if q == "fork":
     open(flag, "w").close()
     pid = os.fork()
     if pid == 0:
+        os.close(1)
         for _ in range(400):
             if os.path.getsize(flag):
                 break
