@@ -5,10 +5,11 @@
 # for exit, an empty body slurped as '', a library of subs and a file of
 # globals required by two scripts (each has them), FindBin and `use lib`
 # from it, format/write per script, sys.exit("message") logged, undecodable
-# bytes in PATH_INFO printed. And what a script does to its own stderr and
-# stdout (dup'd into the body, carpout to a file, STDOUT reopened onto a
-# file) ends with its request: the next script's warnings go to the error
-# log, its response to its client, on the same engine (one worker).
+# bytes in PATH_INFO printed, a modulino (`main() unless caller`). And
+# what a script does to its own stderr and stdout (dup'd into the body,
+# carpout to a file, STDOUT reopened onto a file) ends with its request:
+# the next script's warnings go to the error log, its response to its
+# client, on the same engine (one worker).
 # printenv (every variable with its value, then a child's `env`): the
 # whole environment as under mod_cgid, without the engine's CGIplus
 # markers, whose CGIPLUSEOF value printed would end the response there.
@@ -19,7 +20,7 @@ use Apache::TestUtil;
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 55 + 2 * 4;
+plan tests => 58 + 2 * 4;
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -96,6 +97,8 @@ my $warn_log = log_from($warn_at);
 ok t_cmp(count($warn_log, qr/Variable "[\$\@%](?:q|form)" will not stay shared/) . ' '
          . count($warn_log, qr/Variable "\$nested_y" will not stay shared/), '0 3',
          "no \"will not stay shared\" for the file's variables, as under mod_cgid; the nested sub's from mod_cgid's run and the engine's two");
+same('perl', 'modulino.pl', 'a modulino (`exit main() unless caller`) runs its main: caller from its top level, subs, evals as under mod_cgid');
+same('perl', 'modulino_run.pl', 'and `__PACKAGE__->run() unless caller`');
 same('perl', 'findbin.pl', "FindBin's \$Bin is the script's directory; `use lib` from it finds its module");
 same('perl', 'format.pl', 'format and write: the page top, then the lines');
 same('perl', 'format2.pl', "another script's format STDOUT is its own");
@@ -127,6 +130,8 @@ $off = -s $logf;
 answer('/eperl/idioms/warns.pl');
 my $carplog = slurp("$spool/carpout.log");
 ok t_cmp(count($carplog, qr/carpout-marker/), 3, "the file has the script's warnings (mod_cgid's and two runs')");
+ok t_cmp(count($carplog, qr/\] carpout\.pl: carpout-marker$/m), 3,
+         "each stamped with the script's name, as CGI::Carp names the program under mod_cgid (the frames end at its top level)");
 ok t_cmp(count($carplog, qr/idiom-warning-marker/), 0, "and not the next script's");
 ok t_cmp(count(log_from($off), qr/idiom-warning-marker/), 1, 'which are in the error log');
 
