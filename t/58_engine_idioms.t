@@ -20,7 +20,7 @@ use Apache::TestUtil;
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 58 + 2 * 4;
+plan tests => 59 + 2 * 4;
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -71,6 +71,7 @@ for (1 .. 2) {
     same('perl', 'req_b.pl', "req_b.pl requires the same files: it has their subs and globals too (round $_)");
 }
 same('perl', 'globals.pl', 'package variables without my start each run empty, or as BEGIN and a required file of globals set them');
+same('perl', 'globals2.pl', "and those of a package the script declares, and main's its compile made (\$main::x, package main)");
 same('perl', 'cgilib.pl?a=1&b=2&a=3', "a perl 4 script on cgi-lib.pl's ReadParse: its %in and counters start empty");
 same('perl', 'cgilib.pl', 'POST', '--data', 'c=4');
 same('perl', 'shell.cgi?a+b', "a #!/bin/sh script in the Perl engine's scope runs as under mod_cgid");

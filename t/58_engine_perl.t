@@ -38,7 +38,7 @@ for my $p (qw(eperl eperlr)) {
     my $e3 = kv($b3);
     ok t_cmp("$e2->{pid} $e3->{pid}", "$e1->{pid} $e1->{pid}", "/$p: one engine pid across requests and scripts");
     ok t_cmp("$e1->{runs} $e2->{runs}", '1 1', "/$p: the script's package variables start empty at each run, as in a new process");
-    ok t_cmp($e1->{engine_runs} + 1, $e2->{engine_runs}, "/$p: the script runs in the same process (a variable of main's persists)");
+    ok t_cmp($e1->{engine_runs} + 1, $e2->{engine_runs}, "/$p: the script runs in the same process (a variable of a package it names without declaring it persists)");
     ok t_cmp($e2->{leak}, 'no', "/$p: %ENV fresh: what the previous run set is gone");
     ok t_cmp($e2->{signals}, 'alarm 0 usr1 default',
              "/$p: the previous run's \$SIG{USR1} and its pending alarm are gone");

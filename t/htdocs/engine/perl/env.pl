@@ -11,7 +11,7 @@ use CGI qw(:standard);
 
 our $runs;
 $runs++;
-$main::engine_runs++;
+$EngineTest::runs++;
 # a handler and an alarm the previous run left (it sets both, at its end)
 my $alarm = alarm 0;
 my $usr1 = ref $SIG{USR1} ? 'handler' : $SIG{USR1} || 'default';
@@ -21,7 +21,7 @@ my $q = CGI->new;
 print header('text/plain');
 print "pid=$$\n";
 print "runs=$runs\n";
-print "engine_runs=$main::engine_runs\n";
+print "engine_runs=$EngineTest::runs\n";
 print "leak=$leak\n";
 print "argv=", join('|', @ARGV), "\n";
 print "argc=", scalar(@ARGV), "\n";
