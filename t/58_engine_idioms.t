@@ -21,7 +21,7 @@ use Apache::TestUtil;
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 61 + 2 * 4;
+plan tests => 62 + 2 * 4;
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -62,6 +62,7 @@ same('perl', 'carp.pl', 'CGI::Carp fatalsToBrowser, a die before any output: its
 same('perl', 'carp.pl?after', 'and after the header: its message at the end of the body');
 same('perl', 'carpcompile.pl', "a compile error after `use CGI::Carp qw(fatalsToBrowser)`: its 500 page, perl's message");
 same('perl', 'carpbrace.pl', 'a brace left open: perl names the end of the file, not the code after it');
+same('perl', 'carpmissing.pl', "a module missing: perl's \@INC in the message, not the engine's directory");
 same('perl', 'end.pl', 'an END block runs at the end of each request');
 same('perl', 'end.pl?exit', 'after exit too');
 same('perl', 'sighook.pl?die', "a die: the script's \$SIG{__DIE__} runs once");
