@@ -21,7 +21,7 @@ use Apache::TestUtil;
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 62 + 2 * 4;
+plan tests => 64 + 2 * 4;
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -83,11 +83,13 @@ same('perl', 'py.cgi?q=1', 'and a #!/usr/bin/env python3 one');
 my $shared_at = -s $logf;
 same('perl', 'shared.pl?x=1', "named subs using the file's my variables see this run's (x=1)");
 same('perl', 'shared.pl?x=2&y=3', 'and the next request\'s (x=2)');
+same('perl', 'shared3.pl?x=1', "and those of the packages the file declares, main's too (x=1)");
+same('perl', 'shared3.pl?x=2', 'and the next request\'s (x=2)');
 same('perl', 'shared2.pl?x=4', 'a name declared twice: compiled for each request (x=4)');
 same('perl', 'shared2.pl?x=5', 'and the next (x=5)');
 my $shared_log = log_from($shared_at);
 ok t_cmp(count($shared_log, qr/CGIPLUS3237: .*shared2\.pl: sub show uses \$q, the file's own my variables/) . ' '
-         . count($shared_log, qr/CGIPLUS3237: .*shared\.pl/), '1 0',
+         . count($shared_log, qr/CGIPLUS3237: .*shared3?\.pl/), '1 0',
          'that one logged once (3237); the first is bound to each run\'s variables, compiled once');
 # Under `use warnings`, compiled inside the engine's named wrapper, Perl
 # says "will not stay shared" for those subs, which a CGI process (the file
