@@ -21,7 +21,7 @@ use Apache::TestUtil;
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 64 + 2 * 4;
+plan tests => 65 + 2 * 4;
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -104,6 +104,7 @@ my $warn_log = log_from($warn_at);
 ok t_cmp(count($warn_log, qr/Variable "[\$\@%](?:q|form)" will not stay shared/) . ' '
          . count($warn_log, qr/Variable "\$nested_y" will not stay shared/), '0 3',
          "no \"will not stay shared\" for the file's variables, as under mod_cgid; the nested sub's from mod_cgid's run and the engine's two");
+same('perl', 'mainsubs.pl', "package main's subs named as the engine's functions are the script's");
 same('perl', 'modulino.pl', 'a modulino (`exit main() unless caller`) runs its main: caller from its top level, subs, evals as under mod_cgid');
 same('perl', 'modulino_run.pl', 'and `__PACKAGE__->run() unless caller`');
 same('perl', 'findbin.pl', "FindBin's \$Bin is the script's directory; `use lib` from it finds its module");
