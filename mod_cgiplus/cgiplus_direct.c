@@ -291,6 +291,22 @@ apr_int64_t cgiplus_direct_wait_ms(cgiplus_req *q, apr_interval_time_t wait, int
     return ms > INT32_MAX ? INT32_MAX : ms;
 }
 
+apr_uint64_t cgiplus_direct_left_ms(cgiplus_req *q)
+{
+    cgiplus_direct *x = direct_x(q);
+    apr_uint64_t now = cgiplus_direct_now_ms(), dl = 0;
+    apr_uint64_t out = direct_tmo(x->over_out, atomic_load(&x->tp->tmo_output));
+    apr_uint64_t np = direct_tmo(x->over_np, atomic_load(&x->tp->tmo_noprogress));
+
+    if (out)
+        dl = x->t_start + out;
+    if (np && (!dl || x->t_progress + np < dl))
+        dl = x->t_progress + np;
+    if (!dl)
+        return 0;
+    return dl > now ? dl - now : 1;
+}
+
 void cgiplus_direct_timeout(cgiplus_req *q, int by_deadline)
 {
     cgiplus_direct *x = direct_x(q);

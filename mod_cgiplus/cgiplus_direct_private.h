@@ -93,6 +93,9 @@ typedef struct cgiplus_direct {
     apr_size_t err_len;       /* stderr bytes of an unfinished line in errbuf */
     int err_eof;              /* the script closed its stderr */
     int lifetime_set;         /* LIFETIME or X-lifetime: the runner's timer must know */
+    /* A FastCGI worker: its script learns that its client left and may
+     * run on (ignore_user_abort), bounded as the running request was. */
+    int orphan_runs;
 } cgiplus_direct;
 
 /* q's exchange (the direct path has q). */
@@ -230,6 +233,9 @@ void cgiplus_direct_started(cgiplus_req *q, const direct_proto *p, cgiplus_direc
 /* How long one wait may be (ms): wait, or httpd's Timeout for -1, cut at
  * the request's output or no-progress deadline (then *by_deadline). */
 apr_int64_t cgiplus_direct_wait_ms(cgiplus_req *q, apr_interval_time_t wait, int *by_deadline);
+/* What is left (ms, at least 1) of what bounds q's run: its output and
+ * no-progress deadlines; 0: neither (httpd's Timeout then). */
+apr_uint64_t cgiplus_direct_left_ms(cgiplus_req *q);
 /* A wait that ended with nothing: the request timed out (504), logged. */
 void cgiplus_direct_timeout(cgiplus_req *q, int by_deadline);
 /* The wait status of a worker whose output closed: the runner reaps it at

@@ -490,8 +490,13 @@ void cgiplus_direct_release(cgiplus_req *q, int client_gone)
     else if (!x->eof && !x->broken && !x->held &&
              (client_gone || !q->ended || (q->end.outcome == CGP_O_TIMEOUT && x->no_abort))) {
         /* Mid-response: the runner reads it to its sentinel, then reuses it. */
-        /* one output timeout more, as an orphan of the relay; 0: httpd's Timeout */
-        atomic_store(&s->drain_ms, atomic_load(&x->tp->tmo_output));
+        /* one output timeout more, as an orphan of the relay; 0: httpd's
+         * Timeout. A FastCGI script whose client left: what is left of its
+         * request's bound (its writes fail, and it may run on by design). */
+        apr_uint64_t left = x->orphan_runs && !x->no_abort ? cgiplus_direct_left_ms(q)
+                                                           : atomic_load(&x->tp->tmo_output);
+
+        atomic_store(&s->drain_ms, left > UINT32_MAX ? UINT32_MAX : (uint32_t)left);
         /* no-abort: stopped past the bound as a relayed orphan is (2084) */
         add = CGP_TS_DRAIN | (x->no_abort ? CGP_TS_NOABORT : 0);
         target = CGP_TS_RETURNED;

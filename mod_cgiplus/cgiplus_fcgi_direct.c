@@ -278,6 +278,7 @@ static int fcgi_start(cgiplus_req *q, cgiplus_direct *x, const char *body, apr_s
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     cgiplus_direct_started(q, &fcgi_proto, x, body, blen);
+    x->orphan_runs = 1;
     /* Records it wrote with no request would pass for this one's answer:
      * unfit, it goes back to be stopped and the request, which never
      * reached it, to the runner (cgiplus_direct_wait_first; issue 20,

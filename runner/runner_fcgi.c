@@ -1112,7 +1112,8 @@ static int fcgi_idle_fd(const runner_worker *w)
 const runner_wkind runner_kind_fcgi = {
     .name = "FastCGI worker", .spawn = spawn_fcgi, .request = fcgi_request, .feed = fcgi_feed,
     .read = fcgi_read, .watch = fcgi_watch, .orphaned = runner_worker_orphaned,
-    .abort = fcgi_abort, .adopt = fcgi_adopt, .adopt_handed_only = 1, .closed = fcgi_closed,
+    .abort = fcgi_abort, .adopt = fcgi_adopt, .adopt_handed_only = 1, .orphan_runs = 1,
+    .closed = fcgi_closed,
     .idle_fd = fcgi_idle_fd, .close = fcgi_close, .term = fcgi_term, .took = fcgi_took,
     .timer = fcgi_timer,
 };

@@ -553,6 +553,25 @@ static uint64_t gone_bound(uint64_t out)
     return b < RUNNER_GONE_DRAIN_MS ? b : RUNNER_GONE_DRAIN_MS;
 }
 
+/* What is left of what bounds r's run (its output and no-progress
+ * deadlines, as runner_worker_deadline applies them), for an orphan of a
+ * kind whose script runs on by design; httpd's Timeout where it has none. */
+static uint64_t run_left(const runner_worker *w, const runner_req *r)
+{
+    const runner_pool_set *s = &w->pool->set;
+    uint64_t out = req_tmo(r->tmo_output, s->v[CGP_S_TIMEOUT_OUTPUT]);
+    uint64_t np = req_tmo(r->tmo_noprogress, s->v[CGP_S_TIMEOUT_NOPROGRESS]);
+    uint64_t dl = 0;
+
+    if (out)
+        dl = r->t_start + out;
+    if (np && (!dl || r->t_progress + np < dl))
+        dl = r->t_progress + np;
+    if (!dl)
+        return orphan_bound(0);
+    return dl > runner_g.now ? dl - runner_g.now : 1;
+}
+
 void runner_worker_orphaned(runner_worker *w)
 {
     runner_req *r = w->req;
@@ -570,10 +589,13 @@ void runner_worker_orphaned(runner_worker *w)
     if (!w->dl_orphan_max) {
         /* no-abort: it runs on, but not for ever: one output timeout more
          * (httpd's Timeout where it has none), then it is stopped (issue
-         * 10, hole 6). Without: at most RUNNER_GONE_DRAIN_MS. */
+         * 10, hole 6). Without: at most RUNNER_GONE_DRAIN_MS, or for a
+         * kind whose script runs on by design, what bounded its run. */
         uint64_t out = req_tmo(r->tmo_output, w->pool->set.v[CGP_S_TIMEOUT_OUTPUT]);
         w->t_orphan = runner_g.now;
-        w->dl_orphan_max = runner_g.now + (r->no_abort ? orphan_bound(out) : gone_bound(out));
+        w->dl_orphan_max = runner_g.now + (r->no_abort ? orphan_bound(out)
+                                           : w->kind->orphan_runs && w->state != RUNNER_W_STOPPING
+                                           ? run_left(w, r) : gone_bound(out));
         /* not for one being stopped (its request timed out): it serves no more */
         if (!r->no_abort && w->state != RUNNER_W_STOPPING)
             runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2506) "request %u (%s) lost its client; "
@@ -629,7 +651,8 @@ void runner_worker_adopt(runner_worker *w, uint64_t bound, int no_abort)
     r->no_abort = no_abort != 0; /* (adopt looks) */
     w->kind->adopt(w);
     /* as an orphan's of the relay */
-    bound = no_abort ? orphan_bound(bound) : gone_bound(bound);
+    /* (a child's FastCGI request: what was left of its run, 0 for none) */
+    bound = no_abort || w->kind->orphan_runs ? orphan_bound(bound) : gone_bound(bound);
     if (no_abort) {
         /* A no-abort orphan, as one of the relay (runner_worker_orphaned):
          * past the bound it is stopped as a timeout (2084), not killed. */

@@ -117,6 +117,11 @@ struct runner_wkind {
     /* Only where a child handed it back (between records): one a dead
      * child held, read to an unknown point, is stopped. */
     int adopt_handed_only;
+    /* Its script learns that its client left (FastCGI: its writes fail)
+     * and may run on by design (PHP's ignore_user_abort): such an orphan
+     * is bounded by its request's output and no-progress deadlines, as it
+     * was running, not by RUNNER_GONE_DRAIN_MS. */
+    int orphan_runs;
     /* A child handed it back with its output closed. NULL: it is dying in
      * that request (a crash-loop death too); FastCGI: its connection is
      * over, not its process. */

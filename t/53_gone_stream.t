@@ -1,13 +1,16 @@
 # A client that leaves an endless stream does not hold its worker until an
-# output timeout (600 s here). Under mod_cgi(d) the script's next write
-# fails once httpd stops reading, and it dies; here a persistent worker
-# gets 5 s to reach its sentinel (then it serves again), else it is stopped
-# (2504 on the direct path, 2084 relayed) and replaced, never reused dirty.
-# A FastCGI application is sent ABORT_REQUEST first (fcgi_app ignores it,
-# as libfcgi programs do). A plain CGI process under CGIplusCompat dies
-# as under mod_cgid. The client is a real curl, killed after the first
-# bytes; the first request on its connection makes the second one take
-# the direct path where the pool has one.
+# output timeout (600 s here; FastCGI: below). Under mod_cgi(d) the
+# script's next write fails once httpd stops reading, and it dies; here a
+# persistent worker gets 5 s to reach its sentinel (then it serves again),
+# else it is stopped (2504 on the direct path, 2084 relayed) and replaced,
+# never reused dirty. A FastCGI application is sent ABORT_REQUEST first and
+# its connection is shut (fcgi_app ignores both, as libfcgi programs do);
+# as a FastCGI script may run on by design (PHP's ignore_user_abort), it
+# has what was left of its pool's output timeout (15 s here), not 5 s. A
+# plain CGI process under CGIplusCompat dies as under mod_cgid. The client
+# is a real curl, killed after the first bytes; the first request on its
+# connection makes the second one take the direct path where the pool has
+# one.
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;

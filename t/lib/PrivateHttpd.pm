@@ -88,14 +88,17 @@ sub private_start {
 # A private php-fpm ($bin) of $children static children, as the test's
 # httpd user, listening on the UNIX socket $sock, its files in $dir:
 # started in the foreground as our child; returns its pid (stop it with
-# TERM and waitpid) once the socket is there.
+# TERM and waitpid) once the socket is there. $pool: more lines for its
+# pool; $name: its files' name in $dir (php-fpm).
 sub private_fpm {
-    my ($bin, $dir, $sock, $children) = @_;
-    open my $fh, '>', "$dir/php-fpm.conf" or die "$dir/php-fpm.conf: $!";
+    my ($bin, $dir, $sock, $children, $pool, $name) = @_;
+    $name //= 'php-fpm';
+    $pool //= '';
+    open my $fh, '>', "$dir/$name.conf" or die "$dir/$name.conf: $!";
     print $fh <<"CONF";
 [global]
-pid = $dir/php-fpm.pid
-error_log = $dir/php-fpm.log
+pid = $dir/$name.pid
+error_log = $dir/$name.log
 daemonize = no
 [app]
 user = $vars->{user}
@@ -105,13 +108,14 @@ listen.owner = $vars->{user}
 listen.mode = 0600
 pm = static
 pm.max_children = $children
+$pool
 CONF
     close $fh;
     my $pid = fork // die "fork: $!";
     if (!$pid) {
-        open STDOUT, '>', "$dir/php-fpm.out";
+        open STDOUT, '>', "$dir/$name.out";
         open STDERR, '>&', \*STDOUT;
-        exec $bin, '-F', '-y', "$dir/php-fpm.conf", '-p', $dir;
+        exec $bin, '-F', '-y', "$dir/$name.conf", '-p', $dir;
         exit 127;
     }
     for (1 .. 100) { last if -S $sock; sleep 0.1 }

@@ -1,0 +1,186 @@
+# A PHP script with ignore_user_abort(true) whose client left runs on to
+# its end under CGIplusEngine php (a FastCGI pool, direct path and
+# relayed), as under php-fpm (request_terminate_timeout) and mod_fcgid
+# (FcgidBusyTimeout): bounded by what bounds a running request of its pool
+# (CGIplusTimeoutOutput, no-progress), not by the 5 s a gone client's
+# worker had to get back (2504, 2084), which killed WordPress's wp-cron,
+# mail sent after the page, any "fire and forget" endpoint. The pool
+# serves others meanwhile; one over its timeout is still stopped (2084
+# relayed, 2504 direct; php-fpm: "execution timed out").
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use IO::Socket::INET;
+use Time::HiRes qw(sleep time);
+use lib 't/lib', 't/htdocs/apps';
+use PrivateHttpd qw(private_conf private_start private_dir private_fpm private_log
+                    private_wait_log libexec);
+use FreePort qw(free_ports);
+use AppTest qw(write_file curl);
+
+my ($fpm_bin) = grep { -x } ('/usr/sbin/php-fpm', reverse sort glob('/usr/sbin/php-fpm*'));
+my @sides = qw(direct relayed fpm);
+plan tests => 2 + 8 * @sides + 1,
+    need { 'needs php-cgi and php-fpm (Debian packages php-cgi, php-fpm)' => (-x '/usr/bin/php-cgi' && $fpm_bin),
+           'needs mod_proxy_fcgi' => -f libexec() . '/mod_proxy_fcgi.so' };
+
+my $dir = private_dir('phporphan');
+my ($rport, $fport, $port) = free_ports(3);
+my ($app, $slow, $marks) = ("$dir/app", "$dir/slow", "$dir/marks");
+mkdir $_, 0777 for $app, $slow, $marks;
+chmod 0777, $marks;
+# Writes until its client has surely left (its writes fail then), then
+# waits for its go file (60 s at most) and notes that it finished.
+my $run = <<'PHP';
+<?php
+ignore_user_abort(true);
+$f = __DIR__ . '/../marks/' . $_GET['tag'];
+file_put_contents($f, 'started ' . getmypid() . "\n", FILE_APPEND);
+for ($i = 0; $i < 20; $i++) {
+    echo str_repeat('x', 8191), "\n";
+    flush();
+    usleep(50000);
+}
+$t = time() + 60;
+while (!file_exists("$f.go") && time() < $t)
+    usleep(100000);
+file_put_contents($f, "finished\n", FILE_APPEND);
+PHP
+write_file("$_/run.php", $run, 0644) for $app, $slow;
+write_file("$_/pid.php", "<?php echo getmypid();\n", 0644) for $app, $slow;
+
+my $user = Apache::Test::config()->{vars}{user};
+my $fpm = private_fpm($fpm_bin, $dir, "$dir/fpm.sock", 2, <<"POOL");
+[slow]
+user = $user
+listen = $dir/fpm-slow.sock
+listen.owner = $user
+listen.mode = 0600
+pm = static
+pm.max_children = 1
+request_terminate_timeout = 8s
+POOL
+ok t_cmp((-S "$dir/fpm.sock" && -S "$dir/fpm-slow.sock") ? 1 : 0, 1,
+         "a private php-fpm ($fpm_bin, pid $fpm), a pool with request_terminate_timeout 8s");
+
+my $lib = libexec();
+my $pools = <<"POOLS";
+    <Directory $app>
+        CGIplusEngine php
+        CGIplusMaxWorkers 2
+        CGIplusTimeoutOutput 30s
+    </Directory>
+    <Directory $slow>
+        CGIplusEngine php
+        CGIplusMaxWorkers 1
+        CGIplusTimeoutOutput 8s
+    </Directory>
+POOLS
+my $extra = <<"CONF";
+LoadModule alias_module $lib/mod_alias.so
+LoadModule mime_module $lib/mod_mime.so
+LoadModule proxy_module $lib/mod_proxy.so
+LoadModule proxy_fcgi_module $lib/mod_proxy_fcgi.so
+TypesConfig /etc/mime.types
+Listen 127.0.0.1:$rport
+Listen 127.0.0.1:$fport
+Alias /app/ $app/
+Alias /slow/ $slow/
+<Directory $dir>
+    Require all granted
+</Directory>
+<VirtualHost 127.0.0.1:$port>
+$pools</VirtualHost>
+<VirtualHost 127.0.0.1:$rport>
+    CGIplusDirect off
+$pools</VirtualHost>
+<VirtualHost 127.0.0.1:$fport>
+    <Directory $app>
+        SetHandler "proxy:unix:$dir/fpm.sock|fcgi://localhost"
+    </Directory>
+    <Directory $slow>
+        SetHandler "proxy:unix:$dir/fpm-slow.sock|fcgi://localhost"
+    </Directory>
+</VirtualHost>
+CONF
+write_file("$dir/httpd.conf", private_conf($dir, $port, [], $extra), 0644);
+ok t_cmp(private_start("$dir/httpd.conf", $port), 1,
+         'a private httpd: php pools direct and relayed, and php-fpm');
+
+my %port = (direct => $port, relayed => $rport, fpm => $fport);
+
+# Asks for the page, reads its first 8 KiB, and leaves.
+sub leave_early {
+    my ($p, $path) = @_;
+    my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$p", Timeout => 10) or return 0;
+    print $s "GET $path HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    my ($got, $buf) = (0, '');
+    while ($got < 8192) {
+        my $n = sysread($s, $buf, 65536);
+        last unless $n;
+        $got += $n;
+    }
+    close $s;
+    return $got >= 8192;
+}
+
+sub marks_of {
+    my ($tag) = @_;
+    open my $fh, '<', "$marks/$tag" or return '';
+    local $/;
+    return <$fh> // '';
+}
+
+# Waits (60 s at most) until the tag's file matches $re.
+sub wait_marks {
+    my ($tag, $re) = @_;
+    my $t = time + 60;
+    sleep 0.1 while time < $t && marks_of($tag) !~ $re;
+    return marks_of($tag);
+}
+
+# Waits (60 s at most) until process $pid is gone; whether it is.
+sub wait_gone {
+    my ($pid) = @_;
+    my $t = time + 60;
+    sleep 0.1 while time < $t && kill(0, $pid);
+    return kill(0, $pid) ? 0 : 1;
+}
+
+my $fpm_log = sub { open my $fh, '<', "$dir/php-fpm.log" or return ''; local $/; <$fh> // '' };
+
+for my $side (@sides) {
+    my $p = $port{$side};
+    # a worker of each pool that served once (then the direct path claims it)
+    curl("http://127.0.0.1:$p/$_/pid.php") for qw(app slow);
+    ok t_cmp(leave_early($p, "/app/run.php?tag=$side"), 1, "$side: the client read the first lines and left");
+    my ($opid) = wait_marks($side, qr/^started (\d+)/) =~ /^started (\d+)/;
+    $opid //= 0;
+    # past the old bound (5 s after the client left)
+    my $t0 = time;
+    sleep 0.5 while time < $t0 + 8;
+    ok t_cmp(kill(0, $opid) && marks_of($side) !~ /finished/ ? 1 : 0, 1,
+             "$side: 8 s after its client left, the script (pid $opid) still runs");
+    my ($code, undef, $pid) = curl("http://127.0.0.1:$p/app/pid.php");
+    ok t_cmp("$code " . ($pid ne $opid ? 'another' : 'the orphan'), '200 another',
+             "$side: meanwhile another worker of the pool serves a request");
+    write_file("$marks/$side.go", '', 0644);
+    ok t_cmp(wait_marks($side, qr/finished/), qr/^started $opid\nfinished\n$/,
+             "$side: told to go on, it ran to its end");
+
+    # over its pool's timeout (8 s): stopped
+    ok t_cmp(leave_early($p, "/slow/run.php?tag=$side-slow"), 1, "$side: the client of a slow one left");
+    my ($spid) = wait_marks("$side-slow", qr/^started (\d+)/) =~ /^started (\d+)/;
+    $spid //= 0;
+    ok t_cmp(wait_gone($spid), 1, "$side: the script over its pool's timeout is stopped (pid $spid)");
+    ok t_cmp(marks_of("$side-slow"), "started $spid\n", "$side: it did not finish");
+    my $re = $side eq 'fpm' ? qr/child $spid, script .* execution timed out/
+           : $side eq 'direct' ? qr/CGIPLUS2504.* pid $spid of /
+           : qr/CGIPLUS2084.* pid $spid of .*client that left/;
+    my $ok = $side eq 'fpm' ? do { my $t = time + 30; sleep 0.1 while time < $t && $fpm_log->() !~ $re; $fpm_log->() =~ $re ? 1 : 0 }
+           : private_wait_log($dir, $re, 30);
+    ok t_cmp($ok, 1, "$side: logged as such ($re)");
+}
+kill 'TERM', $fpm;
+ok t_cmp(waitpid($fpm, 0), $fpm, 'php-fpm stopped');
