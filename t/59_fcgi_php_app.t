@@ -14,11 +14,11 @@ use Apache::TestUtil;
 use File::Copy qw(copy);
 use Time::HiRes qw(sleep);
 use lib 't/lib', 't/htdocs/apps';
-use PrivateHttpd qw(private_conf private_start private_stop private_fpm fresh_dir libexec);
+use PrivateHttpd qw(fresh_dir);
+use PhpPeer qw(php_need php_fpm php_httpd php_stop);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
 
-my ($fpm_bin) = grep { -x } ('/usr/sbin/php-fpm', reverse sort glob('/usr/sbin/php-fpm*'));
 my @steps = (
     [GET => '/app/index.php'],
     [GET => '/app/notes.php'],
@@ -41,9 +41,7 @@ my @steps = (
     [GET => '/app/logout.php'],
     [GET => '/app/index.php'],
 );
-plan tests => 3 + 4 * @steps,
-    need { 'needs php-cgi and php-fpm (Debian packages php-cgi, php-fpm)' => (-x '/usr/bin/php-cgi' && $fpm_bin),
-           'needs mod_proxy_fcgi' => -f libexec() . '/mod_proxy_fcgi.so' };
+plan tests => 3 + 4 * @steps, need php_need();
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{t_logs}/phpapp";
@@ -58,17 +56,9 @@ write_file($upload, join('', map { chr(($_ * 31) % 256) } 1 .. 50_000), 0644);
 for my $s (@steps) { s/UPLOAD/$upload/ for @$s }
 
 # The private php-fpm: as many children as the pool has workers.
-my $fpm = private_fpm($fpm_bin, $dir, $sock, 2);
-ok t_cmp(-S $sock ? 1 : 0, 1, "a private php-fpm ($fpm_bin, pid $fpm) listens on $sock");
+my $fpm = php_fpm($dir, 2);
 
-my $lib = libexec();
-my $extra = <<"CONF";
-LoadModule alias_module $lib/mod_alias.so
-LoadModule mime_module $lib/mod_mime.so
-LoadModule proxy_module $lib/mod_proxy.so
-LoadModule proxy_fcgi_module $lib/mod_proxy_fcgi.so
-TypesConfig /etc/mime.types
-Listen 127.0.0.1:$fport
+php_httpd($dir, $cport, [$fport], [], <<"CONF", 'a private httpd with both');
 DocumentRoot $vars->{documentroot}
 # mod_cgiplus: php-cgi workers, as many as php-fpm has children
 <VirtualHost 127.0.0.1:$cport>
@@ -92,8 +82,6 @@ DocumentRoot $vars->{documentroot}
     </Directory>
 </VirtualHost>
 CONF
-write_file("$dir/httpd.conf", private_conf($dir, $cport, [], $extra), 0644);
-ok t_cmp(private_start("$dir/httpd.conf", $cport), 1, 'a private httpd with both');
 
 my %jar = (cgiplus => "$dir/jar-cgiplus", fpm => "$dir/jar-fpm");
 unlink values %jar;
@@ -119,6 +107,4 @@ for my $s (@steps) {
 my (undef, undef, $last) = curl('-b', $jar{cgiplus}, "http://127.0.0.1:$cport/app/index.php");
 ok t_cmp($last, qr/Hello, stranger\..*page views this session: \d+/s, 'the walk ended logged out');
 
-private_stop("$dir/httpd.pid");
-kill 'TERM', $fpm;
-waitpid $fpm, 0;
+php_stop($dir, $fpm);

@@ -15,15 +15,13 @@ use Apache::TestUtil;
 use IO::Socket::INET;
 use Time::HiRes qw(sleep time);
 use lib 't/lib', 't/htdocs/apps';
-use PrivateHttpd qw(private_conf private_start private_dir private_fpm private_log libexec);
+use PrivateHttpd qw(private_dir private_log);
+use PhpPeer qw(php_need php_fpm php_httpd php_stop);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
 
-my ($fpm_bin) = grep { -x } ('/usr/sbin/php-fpm', reverse sort glob('/usr/sbin/php-fpm*'));
 my @sides = qw(direct relayed fpm);
-plan tests => 2 + 4 * @sides + 2,
-    need { 'needs php-cgi and php-fpm (Debian packages php-cgi, php-fpm)' => (-x '/usr/bin/php-cgi' && $fpm_bin),
-           'needs mod_proxy_fcgi' => -f libexec() . '/mod_proxy_fcgi.so' };
+plan tests => 2 + 4 * @sides + 2, need php_need();
 
 my $dir = private_dir('phpabort');
 my ($rport, $fport, $port) = free_ports(3);
@@ -50,18 +48,9 @@ file_put_contents("$file/$tag", "finished\n", FILE_APPEND);
 PHP
 write_file("$app/pid.php", "<?php echo getmypid();\n", 0644);
 
-my $fpm = private_fpm($fpm_bin, $dir, "$dir/fpm.sock", 1);
-ok t_cmp(-S "$dir/fpm.sock" ? 1 : 0, 1, "a private php-fpm ($fpm_bin, pid $fpm)");
+my $fpm = php_fpm($dir, 1);
 
-my $lib = libexec();
-my $extra = <<"CONF";
-LoadModule alias_module $lib/mod_alias.so
-LoadModule mime_module $lib/mod_mime.so
-LoadModule proxy_module $lib/mod_proxy.so
-LoadModule proxy_fcgi_module $lib/mod_proxy_fcgi.so
-TypesConfig /etc/mime.types
-Listen 127.0.0.1:$rport
-Listen 127.0.0.1:$fport
+php_httpd($dir, $port, [$rport, $fport], [], <<"CONF", 'a private httpd: a php pool, direct and relayed, and php-fpm');
 Alias /app/ $app/
 <Directory $app>
     Require all granted
@@ -85,8 +74,6 @@ Alias /app/ $app/
     </FilesMatch>
 </VirtualHost>
 CONF
-write_file("$dir/httpd.conf", private_conf($dir, $port, [], $extra), 0644);
-ok t_cmp(private_start("$dir/httpd.conf", $port), 1, 'a private httpd: a php pool, direct and relayed, and php-fpm');
 
 my %port = (direct => $port, relayed => $rport, fpm => $fport);
 
@@ -133,5 +120,4 @@ for my $side (@sides) {
 }
 my $log = private_log($dir);
 ok t_cmp(scalar(() = $log =~ /CGIPLUS(?:2504|2084)/g), 0, 'no php-cgi worker was killed (2504, 2084)');
-kill 'TERM', $fpm;
-ok t_cmp(waitpid($fpm, 0), $fpm, 'php-fpm stopped');
+ok t_cmp(php_stop($dir, $fpm), $fpm, 'php-fpm stopped');

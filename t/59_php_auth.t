@@ -14,11 +14,11 @@ use Apache::Test;
 use Apache::TestUtil;
 use Digest::SHA qw(sha1_base64);
 use lib 't/lib', 't/htdocs/apps';
-use PrivateHttpd qw(private_conf private_start private_stop private_fpm fresh_dir libexec);
+use PrivateHttpd qw(fresh_dir);
+use PhpPeer qw(php_need php_fpm php_httpd php_stop);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
 
-my ($fpm_bin) = grep { -x } ('/usr/sbin/php-fpm', reverse sort glob('/usr/sbin/php-fpm*'));
 my @cases = (
     ['/app/auth.php', '-u', 'ann:secret'],
     ['/app/auth.php', '-H', 'Authorization: Bearer tok123'],
@@ -26,9 +26,7 @@ my @cases = (
     ['/app/checked/auth.php', '-u', 'bob:secret'],
     ['/app/checked/auth.php'],
 );
-plan tests => 2 + 2 * @cases + 2,
-    need { 'needs php-cgi and php-fpm (Debian packages php-cgi, php-fpm)' => (-x '/usr/bin/php-cgi' && $fpm_bin),
-           'needs mod_proxy_fcgi' => -f libexec() . '/mod_proxy_fcgi.so' };
+plan tests => 2 + 2 * @cases + 2, need php_need();
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{t_logs}/phpauth";
@@ -46,10 +44,8 @@ PHP
 write_file("$_/auth.php", $php, 0644) for $app, "$app/checked", "$app/hidden";
 write_file("$dir/htpasswd", 'bob:{SHA}' . sha1_base64('secret') . "=\n", 0644);
 
-my $fpm = private_fpm($fpm_bin, $dir, "$dir/fpm.sock", 1);
-ok t_cmp(-S "$dir/fpm.sock" ? 1 : 0, 1, "a private php-fpm ($fpm_bin, pid $fpm)");
+my $fpm = php_fpm($dir, 1);
 
-my $lib = libexec();
 my $common = <<"CONF";
     Alias /app/ $app/
     <Directory $app>
@@ -62,18 +58,7 @@ my $common = <<"CONF";
         Require valid-user
     </Directory>
 CONF
-my $extra = <<"CONF";
-LoadModule alias_module $lib/mod_alias.so
-LoadModule mime_module $lib/mod_mime.so
-LoadModule setenvif_module $lib/mod_setenvif.so
-LoadModule auth_basic_module $lib/mod_auth_basic.so
-LoadModule authn_core_module $lib/mod_authn_core.so
-LoadModule authn_file_module $lib/mod_authn_file.so
-LoadModule authz_user_module $lib/mod_authz_user.so
-LoadModule proxy_module $lib/mod_proxy.so
-LoadModule proxy_fcgi_module $lib/mod_proxy_fcgi.so
-TypesConfig /etc/mime.types
-Listen 127.0.0.1:$fport
+php_httpd($dir, $cport, [$fport], [qw(setenvif auth_basic authn_core authn_file authz_user)], <<"CONF", 'a private httpd with both');
 <VirtualHost 127.0.0.1:$cport>
 $common
     <Directory $app>
@@ -93,8 +78,6 @@ $common
     </FilesMatch>
 </VirtualHost>
 CONF
-write_file("$dir/httpd.conf", private_conf($dir, $cport, [], $extra), 0644);
-ok t_cmp(private_start("$dir/httpd.conf", $cport), 1, 'a private httpd with both');
 
 for my $c (@cases) {
     my ($path, @args) = @$c;
@@ -114,6 +97,4 @@ ok t_cmp($b, qr/^PHP_AUTH_USER=ann\nPHP_AUTH_PW=secret\nHTTP_AUTHORIZATION=Basic
 ok t_cmp($b, qr/^PHP_AUTH_USER=\(unset\)\nPHP_AUTH_PW=\(unset\)\nHTTP_AUTHORIZATION=\(unset\)\n/,
          'CGIPassAuth Off hides it from a php pool');
 
-private_stop("$dir/httpd.pid");
-kill 'TERM', $fpm;
-waitpid $fpm, 0;
+php_stop($dir, $fpm);

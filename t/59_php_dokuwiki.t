@@ -18,18 +18,16 @@ use Apache::Test;
 use Apache::TestUtil;
 use Time::HiRes qw(sleep);
 use lib 't/lib', 't/htdocs/apps';
-use PrivateHttpd qw(private_conf private_start private_stop private_fpm fresh_dir libexec);
+use PrivateHttpd qw(fresh_dir);
+use PhpPeer qw(php_need php_fpm php_httpd php_stop);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
 use SideBySide qw(pool_of);
 
-my ($fpm_bin) = grep { -x } ('/usr/sbin/php-fpm', reverse sort glob('/usr/sbin/php-fpm*'));
 my $debconf = '/etc/apache2/conf-available/dokuwiki.conf';
 my $nsteps = 24;
 plan tests => 4 + 4 * $nsteps,
-    need { 'needs php-cgi and php-fpm (Debian packages php-cgi, php-fpm)' => (-x '/usr/bin/php-cgi' && $fpm_bin),
-           'needs dokuwiki (Debian package dokuwiki)' => (-f '/usr/share/dokuwiki/doku.php' && -f $debconf),
-           'needs mod_proxy_fcgi' => -f libexec() . '/mod_proxy_fcgi.so' };
+    need php_need('needs dokuwiki (Debian package dokuwiki)' => (-f '/usr/share/dokuwiki/doku.php' && -f $debconf));
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{t_logs}/dokuwiki";
@@ -59,8 +57,7 @@ for my $side (qw(cgiplus fpm)) {
 }
 
 # ---- a private php-fpm, as many children as the pool has workers
-my $fpm = private_fpm($fpm_bin, $dir, $sock, 2);
-ok t_cmp(-S $sock ? 1 : 0, 1, "a private php-fpm ($fpm_bin, pid $fpm) listens on $sock");
+my $fpm = php_fpm($dir, 2);
 
 # ---- Debian's dokuwiki.conf, its paths the copies', once per side
 open my $dc, '<', $debconf or die "$debconf: $!";
@@ -74,18 +71,8 @@ sub side_conf {
     $c =~ s{(AllowOverride All\n)}{$1$add};
     return $c;
 }
-my $lib = libexec();
-my $extra = <<"CONF";
-LoadModule alias_module $lib/mod_alias.so
-LoadModule mime_module $lib/mod_mime.so
-LoadModule dir_module $lib/mod_dir.so
-LoadModule authz_host_module $lib/mod_authz_host.so
-LoadModule access_compat_module $lib/mod_access_compat.so
-LoadModule proxy_module $lib/mod_proxy.so
-LoadModule proxy_fcgi_module $lib/mod_proxy_fcgi.so
-TypesConfig /etc/mime.types
+php_httpd($dir, $cport, [$fport], [qw(dir authz_host access_compat)], <<"CONF", 'a private httpd with both sides');
 DirectoryIndex index.php index.html
-Listen 127.0.0.1:$fport
 <VirtualHost 127.0.0.1:$cport>
 @{[side_conf('cgiplus', "AddHandler cgiplus-script .php\nCGIplusEngine php\nCGIplusMaxWorkers 2\n")]}
 <Location /status>
@@ -96,8 +83,6 @@ Listen 127.0.0.1:$fport
 @{[side_conf('fpm', "<FilesMatch \".+\\\\.php\$\">\nSetHandler \"proxy:unix:$sock|fcgi://localhost\"\n</FilesMatch>\n")]}
 </VirtualHost>
 CONF
-write_file("$dir/httpd.conf", private_conf($dir, $cport, [], $extra), 0644);
-ok t_cmp(private_start("$dir/httpd.conf", $cport), 1, 'a private httpd with both sides');
 
 # ---- the walk: each step a request made from what the side answered before
 my $img = '/dokuwiki/lib/exe/fetch.php?media=wiki:dokuwiki-128.png';
@@ -195,6 +180,4 @@ ok t_cmp($pool ? ($spawns >= 1 && $spawns <= 2 ? 'at most 2' : $spawns) . ' spaw
                 : 'no pool', 'at most 2 spawns, served all',
          'one pool of persistent php-cgi workers (started at most twice, its 2 workers) served the whole walk');
 
-private_stop("$dir/httpd.pid");
-kill 'TERM', $fpm;
-waitpid $fpm, 0;
+php_stop($dir, $fpm);

@@ -13,15 +13,13 @@ use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use lib 't/lib', 't/htdocs/apps';
-use PrivateHttpd qw(private_conf private_start private_stop private_fpm fresh_dir libexec);
+use PrivateHttpd qw(fresh_dir);
+use PhpPeer qw(php_need php_fpm php_httpd php_stop);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
 
-my ($fpm_bin) = grep { -x } ('/usr/sbin/php-fpm', reverse sort glob('/usr/sbin/php-fpm*'));
 my @paths = qw(/app/loc200.php /app/locabs200.php /app/loc302.php /app/loc201.php);
-plan tests => 2 + 3 * @paths + 2,
-    need { 'needs php-cgi and php-fpm (Debian packages php-cgi, php-fpm)' => (-x '/usr/bin/php-cgi' && $fpm_bin),
-           'needs mod_proxy_fcgi' => -f libexec() . '/mod_proxy_fcgi.so' };
+plan tests => 2 + 3 * @paths + 2, need php_need();
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{t_logs}/phploc";
@@ -39,18 +37,9 @@ my %php = (
 );
 write_file("$app/$_", "<?php\n$php{$_}", 0644) for keys %php;
 
-my $fpm = private_fpm($fpm_bin, $dir, "$dir/fpm.sock", 1);
-ok t_cmp(-S "$dir/fpm.sock" ? 1 : 0, 1, "a private php-fpm ($fpm_bin, pid $fpm)");
+my $fpm = php_fpm($dir, 1);
 
-my $lib = libexec();
-my $extra = <<"CONF";
-LoadModule alias_module $lib/mod_alias.so
-LoadModule mime_module $lib/mod_mime.so
-LoadModule proxy_module $lib/mod_proxy.so
-LoadModule proxy_fcgi_module $lib/mod_proxy_fcgi.so
-TypesConfig /etc/mime.types
-Listen 127.0.0.1:$fport
-Listen 127.0.0.1:$dport
+php_httpd($dir, $cport, [$fport, $dport], [], <<"CONF", 'a private httpd with both');
 <VirtualHost 127.0.0.1:$cport>
     Alias /app/ $app/
     <Directory $app>
@@ -80,8 +69,6 @@ Listen 127.0.0.1:$dport
     </Directory>
 </VirtualHost>
 CONF
-write_file("$dir/httpd.conf", private_conf($dir, $cport, [], $extra), 0644);
-ok t_cmp(private_start("$dir/httpd.conf", $cport), 1, 'a private httpd with both');
 
 for my $path (@paths) {
     my (%code, %h, %body);
@@ -98,6 +85,4 @@ ok t_cmp("$code $body", "200 own body\n", "a php pool's 200 with a Location is t
 ($code, undef, $body) = curl("http://127.0.0.1:$dport/app/loc200.php");
 ok t_cmp("$code $body", "200 the target\n", "the fcgid-script drop-in redirects, as mod_fcgid");
 
-private_stop("$dir/httpd.pid");
-kill 'TERM', $fpm;
-waitpid $fpm, 0;
+php_stop($dir, $fpm);

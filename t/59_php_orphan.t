@@ -14,16 +14,13 @@ use Apache::TestUtil;
 use IO::Socket::INET;
 use Time::HiRes qw(sleep time);
 use lib 't/lib', 't/htdocs/apps';
-use PrivateHttpd qw(private_conf private_start private_dir private_fpm private_log
-                    private_wait_log libexec);
+use PrivateHttpd qw(private_dir private_log private_wait_log);
+use PhpPeer qw(php_need php_fpm php_httpd php_stop);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
 
-my ($fpm_bin) = grep { -x } ('/usr/sbin/php-fpm', reverse sort glob('/usr/sbin/php-fpm*'));
 my @sides = qw(direct relayed fpm);
-plan tests => 2 + 8 * @sides + 1,
-    need { 'needs php-cgi and php-fpm (Debian packages php-cgi, php-fpm)' => (-x '/usr/bin/php-cgi' && $fpm_bin),
-           'needs mod_proxy_fcgi' => -f libexec() . '/mod_proxy_fcgi.so' };
+plan tests => 3 + 8 * @sides + 1, need php_need();
 
 my $dir = private_dir('phporphan');
 my ($rport, $fport, $port) = free_ports(3);
@@ -51,7 +48,7 @@ write_file("$_/run.php", $run, 0644) for $app, $slow;
 write_file("$_/pid.php", "<?php echo getmypid();\n", 0644) for $app, $slow;
 
 my $user = Apache::Test::config()->{vars}{user};
-my $fpm = private_fpm($fpm_bin, $dir, "$dir/fpm.sock", 2, <<"POOL");
+my $fpm = php_fpm($dir, 2, <<"POOL");
 [slow]
 user = $user
 listen = $dir/fpm-slow.sock
@@ -61,10 +58,10 @@ pm = static
 pm.max_children = 1
 request_terminate_timeout = 8s
 POOL
-ok t_cmp((-S "$dir/fpm.sock" && -S "$dir/fpm-slow.sock") ? 1 : 0, 1,
-         "a private php-fpm ($fpm_bin, pid $fpm), a pool with request_terminate_timeout 8s");
+my $t = time + 10;
+sleep 0.1 while time < $t && !-S "$dir/fpm-slow.sock";
+ok t_cmp(-S "$dir/fpm-slow.sock" ? 1 : 0, 1, 'and its pool with request_terminate_timeout 8s');
 
-my $lib = libexec();
 my $pools = <<"POOLS";
     <Directory $app>
         CGIplusEngine php
@@ -77,14 +74,7 @@ my $pools = <<"POOLS";
         CGIplusTimeoutOutput 8s
     </Directory>
 POOLS
-my $extra = <<"CONF";
-LoadModule alias_module $lib/mod_alias.so
-LoadModule mime_module $lib/mod_mime.so
-LoadModule proxy_module $lib/mod_proxy.so
-LoadModule proxy_fcgi_module $lib/mod_proxy_fcgi.so
-TypesConfig /etc/mime.types
-Listen 127.0.0.1:$rport
-Listen 127.0.0.1:$fport
+php_httpd($dir, $port, [$rport, $fport], [], <<"CONF", 'a private httpd: php pools direct and relayed, and php-fpm');
 Alias /app/ $app/
 Alias /slow/ $slow/
 <Directory $dir>
@@ -104,9 +94,6 @@ $pools</VirtualHost>
     </Directory>
 </VirtualHost>
 CONF
-write_file("$dir/httpd.conf", private_conf($dir, $port, [], $extra), 0644);
-ok t_cmp(private_start("$dir/httpd.conf", $port), 1,
-         'a private httpd: php pools direct and relayed, and php-fpm');
 
 my %port = (direct => $port, relayed => $rport, fpm => $fport);
 
@@ -182,5 +169,4 @@ for my $side (@sides) {
            : private_wait_log($dir, $re, 30);
     ok t_cmp($ok, 1, "$side: logged as such ($re)");
 }
-kill 'TERM', $fpm;
-ok t_cmp(waitpid($fpm, 0), $fpm, 'php-fpm stopped');
+ok t_cmp(php_stop($dir, $fpm), $fpm, 'php-fpm stopped');
