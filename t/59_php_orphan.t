@@ -1,7 +1,8 @@
 # A PHP script with ignore_user_abort(true) whose client left runs on to
 # its end under CGIplusEngine php (a FastCGI pool, direct path and
-# relayed), as under php-fpm (request_terminate_timeout) and mod_fcgid
-# (FcgidBusyTimeout): bounded by what bounds a running request of its pool
+# relayed) and the fcgid-script drop-in (FcgidWrapper php-cgi), as under
+# php-fpm (request_terminate_timeout) and mod_fcgid (FcgidBusyTimeout):
+# bounded by what bounds a running request of its pool
 # (CGIplusTimeoutOutput, no-progress), not by the 5 s a gone client's
 # worker had to get back (2504, 2084), which killed WordPress's wp-cron,
 # mail sent after the page, any "fire and forget" endpoint. The pool
@@ -19,11 +20,11 @@ use PhpPeer qw(php_need php_fpm php_httpd php_stop);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
 
-my @sides = qw(direct relayed fpm);
+my @sides = qw(direct relayed fcgid fpm);
 plan tests => 3 + 8 * @sides + 1, need php_need();
 
 my $dir = private_dir('phporphan');
-my ($rport, $fport, $port) = free_ports(3);
+my ($rport, $fport, $gport, $gsport, $port) = free_ports(5);
 my ($app, $slow, $marks) = ("$dir/app", "$dir/slow", "$dir/marks");
 mkdir $_, 0777 for $app, $slow, $marks;
 chmod 0777, $marks;
@@ -74,7 +75,14 @@ my $pools = <<"POOLS";
         CGIplusTimeoutOutput 8s
     </Directory>
 POOLS
-php_httpd($dir, $port, [$rport, $fport], [], <<"CONF", 'a private httpd: php pools direct and relayed, and php-fpm');
+my $fcgid = <<"FCGID";
+    <Directory $dir>
+        Options +ExecCGI
+        AddHandler fcgid-script .php
+        FcgidWrapper /usr/bin/php-cgi .php
+    </Directory>
+FCGID
+php_httpd($dir, $port, [$rport, $fport, $gport, $gsport], [], <<"CONF", 'a private httpd: php pools direct and relayed, and php-fpm');
 Alias /app/ $app/
 Alias /slow/ $slow/
 <Directory $dir>
@@ -85,6 +93,14 @@ $pools</VirtualHost>
 <VirtualHost 127.0.0.1:$rport>
     CGIplusDirect off
 $pools</VirtualHost>
+# mod_fcgid's PHP set-up, on the drop-in: FcgidBusyTimeout (a virtual
+# host's) its output timeout
+<VirtualHost 127.0.0.1:$gport>
+    FcgidBusyTimeout 30
+$fcgid</VirtualHost>
+<VirtualHost 127.0.0.1:$gsport>
+    FcgidBusyTimeout 8
+$fcgid</VirtualHost>
 <VirtualHost 127.0.0.1:$fport>
     <Directory $app>
         SetHandler "proxy:unix:$dir/fpm.sock|fcgi://localhost"
@@ -95,7 +111,9 @@ $pools</VirtualHost>
 </VirtualHost>
 CONF
 
-my %port = (direct => $port, relayed => $rport, fpm => $fport);
+my %port = (direct => $port, relayed => $rport, fcgid => $gport, fpm => $fport);
+# where the slow one goes: the same port, but for the drop-in's FcgidBusyTimeout 8
+my %sport = (%port, fcgid => $gsport);
 
 # Asks for the page, reads its first 8 KiB, and leaves.
 sub leave_early {
@@ -140,7 +158,8 @@ my $fpm_log = sub { open my $fh, '<', "$dir/php-fpm.log" or return ''; local $/;
 for my $side (@sides) {
     my $p = $port{$side};
     # a worker of each pool that served once (then the direct path claims it)
-    curl("http://127.0.0.1:$p/$_/pid.php") for qw(app slow);
+    curl("http://127.0.0.1:$p/app/pid.php");
+    curl("http://127.0.0.1:$sport{$side}/slow/pid.php");
     ok t_cmp(leave_early($p, "/app/run.php?tag=$side"), 1, "$side: the client read the first lines and left");
     my ($opid) = wait_marks($side, qr/^started (\d+)/) =~ /^started (\d+)/;
     $opid //= 0;
@@ -157,13 +176,14 @@ for my $side (@sides) {
              "$side: told to go on, it ran to its end");
 
     # over its pool's timeout (8 s): stopped
-    ok t_cmp(leave_early($p, "/slow/run.php?tag=$side-slow"), 1, "$side: the client of a slow one left");
+    ok t_cmp(leave_early($sport{$side}, "/slow/run.php?tag=$side-slow"), 1, "$side: the client of a slow one left");
     my ($spid) = wait_marks("$side-slow", qr/^started (\d+)/) =~ /^started (\d+)/;
     $spid //= 0;
     ok t_cmp(wait_gone($spid), 1, "$side: the script over its pool's timeout is stopped (pid $spid)");
     ok t_cmp(marks_of("$side-slow"), "started $spid\n", "$side: it did not finish");
     my $re = $side eq 'fpm' ? qr/child $spid, script .* execution timed out/
            : $side eq 'direct' ? qr/CGIPLUS2504.* pid $spid of /
+           : $side eq 'fcgid' ? qr/CGIPLUS(?:2504|2084).* pid $spid of /
            : qr/CGIPLUS2084.* pid $spid of .*client that left/;
     my $ok = $side eq 'fpm' ? do { my $t = time + 30; sleep 0.1 while time < $t && $fpm_log->() !~ $re; $fpm_log->() =~ $re ? 1 : 0 }
            : private_wait_log($dir, $re, 30);
