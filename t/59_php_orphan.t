@@ -1,7 +1,7 @@
 # A PHP script with ignore_user_abort(true) whose client left runs on to
 # its end under CGIplusEngine php (a FastCGI pool, direct path and
 # relayed) and the fcgid-script drop-in (FcgidWrapper php-cgi), as under
-# php-fpm (request_terminate_timeout) and mod_fcgid (FcgidBusyTimeout):
+# php-fpm (request_terminate_timeout; mod_fcgid lets it run unbounded):
 # bounded by what bounds a running request of its pool
 # (CGIplusTimeoutOutput, no-progress), not by the 5 s a gone client's
 # worker had to get back (2504, 2084), which killed WordPress's wp-cron,
