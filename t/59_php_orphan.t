@@ -66,12 +66,12 @@ ok t_cmp(-S "$dir/fpm-slow.sock" ? 1 : 0, 1, 'and its pool with request_terminat
 my $pools = <<"POOLS";
     <Directory $app>
         CGIplusEngine php
-        CGIplusMaxWorkers 2
+        CGIplusMaxWorkers 3
         CGIplusTimeoutOutput 30s
     </Directory>
     <Directory $slow>
         CGIplusEngine php
-        CGIplusMaxWorkers 1
+        CGIplusMaxWorkers 2
         CGIplusTimeoutOutput 8s
     </Directory>
 POOLS
@@ -155,30 +155,47 @@ sub wait_gone {
 
 my $fpm_log = sub { open my $fh, '<', "$dir/php-fpm.log" or return ''; local $/; <$fh> // '' };
 
+# All sides at once (their pools are their own but direct's and relayed's,
+# which have a worker more than the two orphans), so one wait covers them.
+my %opid;
 for my $side (@sides) {
-    my $p = $port{$side};
     # a worker of each pool that served once (then the direct path claims it)
-    curl("http://127.0.0.1:$p/app/pid.php");
+    curl("http://127.0.0.1:$port{$side}/app/pid.php");
     curl("http://127.0.0.1:$sport{$side}/slow/pid.php");
-    ok t_cmp(leave_early($p, "/app/run.php?tag=$side"), 1, "$side: the client read the first lines and left");
-    my ($opid) = wait_marks($side, qr/^started (\d+)/) =~ /^started (\d+)/;
-    $opid //= 0;
-    # past the old bound (5 s after the client left)
-    my $t0 = time;
-    sleep 0.5 while time < $t0 + 8;
+    ok t_cmp(leave_early($port{$side}, "/app/run.php?tag=$side"), 1, "$side: the client read the first lines and left");
+}
+for my $side (@sides) {
+    ($opid{$side}) = wait_marks($side, qr/^started (\d+)/) =~ /^started (\d+)/;
+    $opid{$side} //= 0;
+}
+# past the old bound (5 s after the clients left)
+my $t0 = time;
+sleep 0.5 while time < $t0 + 8;
+for my $side (@sides) {
+    my $opid = $opid{$side};
     ok t_cmp(kill(0, $opid) && marks_of($side) !~ /finished/ ? 1 : 0, 1,
              "$side: 8 s after its client left, the script (pid $opid) still runs");
-    my ($code, undef, $pid) = curl("http://127.0.0.1:$p/app/pid.php");
+    my ($code, undef, $pid) = curl("http://127.0.0.1:$port{$side}/app/pid.php");
     ok t_cmp("$code " . ($pid ne $opid ? 'another' : 'the orphan'), '200 another',
              "$side: meanwhile another worker of the pool serves a request");
+}
+for my $side (@sides) {
     write_file("$marks/$side.go", '', 0644);
-    ok t_cmp(wait_marks($side, qr/finished/), qr/^started $opid\nfinished\n$/,
+    ok t_cmp(wait_marks($side, qr/finished/), qr/^started $opid{$side}\nfinished\n$/,
              "$side: told to go on, it ran to its end");
+}
 
-    # over its pool's timeout (8 s): stopped
+# over its pool's timeout (8 s): stopped
+my %spid;
+for my $side (@sides) {
     ok t_cmp(leave_early($sport{$side}, "/slow/run.php?tag=$side-slow"), 1, "$side: the client of a slow one left");
-    my ($spid) = wait_marks("$side-slow", qr/^started (\d+)/) =~ /^started (\d+)/;
-    $spid //= 0;
+}
+for my $side (@sides) {
+    ($spid{$side}) = wait_marks("$side-slow", qr/^started (\d+)/) =~ /^started (\d+)/;
+    $spid{$side} //= 0;
+}
+for my $side (@sides) {
+    my $spid = $spid{$side};
     ok t_cmp(wait_gone($spid), 1, "$side: the script over its pool's timeout is stopped (pid $spid)");
     ok t_cmp(marks_of("$side-slow"), "started $spid\n", "$side: it did not finish");
     my $re = $side eq 'fpm' ? qr/child $spid, script .* execution timed out/
