@@ -202,6 +202,7 @@ static const char *mount_option(cmd_parms *cmd, cgiplus_static_mount *m,
         char *list = apr_pstrdup(cmd->pool, val), *tok, *state;
 
         apr_array_clear(m->index);
+        m->index_set = 1;
         if (!strcasecmp(val, "none"))
             return NULL;
         for (tok = apr_strtok(list, ",", &state); tok;

@@ -401,9 +401,11 @@ int cgiplus_static_translate(request_rec *r)
      * handler (a directory listing, a POST, an AddHandler script). */
     if (cgiplus_static_path_check(r, m, rel) == CGIPLUS_STATIC_EREFUSED)
         return cgiplus_static_path_status(r, CGIPLUS_STATIC_EREFUSED, r->uri);
-    if (r->uri[strlen(r->uri) - 1] == '/') {
-        /* A directory: its first existing index file, as the quick path.
-         * "/prefix" alone is left to mod_dir, which redirects. */
+    /* A directory: its first existing index file, as the quick path. In
+     * the handler phase without index= mod_dir chooses, as DirectoryIndex
+     * says for that directory (.htaccess included); the handler serves its
+     * choice. "/prefix" alone is left to mod_dir, which redirects. */
+    if (r->uri[strlen(r->uri) - 1] == '/' && (m->index_set || !m->handler_phase)) {
         for (i = 0; i < m->index->nelts; i++) {
             const char *cand = apr_pstrcat(r->pool, rel,
                                            APR_ARRAY_IDX(m->index, i, const char *),

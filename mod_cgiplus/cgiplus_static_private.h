@@ -39,6 +39,7 @@ typedef struct cgiplus_static_mount {
     const char *dir;           /* absolute directory, no trailing '/' */
     const char *dir_real;      /* realpath(dir) at startup: fallback checks */
     apr_array_header_t *index; /* index file names (const char *); may be empty */
+    int index_set;             /* index= given: else phase=handler leaves it to mod_dir */
     cgiplus_symlinks_e symlinks;
     int handler_phase;         /* phase=handler: after access control */
     int dotfiles;              /* dotfiles=allow */

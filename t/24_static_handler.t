@@ -21,7 +21,7 @@ sub req {
         GET => Apache::TestRequest::resolve_url($path), [@h]));
 }
 
-plan tests => 21;
+plan tests => 25;
 
 my $r = req('/hstatic/private/secret.txt');
 ok t_cmp($r->code, 403, 'phase=handler: Require all denied holds');
@@ -54,6 +54,22 @@ for my $pfx (qw(static hstatic)) {
              "/$pfx/pinfo/f.txt/extra with AcceptPathInfo On: as the default handler (200)");
 }
 
+# A directory's own DirectoryIndex holds in the handler phase (mount without
+# index=): mod_dir picks other.html although index.html exists, as for the
+# default handler, and the fast path serves mod_dir's choice.
+$r = req('/hstatic/dindex/');
+my $plain = req('/plain/dindex/');
+ok t_cmp($plain->content, "other.html, the DirectoryIndex of dindex\n",
+         '(the default handler serves the DirectoryIndex)');
+ok t_cmp(join('|', $r->code, $r->content, $r->header('ETag') // '-',
+              $r->header('Content-Type') // '-'),
+         join('|', $plain->code, $plain->content, $plain->header('ETag') // '-',
+              $plain->header('Content-Type') // '-'),
+         'phase=handler: the same DirectoryIndex file, status and headers');
+# The quick mode cannot see <Directory>: it serves index= (documented).
+$r = req('/static/dindex/');
+ok t_cmp($r->content, "the index.html of dindex\n", 'quick mode: index= (index.html)');
+
 # The documented limit of the quick mode: <Location> access control is not
 # consulted. /static/noindex/ is "Require all denied", yet:
 $r = req('/static/noindex/a.txt');
@@ -66,6 +82,8 @@ open my $el, '<', "$vars->{t_logs}/error_log" or die $!;
 my @l = <$el>;
 ok scalar(grep { /CGIPLUS1503: handler: \S+\/static\/hello\.txt/ } @l) > 0;
 ok scalar(grep { /CGIPLUS1503: quick: \S+\/static\/hello\.txt/ } @l) > 0;
+ok t_cmp(scalar(grep { /CGIPLUS1503: handler: \S+\/static\/dindex\/other\.html/ } @l) > 0
+         ? 1 : 0, 1, "the fast path served mod_dir's choice");
 ok t_cmp(scalar(grep { /CGIPLUS1525: .*gzdeny\/doc\.txt\.gz/ } @l) > 0 ? 1 : 0, 1,
          'the refused .gz copy is logged (1525, debug)');
 # Non-GET requests to a quick mount are httpd's: the default handler answers
