@@ -432,19 +432,20 @@ int cgiplus_static_handler(request_rec *r)
 
     if (!cgiplus_static_note_get(r, &m, &rel))
         return DECLINED;
-    /* A directory URL whose index file mod_dir found (a lookup subrequest,
-     * with its access checks) and made this request's: serve that file if
-     * a mount maps the new URI to it. */
-    if ((!*rel || rel[strlen(rel) - 1] == '/') && r->uri && r->filename) {
+    /* Another module made a lookup subrequest this request's (mod_dir's
+     * DirectoryIndex, mod_negotiation's MultiViews variant), with its
+     * access checks: r names another file now. Serve it if a mount maps the
+     * new URI to it, else leave it to httpd, never the file first mapped. */
+    if (r->filename && strcmp(r->filename, apr_pstrcat(r->pool, m->dir, "/", rel, NULL))) {
         cgiplus_static_mount *im;
         const char *irel;
 
-        if ((im = cgiplus_static_path_match(r->server, r->uri, &irel)) != NULL &&
-            *irel && irel[strlen(irel) - 1] != '/' &&
-            !strcmp(r->filename, apr_pstrcat(r->pool, im->dir, "/", irel, NULL))) {
-            m = im;
-            rel = irel;
-        }
+        if (!r->uri || !(im = cgiplus_static_path_match(r->server, r->uri, &irel)) ||
+            !*irel || irel[strlen(irel) - 1] == '/' ||
+            strcmp(r->filename, apr_pstrcat(r->pool, im->dir, "/", irel, NULL)))
+            return DECLINED;
+        m = im;
+        rel = irel;
     }
     /* GET and POST read the file (httpd's default handler answers POST to
      * a file with its contents): opened here under the mount's policy.

@@ -21,7 +21,7 @@ sub req {
         GET => Apache::TestRequest::resolve_url($path), [@h]));
 }
 
-plan tests => 25;
+plan tests => 28;
 
 my $r = req('/hstatic/private/secret.txt');
 ok t_cmp($r->code, 403, 'phase=handler: Require all denied holds');
@@ -70,6 +70,20 @@ ok t_cmp(join('|', $r->code, $r->content, $r->header('ETag') // '-',
 $r = req('/static/dindex/');
 ok t_cmp($r->content, "the index.html of dindex\n", 'quick mode: index= (index.html)');
 
+# MultiViews in the handler phase: mod_negotiation makes the chosen variant
+# the request's file; the fast path serves that one (it answered 404 for
+# the name that has no file), with negotiation's headers kept.
+my @neg = ('Accept-Language' => 'de');
+$r = req('/hstatic/mviews/page', @neg);
+$plain = req('/plain/mviews/page', @neg);
+ok t_cmp($plain->code . ' ' . $plain->content, "200 Seite auf Deutsch\n",
+         '(the default handler negotiates the German variant)');
+my @hdrs = qw(Content-Language Content-Location Vary TCN ETag Last-Modified
+              Content-Type Content-Length);
+ok t_cmp(join('|', $r->code, $r->content, map { $r->header($_) // '-' } @hdrs),
+         join('|', $plain->code, $plain->content, map { $plain->header($_) // '-' } @hdrs),
+         'phase=handler with MultiViews: the same variant, status and headers');
+
 # The documented limit of the quick mode: <Location> access control is not
 # consulted. /static/noindex/ is "Require all denied", yet:
 $r = req('/static/noindex/a.txt');
@@ -84,6 +98,8 @@ ok scalar(grep { /CGIPLUS1503: handler: \S+\/static\/hello\.txt/ } @l) > 0;
 ok scalar(grep { /CGIPLUS1503: quick: \S+\/static\/hello\.txt/ } @l) > 0;
 ok t_cmp(scalar(grep { /CGIPLUS1503: handler: \S+\/static\/dindex\/other\.html/ } @l) > 0
          ? 1 : 0, 1, "the fast path served mod_dir's choice");
+ok t_cmp(scalar(grep { /CGIPLUS1503: handler: \S+\/static\/mviews\/page\.html\.de/ } @l) > 0
+         ? 1 : 0, 1, "the fast path served mod_negotiation's choice");
 ok t_cmp(scalar(grep { /CGIPLUS1525: .*gzdeny\/doc\.txt\.gz/ } @l) > 0 ? 1 : 0, 1,
          'the refused .gz copy is logged (1525, debug)');
 # Non-GET requests to a quick mount are httpd's: the default handler answers
