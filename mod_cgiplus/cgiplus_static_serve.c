@@ -30,6 +30,10 @@
 
 APLOG_USE_MODULE(cgiplus);
 
+/* core_dir_config's content_md5 when ContentDigest is On (server/core.c's
+ * AP_CONTENT_MD5_ON, not in httpd's headers) */
+#define CGP_CONTENT_MD5_ON 1
+
 /* The quality (0-1000) Accept-Encoding gives coding (or alias); -1 if
  * neither it nor '*' is listed, i.e. it is not acceptable. */
 static int accept_q(const char *hdr, const char *coding, const char *alias)
@@ -335,6 +339,13 @@ int cgiplus_static_respond(request_rec *r, cgiplus_static_mount *m,
     apr_file_t *f = NULL;
     int fresh = wants_fresh(r), ret, attempt, vary = 0;
 
+    /* ContentDigest On: the default handler adds Content-MD5 (same
+     * condition); rare and deprecated, so it answers such requests. */
+    if (mode != CGIPLUS_SERVE_OFFLOAD &&
+        ((core_dir_config *)ap_get_core_module_config(r->per_dir_config))->content_md5
+            == CGP_CONTENT_MD5_ON &&
+        r->output_filters->frec->ftype != AP_FTYPE_RESOURCE)
+        return DECLINED;
     for (attempt = 0; ; attempt++) {
         cgiplus_static_entry *v = NULL;
         apr_status_t rv;

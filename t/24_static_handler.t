@@ -21,7 +21,7 @@ sub req {
         GET => Apache::TestRequest::resolve_url($path), [@h]));
 }
 
-plan tests => 28;
+plan tests => 30;
 
 my $r = req('/hstatic/private/secret.txt');
 ok t_cmp($r->code, 403, 'phase=handler: Require all denied holds');
@@ -83,6 +83,15 @@ my @hdrs = qw(Content-Language Content-Location Vary TCN ETag Last-Modified
 ok t_cmp(join('|', $r->code, $r->content, map { $r->header($_) // '-' } @hdrs),
          join('|', $plain->code, $plain->content, map { $plain->header($_) // '-' } @hdrs),
          'phase=handler with MultiViews: the same variant, status and headers');
+
+# ContentDigest On: Content-MD5, as the default handler sends it.
+$r = req('/hstatic/md5/f.txt');
+$plain = req('/plain/md5/f.txt');
+ok t_cmp($plain->header('Content-MD5') // '-', 'blAus5H4/Hl0i5LHQelEyQ==',
+         '(the default handler sends Content-MD5)');
+ok t_cmp(join('|', $r->code, $r->content, $r->header('Content-MD5') // '-'),
+         join('|', $plain->code, $plain->content, $plain->header('Content-MD5') // '-'),
+         'phase=handler with ContentDigest On: the same Content-MD5');
 
 # The documented limit of the quick mode: <Location> access control is not
 # consulted. /static/noindex/ is "Require all denied", yet:
