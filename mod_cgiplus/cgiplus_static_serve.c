@@ -133,6 +133,22 @@ static int variant_allowed(request_rec *r, const cgiplus_static_mount *m,
     return ok;
 }
 
+/* Nonzero if httpd's stat of e's file for r (its directory walk) shows
+ * another file or another version of it than e. */
+static int finfo_differs(const request_rec *r, const cgiplus_static_entry *e)
+{
+    const apr_finfo_t *fi = &r->finfo;
+
+    if (fi->filetype != APR_REG || !r->filename || strcmp(r->filename, e->path))
+        return 0;
+    return ((fi->valid & APR_FINFO_IDENT) &&
+            (fi->inode != e->finfo.inode || fi->device != e->finfo.device)) ||
+           ((fi->valid & APR_FINFO_SIZE) && fi->size != e->finfo.size) ||
+           ((fi->valid & APR_FINFO_MTIME) && fi->mtime != e->finfo.mtime) ||
+           ((fi->valid & APR_FINFO_CTIME) && fi->ctime != e->finfo.ctime) ||
+           ((fi->valid & APR_FINFO_PROT) && fi->protection != e->finfo.protection);
+}
+
 /* The client asks not to be answered from caches: check the disk now. */
 static int wants_fresh(request_rec *r)
 {
@@ -352,6 +368,15 @@ int cgiplus_static_respond(request_rec *r, cgiplus_static_mount *m,
 
         if ((ret = find_entry(r, m, rel, mode, fresh, &e)) != OK)
             return ret;
+        /* In the handler phase httpd has just stat()ed the file (r->finfo,
+         * which mod_include's XBitHack and others read): if that differs
+         * from the entry, it changed within the revalidation interval, and
+         * the default handler would send it as it is now. */
+        if (mode == CGIPLUS_SERVE_HANDLER && !fresh && finfo_differs(r, e)) {
+            cgiplus_static_cache_drop(e);
+            fresh = 1;
+            continue;
+        }
         body = e;
         enc = NULL;
         /* The type: httpd's own in the handler phase; else as probed with
