@@ -60,7 +60,7 @@ my %corpus = (
 );
 
 sub ends { my @a = @{ $_[0] }; return @a > 1 && $a[-1] eq 'ends' }
-plan tests => 2 * scalar(grep { !ends($_) } @{ $corpus{perl} }, @{ $corpus{py} }) + 6;
+plan tests => 2 * scalar(grep { !ends($_) } @{ $corpus{perl} }, @{ $corpus{py} }) + 8;
 
 # A library the script requires, changed between its runs: under CGI each
 # run reads the file as it is then.
@@ -115,6 +115,14 @@ push @mod_runs, map { answer('/epy/corpus/sibchanged.py') } 1 .. 2;
 ok t_cmp($mod_want, qr/module version 2\n\z/, 'mod_cgid: the changed module');
 ok t_cmp(join("\n==\n", @mod_runs[2, 3]), join("\n==\n", ($mod_want) x 2),
          'a module beside the script, changed: its next runs import the new one, as under mod_cgid');
+# and changed again: the module its last run imported afresh is the one
+# watched now
+mod_version(3);
+my $mod_want3 = answer('/cgidpy/corpus/sibchanged.py');
+my @mod_runs3 = map { answer('/epy/corpus/sibchanged.py') } 1 .. 2;
+ok t_cmp($mod_want3, qr/module version 3\n\z/, 'mod_cgid: the module changed again');
+ok t_cmp(join("\n==\n", @mod_runs3), join("\n==\n", ($mod_want3) x 2),
+         'a module beside the script, changed twice: its next runs import the newest, as under mod_cgid');
 unlink $mod;
 
 for my $lang (qw(perl py)) {
