@@ -196,7 +196,6 @@ class _State:
         self.ready = b""      # the ready line: CGIPLUSEOF "+\n"
         self.had_record = False  # a record was read: the next read is announced
         self.eofstr = ""      # the same, as text for sys.stdout
-        self.readystr = ""    # the ready line, as text
         self.esc = b""
         self.eot = b""
         self.base = {}        # the worker's own environment
@@ -253,7 +252,6 @@ def _setup():
     _st.eofline = os.fsencode(env["CGIPLUSEOF"]) + b"\n"
     _st.ready = os.fsencode(env["CGIPLUSEOF"]) + b"+\n"
     _st.eofstr = env["CGIPLUSEOF"] + "\n"
-    _st.readystr = env["CGIPLUSEOF"] + "+\n"
     _st.esc = os.fsencode(env.get("CGIPLUSESC", ""))
     _st.eot = os.fsencode(env.get("CGIPLUSEOT", ""))
     _st.base = dict(env)
@@ -562,31 +560,24 @@ def _write_all(data):
         data = data[n:]
 
 
-def finish(ready=False):
+def finish():
     """Ends the current response: flushes sys.stdout and writes the
     CGIPLUSEOF sentinel line directly after the last byte. Plain CGI: only
-    flushes. Calling it twice for one request writes the sentinel once.
-    ready=True: the caller's next step is accept(), with nothing printed or
-    called out in between: the ready line goes in the sentinel's write (one
-    write and one wake-up of the reader less, docs/PROTOCOL.md)."""
+    flushes. Calling it twice for one request writes the sentinel once."""
     if not _st.in_request:
         _flush()
         return
     _st.in_request = False
-    tail = b""
-    if ready and _st.had_record and _st.idle is None:
-        tail = _st.ready
-        _st.had_record = False      # accept() writes it no more
     out = sys.stdout
     try:
         if out is _st.stdout and out is not None:
             # The sentinel goes through stdout's own buffer, straight after
             # the response: one write() for both, usually.
-            out.write(_st.eofstr + _st.readystr if tail else _st.eofstr)
+            out.write(_st.eofstr)
             out.flush()
         else:       # the script replaced sys.stdout: flush it, then the response's fd
             _flush()
-            _write_all(_st.eofline + tail)
+            _write_all(_st.eofline)
     except (OSError, ValueError):
         pass        # the runner is gone; accept() will see EOF
 
