@@ -190,6 +190,20 @@ int cgiplus_fcgid_begin(request_rec *r, const cgiplus_dir_conf *dc, const char *
         names[n] = cgp_settings[pool].key;
         vals[n++] = apr_pstrdup(r->pool, t);
     }
+    /* A full pool: mod_fcgid keeps a request waiting for a process up to
+     * 64 s (32 rounds of 2 tries, a second apart) before its 503, where
+     * the runner's own default is 10 s; so as long here, within Timeout
+     * (1 s less, as the runner bounds its waits), unless CGIplusQueueWait
+     * says otherwise. */
+    if (cgiplus_fcgid_wanted(r) && !cgiplus_conf_named(dc, CGP_S_QUEUE_WAIT) && n < max) {
+        apr_int64_t t = apr_time_as_msec(r->server->timeout);
+        apr_int64_t below = t > 1500 ? t - 1000 : 500;
+        char t24[24];
+
+        cgp_setting_format(CGP_S_QUEUE_WAIT, below < 64000 ? below : 64000, t24);
+        names[n] = cgp_settings[CGP_S_QUEUE_WAIT].key;
+        vals[n++] = apr_pstrdup(r->pool, t24);
+    }
     env = cmd ? cmd->env : list_of(dc, CGP_S_FCGID_ENV);
     for (int i = 0; env && i < env->nelts && n < max; i++) {
         names[n] = "env";
