@@ -311,8 +311,10 @@ apr_status_t cgiplus_env_make(cgiplus_req *q)
 
     n = env_params(r->pool, r->subprocess_env, &params);
     for (i = nb_env = 0; i < n; i++) {
-        /* suexec hands the script only the variables of its safe list */
-        if (q->suexec && !cgiplus_suexec_env_safe(params[i].name, params[i].nlen))
+        /* suexec hands the script only the variables of its safe list; an
+         * fcgid-script request's are FastCGI params, not the environment
+         * suexec cleans, and mod_fcgid passes them all */
+        if (q->suexec && !q->fcgid && !cgiplus_suexec_env_safe(params[i].name, params[i].nlen))
             continue;
         if (!env_check(r, &params[i]))
             return APR_EINVAL;
