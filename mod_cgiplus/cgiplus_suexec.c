@@ -170,27 +170,5 @@ const char *cgiplus_suexec_identity(request_rec *r)
 
 int cgiplus_suexec_env_safe(const char *name, apr_size_t len)
 {
-    /* suexec's clean_env(): HTTP_* but HTTP_PROXY, SSL_*, and these. */
-    static const char *const safe[] = {
-        "AUTH_TYPE", "CONTENT_LENGTH", "CONTENT_TYPE", "CONTEXT_DOCUMENT_ROOT",
-        "CONTEXT_PREFIX", "DATE_GMT", "DATE_LOCAL", "DOCUMENT_ARGS", "DOCUMENT_NAME",
-        "DOCUMENT_PATH_INFO", "DOCUMENT_ROOT", "DOCUMENT_URI", "GATEWAY_INTERFACE", "HTTPS",
-        "LAST_MODIFIED", "PATH_INFO", "PATH_TRANSLATED", "QUERY_STRING",
-        "QUERY_STRING_UNESCAPED", "REMOTE_ADDR", "REMOTE_HOST", "REMOTE_IDENT",
-        "REMOTE_PORT", "REMOTE_USER", "REDIRECT_ERROR_NOTES", "REDIRECT_HANDLER",
-        "REDIRECT_QUERY_STRING", "REDIRECT_REMOTE_USER", "REDIRECT_SCRIPT_FILENAME",
-        "REDIRECT_STATUS", "REDIRECT_URL", "REQUEST_METHOD", "REQUEST_SCHEME", "REQUEST_URI",
-        "SCRIPT_FILENAME", "SCRIPT_NAME", "SCRIPT_URI", "SCRIPT_URL", "SERVER_ADDR",
-        "SERVER_ADMIN", "SERVER_NAME", "SERVER_PORT", "SERVER_PROTOCOL", "SERVER_SIGNATURE",
-        "SERVER_SOFTWARE", "UNIQUE_ID", "USER_NAME", "TZ",
-    };
-
-    if (len > 5 && !strncmp(name, "HTTP_", 5))
-        return !(len == 10 && !strncmp(name, "HTTP_PROXY", 10));
-    if (len > 4 && !strncmp(name, "SSL_", 4))
-        return 1;
-    for (apr_size_t i = 0; i < sizeof(safe) / sizeof(safe[0]); i++)
-        if (strlen(safe[i]) == len && !strncmp(name, safe[i], len))
-            return 1;
-    return 0;
+    return cgp_suexec_env_safe(name, len);
 }

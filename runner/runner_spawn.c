@@ -11,6 +11,7 @@
 #include "runner_loop.h"
 #include "cgp_proto.h"
 #include "cgp_shebang.h"
+#include "cgp_suexec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -236,6 +237,12 @@ size_t runner_spawn_env(const runner_pool_set *set, char **envp, size_t n, size_
      * with both, getenv() would see the first. */
     for (size_t o = 0; o < set->env_len; o += strlen(set->env + o) + 1) {
         size_t i = 0;
+        /* suexec starts a program with its safe list of the environment
+         * only: an LD_PRELOAD or BASH_ENV from whoever asks must not run
+         * code as the site's user (and mod_fcgid's FcgidInitialEnv is
+         * dropped there the same way) */
+        if (set->suexec && !cgp_suexec_env_safe(set->env + o, strcspn(set->env + o, "=")))
+            continue;
         while (i < n && !same_name(envp[i], set->env + o))
             i++;
         if (i == n && n + 1 >= cap)

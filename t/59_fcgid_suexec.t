@@ -8,7 +8,12 @@
 # APP_ENV, say) and FcgidPassHeader's bare `Authorization` reach PHP. The
 # drop-in held them to suexec's safe list, as for a CGI script: PHP saw
 # neither. Now both sides give PHP the same: the site's user, its
-# wrapper's php.ini, FOO, Authorization.
+# wrapper's php.ini, FOO, Authorization. The other way round, the
+# program's environment: suexec starts it with its safe list only, so of
+# FcgidInitialEnv's variables mod_fcgid's application gets TZ, not
+# FCGID_TEST_ENV; the runner gave a suEXEC pool every variable of its
+# settings (FcgidInitialEnv, CGIplusSetEnv), LD_PRELOAD or BASH_ENV too,
+# from whichever httpd child asked. Now the same list as suexec's.
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -25,7 +30,7 @@ my ($docroot) = $sxv =~ /AP_DOC_ROOT="([^"]+)"/;
 my ($sxlog) = $sxv =~ /AP_LOG_EXEC="([^"]+)"/;
 my ($httpd_user) = $sxv =~ /AP_HTTPD_USER="([^"]+)"/;
 
-plan tests => 2 * 6,
+plan tests => 2 * 7,
     need { 'root, and suEXEC installed setuid (apache2-suexec-pristine)' => $have_suexec &&
            $docroot && $sxlog && $httpd_user && defined(scalar getpwnam($httpd_user)),
            'needs php-cgi' => -x '/usr/bin/php-cgi',
@@ -80,7 +85,8 @@ put("$root/web/env.php", 0644, <<'PHP');
 <?php
 echo 'uid=', posix_getuid(), ' ini=', ini_get('memory_limit'),
      ' foo=', $_SERVER['FOO'] ?? 'unset', ' auth=', $_SERVER['Authorization'] ?? 'unset',
-     ' http_auth=', $_SERVER['HTTP_AUTHORIZATION'] ?? 'unset', "\n";
+     ' http_auth=', $_SERVER['HTTP_AUTHORIZATION'] ?? 'unset', "\n",
+     'initial=', $_SERVER['FCGID_TEST_ENV'] ?? 'unset', ' tz=', $_SERVER['TZ'] ?? 'unset', "\n";
 PHP
 
 sub get {
@@ -108,6 +114,8 @@ Group $httpd_user
 TypesConfig /etc/mime.types
 FcgidIPCDir $dir/ipc
 FcgidPassHeader Authorization
+FcgidInitialEnv FCGID_TEST_ENV hello
+FcgidInitialEnv TZ Europe/Vienna
 <VirtualHost 127.0.0.1:$port>
     ServerName sx.test
     DocumentRoot $root/web
@@ -134,5 +142,7 @@ CONF
     ok t_cmp($body =~ / auth=(.*?) http_auth=/ ? $1 : $body, 'Bearer tok.en',
              "$peer: FcgidPassHeader Authorization, under its own name too");
     ok t_cmp($body =~ /http_auth=(.*)$/m ? $1 : $body, 'Bearer tok.en', "$peer: and as HTTP_AUTHORIZATION");
+    ok t_cmp($body =~ /^(initial=.*)$/m ? $1 : $body, 'initial=unset tz=Europe/Vienna',
+             "$peer: of FcgidInitialEnv's variables, the process gets those on suexec's safe list only");
     private_stop("$dir/httpd.pid");
 }
