@@ -248,7 +248,7 @@ apr_status_t cgiplus_env_make(cgiplus_req *q)
     n = cgiplus_conf_begin(r, dc, q->ws != NULL, bn, bv, CGIPLUS_BEGIN_MAX);
     if (!q->fcgid && q->engine)
         n += cgiplus_engine_begin(r, dc, bn + n, bv + n, CGIPLUS_BEGIN_MAX - n);
-    else /* its Fcgid* settings: the runner takes the last of a key */
+    else if (q->fcgid) /* its Fcgid* settings: the runner takes the last of a key */
         n += cgiplus_fcgid_begin(r, dc, q->engine ? q->engine : r->filename, bn + n, bv + n,
                                  CGIPLUS_BEGIN_MAX - n);
     for (i = 0; i < n; i++, nb++) {
