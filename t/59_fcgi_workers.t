@@ -22,7 +22,7 @@ use AppTest qw(curl url);
 
 plan tests => 123,
     need { 'needs CGI::Fast (libcgi-fast-perl)' => !system('perl -MCGI::Fast -e1 2>/dev/null'),
-           'needs t/src/fcgi_app (make check builds it; libfcgi-dev)' => -x 't/src/fcgi_app' };
+           'needs t/src/fcgi_app (make builds it where libfcgi-dev is installed)' => -x 't/src/fcgi_app' };
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";

@@ -15,7 +15,7 @@ use WsTest qw(ws_start ws_stop ws_py ws_log);
 
 plan tests => 45, need { 'python3-websockets' =>
                          !system("$WsTest::PYTHON -c 'import websockets, h2' 2>/dev/null"),
-                         't/src/fcgi_app (make check builds it; libfcgi-dev)' => -x 't/src/fcgi_app' };
+                         't/src/fcgi_app (make builds it where libfcgi-dev is installed)' => -x 't/src/fcgi_app' };
 
 my ($port, $tport) = ws_start(name => 'echo', extra => <<'CONF');
 Alias /off/ @DOCROOT@/ws/
