@@ -8,7 +8,10 @@
 
 #include "runner_buf.h"
 
-#define RUNNER_HDR_MAX          (64u * 1024u) /* response header block scanned for Script-Control */
+/* response header block scanned for Script-Control: CGIplusMaxHeaderSize's
+ * most, so a line the module takes is never past the scan (the direct path
+ * applies every one) */
+#define RUNNER_HDR_MAX          (1024u * 1024u)
 #define RUNNER_RECORDS_MAX      (64u * 1024u) /* X-buffer-records: coalesce up to this */
 
 /* What the Script-Control lines of a header block asked for; the times as

@@ -5,7 +5,7 @@
 # CGIplusMaxHeaderSize's old default (64 KiB) every mod_cgiplus kind
 # answered 500 or 502. The default is now 1 MiB: the same block passes in
 # every kind, direct and relayed (through the runner's header scan, which
-# stops looking for Script-Control at 64 KiB), and a script that sends
+# looks for Script-Control up to 1 MiB: t/48_script_control_big.t), and a script that sends
 # header lines without end is still stopped (502 native, 500 in a drop-in
 # scope), logged (CGIPLUS1076), the next request served.
 use strict;
