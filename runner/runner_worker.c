@@ -476,6 +476,17 @@ void runner_worker_deadline(runner_worker *w)
             runner_worker_rearm(w);
         return;
     }
+    if (w->dl_orphan_max && now >= w->dl_orphan_max && w->orphan_timed) {
+        /* a script past the timeouts its request had: as a running
+         * request's, relayed or handed back by a child (php-fpm's
+         * request_terminate_timeout: "execution timed out") */
+        w->dl_orphan_max = 0;
+        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2954) "worker pid %ld of %s ran past its "
+                   "request's timeout after its client left (%llu ms ago); stopping it",
+                   (long)w->pid, w->pool->script, (unsigned long long)(now - w->t_orphan));
+        runner_worker_break(w, RUNNER_END_TIMEOUT, SIGTERM);
+        return;
+    }
     if (w->dl_orphan_max && now >= w->dl_orphan_max) {
         w->dl_orphan_max = 0;
         int na = w->req && w->req->no_abort;
@@ -593,9 +604,9 @@ void runner_worker_orphaned(runner_worker *w)
          * kind whose script runs on by design, what bounded its run. */
         uint64_t out = req_tmo(r->tmo_output, w->pool->set.v[CGP_S_TIMEOUT_OUTPUT]);
         w->t_orphan = runner_g.now;
+        w->orphan_timed = !r->no_abort && w->kind->orphan_runs && w->state != RUNNER_W_STOPPING;
         w->dl_orphan_max = runner_g.now + (r->no_abort ? orphan_bound(out)
-                                           : w->kind->orphan_runs && w->state != RUNNER_W_STOPPING
-                                           ? run_left(w, r) : gone_bound(out));
+                                           : w->orphan_timed ? run_left(w, r) : gone_bound(out));
         /* not for one being stopped (its request timed out): it serves no more */
         if (!r->no_abort && w->state != RUNNER_W_STOPPING)
             runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2506) "request %u (%s) lost its client; "
@@ -653,10 +664,11 @@ void runner_worker_adopt(runner_worker *w, uint64_t bound, int no_abort)
     /* as an orphan's of the relay */
     /* (a child's FastCGI request: what was left of its run, 0 for none) */
     bound = no_abort || w->kind->orphan_runs ? orphan_bound(bound) : gone_bound(bound);
-    if (no_abort) {
-        /* A no-abort orphan, as one of the relay (runner_worker_orphaned):
-         * past the bound it is stopped as a timeout (2084), not killed. */
-        r->no_abort = 1;
+    if (no_abort || w->kind->orphan_runs) {
+        /* A no-abort orphan, or a FastCGI one (its script runs on by
+         * design), as one of the relay (runner_worker_orphaned): past the
+         * bound it is stopped (2084, 2954: SIGTERM first), not killed. */
+        w->orphan_timed = !no_abort;
         w->t_orphan = runner_g.now;
         w->dl_orphan_max = runner_g.now + bound;
     } else {

@@ -199,6 +199,8 @@ struct runner_worker {
     uint64_t dl_orphan, dl_reap; /* orphan waiting for a body; closed stdout */
     uint64_t dl_orphan_max;   /* a no-abort orphan is stopped at this time */
     uint64_t t_orphan;        /* when its request ended without it */
+    int orphan_timed;         /* dl_orphan_max is what was left of its request's
+                               * timeouts (a FastCGI orphan: it runs on by design) */
     uint64_t t_idle, t_term;  /* became idle; SIGTERM sent */
     int killed;               /* SIGKILL sent */
     int body_blocked;         /* last body write hit EAGAIN */

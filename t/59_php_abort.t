@@ -119,5 +119,5 @@ for my $side (@sides) {
     ok t_cmp($pid1, $pid0, "$side: the same PHP process serves the next request");
 }
 my $log = private_log($dir);
-ok t_cmp(scalar(() = $log =~ /CGIPLUS(?:2504|2084)/g), 0, 'no php-cgi worker was killed (2504, 2084)');
+ok t_cmp(scalar(() = $log =~ /CGIPLUS(?:2504|2084|2954)/g), 0, 'no php-cgi worker was killed (2504, 2084, 2954)');
 ok t_cmp(php_stop($dir, $fpm), $fpm, 'php-fpm stopped');

@@ -6,8 +6,8 @@
 # (CGIplusTimeoutOutput, no-progress), not by the 5 s a gone client's
 # worker had to get back (2504, 2084), which killed WordPress's wp-cron,
 # mail sent after the page, any "fire and forget" endpoint. The pool
-# serves others meanwhile; one over its timeout is still stopped (2084
-# relayed, 2504 direct; php-fpm: "execution timed out").
+# serves others meanwhile; one over its timeout is still stopped (2954,
+# direct and relayed alike; php-fpm: "execution timed out").
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -199,9 +199,7 @@ for my $side (@sides) {
     ok t_cmp(wait_gone($spid), 1, "$side: the script over its pool's timeout is stopped (pid $spid)");
     ok t_cmp(marks_of("$side-slow"), "started $spid\n", "$side: it did not finish");
     my $re = $side eq 'fpm' ? qr/child $spid, script .* execution timed out/
-           : $side eq 'direct' ? qr/CGIPLUS2504.* pid $spid of /
-           : $side eq 'fcgid' ? qr/CGIPLUS(?:2504|2084).* pid $spid of /
-           : qr/CGIPLUS2084.* pid $spid of .*client that left/;
+           : qr/CGIPLUS2954: worker pid $spid of .* ran past its request's timeout after its client left/;
     my $ok = $side eq 'fpm' ? do { my $t = time + 30; sleep 0.1 while time < $t && $fpm_log->() !~ $re; $fpm_log->() =~ $re ? 1 : 0 }
            : private_wait_log($dir, $re, 30);
     ok t_cmp($ok, 1, "$side: logged as such ($re)");
