@@ -44,14 +44,19 @@ const char *cgiplus_header_raw(cgiplus_req *q, apr_size_t *len)
     return q->hdr_raw;
 }
 
-/* The collected header: starts small (most headers are), doubles up to the
- * limit. From r->pool; lives for the request. */
+/* The collected header: starts small (most headers are), then 64 KiB (a
+ * big one), then the limit at once: a pool frees nothing, so doubling
+ * left the chain of all the halves, twice the block (2 MiB for a runaway
+ * header at the 1 MiB bound); this way about one block. Pages of the last
+ * step that are never written cost no memory. From r->pool; lives for the
+ * request. */
 typedef struct header_buf {
     char *p;
     apr_size_t len, cap, limit;
 } header_buf;
 
 #define HDR_FIRST_CAP 8192
+#define HDR_SECOND_CAP 65536
 
 /* Moves header bytes from q->out into hb until the empty line that ends
  * the header. Returns APR_SUCCESS with *done set when it is found, with
@@ -80,7 +85,8 @@ static apr_status_t header_collect(cgiplus_req *q, header_buf *hb, int *done)
             break;
         for (k = 0; k < blen && hb->len < hb->limit && !*done; k++) {
             if (hb->len == hb->cap) {
-                apr_size_t cap = hb->cap * 2 < hb->limit ? hb->cap * 2 : hb->limit;
+                apr_size_t cap = hb->cap < HDR_SECOND_CAP && HDR_SECOND_CAP < hb->limit
+                                 ? HDR_SECOND_CAP : hb->limit;
                 char *p = apr_palloc(q->r->pool, cap + 1);
 
                 memcpy(p, hb->p, hb->len);
@@ -238,8 +244,10 @@ int cgiplus_header_scan(cgiplus_req *q, const char **why, apr_status_t *io)
         return HTTP_BAD_GATEWAY;
     }
 
-    /* Check every line, and hand the scanner "line\n" without CRs. */
-    clean = out = apr_palloc(r->pool, len + 1);
+    /* Check every line, and hand the scanner "line\n" without CRs: in
+     * place (a line never grows) unless the script log may want the bytes
+     * as they came. */
+    clean = out = cgiplus_conf_gets(dc, CGP_S_SCRIPT_LOG) ? apr_palloc(r->pool, len + 1) : buf;
     for (start = 0, i = 0; i < len; i++) {
         apr_size_t l;
         char *ls = out;
@@ -263,7 +271,7 @@ int cgiplus_header_scan(cgiplus_req *q, const char **why, apr_status_t *io)
         else {
             if (l > 0 && buf[start + l - 1] == '\r')
                 l--;
-            memcpy(ls, buf + start, l);
+            memmove(ls, buf + start, l);
         }
         if (l > 0) {
             if ((*why = header_check(r->pool, ls, l)) != NULL)
