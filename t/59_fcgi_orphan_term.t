@@ -12,9 +12,9 @@ use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
-use IO::Socket::INET;
 use Time::HiRes qw(sleep time);
 use lib 't/lib', 't/htdocs/apps';
+use RawHTTP qw(leave_early);
 use PrivateHttpd qw(private_conf private_start private_stop private_dir private_wait_log libexec);
 use FreePort qw(free_ports);
 use AppTest qw(write_file);
@@ -89,21 +89,6 @@ CONF
 write_file("$dir/httpd.conf", private_conf($dir, $port, [], $extra), 0644);
 ok t_cmp(private_start("$dir/httpd.conf", $port), 1, 'a private httpd');
 
-# Asks for the page, reads its first 8 KiB, and leaves.
-sub leave_early {
-    my ($path) = @_;
-    my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port", Timeout => 10) or return 0;
-    print $s "GET $path HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
-    my ($got, $buf) = (0, '');
-    while ($got < 8192) {
-        my $n = sysread($s, $buf, 65536);
-        last unless $n;
-        $got += $n;
-    }
-    close $s;
-    return $got >= 8192;
-}
-
 sub marks_of {
     open my $fh, '<', "$marks/$_[0]" or return '';
     local $/;
@@ -122,7 +107,7 @@ my %pid;
 for my $side (@sides) {
     # a worker that served once: then the direct path claims it
     raw_request("127.0.0.1:$port", 'GET', "/$side/run.pl?pid", []) for 1 .. 2;
-    ok t_cmp(leave_early("/$side/run.pl?$side"), 1, "$side: the client read the first 8 KiB and left");
+    ok t_cmp(leave_early($port, "/$side/run.pl?$side"), 1, "$side: the client read the first 8 KiB and left");
 }
 for my $side (@sides) {
     ($pid{$side}) = wait_until(sub { marks_of($side) =~ /^started (\d+)/ }) ? marks_of($side) =~ /^started (\d+)/ : (0);

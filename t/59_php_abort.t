@@ -12,9 +12,9 @@ use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
-use IO::Socket::INET;
 use Time::HiRes qw(sleep time);
 use lib 't/lib', 't/htdocs/apps';
+use RawHTTP qw(leave_early);
 use PrivateHttpd qw(private_dir private_log);
 use PhpPeer qw(php_need php_fpm php_httpd php_stop);
 use FreePort qw(free_ports);
@@ -77,21 +77,6 @@ CONF
 
 my %port = (direct => $port, relayed => $rport, fpm => $fport);
 
-# Asks for the page, reads its first 8 KiB, and leaves.
-sub leave_early {
-    my ($p, $query) = @_;
-    my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$p", Timeout => 10) or return 0;
-    print $s "GET /app/long.php?$query HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
-    my ($got, $buf) = (0, '');
-    while ($got < 8192) {
-        my $n = sysread($s, $buf, 65536);
-        last unless $n;
-        $got += $n;
-    }
-    close $s;
-    return $got >= 8192;
-}
-
 sub marks_of {
     my ($tag) = @_;
     open my $fh, '<', "$marks/$tag" or return '';
@@ -109,10 +94,10 @@ sub wait_marks {
 
 for my $side (@sides) {
     my (undef, undef, $pid0) = curl("http://127.0.0.1:$port{$side}/app/pid.php");
-    ok t_cmp(leave_early($port{$side}, "tag=$side"), 1, "$side: the client read the first lines and left");
+    ok t_cmp(leave_early($port{$side}, "/app/long.php?tag=$side"), 1, "$side: the client read the first lines and left");
     ok t_cmp(wait_marks($side), "shutdown aborted=1\n",
              "$side: the script ended at its next write, its shutdown function ran, connection_aborted() 1");
-    leave_early($port{$side}, "tag=$side-ignore&ignore=1");
+    leave_early($port{$side}, "/app/long.php?tag=$side-ignore&ignore=1");
     ok t_cmp(wait_marks("$side-ignore"), "finished\nshutdown aborted=1\n",
              "$side: with ignore_user_abort(true) it ran to its end, then its shutdown function");
     my (undef, undef, $pid1) = curl("http://127.0.0.1:$port{$side}/app/pid.php");

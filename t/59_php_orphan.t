@@ -12,9 +12,9 @@ use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
-use IO::Socket::INET;
 use Time::HiRes qw(sleep time);
 use lib 't/lib', 't/htdocs/apps';
+use RawHTTP qw(leave_early);
 use PrivateHttpd qw(private_dir private_log private_wait_log);
 use PhpPeer qw(php_need php_fpm php_httpd php_stop);
 use FreePort qw(free_ports);
@@ -114,21 +114,6 @@ CONF
 my %port = (direct => $port, relayed => $rport, fcgid => $gport, fpm => $fport);
 # where the slow one goes: the same port, but for the drop-in's FcgidBusyTimeout 8
 my %sport = (%port, fcgid => $gsport);
-
-# Asks for the page, reads its first 8 KiB, and leaves.
-sub leave_early {
-    my ($p, $path) = @_;
-    my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$p", Timeout => 10) or return 0;
-    print $s "GET $path HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
-    my ($got, $buf) = (0, '');
-    while ($got < 8192) {
-        my $n = sysread($s, $buf, 65536);
-        last unless $n;
-        $got += $n;
-    }
-    close $s;
-    return $got >= 8192;
-}
 
 sub marks_of {
     my ($tag) = @_;

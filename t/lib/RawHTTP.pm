@@ -6,7 +6,7 @@ use strict;
 use warnings;
 use IO::Socket::INET;
 use Exporter 'import';
-our @EXPORT_OK = qw(raw_request);
+our @EXPORT_OK = qw(raw_request leave_early);
 
 # raw_request(host:port, method, path, [headers...], body, {options}) ->
 #   { status_line, code, headers => [[name, value]...], body, raw }
@@ -52,6 +52,22 @@ sub raw_request {
     my ($code) = ($sl // '') =~ m{^HTTP/\d\.\d (\S+)};
     return { status_line => $sl // '', code => $code // '', headers => \@headers, body => $rest,
              raw => $data };
+}
+
+# leave_early(port, path): a GET on 127.0.0.1:port whose client reads the
+# first 8 KiB of the response and leaves (closes); whether it got them.
+sub leave_early {
+    my ($port, $path) = @_;
+    my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port", Timeout => 10) or return 0;
+    print $s "GET $path HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    my ($got, $buf) = (0, '');
+    while ($got < 8192) {
+        my $n = sysread($s, $buf, 65536);
+        last unless $n;
+        $got += $n;
+    }
+    close $s;
+    return $got >= 8192;
 }
 
 1;
