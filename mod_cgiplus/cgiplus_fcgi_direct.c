@@ -45,6 +45,7 @@ typedef struct cgiplus_fcgi_dx {
     int ready;                /* the connection is known readable */
     int closed;               /* the application closed the connection */
     int heard;                /* a byte of the answer came */
+    int carried;              /* the connection carried a request before this one */
     int probing;              /* BEGIN_REQUEST alone goes first (out_len), the rest after */
     apr_size_t full_len;      /* while probing: the request's whole length */
     apr_uint64_t probe_t0;    /* when the probe went */
@@ -287,7 +288,7 @@ static int fcgi_start(cgiplus_req *q, cgiplus_direct *x, const char *body, apr_s
         x->unfit = 1;
         return OK;
     }
-    used = fcgi_probe_start(fx);
+    used = fx->carried = fcgi_probe_start(fx);
     if ((err = fcgi_write(q)) && fx->out_off == 0) {
         /* It closed the connection before taking a byte (an aborted
          * request's, or an application that keeps none): the request never
@@ -411,8 +412,15 @@ static apr_status_t fcgi_read(cgiplus_req *q, int keep)
         x->eof = 1;
         if (fx->end_req && !q->ended)
             fcgi_end(q, fx->end_req - 1, 0); /* its padding is all that is missing */
-        else if (!q->ended && keep) /* closed before END_REQUEST: this request fails (502) */
+        else if (!q->ended && keep) { /* closed before END_REQUEST: this request fails (502) */
+            /* On a kept connection with nothing of an answer: a pre-fork
+             * application's child that ends a moment after its last
+             * END_REQUEST, this request written in between (runner_fcgi.c,
+             * conn_eof). The runner learns it (2926) if it still listens. */
+            if (fx->carried && !fx->heard)
+                fcgi_learn_oneshot(x);
             fcgi_end(q, CGP_O_CRASHED, cgiplus_direct_exit_status(x));
+        }
         return APR_SUCCESS;
     }
     fx->ready = n == FCGI_READ;

@@ -440,10 +440,21 @@ static void conn_eof(runner_worker *w)
     runner_fcgi *f = fcgi(w);
     runner_req *r = w->req;
     int outcome = f->end_pending ? f->end_pending - 1 : CGP_O_CRASHED, used = connection_used(w);
+    int carried = f->carried, heard = f->heard, aborted = f->aborted;
 
     if (reconnect(w) < 0)
         return; /* exiting: its request ends when it is reaped */
     if (!r && used) /* closed after a request, and still listens */
+        learn_oneshot(w);
+    /* A kept connection closed under a request it answered nothing of, and
+     * it still listens: a pre-fork application's child that ends after its
+     * Nth request a moment after END_REQUEST (php-cgi's
+     * PHP_FCGI_MAX_REQUESTS with PHP_FCGI_CHILDREN) with this one written
+     * in between (never sent again: resend). Its next child would do the
+     * same: a new connection for each request from now on, so at most one
+     * request per worker fails. (Not one given up: php-cgi and libfcgi
+     * close after ABORT_REQUEST.) */
+    if (r && carried && !heard && !aborted && outcome != CGP_O_OK)
         learn_oneshot(w);
     if (r) {
         if (outcome != CGP_O_OK)
@@ -1024,12 +1035,14 @@ static void fcgi_closed(runner_worker *w)
 {
     uint64_t maxr = w->pool->set.v[CGP_S_MAX_REQUESTS];
 
-    if (runner_worker_oneshot(w))
-        learn_oneshot(w); /* a child learnt it (2926 is the runner's) */
     if (w->retire || (maxr && w->served >= maxr))
         runner_worker_stop(w, w->retire ? w->retire : RUNNER_END_MAX_REQUESTS, 1);
-    else if (reconnect(w) == 0)
+    else if (reconnect(w) == 0) {
+        /* a child learnt it (2926 is the runner's); not for one exiting */
+        if (runner_worker_oneshot(w))
+            learn_oneshot(w);
         w->pool->owner->idle(w);
+    }
 }
 
 /* SIGTERM is on its way. php-cgi between requests is blocked reading the
