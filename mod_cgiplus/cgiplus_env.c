@@ -5,6 +5,7 @@
 #include "cgiplus_env.h"
 #include "cgiplus_fcgid.h"
 #include "cgiplus_suexec.h"
+#include "cgp_suexec.h"
 
 #include <string.h>
 
@@ -314,7 +315,7 @@ apr_status_t cgiplus_env_make(cgiplus_req *q)
         /* suexec hands the script only the variables of its safe list; an
          * fcgid-script request's are FastCGI params, not the environment
          * suexec cleans, and mod_fcgid passes them all */
-        if (q->suexec && !q->fcgid && !cgiplus_suexec_env_safe(params[i].name, params[i].nlen))
+        if (q->suexec && !q->fcgid && !cgp_suexec_env_safe(params[i].name, params[i].nlen))
             continue;
         if (!env_check(r, &params[i]))
             return APR_EINVAL;

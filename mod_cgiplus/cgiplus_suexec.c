@@ -167,8 +167,3 @@ const char *cgiplus_suexec_identity(request_rec *r)
     return apr_psprintf(r->pool, "%s%lu:%lu", id->userdir ? "~" : "",
                         (unsigned long)id->uid, (unsigned long)id->gid);
 }
-
-int cgiplus_suexec_env_safe(const char *name, apr_size_t len)
-{
-    return cgp_suexec_env_safe(name, len);
-}

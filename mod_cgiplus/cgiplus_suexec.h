@@ -12,7 +12,5 @@ int cgiplus_suexec_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
 /* "UID:GID" (SuexecUserGroup) or "~UID:GID" (UserDir) where suexec is
  * enabled and mod_suexec or mod_userdir names r's identity; else NULL. */
 const char *cgiplus_suexec_identity(request_rec *r);
-/* Whether suexec would pass the variable NAME (len bytes) to the script. */
-int cgiplus_suexec_env_safe(const char *name, apr_size_t len);
 
 #endif
