@@ -38,21 +38,30 @@ my @cases = (
 );
 plan tests => 4 * @cases - 4, need_cgi;
 
-# curl fetches $warm then $stream on one connection, and is killed once
-# the stream has sent its pid and a few lines. Returns that pid.
-sub stream_and_leave {
-    my ($warm, $stream) = @_;
-    my $out = "$vars->{t_logs}/gone_stream.out";
+# curl fetches $warm then $stream on one connection (0.5 s apart: the
+# runner publishes the worker after its first response), into out file $n.
+# Returns curl's pid; it is killed once the stream has sent its pid and a
+# few lines (stream_pid). The cases run at once: their timeouts overlap.
+sub stream_start {
+    my ($n, $warm, $stream) = @_;
+    my $out = "$vars->{t_logs}/gone_stream.$n.out";
     unlink $out;
     my $base = "http://127.0.0.1:$vars->{port}";
     my $curl = fork // die "fork: $!";
     if (!$curl) {
         open STDERR, '>', '/dev/null';
-        # (0.5 s apart: the runner publishes the worker after its first response)
         { exec 'curl', '-s', '-N', '--rate', '2/s', '-o', '/dev/null', '-o', $out, "$base$warm",
                "$base$stream" }
         POSIX::_exit(127);
     }
+    return $curl;
+}
+
+# The script's pid once the stream of case $n has sent it and 5 lines
+# (0: it never did); its client leaves then.
+sub stream_pid {
+    my ($n, $curl) = @_;
+    my $out = "$vars->{t_logs}/gone_stream.$n.out";
     my $pid = wait_for(sub {
         open my $fh, '<', $out or return 0;
         local $/;
@@ -83,10 +92,12 @@ sub gone {
     return 0;
 }
 
-for my $c (@cases) {
-    my ($endless, $plain, $what, $logno) = @$c;
-    my $log0 = length log_text();
-    my $pid = stream_and_leave($plain, $endless);
+my $log0 = length log_text();
+my @curls = map { stream_start($_, $cases[$_][1], $cases[$_][0]) } 0 .. $#cases;
+my @pids = map { stream_pid($_, $curls[$_]) } 0 .. $#cases;
+for my $n (0 .. $#cases) {
+    my ($endless, $plain, $what, $logno) = @{ $cases[$n] };
+    my $pid = $pids[$n];
     ok t_cmp($pid ? 1 : 0, 1, "$what: the stream began (pid $pid)");
     if (!$logno) {
         # a plain CGI process: it dies, as under mod_cgi
