@@ -9,7 +9,7 @@ use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil qw(t_cmp);
 use lib 't/lib', 't/htdocs/pool/lib';
-use WsTest qw(ws_start ws_stop ws_py ws_log ws_status);
+use WsTest qw(ws_start ws_stop ws_py ws_py_start ws_py_wait ws_log ws_status);
 use PrivHttpd qw(ASAN_MEASURE);
 
 plan tests => 19, need { 'python3-websockets' =>
@@ -125,16 +125,18 @@ if code is None:
             break
 done({"got": n, "code": code, "alive": alive})
 PY
-$r = ws_py($flood, $port, '/q/pid.py');
+# the three pools' floods at once (each waits 4 s unread)
+my @floods = map { ws_py_start($flood, $port, "/$_/pid.py") } qw(q q11 drop);
+$r = ws_py_wait($floods[0]);
 ok t_cmp($r->{code} // 0, 1008, "a full send queue (64K): 1008 after $r->{got} of 2000 messages");
 ok t_cmp(($r->{got} // 2000) < 2000 ? 1 : 0, 1, '... not all of them were kept');
 # whichever queue fills first says it: the httpd child's (1806) or the
 # runner's, for a child that cannot take more (2825)
 ok t_cmp(ws_log('lim'), qr/CGIPLUS1806: .* with 1008: send queue full|CGIPLUS2825: WebSocket connection \d+ of \S+pid\.py: \d+ bytes wait for the module \(ws_queue 65536\); closing it with 1008/,
          '... logged (1806 or 2825)');
-$r = ws_py($flood, $port, '/q11/pid.py');
+$r = ws_py_wait($floods[1]);
 ok t_cmp($r->{code} // 0, 1011, "CGIplusWebSocketOverflow 1011: 1011 after $r->{got} of 2000 messages");
-$r = ws_py($flood, $port, '/drop/pid.py');
+$r = ws_py_wait($floods[2]);
 ok t_cmp(($r->{got} // 2000) < 2000 && !defined $r->{code} ? 1 : 0, 1,
          "CGIplusWebSocketOverflow drop: $r->{got} of 2000 arrive, the rest dropped");
 ok t_cmp($r->{alive} ? 1 : 0, 1, '... and the connection goes on');

@@ -14,7 +14,7 @@ use Time::HiRes qw(sleep time);
 use PrivateHttpd qw(libexec fresh_dir);
 use FreePort qw(free_ports);
 use Exporter 'import';
-our @EXPORT_OK = qw(ws_start ws_stop ws_py ws_log ws_graceful ws_status ws_dir);
+our @EXPORT_OK = qw(ws_start ws_stop ws_py ws_py_start ws_py_wait ws_log ws_graceful ws_status ws_dir);
 
 my $vars = Apache::Test::config()->{vars};
 my $top = $vars->{top_dir};
@@ -117,11 +117,20 @@ sub ws_log {
 # ws_py($code, @args): runs the Python part with sys.argv[1..]; its last
 # JSON line, decoded (undef if none; the whole output is in $WsTest::OUT).
 our $OUT = '';
-sub ws_py {
+sub ws_py { return ws_py_wait(ws_py_start(@_)) }
+
+# ws_py in two halves, for scripts that run at once: the start returns a
+# handle, the wait its JSON as ws_py does.
+sub ws_py_start {
     my ($code, @args) = @_;
     local $ENV{PYTHONPATH} = "$top/t/lib";
     open my $ph, '-|', $PYTHON, '-c', "from wstest import *\n$code", @args
         or die "python3: $!";
+    return $ph;
+}
+
+sub ws_py_wait {
+    my ($ph) = @_;
     local $/;
     $OUT = <$ph> // '';
     close $ph;
