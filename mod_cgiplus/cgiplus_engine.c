@@ -239,3 +239,19 @@ other:
                   "run as plain CGI, not on the engine", r->filename, lang);
     return 0;
 }
+
+/* As mod_fcgid keys its process classes by virtual host: the vhost's name
+ * and port and, for one of its own, the addresses it listens on (IP-based
+ * hosts may share a name). One string per server, made once a request. */
+const char *cgiplus_engine_site(request_rec *r)
+{
+    const server_rec *s = r->server;
+    const char *site = apr_psprintf(r->pool, "%s:%u", s->server_hostname ? s->server_hostname : "",
+                                    (unsigned)s->port);
+    const server_addr_rec *a;
+
+    for (a = s->is_virtual ? s->addrs : NULL; a; a = a->next)
+        site = apr_psprintf(r->pool, "%s %s:%u", site, a->virthost ? a->virthost : "*",
+                            (unsigned)a->host_port);
+    return site;
+}

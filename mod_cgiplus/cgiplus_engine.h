@@ -33,5 +33,7 @@ int cgiplus_engine_begin(request_rec *r, const cgiplus_dir_conf *dc, const char 
 int cgiplus_engine_runs(request_rec *r, const cgiplus_dir_conf *dc);
 /* Nonzero if r's script has an execute bit, as plain CGI needs. */
 int cgiplus_engine_runnable(request_rec *r);
+/* The virtual host r came to, as its engine pools are keyed: BEGIN's site. */
+const char *cgiplus_engine_site(request_rec *r);
 
 #endif

@@ -170,7 +170,7 @@ apr_status_t cgiplus_env_make(cgiplus_req *q)
 {
     request_rec *r = q->r;
     cgiplus_dir_conf *dc = ap_get_module_config(r->per_dir_config, &cgiplus_module);
-    env_kv begin[9 + CGIPLUS_BEGIN_MAX], *params; /* 9 fixed entries at most */
+    env_kv begin[10 + CGIPLUS_BEGIN_MAX], *params; /* 10 fixed entries at most */
     char *progress = apr_palloc(r->pool, 24); /* kept in q->begin_kv */
     const char *bn[CGIPLUS_BEGIN_MAX], *bv[CGIPLUS_BEGIN_MAX];
     int i, n, nb = 0, nb_env;
@@ -230,6 +230,14 @@ apr_status_t cgiplus_env_make(cgiplus_req *q)
     begin[nb].name = "mode";
     begin[nb].val = q->mode_name;
     nb++;
+    /* An engine (or FcgidWrapper) runs whatever file each request names,
+     * in one process: a pool per virtual host, or one site's script could
+     * watch another site's requests from inside the interpreter. */
+    if (q->engine) {
+        begin[nb].name = "site";
+        begin[nb].val = cgiplus_engine_site(r);
+        nb++;
+    }
     begin[nb].name = "uri";
     begin[nb].val = r->unparsed_uri ? r->unparsed_uri : r->uri;
     nb++;

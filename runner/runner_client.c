@@ -255,8 +255,8 @@ static void on_hello(runner_client *c, const cgp_hdr *h, const unsigned char *pl
 
 static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl)
 {
-    const char *n, *v, *script = NULL, *uri = "", *why = NULL;
-    size_t nl, vl, off = 0, slen = 0, ulen = 0;
+    const char *n, *v, *script = NULL, *uri = "", *why = NULL, *site = NULL;
+    size_t nl, vl, off = 0, slen = 0, ulen = 0, sitelen = 0;
     runner_set_over over;
     runner_mode mode = RUNNER_MODE_CGIPLUS;
     int rc, callouts = 0, err = 0, direct = 0, grant = 0, nocl = 0;
@@ -275,6 +275,9 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
         } else if (nl == 4 && memcmp(n, "mode", 4) == 0) {
             if (runner_mode_parse(v, vl, 1, &mode, &why) < 0)
                 break;
+        } else if (nl == 4 && memcmp(n, "site", 4) == 0) {
+            site = v;
+            sitelen = vl;
         } else if (nl == 3 && memcmp(n, "uri", 3) == 0) {
             uri = v;
             ulen = vl;
@@ -311,6 +314,8 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
     if (!why && (!script || slen == 0 || slen >= 4096 || script[0] != '/' ||
                  memchr(script, '\0', slen)))
         why = "script is not an absolute path";
+    if (!why && site && (sitelen >= 4096 || memchr(site, '\0', sitelen)))
+        why = "site is not a virtual host's name";
     if (why) {
         runner_set_over_free(&over);
         end_now(c, h->reqid, CGP_O_BAD_REQUEST, why);
@@ -322,7 +327,7 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
         return;
     }
 
-    runner_pool *p = runner_pool_get(script, slen, mode, &over, httpd_gen, &err);
+    runner_pool *p = runner_pool_get(script, slen, mode, &over, site, sitelen, httpd_gen, &err);
     runner_set_over_free(&over);
     if (!p && err == EPERM) {
         runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2077) "request %u for %.*s names a user "

@@ -121,8 +121,17 @@ int runner_pool_names(const char *path, char **script, char **dir)
     return 0;
 }
 
+/* 1 if a request of site (sitelen bytes, NULL: none) may go to p. */
+static int same_site(const runner_pool *p, const char *site, size_t sitelen)
+{
+    if (!p->site)
+        return 1;
+    return site && strlen(p->site) == sitelen && !memcmp(p->site, site, sitelen);
+}
+
 runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
-                             const runner_set_over *begin, uint32_t httpd_gen, int *err)
+                             const runner_set_over *begin, const char *site, size_t sitelen,
+                             uint32_t httpd_gen, int *err)
 {
     runner_pool_key id;
     runner_pool *p;
@@ -132,7 +141,7 @@ runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
         return NULL;
     TAILQ_FOREACH(p, &runner_g.pools, link)
         if (p->mode == mode && strcmp(p->script, id.path) == 0 &&
-            runner_set_equal(&p->set, &id.set)) {
+            runner_set_equal(&p->set, &id.set) && same_site(p, site, sitelen)) {
             runner_set_free(&id.set);
             if (p->retired) {
                 p->retired = 0; /* in use again */
@@ -142,7 +151,12 @@ runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
             return stamp_pool(p, httpd_gen);
         }
 
-    if (!(p = calloc(1, sizeof(*p))) || runner_pool_names(id.path, &p->script, &p->dir) < 0) {
+    if (!(p = calloc(1, sizeof(*p))) || runner_pool_names(id.path, &p->script, &p->dir) < 0 ||
+        (site && !(p->site = strndup(site, sitelen)))) {
+        if (p) {
+            free(p->script);
+            free(p->dir);
+        }
         free(p);
         runner_set_free(&id.set);
         *err = ENOMEM;
@@ -970,7 +984,8 @@ void runner_pool_declared(void)
     for (unsigned i = 0; i < runner_g.conf.npools; i++) {
         const runner_conf_pool *cp = &runner_g.conf.pools[i];
         int err = 0;
-        runner_pool *p = runner_pool_get(cp->script, strlen(cp->script), cp->mode, NULL, 0, &err);
+        runner_pool *p = runner_pool_get(cp->script, strlen(cp->script), cp->mode, NULL, NULL, 0,
+                                         0, &err);
         if (!p) {
             runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2069) "cannot set up the pool of %s: %s",
                        cp->script, strerror(err));
@@ -1002,6 +1017,7 @@ static void pool_free(runner_pool *p)
     runner_set_free(&p->set);
     free(p->script);
     free(p->dir);
+    free(p->site);
     free(p);
 }
 

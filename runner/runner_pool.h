@@ -18,6 +18,7 @@
 struct runner_pool {
     char *script;             /* absolute path */
     char *dir;                /* its directory: the workers' cwd */
+    char *site;               /* BEGIN's site (an engine's virtual host); NULL: any */
     runner_mode mode;
     runner_pool_set set;
     const runner_wowner *owner; /* what its workers tell it (runner_pool.c) */
@@ -78,8 +79,11 @@ int runner_pool_key_resolve(const char *script, size_t slen, runner_mode mode,
 /* A new pool's script and directory, strdup'd from path (absolute); -1:
  * out of memory. */
 int runner_pool_names(const char *path, char **script, char **dir);
+/* site (NULL: none) keeps an engine's pool to one virtual host; a pool
+ * made without one (a [pool] section's) takes every site's requests. */
 runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
-                             const runner_set_over *begin, uint32_t httpd_gen, int *err);
+                             const runner_set_over *begin, const char *site, size_t sitelen,
+                             uint32_t httpd_gen, int *err);
 void runner_pool_submit(runner_req *r);
 void runner_pool_dispatch(runner_pool *p);
 /* KICK: a child released a worker while requests waited, or handed one back. */

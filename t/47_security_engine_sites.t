@@ -1,0 +1,44 @@
+# Security: a script of one site (virtual host) must never run in the
+# interpreter of another site's engine pool. An engine runs every script
+# its pool is given in one process: scripts of one pool share their
+# interpreter, and one of them can wrap the engine's own code and watch
+# every later request (another script's clients' cookies, bodies, the
+# variables of their requests). So pools are per virtual host, as mod_fcgid
+# never gives a virtual host's request to another's processes (its process
+# class includes the virtual host).
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use IO::Socket::INET;
+
+plan tests => 6;
+
+my $cfg = Apache::Test::config();
+
+sub get {
+    my ($vh, $path, $cookie) = @_;
+    my $s = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $vh ? $cfg->port($vh) : $cfg->{vars}{port},
+                                  Proto => 'tcp', Timeout => 30) or die "connect: $!";
+    print $s "GET $path HTTP/1.0\r\nHost: 127.0.0.1\r\n"
+        . ($cookie ? "Cookie: $cookie\r\n" : '') . "\r\n";
+    local $/;
+    my $r = <$s> // '';
+    my ($code) = $r =~ m{^HTTP/\S+ (\d+)};
+    my %f = map { /^(\w+)=(.*)$/ ? ($1, $2) : () } split /\n/, ($r =~ /\r\n\r\n(.*)/s)[0] // '';
+    return ($code // 0, \%f);
+}
+
+my ($c1, $a1) = get('', '/sitea/hook.pl');
+ok t_cmp($c1, 200, "site A's script answers (it hooks its engine)");
+my ($c2, $b1) = get('cgiplus_site_b', '/siteb/login.pl', 'session=site-b-secret');
+ok t_cmp($c2, 200, "site B's script answers");
+ok t_cmp($b1->{pid} ne $a1->{pid} ? 1 : 0, 1,
+         "site B's script runs in another interpreter than site A's ($a1->{pid} vs $b1->{pid})");
+my ($c3, $a2) = get('', '/sitea/hook.pl');
+ok t_cmp($c3, 200, "site A's script answers again");
+ok t_cmp(($a2->{seen} // '') =~ /site-b-secret/ ? 'saw it' : 'did not',
+         'did not', "site A's script never sees site B's requests (seen: $a2->{seen})");
+# The price stays one interpreter per site: its other scripts share it.
+my (undef, $a3) = get('', '/sitea/pid.pl');
+ok t_cmp($a3->{pid}, $a1->{pid}, "another script of site A runs in site A's interpreter");
