@@ -254,10 +254,11 @@ void cgp_fcgi_parser_init(cgp_fcgi_parser *p, int side)
     p->state = S_HDR;
 }
 
-void cgp_fcgi_parser_expect(cgp_fcgi_parser *p, uint16_t reqid)
+void cgp_fcgi_parser_expect(cgp_fcgi_parser *p, uint16_t reqid, int one)
 {
     p->reqid = reqid;
     p->eof = 0;
+    p->one = one != 0;
 }
 
 static int fixed_body(uint8_t type)
@@ -311,8 +312,9 @@ static int check_hdr(const cgp_fcgi_parser *p, const cgp_fcgi_hdr *h)
         if (p->reqid == 0)
             return CGP_FCGI_E_STATE;
         /* 1 is never asked (cgp_fcgi_reqid_next): it is an application
-         * that answers 1 whatever it is asked, as nginx and mod_fcgid ask. */
-        if (h->reqid != p->reqid && h->reqid != 1)
+         * that answers 1 whatever it is asked, as nginx and mod_fcgid ask,
+         * if the caller learnt so. */
+        if (h->reqid != p->reqid && !(h->reqid == 1 && p->one))
             return CGP_FCGI_E_REQID;
         if (p->eof & (1u << (h->type & 7)))
             return CGP_FCGI_E_STATE;  /* STDOUT or STDERR after its end */
@@ -340,7 +342,7 @@ static int record_done(cgp_fcgi_parser *p, cgp_fcgi_event *ev)
         if (cgp_fcgi_end_unpack(p->body, &ev->u.end) != CGP_FCGI_OK)
             return fail(p, CGP_FCGI_E_VALUE);
         if (p->side == CGP_FCGI_FROM_APP)
-            cgp_fcgi_parser_expect(p, 0);
+            cgp_fcgi_parser_expect(p, 0, 0);
         break;
     case CGP_FCGI_UNKNOWN_TYPE:
         ev->u.unknown = p->body[0];

@@ -164,6 +164,7 @@ typedef struct cgp_fcgi_parser {
     int err;            /* the first error, returned again on every call */
     uint16_t reqid;     /* FROM_APP: the request in flight (0: none) */
     uint8_t eof;        /* FROM_APP: bit per stream type ended in this request */
+    uint8_t one;        /* FROM_APP: records of id 1 pass for the request in flight */
     uint8_t hlen;       /* header bytes gathered */
     uint8_t pad;        /* padding bytes skipped */
     unsigned char hdr[CGP_FCGI_HDR_LEN];
@@ -193,9 +194,10 @@ typedef struct cgp_fcgi_event {
 void cgp_fcgi_parser_init(cgp_fcgi_parser *p, int side);
 /* FROM_APP: the request the server just sent; its records are accepted until
  * its END_REQUEST. Records of any other request id are CGP_FCGI_E_REQID,
- * but 1, which a server that never asks 1 takes as an application's that
- * answers 1 whatever it is asked (cgp_fcgi_reqid_next). */
-void cgp_fcgi_parser_expect(cgp_fcgi_parser *p, uint16_t reqid);
+ * but 1 where one is nonzero: a server that never asks 1 takes those as an
+ * application's that answers 1 whatever it is asked (cgp_fcgi_reqid_next),
+ * once it learnt the application does (CGP_TS_FCGI_ONE). */
+void cgp_fcgi_parser_expect(cgp_fcgi_parser *p, uint16_t reqid, int one);
 /* Reads from in[*pos..len) up to the next event. Errors stick; after one
  * the connection is unusable (the stream is out of step). */
 int cgp_fcgi_parse(cgp_fcgi_parser *p, const unsigned char *in, size_t len, size_t *pos,

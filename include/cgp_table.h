@@ -83,7 +83,7 @@ typedef struct cgp_tslot {
 
 /* The FastCGI request id after cur: one more, 2..65535. Never 1, which
  * nginx and mod_fcgid always ask, so an application that answers 1
- * whatever it is asked is still understood (cgp_fcgi_parser_expect). */
+ * whatever it is asked is still understood (CGP_TS_FCGI_ONE). */
 static inline uint16_t cgp_fcgi_reqid_next(uint32_t cur)
 {
     return (uint16_t)(cur >= 2u && cur < 65535u ? cur + 1u : 2u);
@@ -132,6 +132,12 @@ enum cgp_tstate {
 #define CGP_TS_FCGI_KEPT 2048u /* FastCGI: it took a request's BEGIN_REQUEST on a connection
                             * that had carried one already: it keeps its connections, and a
                             * request on a used one goes out whole (docs/PROTOCOL.md) */
+#define CGP_TS_FCGI_ONE 4096u /* FastCGI: it ended its first request with id 1 though asked
+                            * another (learnt by the runner, which relays every first
+                            * request): its records of id 1 pass for the request in flight.
+                            * Without it they break the protocol, so that a process a script
+                            * left holding the kept connection cannot answer another
+                            * client's request as "1" (t/59_php_leftover_inject.t) */
 
 #define CGP_TGEN_MASK 0xffffffu
 

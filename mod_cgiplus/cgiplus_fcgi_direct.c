@@ -268,7 +268,10 @@ static int fcgi_start(cgiplus_req *q, cgiplus_direct *x, const char *body, apr_s
     /* a new id: nothing written for an earlier request passes for this one's */
     fx->reqid = cgp_tslot_fcgi_next(x->slot);
     cgp_fcgi_parser_init(&fx->parser, CGP_FCGI_FROM_APP);
-    cgp_fcgi_parser_expect(&fx->parser, fx->reqid);
+    /* records of id 1 pass only from an application the runner saw answer
+     * so (its first request is always the runner's) */
+    cgp_fcgi_parser_expect(&fx->parser, fx->reqid,
+                           (atomic_load(&x->slot->flags) & CGP_TS_FCGI_ONE) != 0);
     if ((rv = fcgi_pack(q, fx, body, blen)) != APR_SUCCESS) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, CGIPLUS_LOGNO(1900)
                       "cannot build the FastCGI request for %s (a CGI variable over "

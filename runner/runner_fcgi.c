@@ -57,6 +57,8 @@ typedef struct runner_fcgi {
     int used;                 /* we wrote a request on this connection (the slot's FCGI_USED) */
     int carried;              /* it carried a request before the current one */
     int kept;                 /* it keeps its connections (learnt; the slot's FCGI_KEPT) */
+    int first;                /* the request in flight is its first */
+    int one;                  /* it answers 1 whatever it is asked (learnt; the slot's FCGI_ONE) */
     int probing;              /* the request's BEGIN_REQUEST alone is out: the rest waits in held */
     uint64_t probe_t0;        /* when it went */
     cgp_buf held;             /* the request's PARAMS, until the application took BEGIN_REQUEST */
@@ -80,6 +82,18 @@ static void fcgi_feed(runner_worker *w);
 static void fcgi_log(runner_worker *w, int drain);
 static int reconnect(runner_worker *w);
 static void cut(runner_worker *w);
+
+/* Records of id 1 pass for the request in flight only from an application
+ * that answers 1 whatever it is asked, learnt from how it ended its first
+ * request: else a process a script left holding the kept connection (a
+ * background child of a PHP script) could answer the next client's request
+ * as "1" (t/59_php_leftover_inject.t). */
+static int answers_one(const runner_worker *w)
+{
+    const runner_fcgi *f = fcgi(w);
+
+    return f->first || f->one || (runner_worker_slot_flags(w) & CGP_TS_FCGI_ONE);
+}
 
 static unsigned long fcgi_seq; /* names the sockets: fcgi-<runner pid>-<n>.sock */
 
@@ -312,6 +326,7 @@ static int fcgi_request(runner_worker *w, runner_req *r)
     if (cgp_buf_reserve(&w->inq, need) < 0)
         goto fail;
     f->reqid = runner_worker_fcgi_reqid(w, f->reqid, 1);
+    f->first = !w->took;
     rc = cgp_fcgi_request_pack(w->inq.p + w->inq.len, w->inq.cap - w->inq.len, &len,
                                f->reqid, CGP_FCGI_RESPONDER, CGP_FCGI_KEEP_CONN, pairs, np);
     if (rc != CGP_FCGI_OK) {
@@ -336,7 +351,7 @@ static int fcgi_request(runner_worker *w, runner_req *r)
     f->carried = connection_used(w);
     f->used = 1;
     runner_worker_slot_flags_set(w, CGP_TS_FCGI_USED, 0);
-    cgp_fcgi_parser_expect(&f->parser, f->reqid);
+    cgp_fcgi_parser_expect(&f->parser, f->reqid, answers_one(w));
     w->had_output = 0;
     return 0;
 fail:
@@ -568,7 +583,7 @@ static int resend(runner_worker *w, int unread)
     cgp_buf_reset(&f->sent);
     f->used = 1; /* a new connection: whole, no probe */
     runner_worker_slot_flags_set(w, CGP_TS_FCGI_USED, 0);
-    cgp_fcgi_parser_expect(&f->parser, f->reqid);
+    cgp_fcgi_parser_expect(&f->parser, f->reqid, answers_one(w));
     fcgi_watch(w, runner_worker_out_paused(w));
     return 1;
 }
@@ -903,6 +918,12 @@ static void record(runner_worker *w, const cgp_fcgi_event *ev)
     switch (ev->hdr.type) {
     case CGP_FCGI_END_REQUEST:
         f->end_pending = end_outcome(w, &ev->u.end) + 1;
+        /* its first request ended as "1": an application that answers 1
+         * whatever it is asked */
+        if (f->first && ev->hdr.reqid == 1 && f->reqid != 1 && !f->one) {
+            f->one = 1;
+            runner_worker_slot_flags_set(w, CGP_TS_FCGI_ONE, 0);
+        }
         break;
     case CGP_FCGI_UNKNOWN_TYPE:
         runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2909) "FastCGI worker pid %ld of %s does not "
@@ -1072,8 +1093,9 @@ static void fcgi_adopt(runner_worker *w)
     /* The child left it between records, its request written whole and
      * ABORT_REQUEST sent: read on to END_REQUEST. */
     f->reqid = runner_worker_fcgi_reqid(w, f->reqid, 0); /* the child's request's */
+    f->first = 0;
     cgp_fcgi_parser_init(&f->parser, CGP_FCGI_FROM_APP);
-    cgp_fcgi_parser_expect(&f->parser, f->reqid);
+    cgp_fcgi_parser_expect(&f->parser, f->reqid, answers_one(w));
     cgp_buf_reset(&w->inq);
     f->stdin_done = f->aborted = 1;
     f->end_pending = 0;

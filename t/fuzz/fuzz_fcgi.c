@@ -39,7 +39,7 @@ static void parse(int side, const uint8_t *in, size_t n, size_t chunk, struct tr
     int rc, nv_lost = 0;  /* a bad pair loses the rest of its stream */
 
     cgp_fcgi_parser_init(&p, side);
-    cgp_fcgi_parser_expect(&p, next);
+    cgp_fcgi_parser_expect(&p, next, 1);
     cgp_fcgi_nv_init(&nv, nvbuf, sizeof nvbuf);
     do {
         fed = chunk && n - fed > chunk ? fed + chunk : n;
@@ -100,7 +100,7 @@ static void parse(int side, const uint8_t *in, size_t n, size_t chunk, struct tr
                 put(t, &ev.u.end, sizeof ev.u.end);
                 /* the next request on a kept connection */
                 next = next == 0xffff ? 1 : next + 1;
-                cgp_fcgi_parser_expect(&p, next);
+                cgp_fcgi_parser_expect(&p, next, 1);
             } else if (ev.hdr.type == CGP_FCGI_BEGIN_REQUEST) {
                 put(t, &ev.u.begin, sizeof ev.u.begin);
             } else if (ev.hdr.type == CGP_FCGI_UNKNOWN_TYPE) {

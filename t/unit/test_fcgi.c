@@ -73,7 +73,7 @@ static void run(size_t chunk, int side, uint16_t expect)
     memcpy(work, S, SL);
     cgp_fcgi_parser_init(&p, side);
     if (expect)
-        cgp_fcgi_parser_expect(&p, expect);
+        cgp_fcgi_parser_expect(&p, expect, 1);
     T[0] = '\0';
     do {
         fed = chunk && SL - fed > chunk ? fed + chunk : SL;
@@ -486,7 +486,7 @@ static void t_from_app(void)
     cgp_fcgi_event ev;
     size_t pos = 0;
     cgp_fcgi_parser_init(&p, CGP_FCGI_FROM_APP);
-    cgp_fcgi_parser_expect(&p, 1);
+    cgp_fcgi_parser_expect(&p, 1, 1);
     rec(CGP_FCGI_STDOUT, 1, "", 0, 0);
     end_rec(1, 0, 0);
     size_t first = SL;
@@ -495,9 +495,24 @@ static void t_from_app(void)
     while ((rc = cgp_fcgi_parse(&p, S, first, &pos, &ev)) > 0)
         records += rc == CGP_FCGI_RECORD;
     ok(rc == CGP_FCGI_MORE && records == 2, "first request: STDOUT end, END_REQUEST");
-    cgp_fcgi_parser_expect(&p, 2);
+    cgp_fcgi_parser_expect(&p, 2, 1);
     ok(cgp_fcgi_parse(&p, S, SL, &pos, &ev) == CGP_FCGI_PIECE && ev.len == 3 && ev.hdr.reqid == 2,
        "the next request's STDOUT, once expected (its STDOUT open again)");
+    SL = 0;
+
+    /* records of id 1 while 2 is in flight: an application's that answers 1
+     * whatever it is asked (learnt), else something else's (a process a
+     * script left holding the connection) */
+    rec(CGP_FCGI_STDOUT, 1, "one", 3, 0);
+    for (int one = 0; one < 2; one++) {
+        pos = 0;
+        cgp_fcgi_parser_init(&p, CGP_FCGI_FROM_APP);
+        cgp_fcgi_parser_expect(&p, 2, one);
+        rc = cgp_fcgi_parse(&p, S, SL, &pos, &ev);
+        ok(one ? rc == CGP_FCGI_PIECE && ev.hdr.reqid == 1 : rc == CGP_FCGI_E_REQID,
+           one ? "id 1 while 2 is asked: passes where the application answers 1"
+               : "id 1 while 2 is asked: refused unless the application answers 1");
+    }
     SL = 0;
 }
 
@@ -712,7 +727,7 @@ static void t_between(void)
     bounds[nb++] = SL;
     cgp_fcgi_parser_init(&p, CGP_FCGI_FROM_APP);
     ok(cgp_fcgi_parser_between(&p), "a new parser is between records");
-    cgp_fcgi_parser_expect(&p, 1);
+    cgp_fcgi_parser_expect(&p, 1, 1);
     /* one byte at a time: between exactly at the ends of records */
     for (i = 1; i <= SL; i++) {
         int at = 0;
@@ -726,13 +741,13 @@ static void t_between(void)
     ok(agree, "between after each whole record (padding read), never inside one");
     pos = 0;
     cgp_fcgi_parser_init(&p, CGP_FCGI_FROM_APP);
-    cgp_fcgi_parser_expect(&p, 1);
+    cgp_fcgi_parser_expect(&p, 1, 1);
     rc = cgp_fcgi_parse(&p, S, 9, &pos, &ev);
     ok(rc == CGP_FCGI_PIECE && !cgp_fcgi_parser_between(&p), "inside a record's content: not between");
     SL = 0;
     rec(CGP_FCGI_STDIN, 1, "x", 1, 0); /* a type the application does not send */
     cgp_fcgi_parser_init(&p, CGP_FCGI_FROM_APP);
-    cgp_fcgi_parser_expect(&p, 1);
+    cgp_fcgi_parser_expect(&p, 1, 1);
     pos = 0;
     rc = cgp_fcgi_parse(&p, S, SL, &pos, &ev);
     ok(rc == CGP_FCGI_E_TYPE && !cgp_fcgi_parser_between(&p), "after an error: never between");

@@ -116,7 +116,7 @@ static int xfer(int fd, cgp_fcgi_parser *p, uint16_t reqid, struct iovec *iov, i
 
     cgp_fcgi_nv_init(&nv, nvbuf, sizeof nvbuf);
     if (reqid)
-        cgp_fcgi_parser_expect(p, reqid);
+        cgp_fcgi_parser_expect(p, reqid, 1);
     for (;;) {
         int done = reqid ? r->ended : (r->got_values || r->unknown);
         if (done && (!wait_close || r->closed))
