@@ -143,8 +143,8 @@ int cgiplus_engine_php_pool(const char *engine, const char *mode, int fcgid)
     return !fcgid && engine && mode && !strcmp(engine, CGIPLUS_PHP_CGI) && !strcmp(mode, "fastcgi");
 }
 
-int cgiplus_engine_begin(request_rec *r, const cgiplus_dir_conf *dc, const char **names,
-                         const char **vals, int max)
+int cgiplus_engine_begin(request_rec *r, const cgiplus_dir_conf *dc, int php_pool,
+                         const char **names, const char **vals, int max)
 {
     /* RSS past which an engine retires itself after its request (0: none) */
     apr_int64_t rss = cgiplus_conf_geti(dc, CGP_S_ENGINE_MAX_RSS);
@@ -152,13 +152,29 @@ int cgiplus_engine_begin(request_rec *r, const cgiplus_dir_conf *dc, const char 
     if (!cgiplus_engine_path(dc) || max < 1)
         return 0;
     if (cgiplus_engine_fastcgi(dc)) {
+        int n = 0;
+
         /* php-cgi recycles itself (PHP_FCGI_MAX_REQUESTS): the pool does
          * it instead, as often, and sets PHP_FCGI_MAX_REQUESTS above it. */
-        if (cgiplus_conf_named(dc, CGP_S_MAX_REQUESTS))
-            return 0;
-        names[0] = "max_requests";
-        vals[0] = ENGINE_PHP_MAX_REQUESTS;
-        return 1;
+        if (!cgiplus_conf_named(dc, CGP_S_MAX_REQUESTS)) {
+            names[n] = "max_requests";
+            vals[n++] = ENGINE_PHP_MAX_REQUESTS;
+        }
+        /* php-fpm keeps a request its children cannot take yet in its
+         * socket's backlog, and mod_proxy_fcgi waits for the answer up to
+         * Timeout: a burst longer than the runner's 10 s is served there,
+         * not answered 503. So a php pool's request waits as long (1 s
+         * less, as the runner bounds its waits), unless CGIplusQueueWait
+         * says otherwise. */
+        if (php_pool && !cgiplus_conf_named(dc, CGP_S_QUEUE_WAIT) && n < max) {
+            apr_int64_t t = apr_time_as_msec(r->server->timeout);
+            char t24[24];
+
+            cgp_setting_format(CGP_S_QUEUE_WAIT, t > 1500 ? t - 1000 : 500, t24);
+            names[n] = cgp_settings[CGP_S_QUEUE_WAIT].key;
+            vals[n++] = apr_pstrdup(r->pool, t24);
+        }
+        return n;
     }
     names[0] = "env";
     vals[0] = apr_psprintf(r->pool, "CGIPLUS_ENGINE_MAX_RSS=%" APR_INT64_T_FMT, rss);

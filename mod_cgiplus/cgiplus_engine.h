@@ -23,10 +23,11 @@ void cgiplus_engine_php_auth(request_rec *r, const cgiplus_dir_conf *dc);
  * the fcgid-script drop-in (whose FcgidWrapper may be php-cgi too). */
 int cgiplus_engine_php_pool(const char *engine, const char *mode, int fcgid);
 /* BEGIN entries an engine pool adds (its settings in the workers'
- * environment; php's recycling unless the scope sets max_requests);
- * returns how many, at most max. */
-int cgiplus_engine_begin(request_rec *r, const cgiplus_dir_conf *dc, const char **names,
-                         const char **vals, int max);
+ * environment; php's recycling unless the scope sets max_requests; a php
+ * pool's queue wait, php-fpm's, unless the scope sets one); returns how
+ * many, at most max. */
+int cgiplus_engine_begin(request_rec *r, const cgiplus_dir_conf *dc, int php_pool,
+                         const char **names, const char **vals, int max);
 /* Zero if the scope's engine is perl or python and r's script is not of
  * its language (another interpreter on its #! line, a compiled program):
  * it runs as plain CGI instead, as mod_cgi would run it. */

@@ -256,7 +256,8 @@ apr_status_t cgiplus_env_make(cgiplus_req *q)
     /* The pool settings this directory names; the runner has the rest. */
     n = cgiplus_conf_begin(r, dc, q->ws != NULL, bn, bv, CGIPLUS_BEGIN_MAX);
     if (!q->fcgid && q->engine)
-        n += cgiplus_engine_begin(r, dc, bn + n, bv + n, CGIPLUS_BEGIN_MAX - n);
+        n += cgiplus_engine_begin(r, dc, cgiplus_engine_php_pool(q->engine, q->mode_name, 0),
+                                  bn + n, bv + n, CGIPLUS_BEGIN_MAX - n);
     else if (q->fcgid) /* its Fcgid* settings: the runner takes the last of a key */
         n += cgiplus_fcgid_begin(r, dc, q->engine ? q->engine : r->filename, bn + n, bv + n,
                                  CGIPLUS_BEGIN_MAX - n);
