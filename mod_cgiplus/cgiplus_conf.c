@@ -565,8 +565,7 @@ static const char *runner_log_level(server_rec *s)
            : l == APLOG_INFO ? "info" : "debug";
 }
 
-/* Requests httpd serves at once (MaxRequestWorkers), 0 if the MPM says not. */
-static int conf_http_threads(void)
+int cgiplus_conf_http_threads(void)
 {
     int daemons = 0, threads = 0;
 
@@ -607,7 +606,7 @@ apr_status_t cgiplus_conf_write_runner(apr_pool_t *p, server_rec *s, const char 
         if (i == CGP_S_HTTP_TIMEOUT)
             cgp_setting_format(i, (apr_int64_t)apr_time_as_msec(s->timeout), t);
         else if (i == CGP_S_HTTP_THREADS)
-            cgp_setting_format(i, conf_http_threads(), t);
+            cgp_setting_format(i, cgiplus_conf_http_threads(), t);
         else if (i == CGP_S_LOG_LEVEL)
             v = runner_log_level(s);
         else if (i == CGP_S_ALLOW_USER) {
@@ -652,7 +651,8 @@ static void warn_section(apr_pool_t *p, apr_hash_t *seen, server_rec *s,
     const char *mw_at = dc->v[CGP_S_MAX_WORKERS].at;
     /* unset: the runner's default, computed as it does */
     apr_int64_t mw = mw_at ? cgiplus_conf_geti(dc, CGP_S_MAX_WORKERS)
-                           : cgp_default_max_workers(cgp_cpus(), (unsigned)conf_http_threads(),
+                           : cgp_default_max_workers(cgp_cpus(),
+                                                     (unsigned)cgiplus_conf_http_threads(),
                                                      (unsigned)total);
     const char *mw_from = mw_at ? apr_psprintf(p, "CGIplusMaxWorkers %" APR_INT64_T_FMT " (%s)",
                                                mw, mw_at)

@@ -72,6 +72,8 @@ const char *cgiplus_conf_gets(const cgiplus_dir_conf *dc, cgp_setting_id id);
 int cgiplus_conf_named(const cgiplus_dir_conf *dc, cgp_setting_id id);
 /* The same for runner-wide and server rows (the main server's). */
 apr_int64_t cgiplus_conf_sgeti(server_rec *s, cgp_setting_id id);
+/* Requests httpd serves at once (MaxRequestWorkers), 0 if the MPM says not. */
+int cgiplus_conf_http_threads(void);
 const char *cgiplus_conf_sgets(server_rec *s, cgp_setting_id id);
 /* Records a runner-wide value httpd learns at startup, not from a directive
  * (suEXEC's settings), in the main server s; p lives one generation. */

@@ -204,6 +204,22 @@ int cgiplus_fcgid_begin(request_rec *r, const cgiplus_dir_conf *dc, const char *
         names[n] = cgp_settings[CGP_S_QUEUE_WAIT].key;
         vals[n++] = apr_pstrdup(r->pool, t24);
     }
+    /* mod_fcgid bounds no queue: every request httpd holds may wait (the
+     * wait above bounds each); so as many may wait here as httpd serves
+     * at once (MaxRequestWorkers) where that is more than the default
+     * CGIplusQueueDepth, unless CGIplusQueueDepth says otherwise. */
+    if (cgiplus_fcgid_wanted(r) && !cgiplus_conf_named(dc, CGP_S_QUEUE_DEPTH) && n < max) {
+        apr_int64_t depth = cgiplus_conf_http_threads();
+        char t24[24];
+
+        if (depth > cgp_settings[CGP_S_QUEUE_DEPTH].dflt) {
+            if (depth > cgp_settings[CGP_S_QUEUE_DEPTH].max)
+                depth = cgp_settings[CGP_S_QUEUE_DEPTH].max;
+            cgp_setting_format(CGP_S_QUEUE_DEPTH, depth, t24);
+            names[n] = cgp_settings[CGP_S_QUEUE_DEPTH].key;
+            vals[n++] = apr_pstrdup(r->pool, t24);
+        }
+    }
     env = cmd ? cmd->env : list_of(dc, CGP_S_FCGID_ENV);
     for (int i = 0; env && i < env->nelts && n < max; i++) {
         names[n] = "env";

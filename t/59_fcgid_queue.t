@@ -14,12 +14,14 @@ use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use lib 't/lib', 't/htdocs/apps';
-use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec);
+use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec private_start_get
+                    private_finish private_get resp_code);
+use IO::Select;
 use FreePort qw(free_port);
 use AppTest qw(write_file);
-use Time::HiRes qw(sleep);
+use Time::HiRes qw(sleep time);
 
-plan tests => 2 * 5,
+plan tests => 2 * 7 + 2,
     need { 'needs php-cgi' => -x '/usr/bin/php-cgi',
            'needs mod_fcgid (libapache2-mod-fcgid)' => -f libexec() . '/mod_fcgid.so' };
 
@@ -42,6 +44,30 @@ sub lines_of {
     my ($f) = @_;
     open my $fh, '<', $f or return ();
     return map { chomp; $_ } <$fh>;
+}
+
+# httpd's threads busy now (mod_status), the status request's own one too
+sub busy {
+    my ($port) = @_;
+    return private_get($port, '/server-status?auto') =~ /^BusyWorkers: (\d+)/m ? $1 : 0;
+}
+
+# Reads @$socks' answers into @$got (by index) until $want of them are
+# whole (httpd closes each), 60 s at most.
+sub answered {
+    my ($socks, $got, $want) = @_;
+    my %idx = map { ($socks->[$_] => $_) } 0 .. $#$socks;
+    my %buf;
+    my $sel = IO::Select->new(grep { !defined $got->[$idx{$_}] } @$socks);
+    my $t = time + 60;
+    while (scalar(grep { defined } @$got) < $want && time < $t && $sel->count) {
+        for my $s ($sel->can_read(1)) {
+            my $n = sysread($s, my $chunk, 65536);
+            if ($n) { $buf{$s} .= $chunk; next }
+            $got->[$idx{$s}] = $buf{$s} // '';
+            $sel->remove($s);
+        }
+    }
 }
 
 for my $peer ('mod_fcgid', 'mod_cgiplus') {
@@ -71,6 +97,26 @@ touch($t . 'held');
 sleep(12);
 echo "held ", getmypid(), "\n";
 PHP
+    # gate.php keeps the class's only process until the test opens the gate
+    write_file("$dir/web/gate.php", <<'PHP', 0644);
+<?php
+$t = __DIR__ . '/../tmp/';
+touch($t . 'gated');
+for ($i = 0; $i < 1200 && !file_exists($t . 'open'); $i++)
+    usleep(100000);
+echo "gate ", getmypid(), "\n";
+PHP
+    mkdir "$dir/web/d2";
+    chmod 0755, "$dir/web/d2";
+    write_file("$dir/web/d2/gate.php", <<'PHP', 0644);
+<?php
+$t = __DIR__ . '/../../tmp/';
+touch($t . 'gated2');
+for ($i = 0; $i < 1200 && !file_exists($t . 'open2'); $i++)
+    usleep(100000);
+echo "gate ", getmypid(), "\n";
+PHP
+    write_file("$dir/web/d2/next.php", "<?php echo 'next ', getmypid(), \"\\n\";\n", 0644);
     write_file("$dir/web/next.php", <<'PHP', 0644);
 <?php
 file_put_contents(__DIR__ . '/../tmp/ledger', "next\n", FILE_APPEND | LOCK_EX);
@@ -78,7 +124,10 @@ echo "next ", getmypid(), "\n";
 PHP
     my $load = $peer eq 'mod_fcgid' ? "LoadModule fcgid_module $lib/mod_fcgid.so\n" : '';
     my $conf = "$dir/httpd.conf";
-    write_file($conf, private_conf($dir, $port, [qw(mime authz_host)], <<"CONF"), 0644);
+    # a scope of its own class (its own wrapper) whose queue is named
+    write_file("$dir/fcgi/starter2", "#!/bin/sh\nexec /usr/bin/php-cgi\n", 0755);
+    my $d2 = $peer eq 'mod_cgiplus' ? "CGIplusQueueDepth 2" : '';
+    write_file($conf, private_conf($dir, $port, [qw(mime authz_host status)], <<"CONF"), 0644);
 $load
 TypesConfig /etc/mime.types
 FcgidIPCDir $dir/ipc
@@ -95,6 +144,13 @@ DocumentRoot $dir/web
     Options +ExecCGI
     Require all granted
 </Directory>
+<Directory $dir/web/d2>
+    FcgidWrapper $dir/fcgi/starter2 .php
+    $d2
+</Directory>
+<Location /server-status>
+    SetHandler server-status
+</Location>
 CONF
     ok t_cmp(private_start($conf, $port), 1, "$peer: the panel's set-up starts");
 
@@ -116,5 +172,37 @@ CONF
     close $held;
     ok t_cmp($first, qr/^200 held \d+$/, "$peer: and the holding request too");
     ok t_cmp(join(',', lines_of("$dir/tmp/ledger")), 'next,hold,next', "$peer: each ran once");
+
+    # a burst past CGIplusQueueDepth's default while the gate holds the
+    # process: the gate opens once every request waits (or after 60 s)
+    my $gate = private_start_get($port, '/gate.php');
+    for (1 .. 600) { last if -e "$dir/tmp/gated"; sleep 0.1 }
+    my @burst = map { private_start_get($port, '/next.php') } 1 .. 110;
+    my $t = time + 60;
+    sleep 0.2 while time < $t && busy($port) < 112;
+    write_file("$dir/tmp/open", '', 0644);
+    my %codes;
+    $codes{ resp_code(private_finish($_)) }++ for @burst;
+    ok t_cmp(join(' ', map { "${_}x$codes{$_}" } sort keys %codes), '200x110',
+             "$peer: 110 requests wait for the class's busy process, all served");
+    ok t_cmp(resp_code(private_finish($gate)), 200, "$peer: and the gate's request");
+
+    if ($peer eq 'mod_cgiplus') {
+        # CGIplusQueueDepth 2 named: of 5 while the gate holds, 2 wait, 3 get 503 at once
+        my $g2 = private_start_get($port, '/d2/gate.php');
+        for (1 .. 600) { last if -e "$dir/tmp/gated2"; sleep 0.1 }
+        my @five = map { private_start_get($port, '/d2/next.php') } 1 .. 5;
+        my @got;
+        answered(\@five, \@got, 3);
+        my @early = grep { defined } @got;
+        write_file("$dir/tmp/open2", '', 0644);
+        answered(\@five, \@got, 5);
+        my @late = @got;
+        ok t_cmp(join(' ', map { resp_code($_) . (/^Retry-After: \d+\r?$/mi ? '+RA' : '') } @early),
+                 '503+RA 503+RA 503+RA', "$peer: past a named CGIplusQueueDepth, 503 with Retry-After");
+        ok t_cmp(join(' ', sort map { resp_code($_ // '') } @late), '200 200 503 503 503',
+                 "$peer: the 2 that waited are served once the process is free");
+        private_finish($g2);
+    }
     private_stop("$dir/httpd.pid");
 }
