@@ -21,7 +21,7 @@ use Apache::TestUtil;
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 65 + 2 * 4;
+plan tests => 67 + 2 * 4;
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -76,6 +76,16 @@ for (1 .. 2) {
 }
 same('perl', 'globals.pl', 'package variables without my start each run empty, or as BEGIN and a required file of globals set them');
 same('perl', 'globals2.pl', "and those of a package the script declares, and main's its compile made (\$main::x, package main)");
+my $tied_at = -s $logf;
+same('perl', 'tiedgone.pl', 'a run leaving a package variable that cannot be put back (its FETCH dies)');
+my $tied_log = '';
+for (1 .. 300) {
+    $tied_log = log_from($tied_at);
+    last if count($tied_log, qr/CGIPLUS3236: /) >= 2;
+    select undef, undef, undef, 0.1;
+}
+ok t_cmp(count($tied_log, qr/CGIPLUS3236: .*tiedgone\.pl: resetting its package variables: the gauge is closed/),
+         2, 'the engine says so (3236), after each of its two runs');
 same('perl', 'cgilib.pl?a=1&b=2&a=3', "a perl 4 script on cgi-lib.pl's ReadParse: its %in and counters start empty");
 same('perl', 'cgilib.pl', 'POST', '--data', 'c=4');
 same('perl', 'shell.cgi?a+b', "a #!/bin/sh script in the Perl engine's scope runs as under mod_cgid");

@@ -40,7 +40,7 @@ my @cases = (['perl child', '/eperl/leftover.pl', '/cgidperl/leftover.pl', 'leav
              ['python double fork relayed', '/epyr/leftover.py', '/cgidpy/leftover.py', 'daemon'],
              ['python daemon thread', '/epy/leftover.py', '/cgidpy/leftover.py', 'thread'],
              ['python daemon thread relayed', '/epyr/leftover.py', '/cgidpy/leftover.py', 'thread']);
-plan tests => 4 * @cases + 4;
+plan tests => 5 * @cases + 4;
 
 sub log_since {
     my ($off) = @_;
@@ -48,6 +48,24 @@ sub log_since {
     seek $lf, $off, 0;
     local $/;
     return <$lf> // '';
+}
+
+# Waits, 30 s at most, until the log past $off matches $re; whether it does.
+sub logged_since {
+    my ($off, $re) = @_;
+    for (1 .. 300) {
+        return 1 if log_since($off) =~ $re;
+        select undef, undef, undef, 0.1;
+    }
+    return 0;
+}
+
+# The engine's line for what the script left: a process holding stdout
+# (waited for: 3317 Perl, 3315 Python), threads (engine retired: 3318, 3316).
+sub line_for {
+    my ($path, $q) = @_;
+    my $py = $path =~ /\.py\z/;
+    return $q eq 'thread' ? ($py ? 3316 : 3318) : ($py ? 3315 : 3317);
 }
 
 for my $c (@cases) {
@@ -63,6 +81,8 @@ for my $c (@cases) {
     ok t_cmp("$code $body", "200 answer to slow\n", "$how: the next client gets nothing of it");
     ok t_cmp(join("\n", grep { /CGIPLUS(?:1130|1131|1705|2025|1076):/ } split /\n/, log_since($off)), '',
              "$how: no worker stopped as broken, no bad header");
+    my $id = line_for($path, $q);
+    ok t_cmp(logged_since($off, qr/CGIPLUS$id: \S+: \S*leftover\.p[ly]\b/), 1, "$how: logged $id");
 }
 
 # multiprocessing's resource tracker (shared_memory) holds stdout and lives
