@@ -461,6 +461,15 @@ int cgiplus_static_quick_handler(request_rec *r, int lookup)
     return ret;
 }
 
+/* Whether filename is dir + "/" + rel, without building that string (it
+ * runs for every request the handler phase serves). */
+static int names_file(const char *filename, const char *dir, const char *rel)
+{
+    size_t n = strlen(dir);
+
+    return !strncmp(filename, dir, n) && filename[n] == '/' && !strcmp(filename + n + 1, rel);
+}
+
 int cgiplus_static_handler(request_rec *r)
 {
     cgiplus_static_mount *m;
@@ -472,13 +481,13 @@ int cgiplus_static_handler(request_rec *r)
      * DirectoryIndex, mod_negotiation's MultiViews variant), with its
      * access checks: r names another file now. Serve it if a mount maps the
      * new URI to it, else leave it to httpd, never the file first mapped. */
-    if (r->filename && strcmp(r->filename, apr_pstrcat(r->pool, m->dir, "/", rel, NULL))) {
+    if (r->filename && !names_file(r->filename, m->dir, rel)) {
         cgiplus_static_mount *im;
         const char *irel;
 
         if (!r->uri || !(im = cgiplus_static_path_match(r->server, r->uri, &irel)) ||
             !*irel || irel[strlen(irel) - 1] == '/' ||
-            strcmp(r->filename, apr_pstrcat(r->pool, im->dir, "/", irel, NULL)))
+            !names_file(r->filename, im->dir, irel))
             return DECLINED;
         m = im;
         rel = irel;
