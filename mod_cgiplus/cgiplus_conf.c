@@ -68,6 +68,7 @@ void *cgiplus_merge_server_conf(apr_pool_t *p, void *basev, void *addv)
     cgiplus_server_conf *c = apr_palloc(p, sizeof(*c));
 
     c->global = base->global; /* main server only: the main server's */
+    c->fcgid_queue_wait = c->fcgid_queue_depth = NULL; /* post_config's */
     c->static_sc = cgiplus_static_merge_sconf(p, base->static_sc, add->static_sc);
     return c;
 }

@@ -32,6 +32,9 @@ typedef cgiplus_settings cgiplus_dir_conf;
 typedef struct cgiplus_server_conf {
     cgiplus_settings *global; /* the main server's runner-wide and server rows, shared */
     struct cgiplus_static_sconf *static_sc; /* CGIplusStatic & co., NULL: none */
+    /* fcgid-script's queue_wait and queue_depth BEGIN values for this
+     * server (cgiplus_fcgid_post_config); NULL: send none */
+    const char *fcgid_queue_wait, *fcgid_queue_depth;
 } cgiplus_server_conf;
 
 void *cgiplus_create_server_conf(apr_pool_t *p, server_rec *s);

@@ -190,34 +190,19 @@ int cgiplus_fcgid_begin(request_rec *r, const cgiplus_dir_conf *dc, const char *
         names[n] = cgp_settings[pool].key;
         vals[n++] = apr_pstrdup(r->pool, t);
     }
-    /* A full pool: mod_fcgid keeps a request waiting for a process up to
-     * 64 s (32 rounds of 2 tries, a second apart) before its 503, where
-     * the runner's own default is 10 s; so as long here, within Timeout
-     * (1 s less, as the runner bounds its waits), unless CGIplusQueueWait
-     * says otherwise. */
-    if (cgiplus_fcgid_wanted(r) && !cgiplus_conf_named(dc, CGP_S_QUEUE_WAIT) && n < max) {
-        apr_int64_t t = apr_time_as_msec(r->server->timeout);
-        apr_int64_t below = t > 1500 ? t - 1000 : 500;
-        char t24[24];
+    /* The server's wait and depth (cgiplus_fcgid_post_config), unless the
+     * scope names its own. */
+    if (cgiplus_fcgid_wanted(r)) {
+        const cgiplus_server_conf *sc = ap_get_module_config(r->server->module_config,
+                                                              &cgiplus_module);
 
-        cgp_setting_format(CGP_S_QUEUE_WAIT, below < 64000 ? below : 64000, t24);
-        names[n] = cgp_settings[CGP_S_QUEUE_WAIT].key;
-        vals[n++] = apr_pstrdup(r->pool, t24);
-    }
-    /* mod_fcgid bounds no queue: every request httpd holds may wait (the
-     * wait above bounds each); so as many may wait here as httpd serves
-     * at once (MaxRequestWorkers) where that is more than the default
-     * CGIplusQueueDepth, unless CGIplusQueueDepth says otherwise. */
-    if (cgiplus_fcgid_wanted(r) && !cgiplus_conf_named(dc, CGP_S_QUEUE_DEPTH) && n < max) {
-        apr_int64_t depth = cgiplus_conf_http_threads();
-        char t24[24];
-
-        if (depth > cgp_settings[CGP_S_QUEUE_DEPTH].dflt) {
-            if (depth > cgp_settings[CGP_S_QUEUE_DEPTH].max)
-                depth = cgp_settings[CGP_S_QUEUE_DEPTH].max;
-            cgp_setting_format(CGP_S_QUEUE_DEPTH, depth, t24);
+        if (sc->fcgid_queue_wait && !cgiplus_conf_named(dc, CGP_S_QUEUE_WAIT) && n < max) {
+            names[n] = cgp_settings[CGP_S_QUEUE_WAIT].key;
+            vals[n++] = sc->fcgid_queue_wait;
+        }
+        if (sc->fcgid_queue_depth && !cgiplus_conf_named(dc, CGP_S_QUEUE_DEPTH) && n < max) {
             names[n] = cgp_settings[CGP_S_QUEUE_DEPTH].key;
-            vals[n++] = apr_pstrdup(r->pool, t24);
+            vals[n++] = sc->fcgid_queue_depth;
         }
     }
     env = cmd ? cmd->env : list_of(dc, CGP_S_FCGID_ENV);
@@ -226,6 +211,38 @@ int cgiplus_fcgid_begin(request_rec *r, const cgiplus_dir_conf *dc, const char *
         vals[n++] = APR_ARRAY_IDX(env, i, const char *);
     }
     return n;
+}
+
+int cgiplus_fcgid_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
+                              server_rec *s)
+{
+    /* mod_fcgid bounds no queue: every request httpd holds may wait; so as
+     * many may wait here as httpd serves at once (MaxRequestWorkers) where
+     * that is more than the default CGIplusQueueDepth. */
+    apr_int64_t depth = cgiplus_conf_http_threads();
+    const char *dv = NULL;
+    char t24[24];
+
+    if (depth > cgp_settings[CGP_S_QUEUE_DEPTH].dflt) {
+        if (depth > cgp_settings[CGP_S_QUEUE_DEPTH].max)
+            depth = cgp_settings[CGP_S_QUEUE_DEPTH].max;
+        cgp_setting_format(CGP_S_QUEUE_DEPTH, depth, t24);
+        dv = apr_pstrdup(pconf, t24);
+    }
+    for (; s; s = s->next) {
+        cgiplus_server_conf *sc = ap_get_module_config(s->module_config, &cgiplus_module);
+        /* A full pool: mod_fcgid keeps a request waiting for a process up
+         * to 64 s (32 rounds of 2 tries, a second apart) before its 503,
+         * where the runner's own default is 10 s; so as long here, within
+         * Timeout (1 s less, as the runner bounds its waits). */
+        apr_int64_t t = apr_time_as_msec(s->timeout);
+        apr_int64_t below = t > 1500 ? t - 1000 : 500;
+
+        cgp_setting_format(CGP_S_QUEUE_WAIT, below < 64000 ? below : 64000, t24);
+        sc->fcgid_queue_wait = apr_pstrdup(pconf, t24);
+        sc->fcgid_queue_depth = dv;
+    }
+    return OK;
 }
 
 /* ---- directives ---- */
