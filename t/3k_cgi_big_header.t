@@ -13,14 +13,11 @@ use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use lib 't/lib', 't/htdocs/apps';
-use PrivateHttpd qw(private_conf private_start private_stop private_fpm private_dir private_log
-                    libexec);
-use FreePort qw(free_ports);
+use PrivateHttpd qw(private_log);
+use KindsHttpd qw(kinds_need kinds_fpm_bin kinds_dir kinds_start kinds_stop);
 use AppTest qw(write_file);
 use RawHTTP qw(raw_request);
 
-my ($fpm_bin) = grep { -x } ('/usr/sbin/php-fpm', reverse sort glob('/usr/sbin/php-fpm*'));
-my $lib = libexec();
 my ($N, $LEN) = (200, 2048);
 
 my @kinds = (
@@ -45,17 +42,11 @@ my @endless = (['/native/endlesslib.pl', 502], ['/nativer/endlesslib.pl', 502],
                ['/compat/endless.pl', 500]);
 
 plan tests => 3 + 3 * @kinds + 4 * @endless,
-    need { 'needs php-cgi and php-fpm (Debian packages php-cgi, php-fpm)' => (-x '/usr/bin/php-cgi' && $fpm_bin),
-           'needs mod_proxy_fcgi and mod_cgid' => (-f "$lib/mod_proxy_fcgi.so" && -f "$lib/mod_cgid.so"),
-           'needs FCGI (libfcgi-perl)' => !system('perl -MFCGI -e1 2>/dev/null') };
+    need kinds_need();
 
 my $vars = Apache::Test::config()->{vars};
 my $top = $vars->{top_dir};
-my $dir = private_dir('bighdr');
-my ($port) = free_ports(1);
-my $d = "$dir/s";
-mkdir $d;
-chmod 0755, $d;
+my ($dir, $d, $port) = kinds_dir('bighdr');
 
 # $N headers X-Big-NNN of $LEN bytes each (name, value and CRLF), then "ok".
 my $vlen = $LEN - length("X-Big-000: \r\n");
@@ -124,26 +115,7 @@ while (CGIplus::accept()) {
 }
 PL
 
-my $fpm = private_fpm($fpm_bin, $dir, "$dir/fpm.sock", 1);
-ok t_cmp(-S "$dir/fpm.sock" ? 1 : 0, 1, "a private php-fpm ($fpm_bin, pid $fpm)");
-
-my $extra = <<"CONF";
-LoadModule alias_module $lib/mod_alias.so
-LoadModule mime_module $lib/mod_mime.so
-LoadModule cgid_module $lib/mod_cgid.so
-LoadModule proxy_module $lib/mod_proxy.so
-LoadModule proxy_fcgi_module $lib/mod_proxy_fcgi.so
-TypesConfig /etc/mime.types
-ScriptSock $dir/cgid.sock
-AliasMatch ^/[a-z]+/(.*)\$ $d/\$1
-<Directory $d>
-    Require all granted
-    Options +ExecCGI
-    CGIplusMaxWorkers 1
-</Directory>
-<Location /cgid/>
-    SetHandler cgi-script
-</Location>
+my ($fpm, $fpm_up, $up) = kinds_start($dir, $d, $port, <<'CONF');
 <LocationMatch ^/compat(p|pr)?/>
     SetHandler cgi-script
     CGIplusCompat on
@@ -151,38 +123,9 @@ AliasMatch ^/[a-z]+/(.*)\$ $d/\$1
 <LocationMatch ^/compatpr?/>
     CGIplusMode cgiplus
 </LocationMatch>
-<LocationMatch ^/eperlr?/>
-    SetHandler cgiplus-script
-    CGIplusEngine $top/lib/perl/cgiplus-engine-perl
-</LocationMatch>
-<LocationMatch ^/epyr?/>
-    SetHandler cgiplus-script
-    CGIplusEngine $top/lib/python/cgiplus-engine-python
-</LocationMatch>
-<LocationMatch ^/phpr?/>
-    CGIplusEngine php
-</LocationMatch>
-<Location /fpm/>
-    SetHandler "proxy:unix:$dir/fpm.sock|fcgi://localhost"
-</Location>
-<LocationMatch ^/nativer?/>
-    SetHandler cgiplus-script
-    CGIplusMode cgiplus
-</LocationMatch>
-<LocationMatch ^/fcgir?/>
-    SetHandler cgiplus-script
-    CGIplusMode fastcgi
-</LocationMatch>
-<Location /fcgid/>
-    SetHandler fcgid-script
-</Location>
-<LocationMatch ^/[a-z]+r/>
-    CGIplusDirect off
-</LocationMatch>
 CONF
-write_file("$dir/httpd.conf", private_conf($dir, $port, [], $extra), 0644);
-ok t_cmp(private_start("$dir/httpd.conf", $port), 1, 'a private httpd with mod_cgid, '
-         . 'mod_proxy_fcgi and mod_cgiplus');
+ok t_cmp($fpm_up, 1, 'a private php-fpm (' . kinds_fpm_bin() . ", pid $fpm)");
+ok t_cmp($up, 1, 'a private httpd with mod_cgid, mod_proxy_fcgi and mod_cgiplus');
 my $r = raw_request("127.0.0.1:$port", 'GET', '/native/endlesslib.pl', []);
 ok t_cmp("$r->{code} $r->{body}", "200 small\n", 'it serves');
 
@@ -210,6 +153,4 @@ for my $e (@endless) {
     ok t_cmp("$r->{code} $r->{body}", "200 small\n", "$path: the next request is served");
 }
 
-private_stop("$dir/httpd.pid");
-kill 'TERM', $fpm;
-waitpid $fpm, 0;
+kinds_stop($dir, $fpm);

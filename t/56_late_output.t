@@ -19,23 +19,15 @@ use Apache::TestUtil;
 use Apache::TestRequest qw(GET);
 use LWP::UserAgent;
 use Time::HiRes qw(sleep time);
-use lib 't/htdocs/pool/lib';
+use lib 't/lib', 't/htdocs/pool/lib';
+use MainLog qw(log_offset log_since);
 use PoolTest qw(status);
 
 plan tests => 31;
 
 my $vars = Apache::Test::config()->{vars};
 my $port = $vars->{port};
-my $errlog = "$vars->{t_logs}/error_log";
 my $script = "$vars->{top_dir}/bench/scripts/soak_late.py";
-
-sub log_since {
-    my ($off) = @_;
-    open my $fh, '<', $errlog or return '';
-    seek $fh, $off, 0;
-    local $/;
-    return <$fh> // '';
-}
 
 # A request named $tok (X-Soak-Id), asking for late output or not.
 sub req {
@@ -94,7 +86,7 @@ for my $case (['direct', '/late/direct/late.py'], ['relayed', '/late/relay/late.
     GET($path, 'X-Soak-Id' => "warm$_") for 1 .. 12;
     sleep 0.3;
     my $ua = LWP::UserAgent->new(keep_alive => 1, timeout => 30);
-    my $off = -s $errlog;
+    my $off = log_offset();
     my (@bad, %late_pid);
 
     # One by one: the next request comes while the late output is on its way.
@@ -141,7 +133,7 @@ for my $case (['direct', '/late/direct/late.py'], ['relayed', '/late/relay/late.
         or print STDERR map { "# $_\n" } "missing: @missing", @lines;
 
     # Nobody uses the worker when it writes: the runner finds it.
-    $off = -s $errlog;
+    $off = log_offset();
     my $r = req($ua, $url, "idle$how", 'main');
     ok t_cmp(wrong($r, "idle$how"), '', "$how: the idle case's own response");
     my $pid = pid_of($r);
@@ -165,7 +157,7 @@ for my $case (['direct', '/late/direct/late.py'], ['relayed', '/late/relay/late.
 
     # Under load: 10 clients, 40 requests each, on a pool of two; some write
     # late from the main thread, some from a thread.
-    $off = -s $errlog;
+    $off = log_offset();
     my $t0 = time;
     my @outs = in_children(10, sub {
         my ($c) = @_;
@@ -242,7 +234,7 @@ for my $case (['direct', '/late/direct/late.py'], ['relayed', '/late/relay/late.
         last if keys %distinct == 6;
     }
     ok t_cmp(scalar(keys %distinct), 6, "six held at once: six workers answered (@warm)");
-    my $off = -s $errlog;
+    my $off = log_offset();
     my @late = $six->('hold=300&late=main');
     my $r = LWP::UserAgent->new(timeout => 30)->get($url, 'X-Soak-Id' => 'sixprobe');
     my $text = log_since($off);

@@ -14,12 +14,12 @@ use Apache::Test;
 use Apache::TestUtil;
 use File::Path qw(make_path remove_tree);
 use Time::HiRes qw(sleep);
-use lib 't/htdocs/apps';
+use lib 't/lib', 't/htdocs/apps';
+use MainLog qw(log_offset log_since);
 use AppTest qw(write_file curl url);
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{t_logs}/launch/stdout";
-my $errlog = "$vars->{t_logs}/error_log";
 my $wsgi = "$vars->{top_dir}/lib/python/cgiplus-wsgi";
 remove_tree($dir);
 make_path("$dir/relayed", "$dir/flags");
@@ -68,13 +68,6 @@ my @where = (['direct', '/launch/stdout/p.cgp'], ['relayed', '/launch/stdout/rel
              ['plain CGI', '/launch/stdout/cgi-p.cgp']);
 plan tests => 7 * @where + 5 * 2;
 
-sub log_since {
-    my ($off) = @_;
-    open my $fh, '<', $errlog or return '';
-    seek $fh, $off, 0;
-    local $/;
-    return <$fh> // '';
-}
 sub logged {
     my ($off, $what) = @_;
     for (1 .. 200) {
@@ -88,7 +81,7 @@ my $n = 0;
 for my $w (@where) {
     my ($how, $path) = @$w;
     $n++;
-    my $off = -s $errlog;
+    my $off = log_offset();
     my $inj = "X-Injected:%20$n%0AX-Two:%20yes";
     my ($code, $h, $body) = curl(url("$path?early-$inj"));
     ok t_cmp("$code $body", qr/^200 answer to early pid \d+\n\z/, "$how: a print before start_response: the answer alone");
@@ -106,7 +99,7 @@ for my $w (@where) {
 for my $w (@where[0, 1]) {
     my ($how, $path) = @$w;
     unlink "$dir/flags/go";
-    my $off = -s $errlog;
+    my $off = log_offset();
     my ($c1, undef, $b1) = curl(url("$path?thread-SECRET+OF+THE+FIRST+CLIENT+$how"));
     my ($c2, undef, $b2) = curl(url("$path?wait-x"));
     my ($p1) = $b1 =~ /pid (\d+)/;

@@ -13,11 +13,11 @@ use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
-use lib 't/htdocs/apps';
+use lib 't/lib', 't/htdocs/apps';
 use AppTest qw(curl url);
+use MainLog qw(log_offset log_since);
 
 my $vars = Apache::Test::config()->{vars};
-my $errlog = "$vars->{t_logs}/error_log";
 my $flag = "$vars->{t_logs}/engine_fork_flag";
 open my $fh, '>', $flag or die "$flag: $!";
 close $fh;
@@ -27,20 +27,12 @@ my @cases = (['perl', '/eperl/forkchild.pl'], ['perl relayed', '/eperlr/forkchil
              ['python', '/epy/forkchild.py'], ['python relayed', '/epyr/forkchild.py']);
 plan tests => 5 * @cases;
 
-sub log_since {
-    my ($off) = @_;
-    open my $lf, '<', $errlog or return '';
-    seek $lf, $off, 0;
-    local $/;
-    return <$lf> // '';
-}
-
 for my $c (@cases) {
     my ($how, $path) = @$c;
     my ($code, $h, $body) = curl(url("$path?first"));
     my ($pid) = $body =~ /pid (\d+)/;
     $pid //= 0;
-    my $off = -s $errlog;
+    my $off = log_offset();
     ($code, $h, $body) = curl(url("$path?fork"));
     ok t_cmp("$code $body", "200 answer to fork pid $pid\n", "$how: the forking request's own answer");
     # the child ends while the engine runs this request

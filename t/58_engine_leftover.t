@@ -15,11 +15,11 @@ use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
-use lib 't/htdocs/apps';
+use lib 't/lib', 't/htdocs/apps';
 use AppTest qw(curl url);
+use MainLog qw(log_offset log_since log_wait);
 
 my $vars = Apache::Test::config()->{vars};
-my $errlog = "$vars->{t_logs}/error_log";
 for my $f (qw(engine_leftover_flag engine_leftover_pid engine_leftover_go)) {
     my $p = "$vars->{t_logs}/$f";
     open my $fh, '>', $p or die "$p: $!";
@@ -42,24 +42,6 @@ my @cases = (['perl child', '/eperl/leftover.pl', '/cgidperl/leftover.pl', 'leav
              ['python daemon thread relayed', '/epyr/leftover.py', '/cgidpy/leftover.py', 'thread']);
 plan tests => 5 * @cases + 4;
 
-sub log_since {
-    my ($off) = @_;
-    open my $lf, '<', $errlog or return '';
-    seek $lf, $off, 0;
-    local $/;
-    return <$lf> // '';
-}
-
-# Waits, 30 s at most, until the log past $off matches $re; whether it does.
-sub logged_since {
-    my ($off, $re) = @_;
-    for (1 .. 300) {
-        return 1 if log_since($off) =~ $re;
-        select undef, undef, undef, 0.1;
-    }
-    return 0;
-}
-
 # The engine's line for what the script left: a process holding stdout
 # (waited for: 3317 Perl, 3315 Python), threads (engine retired: 3318, 3316).
 sub line_for {
@@ -73,7 +55,7 @@ for my $c (@cases) {
     my ($rcode, undef, $rbody) = curl(url("$ref?$q"));
     ok t_cmp($rcode, 200, "$how: mod_cgid answers");
     curl(url("$path?first"));       # the engine is up
-    my $off = -s $errlog;
+    my $off = log_offset();
     my ($code, $h, $body) = curl(url("$path?$q"));
     ok t_cmp("$code $body", "$rcode $rbody", "$how: the response is mod_cgid's");
     # another client's request, on the same engine while the leftover lives
@@ -82,7 +64,7 @@ for my $c (@cases) {
     ok t_cmp(join("\n", grep { /CGIPLUS(?:1130|1131|1705|2025|1076):/ } split /\n/, log_since($off)), '',
              "$how: no worker stopped as broken, no bad header");
     my $id = line_for($path, $q);
-    ok t_cmp(logged_since($off, qr/CGIPLUS$id: \S+: \S*leftover\.p[ly]\b/), 1, "$how: logged $id");
+    ok t_cmp(log_wait($off, qr/CGIPLUS$id: \S+: \S*leftover\.p[ly]\b/), 1, "$how: logged $id");
 }
 
 # multiprocessing's resource tracker (shared_memory) holds stdout and lives

@@ -15,14 +15,14 @@ use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use Time::HiRes qw(sleep);
-use lib 't/htdocs/apps';
+use lib 't/lib', 't/htdocs/apps';
+use MainLog qw(log_offset log_since);
 use AppTest qw(curl url);
 
 plan tests => 6 * 2,
     need { 'needs CGI::Fast (libcgi-fast-perl)' => !system('perl -MCGI::Fast -e1 2>/dev/null') };
 
 my $vars = Apache::Test::config()->{vars};
-my $errlog = "$vars->{t_logs}/error_log";
 my $flag = "$vars->{t_logs}/fcgi-ledger.forky";   # the pool's FCGI_LEDGER, .forky
 for my $f ("$vars->{t_logs}/fcgi-ledger", $flag) {
     open my $fh, '>>', $f or die "$f: $!";
@@ -30,19 +30,11 @@ for my $f ("$vars->{t_logs}/fcgi-ledger", $flag) {
     chmod 0666, $f;
 }
 
-sub log_since {
-    my ($off) = @_;
-    open my $fh, '<', $errlog or return '';
-    seek $fh, $off, 0;
-    local $/;
-    return <$fh> // '';
-}
-
 for my $c (['direct', '/fcgi/forky.pl', 1903], ['relayed', '/fcgir/forky.pl', 2907]) {
     my ($how, $path, $id) = @$c;
     my ($code, $h, $body) = curl(url("$path?plain"));
     ok t_cmp("$code $body", qr/^200 pid=\d+ request=\d+ q=plain\n\z/, "$how: served");
-    my $off = -s $errlog;
+    my $off = log_offset();
     ($code, $h, $body) = curl(url("$path?fork"));
     ok t_cmp("$code $body", qr/^200 pid=\d+ request=\d+ q=fork\nPRIVATE DATA OF request \d+\n\z/,
              "$how: the forking request gets its own answer");

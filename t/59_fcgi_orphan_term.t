@@ -18,6 +18,7 @@ use RawHTTP qw(leave_early);
 use PrivateHttpd qw(private_conf private_start private_stop private_dir private_wait_log libexec);
 use FreePort qw(free_ports);
 use AppTest qw(write_file);
+use Marks qw(marks_of wait_marks wait_gone);
 use RawHTTP qw(raw_request);
 
 my @sides = qw(direct relayed fcgid);
@@ -89,20 +90,6 @@ CONF
 write_file("$dir/httpd.conf", private_conf($dir, $port, [], $extra), 0644);
 ok t_cmp(private_start("$dir/httpd.conf", $port), 1, 'a private httpd');
 
-sub marks_of {
-    open my $fh, '<', "$marks/$_[0]" or return '';
-    local $/;
-    return <$fh> // '';
-}
-
-# Waits (60 s at most) until $code holds; what it says then.
-sub wait_until {
-    my ($code) = @_;
-    my $t = time + 60;
-    sleep 0.1 while time < $t && !$code->();
-    return $code->();
-}
-
 my %pid;
 for my $side (@sides) {
     # a worker that served once: then the direct path claims it
@@ -110,13 +97,14 @@ for my $side (@sides) {
     ok t_cmp(leave_early($port, "/$side/run.pl?$side"), 1, "$side: the client read the first 8 KiB and left");
 }
 for my $side (@sides) {
-    ($pid{$side}) = wait_until(sub { marks_of($side) =~ /^started (\d+)/ }) ? marks_of($side) =~ /^started (\d+)/ : (0);
+    ($pid{$side}) = wait_marks($marks, $side, qr/^started \d+/) =~ /^started (\d+)/;
+    $pid{$side} //= 0;
     ok t_cmp($pid{$side} ? 1 : 0, 1, "$side: the script ran (pid $pid{$side})");
 }
 for my $side (@sides) {
     my $pid = $pid{$side};
-    ok t_cmp(wait_until(sub { !kill 0, $pid }) ? 1 : 0, 1, "$side: past its 4 s it is stopped (pid $pid)");
-    ok t_cmp(marks_of($side), "started $pid\nSIGTERM\n", "$side: with SIGTERM first, and it did not finish");
+    ok t_cmp(wait_gone($pid), 1, "$side: past its 4 s it is stopped (pid $pid)");
+    ok t_cmp(marks_of($marks, $side), "started $pid\nSIGTERM\n", "$side: with SIGTERM first, and it did not finish");
     ok t_cmp(private_wait_log($dir, qr/CGIPLUS2954: worker pid $pid of \S+run\.pl ran past its request's timeout after its client left/, 30),
              1, "$side: logged as a script past its request's timeout after its client left (2954)");
 }

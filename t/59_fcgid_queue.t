@@ -18,7 +18,8 @@ use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec pr
                     private_finish private_get resp_code);
 use IO::Select;
 use FreePort qw(free_port);
-use AppTest qw(write_file);
+use AppTest qw(write_file curl);
+use HeldGet qw(held_get held_answer);
 use Time::HiRes qw(sleep time);
 
 plan tests => 2 * 7 + 2,
@@ -28,17 +29,6 @@ plan tests => 2 * 7 + 2,
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{t_logs}/fcgid_queue";
 my $lib = libexec();
-
-sub get {
-    my ($url) = @_;
-    open my $fh, '-|', 'curl', '-s', '--max-time', '120', '-o', '-', '-w', '\n%{http_code}', $url
-        or die "curl: $!";
-    local $/;
-    my $out = <$fh> // '';
-    close $fh;
-    my ($body, $code) = $out =~ /^(.*)\n(\d+)$/s;
-    return ($code // 0, $body // '');
-}
 
 sub lines_of {
     my ($f) = @_;
@@ -154,23 +144,15 @@ DocumentRoot $dir/web
 CONF
     ok t_cmp(private_start($conf, $port), 1, "$peer: the panel's set-up starts");
 
-    my ($code, $body) = get("$base/next.php");
+    my ($code, undef, $body) = curl('--max-time', '120', "$base/next.php");
     ok t_cmp("$code $body", qr/^200 next \d+$/, "$peer: a first request starts the class's process");
 
-    my $pid = open(my $held, '-|') // die "fork: $!";
-    if (!$pid) {
-        my ($c, $b) = get("$base/hold.php");
-        print "$c $b";
-        exit 0;
-    }
     # the process is busy once hold.php runs
-    for (1 .. 600) { last if -e "$dir/tmp/held"; sleep 0.1 }
-    ($code, $body) = get("$base/next.php");
+    my $held = held_get("$base/hold.php", "$dir/tmp/held");
+    ($code, undef, $body) = curl('--max-time', '120', "$base/next.php");
     ok t_cmp("$code $body", qr/^200 next \d+$/,
              "$peer: a request that waits for the busy process past 10 s is served, not 503");
-    my $first = do { local $/; <$held> } // '';
-    close $held;
-    ok t_cmp($first, qr/^200 held \d+$/, "$peer: and the holding request too");
+    ok t_cmp(held_answer($held), qr/^200 held \d+$/, "$peer: and the holding request too");
     ok t_cmp(join(',', lines_of("$dir/tmp/ledger")), 'next,hold,next', "$peer: each ran once");
 
     # a burst past CGIplusQueueDepth's default while the gate holds the

@@ -14,7 +14,8 @@ use Apache::TestUtil;
 use lib 't/lib', 't/htdocs/apps';
 use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec);
 use FreePort qw(free_port);
-use AppTest qw(write_file);
+use AppTest qw(write_file curl);
+use HeldGet qw(held_get held_answer);
 use Time::HiRes qw(sleep);
 
 plan tests => 5, need { 'needs FCGI (libfcgi-perl)' => !system('perl -MFCGI -e1 2>/dev/null') };
@@ -45,30 +46,6 @@ PL
 write_file("$dir/native/app.fcgi", $app, 0755);
 write_file("$dir/fcgid/app.fcgi", $app, 0755);
 
-sub get {
-    my ($url, $max) = @_;
-    open my $fh, '-|', 'curl', '-s', '--max-time', $max, '-o', '-', '-w', '\n%{http_code}', $url
-        or die "curl: $!";
-    local $/;
-    my $out = <$fh> // '';
-    close $fh;
-    my ($body, $code) = $out =~ /^(.*)\n(\d+)$/s;
-    return ($code // 0, $body // '');
-}
-
-# a held request in the background; its answer read later
-sub hold {
-    my ($url, $tag) = @_;
-    my $pid = open(my $fh, '-|') // die "fork: $!";
-    if (!$pid) {
-        my ($c, $b) = get($url, 90);
-        print "$c $b";
-        exit 0;
-    }
-    for (1 .. 600) { last if -e "$dir/tmp/held-$tag"; sleep 0.1 }
-    return $fh;
-}
-
 my $conf = "$dir/httpd.conf";
 write_file($conf, private_conf($dir, $port, [qw(alias)], <<"CONF"), 0644);
 FcgidMaxProcessesPerClass 1
@@ -88,21 +65,19 @@ Alias /fcgid/ $dir/fcgid/
 CONF
 ok t_cmp(private_start($conf, $port), 1, 'httpd starts');
 
-my $held = hold("$base/native/app.fcgi?hold-a", 'a');
-my ($code, $body) = get("$base/native/app.fcgi?second", 30);
+my $held = held_get("$base/native/app.fcgi?hold-a", "$dir/tmp/held-a");
+my ($code, undef, $body) = curl('--max-time', '30', "$base/native/app.fcgi?second");
 ok t_cmp("$code $body", qr/^200 pid=\d+ q=second$/,
          'native scope: a second request runs while the first is held (CGIplusMaxWorkers 3, '
          . 'not the server\'s FcgidMaxProcessesPerClass 1)');
 write_file("$dir/tmp/release", '', 0644);
-ok t_cmp(do { local $/; <$held> } // '', qr/^200 pid=\d+ q=hold-a$/, 'and the held one ends');
-close $held;
+ok t_cmp(held_answer($held), qr/^200 pid=\d+ q=hold-a$/, 'and the held one ends');
 
 unlink "$dir/tmp/release";
-$held = hold("$base/fcgid/app.fcgi?hold-b", 'b');
-($code) = get("$base/fcgid/app.fcgi?second", 30);
+$held = held_get("$base/fcgid/app.fcgi?hold-b", "$dir/tmp/held-b");
+($code) = curl('--max-time', '30', "$base/fcgid/app.fcgi?second");
 ok t_cmp($code, 503, 'fcgid-script scope: FcgidMaxProcessesPerClass 1 holds (a second request '
          . 'waits, then 503 past its CGIplusQueueWait)');
 write_file("$dir/tmp/release", '', 0644);
-ok t_cmp(do { local $/; <$held> } // '', qr/^200 pid=\d+ q=hold-b$/, 'and the held one ends');
-close $held;
+ok t_cmp(held_answer($held), qr/^200 pid=\d+ q=hold-b$/, 'and the held one ends');
 private_stop("$dir/httpd.pid");

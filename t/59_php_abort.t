@@ -19,6 +19,7 @@ use PrivateHttpd qw(private_dir private_log);
 use PhpPeer qw(php_need php_fpm php_httpd php_stop);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
+use Marks qw(wait_marks);
 
 my @sides = qw(direct relayed fpm);
 plan tests => 2 + 4 * @sides + 2, need php_need();
@@ -77,28 +78,13 @@ CONF
 
 my %port = (direct => $port, relayed => $rport, fpm => $fport);
 
-sub marks_of {
-    my ($tag) = @_;
-    open my $fh, '<', "$marks/$tag" or return '';
-    local $/;
-    return <$fh> // '';
-}
-
-# Waits (60 s at most) until the tag's file holds its shutdown line.
-sub wait_marks {
-    my ($tag) = @_;
-    my $t = time + 60;
-    sleep 0.1 while time < $t && marks_of($tag) !~ /shutdown/;
-    return marks_of($tag);
-}
-
 for my $side (@sides) {
     my (undef, undef, $pid0) = curl("http://127.0.0.1:$port{$side}/app/pid.php");
     ok t_cmp(leave_early($port{$side}, "/app/long.php?tag=$side"), 1, "$side: the client read the first lines and left");
-    ok t_cmp(wait_marks($side), "shutdown aborted=1\n",
+    ok t_cmp(wait_marks($marks, $side, qr/shutdown/), "shutdown aborted=1\n",
              "$side: the script ended at its next write, its shutdown function ran, connection_aborted() 1");
     leave_early($port{$side}, "/app/long.php?tag=$side-ignore&ignore=1");
-    ok t_cmp(wait_marks("$side-ignore"), "finished\nshutdown aborted=1\n",
+    ok t_cmp(wait_marks($marks, "$side-ignore", qr/shutdown/), "finished\nshutdown aborted=1\n",
              "$side: with ignore_user_abort(true) it ran to its end, then its shutdown function");
     my (undef, undef, $pid1) = curl("http://127.0.0.1:$port{$side}/app/pid.php");
     ok t_cmp($pid1, $pid0, "$side: the same PHP process serves the next request");

@@ -19,6 +19,7 @@ use PrivateHttpd qw(private_dir private_log private_wait_log);
 use PhpPeer qw(php_need php_fpm php_httpd php_stop);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
+use Marks qw(marks_of wait_marks wait_gone);
 
 my @sides = qw(direct relayed fcgid fpm);
 plan tests => 3 + 8 * @sides + 1, need php_need();
@@ -115,29 +116,6 @@ my %port = (direct => $port, relayed => $rport, fcgid => $gport, fpm => $fport);
 # where the slow one goes: the same port, but for the drop-in's FcgidBusyTimeout 8
 my %sport = (%port, fcgid => $gsport);
 
-sub marks_of {
-    my ($tag) = @_;
-    open my $fh, '<', "$marks/$tag" or return '';
-    local $/;
-    return <$fh> // '';
-}
-
-# Waits (60 s at most) until the tag's file matches $re.
-sub wait_marks {
-    my ($tag, $re) = @_;
-    my $t = time + 60;
-    sleep 0.1 while time < $t && marks_of($tag) !~ $re;
-    return marks_of($tag);
-}
-
-# Waits (60 s at most) until process $pid is gone; whether it is.
-sub wait_gone {
-    my ($pid) = @_;
-    my $t = time + 60;
-    sleep 0.1 while time < $t && kill(0, $pid);
-    return kill(0, $pid) ? 0 : 1;
-}
-
 my $fpm_log = sub { open my $fh, '<', "$dir/php-fpm.log" or return ''; local $/; <$fh> // '' };
 
 # All sides at once (their pools are their own but direct's and relayed's,
@@ -150,7 +128,7 @@ for my $side (@sides) {
     ok t_cmp(leave_early($port{$side}, "/app/run.php?tag=$side"), 1, "$side: the client read the first lines and left");
 }
 for my $side (@sides) {
-    ($opid{$side}) = wait_marks($side, qr/^started (\d+)/) =~ /^started (\d+)/;
+    ($opid{$side}) = wait_marks($marks, $side, qr/^started (\d+)/) =~ /^started (\d+)/;
     $opid{$side} //= 0;
 }
 # past the old bound (5 s after the clients left)
@@ -158,7 +136,7 @@ my $t0 = time;
 sleep 0.5 while time < $t0 + 8;
 for my $side (@sides) {
     my $opid = $opid{$side};
-    ok t_cmp(kill(0, $opid) && marks_of($side) !~ /finished/ ? 1 : 0, 1,
+    ok t_cmp(kill(0, $opid) && marks_of($marks, $side) !~ /finished/ ? 1 : 0, 1,
              "$side: 8 s after its client left, the script (pid $opid) still runs");
     my ($code, undef, $pid) = curl("http://127.0.0.1:$port{$side}/app/pid.php");
     ok t_cmp("$code " . ($pid ne $opid ? 'another' : 'the orphan'), '200 another',
@@ -166,7 +144,7 @@ for my $side (@sides) {
 }
 for my $side (@sides) {
     write_file("$marks/$side.go", '', 0644);
-    ok t_cmp(wait_marks($side, qr/finished/), qr/^started $opid{$side}\nfinished\n$/,
+    ok t_cmp(wait_marks($marks, $side, qr/finished/), qr/^started $opid{$side}\nfinished\n$/,
              "$side: told to go on, it ran to its end");
 }
 
@@ -176,13 +154,13 @@ for my $side (@sides) {
     ok t_cmp(leave_early($sport{$side}, "/slow/run.php?tag=$side-slow"), 1, "$side: the client of a slow one left");
 }
 for my $side (@sides) {
-    ($spid{$side}) = wait_marks("$side-slow", qr/^started (\d+)/) =~ /^started (\d+)/;
+    ($spid{$side}) = wait_marks($marks, "$side-slow", qr/^started (\d+)/) =~ /^started (\d+)/;
     $spid{$side} //= 0;
 }
 for my $side (@sides) {
     my $spid = $spid{$side};
     ok t_cmp(wait_gone($spid), 1, "$side: the script over its pool's timeout is stopped (pid $spid)");
-    ok t_cmp(marks_of("$side-slow"), "started $spid\n", "$side: it did not finish");
+    ok t_cmp(marks_of($marks, "$side-slow"), "started $spid\n", "$side: it did not finish");
     my $re = $side eq 'fpm' ? qr/child $spid, script .* execution timed out/
            : qr/CGIPLUS2954: worker pid $spid of .* ran past its request's timeout after its client left/;
     my $ok = $side eq 'fpm' ? do { my $t = time + 30; sleep 0.1 while time < $t && $fpm_log->() !~ $re; $fpm_log->() =~ $re ? 1 : 0 }
