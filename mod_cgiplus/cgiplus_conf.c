@@ -68,7 +68,7 @@ void *cgiplus_merge_server_conf(apr_pool_t *p, void *basev, void *addv)
     cgiplus_server_conf *c = apr_palloc(p, sizeof(*c));
 
     c->global = base->global; /* main server only: the main server's */
-    c->fcgid_queue_wait = c->fcgid_queue_depth = NULL; /* post_config's */
+    c->fcgid_queue_wait = c->fcgid_queue_depth = c->php_queue_wait = NULL; /* post_config's */
     c->static_sc = cgiplus_static_merge_sconf(p, base->static_sc, add->static_sc);
     return c;
 }
@@ -763,6 +763,45 @@ static void warn_in_process(apr_pool_t *p, server_rec *s)
                          "separates scripts from each other, not from it. Keep such "
                          "code as trusted as httpd, or run it out of process "
                          "(docs/RELIABILITY.md)", mods[i].name, users, mods[i].hint);
+}
+
+/* The queues of the peers the drop-ins replace: requests wait as long as
+ * theirs, within Timeout (1 s less, as the runner bounds its waits), and
+ * as many as there. They depend only on the server and the MPM: formatted
+ * once. */
+int cgiplus_conf_queue_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
+                                   server_rec *s)
+{
+    /* mod_fcgid bounds no queue: every request httpd holds may wait; so as
+     * many may wait here as httpd serves at once (MaxRequestWorkers) where
+     * that is more than the default CGIplusQueueDepth. */
+    apr_int64_t depth = cgiplus_conf_http_threads();
+    const char *dv = NULL;
+    char t24[24];
+
+    if (depth > cgp_settings[CGP_S_QUEUE_DEPTH].dflt) {
+        if (depth > cgp_settings[CGP_S_QUEUE_DEPTH].max)
+            depth = cgp_settings[CGP_S_QUEUE_DEPTH].max;
+        cgp_setting_format(CGP_S_QUEUE_DEPTH, depth, t24);
+        dv = apr_pstrdup(pconf, t24);
+    }
+    for (; s; s = s->next) {
+        cgiplus_server_conf *sc = ap_get_module_config(s->module_config, &cgiplus_module);
+        apr_int64_t t = apr_time_as_msec(s->timeout);
+        apr_int64_t below = t > 1500 ? t - 1000 : 500;
+
+        /* php-fpm keeps a request its children cannot take yet in its
+         * socket's backlog, and mod_proxy_fcgi waits for the answer up to
+         * Timeout: a php pool's request waits as long. */
+        cgp_setting_format(CGP_S_QUEUE_WAIT, below, t24);
+        sc->php_queue_wait = apr_pstrdup(pconf, t24);
+        /* mod_fcgid keeps a request waiting for a process up to 64 s (32
+         * rounds of 2 tries, a second apart) before its 503. */
+        cgp_setting_format(CGP_S_QUEUE_WAIT, below < 64000 ? below : 64000, t24);
+        sc->fcgid_queue_wait = apr_pstrdup(pconf, t24);
+        sc->fcgid_queue_depth = dv;
+    }
+    return OK;
 }
 
 int cgiplus_conf_post_config(apr_pool_t *pconf, apr_pool_t *plog,

@@ -160,19 +160,16 @@ int cgiplus_engine_begin(request_rec *r, const cgiplus_dir_conf *dc, int php_poo
             names[n] = "max_requests";
             vals[n++] = ENGINE_PHP_MAX_REQUESTS;
         }
-        /* php-fpm keeps a request its children cannot take yet in its
-         * socket's backlog, and mod_proxy_fcgi waits for the answer up to
-         * Timeout: a burst longer than the runner's 10 s is served there,
-         * not answered 503. So a php pool's request waits as long (1 s
-         * less, as the runner bounds its waits), unless CGIplusQueueWait
-         * says otherwise. */
+        /* as php-fpm behind mod_proxy_fcgi: up to Timeout
+         * (cgiplus_conf_queue_post_config), unless CGIplusQueueWait says */
         if (php_pool && !cgiplus_conf_named(dc, CGP_S_QUEUE_WAIT) && n < max) {
-            apr_int64_t t = apr_time_as_msec(r->server->timeout);
-            char t24[24];
+            const cgiplus_server_conf *sc = ap_get_module_config(r->server->module_config,
+                                                                  &cgiplus_module);
 
-            cgp_setting_format(CGP_S_QUEUE_WAIT, t > 1500 ? t - 1000 : 500, t24);
-            names[n] = cgp_settings[CGP_S_QUEUE_WAIT].key;
-            vals[n++] = apr_pstrdup(r->pool, t24);
+            if (sc->php_queue_wait) {
+                names[n] = cgp_settings[CGP_S_QUEUE_WAIT].key;
+                vals[n++] = sc->php_queue_wait;
+            }
         }
         return n;
     }

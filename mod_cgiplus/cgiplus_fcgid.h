@@ -30,11 +30,6 @@ void cgiplus_fcgid_env(request_rec *r, const cgiplus_dir_conf *dc);
 int cgiplus_fcgid_begin(request_rec *r, const cgiplus_dir_conf *dc, const char *program,
                         const char **names, const char **vals, int max);
 
-/* post_config: each server's fcgid-script queue_wait and queue_depth,
- * formatted once (they depend only on its Timeout and the MPM). */
-int cgiplus_fcgid_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
-                              server_rec *s);
-
 /* Directive handlers: the entries of CGIPLUS_FCGID_CMDS. Each stores into
  * its row of the settings table (include/cgp_settings.def, CGP_S_FCGID_*). */
 const char *cgiplus_fcgid_set_wrapper(cmd_parms *cmd, void *dcv, const char *cmdline,

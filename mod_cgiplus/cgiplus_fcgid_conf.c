@@ -190,8 +190,8 @@ int cgiplus_fcgid_begin(request_rec *r, const cgiplus_dir_conf *dc, const char *
         names[n] = cgp_settings[pool].key;
         vals[n++] = apr_pstrdup(r->pool, t);
     }
-    /* The server's wait and depth (cgiplus_fcgid_post_config), unless the
-     * scope names its own. */
+    /* The server's wait and depth (cgiplus_conf_queue_post_config), unless
+     * the scope names its own. */
     if (cgiplus_fcgid_wanted(r)) {
         const cgiplus_server_conf *sc = ap_get_module_config(r->server->module_config,
                                                               &cgiplus_module);
@@ -213,37 +213,6 @@ int cgiplus_fcgid_begin(request_rec *r, const cgiplus_dir_conf *dc, const char *
     return n;
 }
 
-int cgiplus_fcgid_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
-                              server_rec *s)
-{
-    /* mod_fcgid bounds no queue: every request httpd holds may wait; so as
-     * many may wait here as httpd serves at once (MaxRequestWorkers) where
-     * that is more than the default CGIplusQueueDepth. */
-    apr_int64_t depth = cgiplus_conf_http_threads();
-    const char *dv = NULL;
-    char t24[24];
-
-    if (depth > cgp_settings[CGP_S_QUEUE_DEPTH].dflt) {
-        if (depth > cgp_settings[CGP_S_QUEUE_DEPTH].max)
-            depth = cgp_settings[CGP_S_QUEUE_DEPTH].max;
-        cgp_setting_format(CGP_S_QUEUE_DEPTH, depth, t24);
-        dv = apr_pstrdup(pconf, t24);
-    }
-    for (; s; s = s->next) {
-        cgiplus_server_conf *sc = ap_get_module_config(s->module_config, &cgiplus_module);
-        /* A full pool: mod_fcgid keeps a request waiting for a process up
-         * to 64 s (32 rounds of 2 tries, a second apart) before its 503,
-         * where the runner's own default is 10 s; so as long here, within
-         * Timeout (1 s less, as the runner bounds its waits). */
-        apr_int64_t t = apr_time_as_msec(s->timeout);
-        apr_int64_t below = t > 1500 ? t - 1000 : 500;
-
-        cgp_setting_format(CGP_S_QUEUE_WAIT, below < 64000 ? below : 64000, t24);
-        sc->fcgid_queue_wait = apr_pstrdup(pconf, t24);
-        sc->fcgid_queue_depth = dv;
-    }
-    return OK;
-}
 
 /* ---- directives ---- */
 
