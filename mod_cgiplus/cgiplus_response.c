@@ -332,6 +332,12 @@ unsigned cgiplus_resp_act_parse(cgiplus_req *q, unsigned ev)
     file = apr_table_get(r->headers_out, CGIPLUS_OFFLOAD_HEADER);
     if (!file)
         file = apr_table_get(r->err_headers_out, CGIPLUS_OFFLOAD_HEADER);
+    /* In mod_cgi's and mod_fcgid's scopes it is the peer's: a header like
+     * any other, sent to the client with the script's body (a CGI proxy
+     * copying an upstream's headers must not make httpd send a file),
+     * unless this server itself names an offload root (STATIC.md). */
+    if (file && (q->compat || q->fcgid) && !cgiplus_static_offload_own(r))
+        file = NULL;
     if (file) {
         rs->file = apr_pstrdup(r->pool, file);
         /* never shown to the client */

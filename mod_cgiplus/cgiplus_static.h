@@ -26,5 +26,9 @@ int cgiplus_static_handler(request_rec *r);
  * script's status and other headers, if it lies under a
  * CGIplusOffloadRoot: OK, or an HTTP status (logged). */
 int cgiplus_static_offload(request_rec *r, const char *path);
+/* Whether r's own server (the virtual host itself, or the main server for
+ * its own requests; not roots a virtual host inherits) configures a
+ * CGIplusOffloadRoot: in a drop-in scope, the opt-in to X-CGIplus-File. */
+int cgiplus_static_offload_own(request_rec *r);
 
 #endif

@@ -316,6 +316,7 @@ const char *cgiplus_static_set_offload_root(cmd_parms *cmd, void *dummy, const c
     if ((err = conf_dir(cmd, arg, &m->dir, &m->dir_real)))
         return err;
     m->offload = 1;
+    m->server = cmd->server;
     m->dotfiles = 1; /* the script chose the file */
     APR_ARRAY_PUSH(sconf_of(cmd)->offload, cgiplus_static_mount *) = m;
     return NULL;

@@ -41,6 +41,18 @@ static cgiplus_static_mount *offload_root(request_rec *r, const char *path,
     return best;
 }
 
+int cgiplus_static_offload_own(request_rec *r)
+{
+    const struct cgiplus_static_sconf *c = cgiplus_static_sconf_get(r->server);
+    int i;
+
+    for (i = 0; c && i < c->offload->nelts; i++) {
+        if (APR_ARRAY_IDX(c->offload, i, cgiplus_static_mount *)->server == r->server)
+            return 1;
+    }
+    return 0;
+}
+
 int cgiplus_static_offload(request_rec *r, const char *hdr)
 {
     char *path = apr_pstrdup(r->pool, hdr);

@@ -45,6 +45,7 @@ typedef struct cgiplus_static_mount {
     int dotfiles;              /* dotfiles=allow */
     int precompressed;         /* look for name.br / name.gz */
     int offload;               /* an offload root, not a URL mount */
+    server_rec *server;        /* an offload root's server (whose directive) */
     int root_fd;               /* O_PATH descriptor of dir; -1 until opened */
     apr_hash_t *entries;       /* this mount's cache index (under the cache lock) */
 } cgiplus_static_mount;
