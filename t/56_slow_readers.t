@@ -148,24 +148,32 @@ for my $case (['direct path', '/pool/slowrd/'], ['relayed', '/pool/slowrdr/']) {
 
 # A stream that pauses while its client lags: 1 MiB, "MARK", 3 s of
 # nothing, "END". The client reads nothing for a second (the megabyte is
-# held), then reads: MARK comes at once, not with END.
-for my $case (['direct path', '/pool/slowrd/'], ['relayed', '/pool/slowrdr/']) {
-    my ($name, $loc) = @$case;
-    my $c = slow_open("${loc}big.pl?size=1048576&mark=3");
+# held), then reads: MARK comes at once, not with END. Both cases at once
+# (their pools are separate; their 3 s pauses overlap).
+{
+    my @cases = (['direct path', '/pool/slowrd/'], ['relayed', '/pool/slowrdr/']);
+    my @c = map { slow_open("$_->[1]big.pl?size=1048576&mark=3") } @cases;
     sleep 1;
-    my $t = time;
-    my $body = '';
-    while (!$c->{eof} && $body !~ /MARK\n/ && time - $t < 5) {
-        slow_read($c, 0, 0.1);
-        $body = (body_of($c->{data}))[1];
+    my @marked;
+    for my $c (@c) {
+        my $t = time;
+        my $body = '';
+        while (!$c->{eof} && $body !~ /MARK\n/ && time - $t < 5) {
+            slow_read($c, 0, 0.1);
+            $body = (body_of($c->{data}))[1];
+        }
+        push @marked, [$body =~ /MARK\n\z/ ? 1 : 0, time - $t];
     }
-    ok t_cmp($body =~ /MARK\n\z/ ? 1 : 0, 1, sprintf("$name: the held part of a paused stream "
-             . "came as the client read (MARK after %.2f s, END not yet)", time - $t));
-    slow_read($c, 0, 10);
-    $body = (body_of($c->{data}))[1];
-    ok t_cmp(length($body) . ' ' . substr($body, -10), (1048576 + 9) . " \nMARK\nEND\n",
-             "$name: then the end, all of it");
-    close $c->{s};
+    for my $i (0 .. $#cases) {
+        my ($name, $c) = ($cases[$i][0], $c[$i]);
+        ok t_cmp($marked[$i][0], 1, sprintf("$name: the held part of a paused stream "
+                 . "came as the client read (MARK after %.2f s, END not yet)", $marked[$i][1]));
+        slow_read($c, 0, 10);
+        my $body = (body_of($c->{data}))[1];
+        ok t_cmp(length($body) . ' ' . substr($body, -10), (1048576 + 9) . " \nMARK\nEND\n",
+                 "$name: then the end, all of it");
+        close $c->{s};
+    }
 }
 
 # TLS: two clients (as many as the pool's workers) read nothing at all;
