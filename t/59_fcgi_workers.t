@@ -190,7 +190,14 @@ for my $p (qw(fcgi fcgir)) {
     # s: one connected for it ahead of a request (after the aborted one)
     # and left unused. That is not an application that closes after each
     # request (2926: a new connection for every request from then on).
-    sleep 5; # its 1.5 s of lines, then 2 s of an unused connection
+    # The next request comes once that one is closed: the worker's
+    # descriptor 3 (its accepted connection) is the aborted request's for
+    # its 1.5 s of lines, then the one connected ahead, for 2 s, then none.
+    my $lp0 = $left // 0;
+    my $conn = sub { my @st = stat "/proc/$lp0/fd/3"; @st ? $st[1] : 0 };
+    my $aborted = $conn->();
+    wait_for(sub { my $c = $conn->(); $c && $c != $aborted }, 10);
+    wait_for(sub { !$conn->() }, 10);
     my $back = wait_for(sub { (undef, undef, $body) = curl(url("/$p/app")); (kv($body)->{pid} // 0) == ($left // -1) }, 8);
     ok t_cmp($back, 1, "/$p/app: the worker whose client left (pid @{[$left // '?']}) serves again");
     my $lp = $left // 0;
