@@ -14,7 +14,7 @@ use Apache::TestUtil qw(t_cmp);
 use File::Copy qw(copy);
 use Time::HiRes qw(sleep);
 use lib 't/lib';
-use WsTest qw(ws_start ws_stop ws_py ws_log ws_status ws_graceful ws_dir);
+use WsTest qw(ws_start ws_stop ws_py ws_py_start ws_py_wait ws_log ws_status ws_graceful ws_dir);
 
 plan tests => 26, need { 'python3-websockets' =>
                          !system("$WsTest::PYTHON -c 'import websockets' 2>/dev/null") };
@@ -92,6 +92,60 @@ ok t_cmp($r->{pid2} && $r->{pid2} ne $r->{pid1} ? 1 : 0, 1, 'a new connection me
 ok t_cmp(ws_log('sup'), qr/CGIPLUS2820: WebSocket worker pid $r->{pid1} of \S+ ended: exited \(exited with code 3\) with 3 connections open/,
          'the runner logged the death with its connections (2820)');
 
+# The timeouts' four cases (below) run meanwhile, each in a client of its
+# own: their pools are their own (/idle/, /ping/, /mto/), and their waits
+# (1 s, 3.5 s, a few pings, 1 s) overlap the drain's 3 s. Their results
+# are read after apachectl graceful's, in the order they are reported.
+my %tmo;
+$tmo{idle} = ws_py_start(<<'PY', $port);
+import sys, time
+async def main(port):
+    out = {}
+    c = await connect("ws://127.0.0.1:%s/idle/pid.py" % port, ping_interval=None)
+    t0 = time.time()
+    try:
+        await asyncio.wait_for(c.recv(), 10)
+    except websockets.ConnectionClosed as e:
+        out["idle"] = [e.code, round(time.time() - t0, 1)]
+    return out
+done(asyncio.run(main(sys.argv[1])))
+PY
+# websockets answers pings: a pinged connection stays
+$tmo{pinged} = ws_py_start(<<'PY', $port);
+import sys
+async def main(port):
+    p = await connect("ws://127.0.0.1:%s/ping/pid.py" % port, ping_interval=None)
+    await asyncio.sleep(3.5)
+    await p.send("alive"); out = {"pinged": await p.recv()}
+    await p.close()
+    return out
+done(asyncio.run(main(sys.argv[1])))
+PY
+# a client that never answers pings is dropped
+$tmo{noanswer} = ws_py_start(<<'PY', $port);
+import sys, time
+port = sys.argv[1]
+out = {}
+raw = Raw("127.0.0.1", int(port), "/ping/pid.py")
+t0 = time.time(); pings = 0
+while True:
+    f = raw.recv(10)
+    if f is None or f == "timeout":
+        out["noanswer"] = [pings, f is None, round(time.time() - t0, 1)]
+        break
+    pings += f[2] == 9
+done(out)
+PY
+# a message begun and never finished
+$tmo{mto} = ws_py_start(<<'PY', $port);
+import sys, time
+port = sys.argv[1]
+m = Raw("127.0.0.1", int(port), "/mto/pid.py")
+m.send(frame(1, b"half", fin=False))
+t0 = time.time()
+done({"mto": [m.close_code(10), round(time.time() - t0, 1)]})
+PY
+
 # ---- a deploy: the old worker keeps its connection until the drain time
 deploy('v2', 'v2.py'); # renamed over pid.py by the client, between its steps
 $r = ws_py(<<'PY', $port, $dep);
@@ -123,18 +177,29 @@ ok t_cmp($r->{a2} // '', qr/^v1 $pa z$/, 'the old connection stays with its old 
 ok t_cmp($r->{a_code} // 0, 1001, "CGIplusWebSocketDrain 3s: then it gets 1001 (after $r->{a_after} s)");
 ok t_cmp($r->{b2} // '', qr/^v2 \d+ w$/, 'the new one goes on');
 
+# the timeouts' clients are done before the restart
+$tmo{$_} = (ws_py_wait($tmo{$_}) // {})->{$_} for qw(idle pinged noanswer mto);
+
 # ---- apachectl graceful keeps live connections
-$r = ws_py(<<'PY', $port, "$vars->{httpd}", ws_dir('sup') . '/httpd.conf');
+$r = ws_py(<<'PY', $port, "$vars->{httpd}", ws_dir('sup') . '/httpd.conf', ws_dir('sup') . '/error_log');
 import sys, subprocess, urllib.request
-async def main(port, httpd, conf):
+async def main(port, httpd, conf, log):
     def runner_pid():
         return json.loads(urllib.request.urlopen("http://127.0.0.1:%s/cgiplus-status?json" % port).read())["runner"]["pid"]
+    def restarts():
+        with open(log, errors="replace") as f:
+            return f.read().count("resuming normal operations")
     url = "ws://127.0.0.1:%s/t/pid.py" % port
     c = await connect(url)
     await c.send("before"); before = await c.recv()
     r1 = runner_pid()
+    n = restarts()
     subprocess.run([httpd, "-f", conf, "-k", "graceful"], check=True)
-    await asyncio.sleep(3)
+    # until the restart is done (httpd logs it), 30 s at most
+    for _ in range(300):
+        if restarts() > n:
+            break
+        await asyncio.sleep(0.1)
     await c.send("after"); after = await asyncio.wait_for(c.recv(), 10)
     d = await connect(url)
     await d.send("new"); new = await d.recv()
@@ -148,39 +213,8 @@ ok t_cmp($r->{same_runner} ? 1 : 0, 1, '... the runner is the same');
 ok t_cmp($r->{new} // '', qr/ new$/, '... and a new connection is served');
 ok t_cmp($r->{code}, 1000, '... and the old one closes cleanly');
 
-# ---- timeouts
-$r = ws_py(<<'PY', $port);
-import sys, time
-async def main(port):
-    out = {}
-    c = await connect("ws://127.0.0.1:%s/idle/pid.py" % port, ping_interval=None)
-    t0 = time.time()
-    try:
-        await asyncio.wait_for(c.recv(), 10)
-    except websockets.ConnectionClosed as e:
-        out["idle"] = [e.code, round(time.time() - t0, 1)]
-    # websockets answers pings: a pinged connection stays
-    p = await connect("ws://127.0.0.1:%s/ping/pid.py" % port, ping_interval=None)
-    await asyncio.sleep(3.5)
-    await p.send("alive"); out["pinged"] = await p.recv()
-    await p.close()
-    # a client that never answers pings is dropped
-    raw = Raw("127.0.0.1", int(port), "/ping/pid.py")
-    t0 = time.time(); pings = 0
-    while True:
-        f = raw.recv(10)
-        if f is None or f == "timeout":
-            out["noanswer"] = [pings, f is None, round(time.time() - t0, 1)]
-            break
-        pings += f[2] == 9
-    # a message begun and never finished
-    m = Raw("127.0.0.1", int(port), "/mto/pid.py")
-    m.send(frame(1, b"half", fin=False))
-    t0 = time.time()
-    out["mto"] = [m.close_code(10), round(time.time() - t0, 1)]
-    return out
-done(asyncio.run(main(sys.argv[1])))
-PY
+# ---- timeouts (run during the deploy's drain, above)
+$r = \%tmo;
 ok t_cmp($r->{idle}[0] // 0, 1001, "CGIplusWebSocketIdleTimeout 1s: closed with 1001 (after $r->{idle}[1] s)");
 ok t_cmp(($r->{idle}[1] // 0) >= 0.9 && $r->{idle}[1] < 4 ? 1 : 0, 1, '... about then');
 ok t_cmp($r->{pinged} // '', qr/ alive$/, 'CGIplusWebSocketPing 1s: a client that answers stays');
@@ -238,7 +272,19 @@ import sys, time
 async def main(port):
     url = "ws://127.0.0.1:%s/one/pid.py" % port
     a = await connect(url)
+    await a.send("pid"); pid = (await a.recv()).split()[1]
     await a.send("sleep 5")
+    # the upgrade once the worker sleeps in that connection (sent at once,
+    # it was answered 101 now and then, the message not read yet), 10 s
+    # at most
+    for _ in range(200):
+        try:
+            with open("/proc/%s/wchan" % pid) as f:
+                if "nanosleep" in f.read():
+                    break
+        except OSError:
+            pass
+        await asyncio.sleep(0.05)
     t0 = time.time()
     c = Raw("127.0.0.1", int(port), "/one/pid.py")
     out = {"status": c.status, "after": round(time.time() - t0, 1)}
