@@ -265,12 +265,12 @@ sub _wait_request {
     }
 }
 
-# Sets a hook called between requests, and every $every seconds while the
-# worker waits for one (persistent only); undef removes it.
 # The request channel's descriptor (undef before the first accept): the
 # Perl engine closes it in the children its scripts fork.
 sub _chan_fd { return $st{chan} ? fileno($st{chan}) : undef }
 
+# Sets a hook called between requests, and every $every seconds while the
+# worker waits for one (persistent only); undef removes it.
 sub set_idle {
     my ($hook, $every) = @_;
     $st{idle} = $hook;
