@@ -36,6 +36,7 @@ my %corpus = (
         ['status404.pl'], ['cookies.pl'], ['nph-corpus.pl'], ['chdir.pl'], ['tz.pl'], ['tzplain.pl'],
         ['slurpall.pl'], ['ofs.pl'], ['sigalrm.pl'], ['cgipm.pl?name=zed&b=1'],
         ['stderr.pl?after'],
+        ['recurse.pl'],
     ],
     py => [
         ['os_exit.py', 'ends'],
