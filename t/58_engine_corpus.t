@@ -37,6 +37,7 @@ my %corpus = (
         ['slurpall.pl'], ['ofs.pl'], ['sigalrm.pl'], ['cgipm.pl?name=zed&b=1'],
         ['stderr.pl?after'],
         ['recurse.pl'],
+        ['recurse_pkg.pl'],
     ],
     py => [
         ['os_exit.py', 'ends'],
