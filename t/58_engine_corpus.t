@@ -58,6 +58,7 @@ my %corpus = (
         ['seedmod.py'], ['randfresh.py?mod'], ['subproc.py'], ['subproc_noflush.py'], ['oswrite.py'], ['reconfig.py'],
         ['unicode_out.py'], ['status.py'], ['location.py'], ['stdout_close.py'],
         ['pickle_main.py'],
+        ['maxlen_set.py', '--data', 'a=1'], ['maxlen_after.py', '--data', 'long=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'],
         ['wsgi_base.py?a=1', '-H', 'Cookie: who=ann', '-H', 'X-Corpus: 1', '-H', 'Content-Type: text/x-corpus'], ['wsgi_base.py'],
     ],
 );
