@@ -644,16 +644,19 @@ static void cut(runner_worker *w)
  * a request first) says it is, and the worker goes idle on a fresh
  * connection. One that never comes back (a program that ignores its write
  * errors and streams on) is killed at the gone client's bound (2504,
- * 2084), as before. */
+ * 2084), as before. The GET_VALUES asks for nothing: its answer is not
+ * read, and Debian 12's ruby-fcgi (pure-Ruby fcgi.rb) dies answering a
+ * name (mod_fcgid never asks; t/59_fcgi_getvalues.t). */
 static void await_back(runner_worker *w)
 {
     runner_fcgi *f = fcgi(w);
-    unsigned char gv[CGP_FCGI_GET_VALUES_LEN];
+    unsigned char gv[CGP_FCGI_HDR_LEN];
+    cgp_fcgi_hdr h = { .type = CGP_FCGI_GET_VALUES };
 
     if (reconnect(w) < 0)
         return; /* exiting: reaped */
     f->back_wait = 1;
-    cgp_fcgi_get_values_pack(gv);
+    cgp_fcgi_hdr_pack(gv, &h);
     if (cgp_buf_append(&w->inq, gv, sizeof(gv)) == 0)
         fcgi_feed(w);
     f->probe_t0 = runner_g.now;
@@ -661,14 +664,30 @@ static void await_back(runner_worker *w)
     runner_worker_rearm(w);
 }
 
-static void back(runner_worker *w)
+/* keep: it answered the probe with one empty GET_VALUES_RESULT, nothing
+ * more, and waits for a request on that connection (ruby-fcgi): the
+ * next request goes there, since fcgi.rb dies of a connection closed
+ * before a request ("unexpected EOF"). One that then closes anyway
+ * (php-cgi) is connected to again at its end of file, as any idle
+ * connection it closes. Go answers with its own values and then an empty
+ * record, which would come while idle: not kept. */
+static void back(runner_worker *w, int keep)
 {
     runner_fcgi *f = fcgi(w);
 
     f->back_wait = 0;
     w->dl_kind = 0;
-    if (reconnect(w) == 0)
+    if (keep || reconnect(w) == 0)
         runner_worker_request_done(w, CGP_O_OK, 0, 0); /* it answered, and is back */
+}
+
+/* b is one empty GET_VALUES_RESULT record, all it wrote. */
+static int empty_values_result(const unsigned char *b, size_t n)
+{
+    cgp_fcgi_hdr h;
+
+    return n == CGP_FCGI_HDR_LEN && cgp_fcgi_hdr_unpack(b, &h) == CGP_FCGI_OK &&
+           h.type == CGP_FCGI_GET_VALUES_RESULT && h.reqid == 0 && h.clen == 0 && h.plen == 0;
 }
 
 /* kind->timer while it is awaited back: libfcgi reads GET_VALUES without
@@ -681,7 +700,7 @@ static void back_timer(runner_worker *w)
 
     if (f->ev_sock.fd >= 0 && !cgp_buf_used(&w->inq) &&
         ioctl(f->ev_sock.fd, SIOCOUTQ, &queued) == 0 && queued == 0) {
-        back(w);
+        back(w, 0);
     } else {
         w->dl_kind = probe_next(f);
         runner_worker_rearm(w);
@@ -1001,7 +1020,7 @@ static void fcgi_read(runner_worker *w, int drain)
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             break;
         if (f->back_wait) { /* anything, or a close: it took GET_VALUES */
-            back(w);
+            back(w, n > 0 && empty_values_result(w->obuf, (size_t)n));
             break;
         }
         if (f->cut == 2 && w->req && (n == 0 || errno == ECONNRESET)) {

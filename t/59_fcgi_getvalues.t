@@ -1,0 +1,115 @@
+# A FastCGI application whose client leaves mid-response, shaped like
+# Debian 12's ruby-fcgi (t/htdocs/fcgi/getvalues.py: fcgi.rb dies on an
+# FCGI_GET_VALUES that names a variable). The runner learns that the
+# application is back in accept() by a GET_VALUES on a new connection;
+# one that names FCGI_MAX_CONNS & co. killed such a worker after every
+# client that left (its warm state lost, a Ruby traceback in the log),
+# where mod_fcgid, which never sends GET_VALUES, keeps the process. The
+# probe asks for nothing now: the same process serves on, on the direct
+# path (/fcgi/) and relayed (/fcgir/), each a pool of one worker, through
+# the fcgid-script drop-in and under mod_fcgid (private httpds); also an
+# application answering GET_VALUES as Go's net/http/fcgi does.
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use File::Copy qw(copy);
+use IO::Socket::INET;
+use Socket qw(SOL_SOCKET SO_LINGER);
+use lib 't/lib', 't/htdocs/apps';
+use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec);
+use FreePort qw(free_port);
+use AppTest qw(write_file);
+
+plan tests => 16, need { 'needs python3' => -x '/usr/bin/python3',
+                        'needs mod_fcgid (libapache2-mod-fcgid)' => -f libexec() . '/mod_fcgid.so' };
+
+my $vars = Apache::Test::config()->{vars};
+my $logf = "$vars->{t_logs}/error_log";
+my $dir = "$vars->{t_logs}/fcgi-getvalues";
+
+sub text { open my $fh, '<', $_[0] or return ''; local $/; <$fh> }
+
+sub pid_of {
+    my ($url, $n) = @_;
+    my $out = `curl -s --max-time 60 '$url?n=$n'`;
+    return $out =~ /^n=\Q$n\E pid=(\d+)$/m ? $1 : "no answer ($out)";
+}
+
+# A client that reads the header and a little of a 16 MB answer, then
+# leaves with a reset.
+sub leave {
+    my ($port, $path) = @_;
+    my $s = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $port, Timeout => 30)
+        or die "connect: $!";
+    print $s "GET $path?size=16777216&n=leaver HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    my $got = '';
+    while ($got !~ /\r\n\r\n.{100}/s) {
+        my $n = sysread($s, $got, 4096, length $got);
+        last unless $n;
+    }
+    setsockopt($s, SOL_SOCKET, SO_LINGER, pack('ii', 1, 0));
+    close $s;
+    return $got =~ m{^HTTP/1\.1 (\d+)} ? $1 : 'none';
+}
+
+# The same process before and after a client left (polled: the worker is
+# busy until the application is back in accept()).
+sub survives {
+    my ($port, $path, $name, $log) = @_;
+    my $url = "http://127.0.0.1:$port$path";
+    my $before = pid_of($url, "before$$");
+    my $mark = $log ? length text($log) : 0;
+    my $code = leave($port, $path);
+    if ($log && $path =~ /-go\.py$/) { # until its late empty record is out, so it comes while idle
+        my $m = $path =~ m{^/gv/} ? "$dir/app/marks" : '';
+        for (1 .. 120) { last if text($m) =~ /^late $before$/m; select undef, undef, undef, 0.25 }
+    }
+    my $after = 'none';
+    for my $i (1 .. 60) {
+        $after = pid_of($url, "after$$-$i");
+        last if $after =~ /^\d+$/;
+        select undef, undef, undef, 0.5;
+    }
+    ok t_cmp("$code $after", "200 $before", "$name: the client left mid-response; the same process serves on");
+    return unless $log;
+    my $rest = substr(text($log), $mark);
+    ok t_cmp($rest =~ /CGIPLUS(?:1070|2506)\b/ ? 1 : 0, 1, "$name: the client's leaving reached the worker (1070/2506)");
+    my @died = $rest =~ /(CGIPLUS2028: worker pid $before [^\n]*)/g;
+    ok t_cmp(scalar(@died) ? $died[0] : 'none', 'none', "$name: the worker did not end for it");
+}
+
+survives($vars->{port}, '/fcgi/getvalues.py', 'direct path', $logf);
+survives($vars->{port}, '/fcgir/getvalues.py', 'relayed', $logf);
+
+# The fcgid-script drop-in (mod_fcgid not loaded) and mod_fcgid itself,
+# the same lines, in a private httpd.
+my $port = $ENV{CGIPLUS_PRIVATE_PORT} // free_port();
+for my $peer (0, 1) {
+    fresh_dir($dir);
+    mkdir "$dir/app";
+    chmod 0755, "$dir/app";
+    write_file("$dir/app/marks", '', 0666);
+    for my $f ('getvalues.py', 'getvalues-go.py') {
+        copy('t/htdocs/fcgi/getvalues.py', "$dir/app/$f") or die "copy: $!";
+        chmod 0755, "$dir/app/$f";
+    }
+    my $lib = libexec();
+    my $extra = ($peer ? "LoadModule fcgid_module $lib/mod_fcgid.so\nFcgidIPCDir $dir/ipc\n" : '') . <<"CONF";
+LoadModule alias_module $lib/mod_alias.so
+Alias /gv/ $dir/app/
+<Directory $dir/app>
+    SetHandler fcgid-script
+    Options +ExecCGI
+    Require all granted
+</Directory>
+FcgidMaxProcessesPerClass 1
+CONF
+    write_file("$dir/httpd.conf", private_conf($dir, $port, [], $extra), 0644);
+    my $name = $peer ? 'mod_fcgid' : 'the fcgid-script drop-in';
+    ok t_cmp(private_start("$dir/httpd.conf", $port), 1, "$name: httpd starts");
+    survives($port, '/gv/getvalues.py', $name, $peer ? undef : "$dir/error_log");
+    # Go's answer: its values, then an empty record (never while idle)
+    survives($port, '/gv/getvalues-go.py', "$name, Go's way", $peer ? undef : "$dir/error_log");
+    private_stop("$dir/httpd.pid");
+}
