@@ -72,6 +72,7 @@ static void collect_pool(const runner_pool *p, runner_st_pool *o, runner_st_work
     o->id = p->id;
     o->script = p->script;
     o->mode = runner_mode_name(p->mode);
+    o->site = p->site;
     o->retired = p->retired;
     o->direct = p->tidx >= 0;
     o->gen = p->gen;

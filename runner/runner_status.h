@@ -32,6 +32,7 @@ typedef struct runner_st_worker {
 typedef struct runner_st_pool {
     uint64_t id;
     const char *script, *mode;
+    const char *site;         /* an engine pool's virtual host (BEGIN's site); NULL: none */
     int retired;
     int direct;               /* in the direct path's table (2501 when not) */
     unsigned gen;

@@ -182,6 +182,7 @@ static int one_pool(runner_buf *b, const runner_st *st, uint64_t id)
     for (unsigned i = 0; i < RUNNER_END_N_; i++)
         deaths[i] = runner_wend_name((runner_wend)i);
     if (runner_buf_printf(b, "<h2>Pool %" PRIu64 ": ", p->id) < 0 || esc(b, p->script) < 0 ||
+        (p->site && (put(b, " for site ") < 0 || esc(b, p->site) < 0)) ||
         runner_buf_printf(b, " (%s)%s</h2>\n<p><a href=\"?\">All pools</a>; generation %u, "
                           "age %.1f s, unused %.1f s, crash-loop failures %u; %s.</p>\n", p->mode,
                           p->retired ? " &mdash; retired" : "", p->gen,

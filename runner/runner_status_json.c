@@ -140,7 +140,7 @@ static int pool(runner_buf *b, const runner_st *st, const runner_st_pool *p)
     int f = 1, q = 1, k = 1;
     if (cgp_buf_append(b, "{", 1) < 0 || num(b, &f, "id", p->id) < 0 ||
         text(b, &f, "script", p->script) < 0 || text(b, &f, "mode", p->mode) < 0 ||
-        boolean(b, &f, "retired", p->retired) < 0 ||
+        (p->site && text(b, &f, "site", p->site) < 0) || boolean(b, &f, "retired", p->retired) < 0 ||
         boolean(b, &f, "direct", p->direct) < 0 || num(b, &f, "generation", p->gen) < 0 ||
         num(b, &f, "age_ms", p->age_ms) < 0 || num(b, &f, "unused_ms", p->unused_ms) < 0 ||
         key(b, &f, "settings") < 0 || settings(b, p->set) < 0 || key(b, &f, "workers") < 0 ||

@@ -11,8 +11,9 @@ use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use IO::Socket::INET;
+use JSON::PP ();
 
-plan tests => 6;
+plan tests => 7;
 
 my $cfg = Apache::Test::config();
 
@@ -42,3 +43,15 @@ ok t_cmp(($a2->{seen} // '') =~ /site-b-secret/ ? 'saw it' : 'did not',
 # The price stays one interpreter per site: its other scripts share it.
 my (undef, $a3) = get('', '/sitea/pid.pl');
 ok t_cmp($a3->{pid}, $a1->{pid}, "another script of site A runs in site A's interpreter");
+# The status page names each engine pool's site.
+my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$cfg->{vars}{port}", Timeout => 30) or die "connect: $!";
+print $s "GET /cgiplus-status?json HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
+my $st = do { local $/; my $t = <$s> // ''; $t =~ s/\A.*?\r\n\r\n//s; eval { JSON::PP::decode_json($t) } } // {};
+my %site_of;
+for my $p (@{ $st->{pools} // [] }) {
+    for my $sc (@{ $p->{scripts} // [] }) {
+        $site_of{$1} = $p->{site} // '' if $sc->{script} =~ m{/(hook|login)\.pl$};
+    }
+}
+ok t_cmp(($site_of{hook} // '') ne '' && ($site_of{login} // '') ne '' && $site_of{hook} ne $site_of{login}
+         ? 1 : 0, 1, "the status page names each pool's site ($site_of{hook} | $site_of{login})");
