@@ -5,6 +5,7 @@
  * when it is read: a bad one stops httpd from starting with a sentence that
  * says why. */
 #include "cgiplus_conf.h"
+#include "cgiplus_engine.h"
 #include "cgiplus_module.h"
 #include "cgiplus_runner.h"
 #include "cgiplus_static.h"
@@ -68,7 +69,7 @@ void *cgiplus_merge_server_conf(apr_pool_t *p, void *basev, void *addv)
     cgiplus_server_conf *c = apr_palloc(p, sizeof(*c));
 
     c->global = base->global; /* main server only: the main server's */
-    c->fcgid_queue_wait = c->fcgid_queue_depth = c->php_queue_wait = NULL; /* post_config's */
+    c->fcgid_queue_wait = c->fcgid_queue_depth = c->php_queue_wait = c->engine_site = NULL; /* post_config's */
     c->static_sc = cgiplus_static_merge_sconf(p, base->static_sc, add->static_sc);
     return c;
 }
@@ -765,17 +766,18 @@ static void warn_in_process(apr_pool_t *p, server_rec *s)
                          "(docs/RELIABILITY.md)", mods[i].name, users, mods[i].hint);
 }
 
-/* The queues of the peers the drop-ins replace: requests wait as long as
- * theirs, within Timeout (1 s less, as the runner bounds its waits), and
- * as many as there. They depend only on the server and the MPM: formatted
- * once. */
-int cgiplus_conf_queue_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
+/* Each server's BEGIN values that depend only on it and the MPM, made
+ * once: the engines' site, and the queues of the peers the drop-ins
+ * replace (requests wait as long as theirs, within Timeout: 1 s less, as
+ * the runner bounds its waits; and as many as there). */
+int cgiplus_conf_server_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
                                    server_rec *s)
 {
     /* mod_fcgid bounds no queue: every request httpd holds may wait; so as
      * many may wait here as httpd serves at once (MaxRequestWorkers) where
      * that is more than the default CGIplusQueueDepth. */
     apr_int64_t depth = cgiplus_conf_http_threads();
+    const cgiplus_server_conf *main_sc = ap_get_module_config(s->module_config, &cgiplus_module);
     const char *dv = NULL;
     char t24[24];
 
@@ -785,9 +787,16 @@ int cgiplus_conf_queue_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool
         cgp_setting_format(CGP_S_QUEUE_DEPTH, depth, t24);
         dv = apr_pstrdup(pconf, t24);
     }
-    for (; s; s = s->next) {
-        cgiplus_server_conf *sc = ap_get_module_config(s->module_config, &cgiplus_module);
-        apr_int64_t t = apr_time_as_msec(s->timeout);
+    for (server_rec *v = s; v; v = v->next) {
+        cgiplus_server_conf *sc = ap_get_module_config(v->module_config, &cgiplus_module);
+        apr_int64_t t = apr_time_as_msec(v->timeout);
+
+        /* A virtual host without a directive of ours has the main server's
+         * configuration itself (httpd shares it): one of its own here. */
+        if (v != s && sc == main_sc) {
+            sc = apr_pmemdup(pconf, sc, sizeof(*sc));
+            ap_set_module_config(v->module_config, &cgiplus_module, sc);
+        }
         apr_int64_t below = t > 1500 ? t - 1000 : 500;
 
         /* php-fpm keeps a request its children cannot take yet in its
@@ -800,6 +809,7 @@ int cgiplus_conf_queue_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool
         cgp_setting_format(CGP_S_QUEUE_WAIT, below < 64000 ? below : 64000, t24);
         sc->fcgid_queue_wait = apr_pstrdup(pconf, t24);
         sc->fcgid_queue_depth = dv;
+        sc->engine_site = cgiplus_engine_site(pconf, v);
     }
     return OK;
 }

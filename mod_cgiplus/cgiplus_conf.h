@@ -33,9 +33,10 @@ typedef struct cgiplus_server_conf {
     cgiplus_settings *global; /* the main server's runner-wide and server rows, shared */
     struct cgiplus_static_sconf *static_sc; /* CGIplusStatic & co., NULL: none */
     /* BEGIN's queue_wait and queue_depth for this server's fcgid-script
-     * scopes, queue_wait for its php pools (cgiplus_conf_queue_post_config);
+     * scopes, queue_wait for its php pools (cgiplus_conf_server_post_config);
      * NULL: send none */
     const char *fcgid_queue_wait, *fcgid_queue_depth, *php_queue_wait;
+    const char *engine_site; /* BEGIN's site of its engine pools (the same) */
 } cgiplus_server_conf;
 
 void *cgiplus_create_server_conf(apr_pool_t *p, server_rec *s);
@@ -46,8 +47,8 @@ void *cgiplus_merge_dir_conf(apr_pool_t *p, void *basev, void *addv);
 int cgiplus_conf_check_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
                               server_rec *s);
 /* Startup warnings that must reach the error log (opened by then). */
-/* post_config: each server's queue defaults of the drop-ins (above). */
-int cgiplus_conf_queue_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
+/* post_config: each server's values above, made once. */
+int cgiplus_conf_server_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
                                    server_rec *s);
 int cgiplus_conf_post_config(apr_pool_t *pconf, apr_pool_t *plog,
                              apr_pool_t *ptemp, server_rec *s);

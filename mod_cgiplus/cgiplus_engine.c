@@ -161,7 +161,7 @@ int cgiplus_engine_begin(request_rec *r, const cgiplus_dir_conf *dc, int php_poo
             vals[n++] = ENGINE_PHP_MAX_REQUESTS;
         }
         /* as php-fpm behind mod_proxy_fcgi: up to Timeout
-         * (cgiplus_conf_queue_post_config), unless CGIplusQueueWait says */
+         * (cgiplus_conf_server_post_config), unless CGIplusQueueWait says */
         if (php_pool && !cgiplus_conf_named(dc, CGP_S_QUEUE_WAIT) && n < max) {
             const cgiplus_server_conf *sc = ap_get_module_config(r->server->module_config,
                                                                   &cgiplus_module);
@@ -255,16 +255,15 @@ other:
 
 /* As mod_fcgid keys its process classes by virtual host: the vhost's name
  * and port and, for one of its own, the addresses it listens on (IP-based
- * hosts may share a name). One string per server, made once a request. */
-const char *cgiplus_engine_site(request_rec *r)
+ * hosts may share a name). */
+const char *cgiplus_engine_site(apr_pool_t *p, const server_rec *s)
 {
-    const server_rec *s = r->server;
-    const char *site = apr_psprintf(r->pool, "%s:%u", s->server_hostname ? s->server_hostname : "",
+    const char *site = apr_psprintf(p, "%s:%u", s->server_hostname ? s->server_hostname : "",
                                     (unsigned)s->port);
     const server_addr_rec *a;
 
     for (a = s->is_virtual ? s->addrs : NULL; a; a = a->next)
-        site = apr_psprintf(r->pool, "%s %s:%u", site, a->virthost ? a->virthost : "*",
+        site = apr_psprintf(p, "%s %s:%u", site, a->virthost ? a->virthost : "*",
                             (unsigned)a->host_port);
     return site;
 }

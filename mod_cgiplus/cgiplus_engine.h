@@ -34,7 +34,8 @@ int cgiplus_engine_begin(request_rec *r, const cgiplus_dir_conf *dc, int php_poo
 int cgiplus_engine_runs(request_rec *r, const cgiplus_dir_conf *dc);
 /* Nonzero if r's script has an execute bit, as plain CGI needs. */
 int cgiplus_engine_runnable(request_rec *r);
-/* The virtual host r came to, as its engine pools are keyed: BEGIN's site. */
-const char *cgiplus_engine_site(request_rec *r);
+/* The virtual host s, as its engine pools are keyed: BEGIN's site (made
+ * once per server, cgiplus_conf_server_post_config). */
+const char *cgiplus_engine_site(apr_pool_t *p, const server_rec *s);
 
 #endif

@@ -234,8 +234,11 @@ apr_status_t cgiplus_env_make(cgiplus_req *q)
      * in one process: a pool per virtual host, or one site's script could
      * watch another site's requests from inside the interpreter. */
     if (q->engine) {
+        const cgiplus_server_conf *sc = ap_get_module_config(r->server->module_config,
+                                                              &cgiplus_module);
+
         begin[nb].name = "site";
-        begin[nb].val = cgiplus_engine_site(r);
+        begin[nb].val = sc->engine_site ? sc->engine_site : cgiplus_engine_site(r->pool, r->server);
         nb++;
     }
     begin[nb].name = "uri";

@@ -190,7 +190,7 @@ int cgiplus_fcgid_begin(request_rec *r, const cgiplus_dir_conf *dc, const char *
         names[n] = cgp_settings[pool].key;
         vals[n++] = apr_pstrdup(r->pool, t);
     }
-    /* The server's wait and depth (cgiplus_conf_queue_post_config), unless
+    /* The server's wait and depth (cgiplus_conf_server_post_config), unless
      * the scope names its own. */
     if (cgiplus_fcgid_wanted(r)) {
         const cgiplus_server_conf *sc = ap_get_module_config(r->server->module_config,

@@ -84,7 +84,7 @@ static void cgiplus_register_hooks(apr_pool_t *p)
     ap_hook_post_config(cgiplus_runner_post_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_post_config(cgiplus_outbuf_post_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_post_config(cgiplus_conf_post_config, NULL, NULL, APR_HOOK_MIDDLE);
-    ap_hook_post_config(cgiplus_conf_queue_post_config, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_post_config(cgiplus_conf_server_post_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_post_config(cgiplus_version_post_config, NULL, NULL, APR_HOOK_LAST);
     ap_hook_monitor(cgiplus_runner_monitor, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_child_init(cgiplus_key_child_init, NULL, NULL, APR_HOOK_MIDDLE);
