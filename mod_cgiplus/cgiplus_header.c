@@ -238,6 +238,8 @@ int cgiplus_header_scan(cgiplus_req *q, const char **why, apr_status_t *io)
         return HTTP_BAD_GATEWAY;
     }
     if (!done) {
+        cgiplus_req_error_notes(q, len ? "Premature end of script headers"
+                                       : "End of script output before headers", NULL, 0);
         *why = apr_psprintf(r->pool, "Premature end of script headers (the output "
                             "ended after %" APR_SIZE_T_FMT " byte%s, before the "
                             "empty line)", len, CGIPLUS_S(len));
@@ -274,8 +276,10 @@ int cgiplus_header_scan(cgiplus_req *q, const char **why, apr_status_t *io)
             memmove(ls, buf + start, l);
         }
         if (l > 0) {
-            if ((*why = header_check(r->pool, ls, l)) != NULL)
+            if ((*why = header_check(r->pool, ls, l)) != NULL) {
+                cgiplus_req_error_notes(q, "malformed header", ls, l);
                 return HTTP_BAD_GATEWAY;
+            }
             if (!q->as_cgi && l >= 7 && !strncasecmp(ls, "Status:", 7) &&
                 (*why = header_check_status(r->pool, ls + 7, l - 7)) != NULL)
                 return HTTP_BAD_GATEWAY;

@@ -11,6 +11,7 @@
 #include "http_connection.h"
 #include "http_core.h"
 #include "http_log.h"
+#include "apr_lib.h"
 #include "apr_portable.h"
 #include "apr_strings.h"
 
@@ -152,6 +153,25 @@ int cgiplus_fail_status(const cgiplus_req *q, int status)
     /* mod_cgi's 500, so the ErrorDocument 500 written for it applies */
     return q->as_cgi && status == HTTP_BAD_GATEWAY ? HTTP_INTERNAL_SERVER_ERROR
                                                                : status;
+}
+
+void cgiplus_req_error_notes(cgiplus_req *q, const char *what, const char *line,
+                             apr_size_t len)
+{
+    request_rec *r = q->r;
+    const char *name = apr_filepath_name_get(r->filename);
+    const char *note;
+
+    if (!q->as_cgi || apr_table_get(r->notes, "error-notes"))
+        return;
+    /* the texts of httpd's scanner (util_script.c), which mod_cgi's
+     * ErrorDocuments see, logged there with APLOG_TOCLIENT */
+    if (line)
+        note = apr_psprintf(r->pool, "%s from script '%s': Bad header: %.*s", what, name,
+                            (int)(len > 30 ? 30 : len), line);
+    else
+        note = apr_psprintf(r->pool, "%s: %s", what, name);
+    apr_table_setn(r->notes, "error-notes", ap_escape_html(r->pool, note));
 }
 
 const char *cgiplus_status_text(request_rec *r, int status)

@@ -147,6 +147,13 @@ void cgiplus_req_abandon(cgiplus_req *q);
 /* The status a failure is answered with: 502 (the gateway's upstream
  * failed) becomes mod_cgi's 500 where q is served as mod_cgi would. */
 int cgiplus_fail_status(const cgiplus_req *q, int status);
+/* Where q is served as mod_cgi would, gives r's "error-notes" (an
+ * ErrorDocument's REDIRECT_ERROR_NOTES) mod_cgi's words for a script that
+ * failed before its header: what = "End of script output before headers",
+ * "Premature end of script headers", or "malformed header" with line, its
+ * first len bytes (not NUL-ended). The first note stays, as httpd's. */
+void cgiplus_req_error_notes(cgiplus_req *q, const char *what, const char *line,
+                             apr_size_t len);
 /* Says what a handler status means, for log lines. */
 const char *cgiplus_status_text(request_rec *r, int status);
 

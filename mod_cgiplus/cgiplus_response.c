@@ -131,6 +131,7 @@ static int resp_end_status(cgiplus_req *q)
          * known later, to the runner (2028). No header: the runner saw a
          * good end, the client gets none. */
         cgiplus_req_failed(q, CGP_C_BAD_HEADER);
+        cgiplus_req_error_notes(q, "End of script output before headers", NULL, 0);
         if (q->engine && !q->fcgid) {
             /* how an engine answers a script that failed before its
              * header: its error is on its stderr, just before */
@@ -176,6 +177,11 @@ static int resp_end_status(cgiplus_req *q)
                       r->filename, (unsigned long)e->pid);
         return HTTP_GATEWAY_TIME_OUT;
     case CGP_O_CRASHED:
+        /* mod_cgi's words when a script exits before its header, whatever
+         * its status */
+        cgiplus_req_error_notes(q, q->hdr_raw_len ? "Premature end of script headers"
+                                                  : "End of script output before headers",
+                                NULL, 0);
         resp_wait_status(how, sizeof(how), e->detail);
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1064)
                       "script %s (worker pid %lu) %s before its response",
