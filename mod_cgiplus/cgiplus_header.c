@@ -238,8 +238,11 @@ int cgiplus_header_scan(cgiplus_req *q, const char **why, apr_status_t *io)
         return HTTP_BAD_GATEWAY;
     }
     if (!done) {
-        cgiplus_req_error_notes(q, len ? "Premature end of script headers"
-                                       : "End of script output before headers", NULL, 0);
+        /* a script the runner ended (crashed, timed out) gets the note
+         * of that end, made with its status */
+        if (!q->ended || q->end.outcome == CGP_O_OK)
+            cgiplus_req_error_notes(q, len ? "Premature end of script headers"
+                                           : "End of script output before headers", NULL, 0);
         *why = apr_psprintf(r->pool, "Premature end of script headers (the output "
                             "ended after %" APR_SIZE_T_FMT " byte%s, before the "
                             "empty line)", len, CGIPLUS_S(len));

@@ -150,7 +150,8 @@ int cgiplus_fail_status(const cgiplus_req *q, int status);
 /* Where q is served as mod_cgi would, gives r's "error-notes" (an
  * ErrorDocument's REDIRECT_ERROR_NOTES) mod_cgi's words for a script that
  * failed before its header: what = "End of script output before headers",
- * "Premature end of script headers", or "malformed header" with line, its
+ * "Premature end of script headers", "Script timed out before returning
+ * headers", or "malformed header" with line, its
  * first len bytes (not NUL-ended). The first note stays, as httpd's. */
 void cgiplus_req_error_notes(cgiplus_req *q, const char *what, const char *line,
                              apr_size_t len);

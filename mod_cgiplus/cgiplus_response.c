@@ -172,6 +172,7 @@ static int resp_end_status(cgiplus_req *q)
                           (unsigned)(e->retry_after ? e->retry_after : 1));
         return HTTP_SERVICE_UNAVAILABLE;
     case CGP_O_TIMEOUT:
+        cgiplus_req_error_notes(q, "Script timed out before returning headers", NULL, 0);
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1063)
                       "script %s (worker pid %lu) timed out before its response",
                       r->filename, (unsigned long)e->pid);
@@ -308,6 +309,7 @@ unsigned cgiplus_resp_act_parse(cgiplus_req *q, unsigned ev)
 
     if (ret != OK) {
         if (ret == HTTP_GATEWAY_TIME_OUT || APR_STATUS_IS_TIMEUP(io)) {
+            cgiplus_req_error_notes(q, "Script timed out before returning headers", NULL, 0);
             ap_log_rerror(APLOG_MARK, APLOG_ERR, io, r, CGIPLUS_LOGNO(1074)
                           "timed out reading the header of %s", r->filename);
             cgiplus_req_failed(q, CGP_O_TIMEOUT);

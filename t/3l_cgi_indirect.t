@@ -10,7 +10,8 @@
 # before its header got no REDIRECT_ERROR_NOTES under mod_cgiplus, where
 # mod_cgi's ErrorDocuments get httpd's scanner's words ("End of script
 # output before headers: fail.cgi", "Premature end of script headers:
-# ...", "malformed header from script '...': Bad header: ...").
+# ...", "malformed header from script '...': Bad header: ...", and for a
+# 504 "Script timed out before returning headers: ...").
 # Documented differences left out of the comparison: REDIRECT_PATH (the
 # runner's PATH) and an error document's CONTENT_LENGTH after a POST.
 use strict;
@@ -47,6 +48,8 @@ my @req = (
            ["ErrorDocument 500, $x ends inside its header", [], "/cgi-bin/short.$x"],
            ["ErrorDocument 500, $x writes a malformed header", [], "/cgi-bin/bad.$x"],
            ["ErrorDocument 500, $x writes a long malformed line", [], "/cgi-bin/bad2.$x"],
+           ["ErrorDocument 504, $x silent past the timeout", [], "/slow/sleep.$x"],
+           ["ErrorDocument 504, $x silent inside its header", [], "/slow/sleeph.$x"],
            ["internal redirect by $x", [], "/cgi-bin/redir.$x?r=1"],
            ["internal redirect by $x after a POST", ['--data-binary', 'abc'], "/cgi-bin/redir.$x?r=1"],
            ["Action, $x", [], "/sub/t.foo$x/extra?z=1"],
@@ -78,7 +81,7 @@ plan tests => 1 + (@kinds - 1) * @req,
 my $dir = private_dir('indirect');
 my @ports = free_ports(scalar @kinds);
 my $w = "$dir/www";
-mkdir $_, 0755 for $w, map { "$w/$_" } qw(cgi-bin sub ht idx plain auth);
+mkdir $_, 0755 for $w, map { "$w/$_" } qw(cgi-bin sub ht idx plain auth slow);
 
 my $env_pl = <<'PL';
 #!/usr/bin/perl
@@ -127,6 +130,12 @@ for my $n (keys %out) {
     write_file("$w/cgi-bin/$n.cgi", "#!/usr/bin/perl\n$out{$n}[0]\n", 0755);
     write_file("$w/cgi-bin/$n.py", "#!/usr/bin/python3\nimport os, sys\n$out{$n}[1]\n", 0755);
 }
+for (['sleep', '', ''], ['sleeph', '$| = 1; print "Content-Type: text/plain\n";',
+                        'sys.stdout.write("Content-Type: text/plain\n"); sys.stdout.flush()']) {
+    my ($n, $pl, $py) = @$_;
+    write_file("$w/slow/$n.cgi", "#!/usr/bin/perl\n$pl\nsleep 4;\n", 0755);
+    write_file("$w/slow/$n.py", "#!/usr/bin/python3\nimport sys, time\n$py\ntime.sleep(4)\n", 0755);
+}
 write_file("$w/cgi-bin/nph-x.cgi", <<'PL', 0755);
 #!/usr/bin/perl
 $| = 1;
@@ -150,6 +159,12 @@ for my $i (0 .. $#kinds) {
     ScriptAlias /cgi-bin/ $w/cgi-bin/
     ScriptAliasMatch ^/sam/(.*)\$ $w/cgi-bin/\$1
     ScriptAlias /auth/ $w/auth/
+    ScriptAlias /slow/ $w/slow/
+    ErrorDocument 504 /cgi-bin/err.cgi
+    <Location /slow/>
+        CGIDScriptTimeout 2
+        CGIplusTimeoutNoProgress 2
+    </Location>
     ErrorDocument 404 /cgi-bin/err.cgi
     ErrorDocument 500 /cgi-bin/err.cgi
     Action my-handler /cgi-bin/handler.cgi
