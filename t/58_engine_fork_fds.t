@@ -12,11 +12,11 @@ use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
-use lib 't/htdocs/apps';
+use lib 't/lib', 't/htdocs/apps';
+use MainLog qw(log_offset log_since);
 use AppTest qw(curl url);
 
 my $vars = Apache::Test::config()->{vars};
-my $errlog = "$vars->{t_logs}/error_log";
 my $flag = "$vars->{t_logs}/engine_forkfds_flag";
 for my $f (qw(engine_forkfds_flag engine_forkfds_go)) {
     my $p = "$vars->{t_logs}/$f";
@@ -32,14 +32,6 @@ my @cases = (['perl', '/eperl/forkfds.pl', '/cgidperl/forkfds.pl'],
              ['python relayed', '/epyr/forkfds.py', '/cgidpy/forkfds.py']);
 plan tests => 5 * @cases;
 
-sub log_since {
-    my ($off) = @_;
-    open my $lf, '<', $errlog or return '';
-    seek $lf, $off, 0;
-    local $/;
-    return <$lf> // '';
-}
-
 sub slurp {
     open my $fh, '<', $_[0] or return '';
     local $/;
@@ -53,7 +45,7 @@ for my $c (@cases) {
     ok t_cmp("$rcode $ncode $nbody", "200 200 answer to next\n", "$how: mod_cgid answers");
     my $rwrote = slurp($flag);
     curl(url("$path?first"));       # the engine is up
-    my $off = -s $errlog;
+    my $off = log_offset();
     my ($code, undef, $body) = curl(url("$path?leave"));
     ok t_cmp("$code $body", "$rcode $rbody", "$how: the response is mod_cgid's");
     # another client's request, on the same engine (a pool of one), while
