@@ -29,7 +29,9 @@ chmod 0777, "$dir/flags";
 # ?early-X: prints X (flushed) before start_response; ?late-X: prints X
 # unflushed; ?child-X: a child process prints X on the inherited
 # descriptor 1; ?thread-X: a thread waits until a later request says it
-# runs (?wait-X), then prints X, which that request waits for.
+# runs (?wait-X), then prints X, which that request waits for; ?fork-X: a
+# forked child closes 0-2 and, once a later request runs (?forkwait-X,
+# which waits for it), writes X to every descriptor it has.
 write_file("$dir/printapp.py", <<"PY", 0644);
 import os, subprocess, sys, threading, time, urllib.parse
 FLAGS = "$dir/flags"
@@ -56,6 +58,28 @@ def app(environ, start_response):
     elif kind == "wait":
         open(os.path.join(FLAGS, "go"), "w").close()
         printed.wait(20)
+    elif kind == "fork" and os.fork() == 0:
+        # a daemon: it closes 0-2, then writes to every descriptor it still
+        # has once a later request runs
+        for fd in (0, 1, 2):
+            os.close(fd)
+        for _ in range(400):
+            if os.path.exists(os.path.join(FLAGS, "go")):
+                break
+            time.sleep(0.05)
+        for fd in range(3, 100):
+            try:
+                os.write(fd, ("%s fd %d\\n" % (what, fd)).encode())
+            except OSError:
+                pass
+        open(os.path.join(FLAGS, "forked"), "w").close()
+        os._exit(0)
+    elif kind == "forkwait":
+        open(os.path.join(FLAGS, "go"), "w").close()
+        for _ in range(400):
+            if os.path.exists(os.path.join(FLAGS, "forked")):
+                break
+            time.sleep(0.05)
     start_response("200 OK", [("Content-Type", "text/plain")])
     return [("answer to %s pid %d\\n" % (kind, os.getpid())).encode()]
 PY
@@ -66,7 +90,7 @@ for my $d ($dir, "$dir/relayed") {
 
 my @where = (['direct', '/launch/stdout/p.cgp'], ['relayed', '/launch/stdout/relayed/p.cgp'],
              ['plain CGI', '/launch/stdout/cgi-p.cgp']);
-plan tests => 7 * @where + 5 * 2;
+plan tests => 7 * @where + 5 * 2 + 3 * 2;
 
 sub logged {
     my ($off, $what) = @_;
@@ -111,4 +135,19 @@ for my $w (@where[0, 1]) {
     ok t_cmp(logged($off, "SECRET OF THE FIRST CLIENT $how"), 1, "$how: the thread's line is in the error log");
     ok t_cmp(scalar(grep { /CGIPLUS(?:1130|1705|2025):/ } split /\n/, log_since($off)), 0,
              "$how: no worker was stopped as broken");
+}
+
+# A process the application forks, writing to every descriptor it has
+# while the same worker serves another request.
+for my $w (@where[0, 1]) {
+    my ($how, $path) = @$w;
+    unlink "$dir/flags/go", "$dir/flags/forked";
+    my $off = log_offset();
+    my ($c1, undef, $b1) = curl(url("$path?fork-FORKED+CHILD+OF+THE+FIRST+CLIENT"));
+    my ($c2, undef, $b2) = curl(url("$path?forkwait-x"));
+    ok t_cmp("$c1 $b1", qr/^200 answer to fork pid \d+\n\z/, "$how: the forking request answered");
+    ok t_cmp("$c2 $b2", qr/^200 answer to forkwait pid \d+\n\z/,
+             "$how: the next request gets its own answer, nothing of the child's");
+    ok t_cmp(scalar(grep { /CGIPLUS(?:1130|1705|2025|1076):/ } split /\n/, log_since($off)), 0,
+             "$how: no worker was stopped as broken, no bad header");
 }

@@ -691,6 +691,23 @@ def run_wsgi(app, idle=None, idle_every=1.0):
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     out = os.fdopen(_st.out_fd, "wb", closefd=False)
+    # Nor by a process the application forks (os.fork, multiprocessing):
+    # one that wrote to what it had would write into whatever response the
+    # worker sent then, or read the next request's records (as the engines'
+    # fork hook; only in the worker's own children).
+    worker = os.getpid()
+
+    def close_private():
+        if os.getppid() != worker:
+            return
+        chan = _st.chan.fd if _st.chan is not None else None
+        for fd in (_st.out_fd, chan if isinstance(chan, int) and chan > 2 else None):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+    os.register_at_fork(after_in_child=close_private)
     while accept():
         environ = _wsgi_environ()
         # The runner (and mod_cgi for a chunked upload, to EOF) ends
