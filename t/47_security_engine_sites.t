@@ -12,8 +12,10 @@ use Apache::Test;
 use Apache::TestUtil;
 use IO::Socket::INET;
 use JSON::PP ();
+use lib 't/htdocs/pool/lib';
+use PoolTest qw(wire_connect wire_request wire_frames);
 
-plan tests => 7;
+plan tests => 10;
 
 my $cfg = Apache::Test::config();
 
@@ -55,3 +57,17 @@ for my $p (@{ $st->{pools} // [] }) {
 }
 ok t_cmp(($site_of{hook} // '') ne '' && ($site_of{login} // '') ne '' && $site_of{hook} ne $site_of{login}
          ? 1 : 0, 1, "the status page names each pool's site ($site_of{hook} | $site_of{login})");
+
+# BEGIN's site is bounded as the protocol says (docs/PROTOCOL.md): no NUL,
+# under 4096 bytes; else the request is refused (bad-request, 7).
+my $script = "$cfg->{vars}{documentroot}/sitea/pid.pl";
+my $w = wire_connect();
+my @cases = (["a\0b", 7, 'a site with a NUL'], ['x' x 4096, 7, 'a site of 4096 bytes'],
+             ['x' x 4095, 0, 'a site of 4095 bytes']);
+for my $i (0 .. $#cases) {
+    my ($site, $want, $what) = @{ $cases[$i] };
+    wire_request($w, $i + 1, [script => $script, uri => '/x', site => $site], [CONTENT_LENGTH => 0]);
+    my @f = wire_frames($w, 50, 10);
+    my $end = (grep { $_->{type} == 8 } @f)[-1];
+    ok t_cmp($end ? $end->{outcome} : -1, $want, "$what: " . ($want ? 'refused (bad-request)' : 'served'));
+}
