@@ -48,6 +48,9 @@ for my $p (@prefixes) {
     system('mkdir', '-p', "$d/sub");
     chmod 0755, $d, "$d/sub";
     write_file("$d/static.txt", "static in $p\n", 0644);
+    # an hour old: httpd makes a file's ETag weak within a second of its
+    # change, which would differ between two httpds by when they answer
+    utime(time - 3600, time - 3600, "$d/static.txt");
 }
 chmod 0755, "$root/lara";
 my $index = <<'PHP';
