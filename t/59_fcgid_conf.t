@@ -17,6 +17,8 @@ use lib 't/lib', 't/htdocs/pool/lib', 't/htdocs/apps';
 use PrivateHttpd qw(private_conf private_start private_stop private_check fresh_dir libexec);
 use FreePort qw(free_port);
 use AppTest qw(write_file curl);
+use POSIX ();
+use Time::HiRes qw(sleep);
 
 plan tests => 56,
     need { 'needs php-cgi' => -x '/usr/bin/php-cgi',
@@ -79,6 +81,26 @@ while ($req->Accept() >= 0) {
     print STDERR "dies.pl: a line on stderr\n" if $q eq 'stderr';
     print "Content-Type: text/plain\r\n\r\n", 'x' x ($q eq 'after' ? 5000 : 2);
     if ($q eq 'after') { $req->Flush; POSIX::_exit(3) }
+}
+PL
+# The same death, after a sign and a pause: the test stops httpd's children
+# meanwhile (below).
+write_file("$dir/fcgi-bin/dies_late.pl", <<'PL', 0755);
+#!/usr/bin/perl
+use FCGI;
+use POSIX ();
+my %env;
+$| = 1;
+my $req = FCGI::Request(\*STDIN, \*STDOUT, \*STDERR, \%env, 0);
+while ($req->Accept() >= 0) {
+    my ($marker) = ($env{QUERY_STRING} // '') =~ /\Amarker=([\w\/.-]+)\z/;
+    if ($marker) {
+        open my $fh, '>', $marker or POSIX::_exit(4);
+        close $fh;
+        sleep 2;
+    }
+    print "Content-Type: text/plain\r\n\r\n", 'x' x 5000;
+    if ($marker) { $req->Flush; POSIX::_exit(3) }
 }
 PL
 
@@ -234,25 +256,49 @@ ok t_cmp("$code $c2", '200 500', 'an fcgid-script program that dies before its h
 # One that dies after its header and a short body: when httpd had not sent
 # the header yet, 500 (mod_fcgid's answer, as it holds such a short one);
 # when it had, a response the client can tell is cut short (curl 18 or 56),
-# never a complete-looking one. Which of the two depends on when the death
-# is seen, so it is tried until the first kind came (at most 200 times:
-# on a loaded machine the late kind can come many times in a row).
+# never a complete-looking one. Which of the two comes depends on when the
+# death is seen (on a fast machine nearly always after the header went), so
+# each try must be one of the two.
 {
-    my (%seen, $early);
-    for (1 .. 200) {
+    my %seen;
+    for (1 .. 20) {
         curl("$base/fcgi-bin/dies.pl?ok");
         my $out = `curl -s -o /dev/null -w '%{http_code}' --max-time 20 $base/fcgi-bin/dies.pl?after`;
         my $rc = $? >> 8;
         my $kind = $out eq '500' && $rc == 0 ? 'early 500'
                  : $out eq '200' && ($rc == 18 || $rc == 56) ? 'late, cut' : "$out curl=$rc";
         $seen{$kind}++;
-        last if $early = $kind eq 'early 500';
     }
     ok t_cmp(join(', ', grep { !/^(early 500|late, cut)$/ } sort keys %seen), '',
              'a death after a short answer: 500 while the header was not sent, else a cut response');
-    ok t_cmp($early ? 'early' : 'never early', 'early', 'and the early case came, answered 500');
 }
-
+# The early case made certain: httpd's children are stopped (SIGSTOP) while
+# the program writes its short answer and dies, so the child that holds the
+# request finds the answer and the death together when it runs again.
+{
+    my $marker = "$dir/dies_late.marker";
+    unlink $marker;
+    curl("$base/fcgi-bin/dies_late.pl");
+    my $parent = do { local (@ARGV, $/) = ("$dir/httpd.pid"); <> } // 0;
+    chomp $parent;
+    my ($comm) = ($vars->{httpd} =~ m{([^/]+)\z});
+    my @kids = grep {
+        my $st = '';
+        if (open my $fh, '<', "/proc/$_/stat") { local $/; $st = <$fh> // '' }
+        $st =~ /\A\d+ \((.*)\) \S (\d+) / && $2 == $parent && $1 eq substr($comm, 0, 15)
+    } map { m{/proc/(\d+)\z} ? $1 : () } glob('/proc/[0-9]*');
+    my $pid = open(my $curl, '-|', 'curl', '-s', '-o', '/dev/null', '-w', '%{http_code} curl=%{exitcode}',
+                   '--max-time', '30', "$base/fcgi-bin/dies_late.pl?marker=$marker")
+        // die "curl: $!";
+    sleep 0.05 until -e $marker || waitpid($pid, POSIX::WNOHANG()) > 0;
+    kill 'STOP', @kids;
+    sleep 3; # the program answers and dies 2 s after its sign
+    kill 'CONT', @kids;
+    my $code = do { local $/; <$curl> } // '';
+    close $curl;
+    ok t_cmp(@kids ? $code : 'no httpd child found', '500 curl=0',
+             'the early case (the death seen with the answer, before the header went): 500');
+}
 # mod_fcgid's default FcgidMaxRequestLen (131072): a larger body, 413.
 open my $big, '>', "$dir/big" or die;
 print $big 'x' x 200_000;
