@@ -274,19 +274,24 @@ ok t_cmp("$code $c2", '200 500', 'an fcgid-script program that dies before its h
 }
 # The early case made certain: httpd's children are stopped (SIGSTOP) while
 # the program writes its short answer and dies, so the child that holds the
-# request finds the answer and the death together when it runs again.
+# request finds the answer and the death together when it runs again. The
+# log says the program died after its answer (status 3), not before it.
 {
-    my $marker = "$dir/dies_late.marker";
+    my $marks = "$dir/marks";
+    mkdir $marks;
+    chmod 01777, $marks; # the program runs as httpd's User
+    my $marker = "$marks/dies_late";
     unlink $marker;
     curl("$base/fcgi-bin/dies_late.pl");
     my $parent = do { local (@ARGV, $/) = ("$dir/httpd.pid"); <> } // 0;
     chomp $parent;
-    my ($comm) = ($vars->{httpd} =~ m{([^/]+)\z});
+    # httpd's children: the parent's but the runner
     my @kids = grep {
         my $st = '';
         if (open my $fh, '<', "/proc/$_/stat") { local $/; $st = <$fh> // '' }
-        $st =~ /\A\d+ \((.*)\) \S (\d+) / && $2 == $parent && $1 eq substr($comm, 0, 15)
+        $st =~ /\A\d+ \((.*)\) \S (\d+) / && $2 == $parent && $1 ne 'cgiplus-runner'
     } map { m{/proc/(\d+)\z} ? $1 : () } glob('/proc/[0-9]*');
+    my $logged = -s "$dir/error_log";
     my $pid = open(my $curl, '-|', 'curl', '-s', '-o', '/dev/null', '-w', '%{http_code} curl=%{exitcode}',
                    '--max-time', '30', "$base/fcgi-bin/dies_late.pl?marker=$marker")
         // die "curl: $!";
@@ -296,7 +301,11 @@ ok t_cmp("$code $c2", '200 500', 'an fcgid-script program that dies before its h
     kill 'CONT', @kids;
     my $code = do { local $/; <$curl> } // '';
     close $curl;
-    ok t_cmp(@kids ? $code : 'no httpd child found', '500 curl=0',
+    my $log = '';
+    if (open my $fh, '<', "$dir/error_log") { seek $fh, $logged, 0; local $/; $log = <$fh> // '' }
+    my $after = $log =~ /dies_late\.pl \(worker pid \d+\) ended with outcome crashed: exited with status 3 after its response started/;
+    ok t_cmp(!@kids ? "no child of httpd $parent found" : !-e $marker ? 'the program made no sign'
+             : !$after ? 'no log line of a death after the answer' : $code, '500 curl=0',
              'the early case (the death seen with the answer, before the header went): 500');
 }
 # mod_fcgid's default FcgidMaxRequestLen (131072): a larger body, 413.
