@@ -308,6 +308,7 @@ ok t_cmp("$code $c2", '200 500', 'an fcgid-script program that dies before its h
              : !$after ? 'no log line of a death after the answer' : $code, '500 curl=0',
              'the early case (the death seen with the answer, before the header went): 500');
 }
+
 # mod_fcgid's default FcgidMaxRequestLen (131072): a larger body, 413.
 open my $big, '>', "$dir/big" or die;
 print $big 'x' x 200_000;
