@@ -14,7 +14,8 @@ use Apache::Test;
 use Apache::TestUtil;
 use JSON::PP ();
 use lib 't/lib', 't/htdocs/pool/lib', 't/htdocs/apps';
-use PrivateHttpd qw(private_conf private_start private_stop private_check fresh_dir libexec);
+use PrivateHttpd qw(private_conf private_start private_stop private_check fresh_dir libexec
+                    pid_in private_log);
 use FreePort qw(free_port);
 use AppTest qw(write_file curl);
 use POSIX ();
@@ -79,28 +80,16 @@ while ($req->Accept() >= 0) {
     my $q = $env{QUERY_STRING};
     POSIX::_exit(3) if $q eq 'before';
     print STDERR "dies.pl: a line on stderr\n" if $q eq 'stderr';
-    print "Content-Type: text/plain\r\n\r\n", 'x' x ($q eq 'after' ? 5000 : 2);
-    if ($q eq 'after') { $req->Flush; POSIX::_exit(3) }
-}
-PL
-# The same death, after a sign and a pause: the test stops httpd's children
-# meanwhile (below).
-write_file("$dir/fcgi-bin/dies_late.pl", <<'PL', 0755);
-#!/usr/bin/perl
-use FCGI;
-use POSIX ();
-my %env;
-$| = 1;
-my $req = FCGI::Request(\*STDIN, \*STDOUT, \*STDERR, \%env, 0);
-while ($req->Accept() >= 0) {
-    my ($marker) = ($env{QUERY_STRING} // '') =~ /\Amarker=([\w\/.-]+)\z/;
+    # ?marker=PATH: the same death as ?after, once PATH is made and 2 s
+    # have passed (the test stops httpd's children meanwhile, below)
+    my ($marker) = $q =~ /\Amarker=([\w\/.-]+)\z/;
     if ($marker) {
         open my $fh, '>', $marker or POSIX::_exit(4);
         close $fh;
         sleep 2;
     }
-    print "Content-Type: text/plain\r\n\r\n", 'x' x 5000;
-    if ($marker) { $req->Flush; POSIX::_exit(3) }
+    print "Content-Type: text/plain\r\n\r\n", 'x' x ($q eq 'after' || $marker ? 5000 : 2);
+    if ($q eq 'after' || $marker) { $req->Flush; POSIX::_exit(3) }
 }
 PL
 
@@ -280,20 +269,15 @@ ok t_cmp("$code $c2", '200 500', 'an fcgid-script program that dies before its h
     my $marks = "$dir/marks";
     mkdir $marks;
     chmod 01777, $marks; # the program runs as httpd's User
-    my $marker = "$marks/dies_late";
+    my $marker = "$marks/dies";
     unlink $marker;
-    curl("$base/fcgi-bin/dies_late.pl");
-    my $parent = do { local (@ARGV, $/) = ("$dir/httpd.pid"); <> } // 0;
-    chomp $parent;
-    # httpd's children: the parent's but the runner
-    my @kids = grep {
-        my $st = '';
-        if (open my $fh, '<', "/proc/$_/stat") { local $/; $st = <$fh> // '' }
-        $st =~ /\A\d+ \((.*)\) \S (\d+) / && $2 == $parent && $1 ne 'cgiplus-runner'
-    } map { m{/proc/(\d+)\z} ? $1 : () } glob('/proc/[0-9]*');
-    my $logged = -s "$dir/error_log";
+    curl("$base/fcgi-bin/dies.pl?ok");
+    my $parent = pid_in("$dir/httpd.pid");
+    my ($runner) = map { /(\d+)/ } `pgrep -P $parent -x cgiplus-runner`;
+    my @kids = grep { $_ != ($runner // 0) } map { /(\d+)/ } `pgrep -P $parent`;
+    my $logged = length private_log($dir);
     my $pid = open(my $curl, '-|', 'curl', '-s', '-o', '/dev/null', '-w', '%{http_code} curl=%{exitcode}',
-                   '--max-time', '30', "$base/fcgi-bin/dies_late.pl?marker=$marker")
+                   '--max-time', '30', "$base/fcgi-bin/dies.pl?marker=$marker")
         // die "curl: $!";
     sleep 0.05 until -e $marker || waitpid($pid, POSIX::WNOHANG()) > 0;
     kill 'STOP', @kids;
@@ -301,9 +285,8 @@ ok t_cmp("$code $c2", '200 500', 'an fcgid-script program that dies before its h
     kill 'CONT', @kids;
     my $code = do { local $/; <$curl> } // '';
     close $curl;
-    my $log = '';
-    if (open my $fh, '<', "$dir/error_log") { seek $fh, $logged, 0; local $/; $log = <$fh> // '' }
-    my $after = $log =~ /dies_late\.pl \(worker pid \d+\) ended with outcome crashed: exited with status 3 after its response started/;
+    my $after = substr(private_log($dir), $logged) =~
+        /dies\.pl \(worker pid \d+\) ended with outcome crashed: exited with status 3 after its response started/;
     ok t_cmp(!@kids ? "no child of httpd $parent found" : !-e $marker ? 'the program made no sign'
              : !$after ? 'no log line of a death after the answer' : $code, '500 curl=0',
              'the early case (the death seen with the answer, before the header went): 500');
