@@ -696,12 +696,20 @@ static int empty_values_result(const unsigned char *b, size_t n)
 static void back_timer(runner_worker *w)
 {
     runner_fcgi *f = fcgi(w);
-    int queued = 1;
+    int queued = 1, unread = 0;
 
     if (f->ev_sock.fd >= 0 && !cgp_buf_used(&w->inq) &&
         ioctl(f->ev_sock.fd, SIOCOUTQ, &queued) == 0 && queued == 0) {
-        back(w, 0);
-    } else {
+        /* Its answer may be in already, its read event not handled yet (a
+         * busy runner): read it first. Closing that connection would end
+         * one that waits there for a request (ruby-fcgi dies of it: CI,
+         * 2026-12-06); one still writing its answer only sees EPIPE. */
+        if (ioctl(f->ev_sock.fd, FIONREAD, &unread) == 0 && unread > 0)
+            fcgi_read(w, 0);
+        else
+            back(w, 0);
+    }
+    if (f->back_wait) {
         w->dl_kind = probe_next(f);
         runner_worker_rearm(w);
     }
