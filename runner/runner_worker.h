@@ -220,6 +220,7 @@ struct runner_worker {
     int sync_wait;
     runner_buf held;
     uint64_t dl_sync;         /* next look at CGIPLUSIN while sync_wait */
+    size_t in_lost;           /* of the "!" line, what CGIPLUSIN refused (no reader) */
     size_t banner;            /* bytes discarded before the first request */
     int synced;               /* it read the "!" line of its first request */
     int not_cgiplus;          /* exited with its first request unread */

@@ -70,6 +70,17 @@ void runner_worker_flush_in(runner_worker *w)
     if (w->ev_in.fd < 0 || !cgp_buf_used(&w->inq))
         return;
     if (runner_buf_flush(&w->inq, w->ev_in.fd) < 0) {
+        if (errno == EPIPE && w->sync_wait) {
+            /* Gone before its "!" line was written: a plain CGI program
+             * (its stdin ends at once) can run and exit while a loaded
+             * runner is still busy starting it. Its request stays unread,
+             * so its reaping runs it as plain CGI (2080); one that runs on
+             * without CGIPLUSIN is stopped at the next look. */
+            w->in_lost = cgp_buf_used(&w->inq);
+            cgp_buf_reset(&w->inq);
+            runner_ev_close(&w->ev_in);
+            return;
+        }
         runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2019) "worker pid %ld of %s does not read "
                    "CGIPLUSIN (%s); stopping it", (long)w->pid, w->pool->script, strerror(errno));
         cgp_buf_reset(&w->inq);
@@ -149,7 +160,9 @@ static void hold_first_record(runner_worker *w)
 int runner_worker_unread_in(const runner_worker *w)
 {
     int n = 0;
-    if (w->ev_in.fd < 0 || ioctl(w->ev_in.fd, FIONREAD, &n) < 0)
+    if (w->ev_in.fd < 0)
+        return w->in_lost ? (int)w->in_lost : -1;
+    if (ioctl(w->ev_in.fd, FIONREAD, &n) < 0)
         return -1;
     return n + (int)cgp_buf_used(&w->inq);
 }
@@ -162,6 +175,13 @@ void runner_worker_sync_check(runner_worker *w)
     ssize_t n;
     if (!w->sync_wait)
         return;
+    if (w->in_lost) { /* alive (not reaped yet) with CGIPLUSIN closed */
+        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2916) "worker pid %ld of %s closed CGIPLUSIN "
+                   "before it read its first request, and runs on; stopping it", (long)w->pid,
+                   w->pool->script);
+        runner_worker_break(w, RUNNER_END_BROKEN, SIGKILL);
+        return;
+    }
     if (runner_worker_unread_in(w) != 0) {
         w->dl_sync = sync_next(w);
         return;
