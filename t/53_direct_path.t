@@ -75,9 +75,10 @@ sub h2load {
     return { ok => $ok // 0, two => $two // 0, max => $max // '?', secs => time - $t0, out => $o };
 }
 
-# httpd's children now, less the runner.
+# httpd's children that serve requests now: the MPM's, with their threads
+# (not the runner, nor mod_cgid's daemon).
 sub children {
-    return join ' ', sort { $a <=> $b } grep { $_ != $runner }
+    return join ' ', sort { $a <=> $b } grep { my @t = glob("/proc/$_/task/*"); $_ != $runner && @t > 1 }
         map { /^\s*(\d+)/ ? $1 : () } `ps --ppid $parent -o pid=`;
 }
 
