@@ -96,6 +96,8 @@ sub traced {
 
 my ($calls, $ms, $h2) = traced(sub { scalar `h2load --h1 -n $n -c 50 $url 2>&1` });
 my ($ok) = $h2 =~ /status codes: (\d+) 2xx/;
+print map { "#   h2load: $_\n" } grep { /requests:|status codes:|errored|timeout|error/i } split /\n/, $h2
+    if ($ok // 0) != $n;
 ok t_cmp($ok // 0, $n, "$n requests at 50 connections on 2 workers: all 200");
 my ($idle) = traced(sub { sleep $ms / 1000 });
 t_debug("runner: $calls calls during $n requests ($ms ms), $idle in as long with none");
