@@ -24,11 +24,18 @@ my $logf = "$vars->{t_logs}/error_log";
 
 open my $pf, '<', "$vars->{t_logs}/httpd.pid" or die "pid file: $!";
 chomp(my $parent = <$pf>);
-my ($runner, @children);
-for my $pid (grep { /^\d+$/ } map { (split ' ')[0] } `ps --ppid $parent -o pid=`) {
-    if (`cat /proc/$pid/comm` =~ /cgiplus/) { $runner = $pid } else { push @children, $pid }
-}
+my ($runner) = grep { `cat /proc/$_/comm` =~ /cgiplus/ }
+               map { /^\s*(\d+)/ ? $1 : () } `ps --ppid $parent -o pid=`;
 ok t_cmp($runner ? 1 : 0, 1, "the runner is a child of httpd (pid @{[$runner // '?']})");
+
+# httpd's children that serve requests now: the MPM's, with their threads
+# (not the runner, nor mod_cgid's daemon).
+sub children {
+    return join ' ', sort { $a <=> $b } grep { my @t = glob("/proc/$_/task/*"); $_ != ($runner // 0) && @t > 1 }
+        map { /^\s*(\d+)/ ? $1 : () } `ps --ppid $parent -o pid=`;
+}
+
+my @children = split ' ', children();
 
 # strace -c on the given pids (threads included) while code runs: calls.
 # With $full, every call is listed instead (the text is returned).
@@ -73,13 +80,6 @@ sub h2load {
     my ($two) = $o =~ /status codes: (\d+) 2xx/;
     my ($max) = $o =~ /time for request:\s+\S+\s+(\S+)/;
     return { ok => $ok // 0, two => $two // 0, max => $max // '?', secs => time - $t0, out => $o };
-}
-
-# httpd's children that serve requests now: the MPM's, with their threads
-# (not the runner, nor mod_cgid's daemon).
-sub children {
-    return join ' ', sort { $a <=> $b } grep { my @t = glob("/proc/$_/task/*"); $_ != $runner && @t > 1 }
-        map { /^\s*(\d+)/ ? $1 : () } `ps --ppid $parent -o pid=`;
 }
 
 # A child's first request for a pool goes through the runner (that is how

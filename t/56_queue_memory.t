@@ -26,6 +26,7 @@ use JSON::PP ();
 use Time::HiRes qw(time sleep);
 use lib 't/htdocs/pool/lib';
 use PrivHttpd qw(httpd_start httpd_log ASAN_MEASURE);
+use PoolTest qw(runner_pid);
 
 plan tests => 11;
 
@@ -66,7 +67,6 @@ Alias /q/app.pl $pool/app.pl
 CONF
 };
 
-sub runner_pid { open my $fh, '<', "$dir/cgiplus-runner.pid" or return 0; (<$fh> // '') =~ /(\d+)/ ? $1 : 0 }
 sub status_kb {
     my ($pid, $field) = @_;
     open my $fh, '<', "/proc/$pid/status" or return 0;
@@ -116,7 +116,7 @@ sub finish {
 }
 
 my $rpid = 0;
-for (1 .. 50) { last if ($rpid = runner_pid()); sleep 0.1 }
+for (1 .. 50) { last if ($rpid = runner_pid($dir)); sleep 0.1 }
 my ($warm) = finish(start('/q/app.pl'));
 ok t_cmp($warm->{code}, 200, 'the one-worker pool answers');
 sleep 0.5;

@@ -23,6 +23,7 @@ use POSIX ();
 use Time::HiRes qw(time sleep);
 use lib 't/htdocs/pool/lib';
 use PrivHttpd qw(httpd_start httpd_stop httpd_log ASAN_MEASURE);
+use PoolTest qw(runner_pid);
 
 plan tests => 14;
 
@@ -61,7 +62,6 @@ CONF
 };
 
 my $sock = "$dir/cgiplus-runner.sock";
-sub runner_pid { open my $fh, '<', "$dir/cgiplus-runner.pid" or return 0; (<$fh> // '') =~ /(\d+)/ ? $1 : 0 }
 sub rss_kb { open my $fh, '<', "/proc/$_[0]/status" or return 0; local $/; (<$fh> // '') =~ /^VmRSS:\s+(\d+)/m ? $1 : 0 }
 sub nfds { opendir my $d, "/proc/$_[0]/fd" or return 0; scalar grep { /^\d+$/ } readdir $d }
 
@@ -105,7 +105,7 @@ sub as_httpd_user {
 }
 
 my $rpid = 0;
-for (1 .. 50) { last if ($rpid = runner_pid()); sleep 0.1 }
+for (1 .. 50) { last if ($rpid = runner_pid($dir)); sleep 0.1 }
 ok t_cmp($rpid > 0 ? 1 : 0, 1, 'the runner runs');
 ok t_cmp(join(' ', get_all('/p/a/app.pl')), '200', 'a request before the flood');
 my ($rss0, $fds0) = (rss_kb($rpid), nfds($rpid));
@@ -145,7 +145,7 @@ ok t_cmp($fds_max < 1024 ? 1 : 0, 1,
          "and its descriptors ($fds0 before, at most $fds_max during, limit 4096)");
 ok t_cmp(($closed // 0) >= $opened - 10 * 500 ? 1 : 0, 1,
          'the runner closed the connections it would not keep');
-ok t_cmp(runner_pid(), $rpid, 'the same runner, still running');
+ok t_cmp(runner_pid($dir), $rpid, 'the same runner, still running');
 
 # Connections that stay silent, or stop half-way through a HELLO: closed
 # after the deadline. One announcing more than a HELLO: closed at once.

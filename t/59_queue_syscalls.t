@@ -21,7 +21,7 @@ use Time::HiRes qw(sleep time);
 use lib "t/lib";
 use FreePort qw(free_port);
 use lib "t/htdocs/pool/lib";
-use PoolTest qw(await_trace);
+use PoolTest qw(await_trace runner_pid);
 use PrivHttpd qw(httpd_start);
 
 plan tests => 4,
@@ -59,9 +59,8 @@ Alias /qsys/hello $ex/hello
 CONF
 
 # The runner writes its pid file once it serves.
-sub runner_pid { open my $fh, '<', "$dir/cgiplus-runner.pid" or return 0; (<$fh> // '') =~ /^(\d+)$/ ? $1 : 0 }
 my $runner = 0;
-for (1 .. 100) { last if ($runner = runner_pid()); sleep 0.1 }
+for (1 .. 100) { last if ($runner = runner_pid($dir)); sleep 0.1 }
 die "no runner pid in $dir\n" unless $runner;
 
 my $first = `curl -s -w ' %{http_code}' $url`;

@@ -191,8 +191,10 @@ sub await_trace {
     return 1;
 }
 
+# The runner's pid: the suite's, or that of the private httpd in DIR.
 sub runner_pid {
-    open my $fh, '<', "$vars->{t_logs}/cgiplus-runner.pid" or return 0;
+    my ($dir) = @_;
+    open my $fh, '<', ($dir // $vars->{t_logs}) . "/cgiplus-runner.pid" or return 0;
     my $p = <$fh> // '';
     return $p =~ /^(\d+)/ ? $1 : 0;
 }
