@@ -16,13 +16,15 @@ use Apache::TestUtil;
 use File::Copy qw(copy);
 use IO::Socket::INET;
 use Socket qw(SOL_SOCKET SO_LINGER);
-use lib 't/lib', 't/htdocs/apps';
+use lib 't/lib', 't/htdocs/apps', 't/htdocs/pool/lib';
+use PoolTest qw(await_trace runner_pid);
 use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec);
 use FreePort qw(free_port);
 use AppTest qw(write_file);
 
-plan tests => 16, need { 'needs python3' => -x '/usr/bin/python3',
-                        'needs mod_fcgid (libapache2-mod-fcgid)' => -f libexec() . '/mod_fcgid.so' };
+plan tests => 25, need { 'needs python3' => -x '/usr/bin/python3',
+                        'needs mod_fcgid (libapache2-mod-fcgid)' => -f libexec() . '/mod_fcgid.so',
+                        'needs strace' => system('command -v strace >/dev/null 2>&1') == 0 };
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -81,6 +83,30 @@ sub survives {
 
 survives($vars->{port}, '/fcgi/getvalues.py', 'direct path', $logf);
 survives($vars->{port}, '/fcgir/getvalues.py', 'relayed', $logf);
+
+# The application's answer to the probe while the runner is between its
+# wait and its timers: each epoll_wait of the runner returns 100 ms late
+# (strace inject), so the answer, written meanwhile, is seen first by the
+# probe's timer. It used to close the connection then (the GET_VALUES was
+# taken), and a ruby-fcgi-shaped program waiting there died (CI, once).
+{
+    my $runner = runner_pid();
+    my @tids = map { m{/(\d+)$} ? $1 : () } glob("/proc/$runner/task/*");
+    my $st = fork // die "fork: $!";
+    if (!$st) {
+        open STDERR, '>', '/dev/null';
+        exec 'strace', '-qq', '-e', 'trace=epoll_wait,epoll_pwait',
+             map({ ('-e', "inject=$_:delay_exit=100000") } qw(epoll_wait epoll_pwait)),
+             '-o', '/dev/null', map { ('-p', $_) } @tids;
+        exit 127;
+    }
+    await_trace($st, @tids);
+    # (the answer falls so in about two tries of three: three tries)
+    survives($vars->{port}, '/fcgi/getvalues.py', "direct path, the runner late to its events ($_)", $logf)
+        for 1 .. 3;
+    kill 'INT', $st;
+    waitpid $st, 0;
+}
 
 # The fcgid-script drop-in (mod_fcgid not loaded) and mod_fcgid itself,
 # the same lines, in a private httpd.

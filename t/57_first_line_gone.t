@@ -1,0 +1,49 @@
+# A new CGIplus worker gets only its first request's "!" line until it has
+# read it (docs/PROTOCOL.md). A plain CGI program put under CGIplusMode
+# cgiplus reads end of file on stdin at once, answers and exits; the runner
+# then runs its request as plain CGI (2080). Under load the program can be
+# done before the runner, still busy after fork(), writes that line: the
+# write fails (EPIPE), and the worker was taken as broken (2019, the
+# request failed; t/3g_cgi_stdin_eof.t saw a 500 so once in CI). Here the
+# runner's return from fork() is held back 300 ms (strace inject), so the
+# program has always ended first: the request must still run as plain CGI.
+# A program that closes descriptor 3 and runs on is stopped (2916): 502.
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use Apache::TestRequest qw(GET);
+use lib 't/lib', 't/htdocs/pool/lib';
+use MainLog qw(log_offset log_since log_wait);
+use PoolTest qw(await_trace runner_pid);
+
+plan tests => 5, need { 'needs strace' => system('command -v strace >/dev/null 2>&1') == 0 };
+
+my $runner = runner_pid();
+my @tids = map { m{/(\d+)$} ? $1 : () } glob("/proc/$runner/task/*");
+my $st = fork // die "fork: $!";
+if (!$st) {
+    open STDERR, '>', '/dev/null';
+    exec 'strace', '-qq', '-e', 'trace=clone,clone3,fork,vfork',
+         map({ ('-e', "inject=$_:delay_exit=300000") } qw(clone clone3 fork vfork)),
+         '-o', '/dev/null', map { ('-p', $_) } @tids;
+    exit 127;
+}
+await_trace($st, @tids);
+my $off = log_offset();
+
+my $r = GET('/firstgone/cat.sh?q=1');
+ok t_cmp($r->code . ' ' . $r->content, "200 query=q=1 body=\n",
+         'a plain CGI program that ended before its first line was written: run as plain CGI');
+ok t_cmp(log_since($off) =~ m{CGIPLUS2080: \S+/dropin/cat\.sh does not speak CGIplus} ? 1 : 0, 1,
+         'and said so (2080)');
+ok t_cmp(log_since($off) =~ /CGIPLUS2019\b/ ? 1 : 0, 0, 'not taken as a worker that does not read CGIPLUSIN (2019)');
+
+$off = log_offset();
+$r = GET('/firstgone/closes3.sh');
+ok t_cmp($r->code, 502, 'a new worker that closed descriptor 3 and runs on: its request fails (502)');
+ok t_cmp(log_wait($off, qr{CGIPLUS2916: worker pid \d+ of \S+/dropin/closes3\.sh closed CGIPLUSIN}) ? 1 : 0, 1,
+         'and it is stopped (2916)');
+
+kill 'INT', $st;
+waitpid $st, 0;
