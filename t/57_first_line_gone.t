@@ -15,21 +15,12 @@ use Apache::TestUtil;
 use Apache::TestRequest qw(GET);
 use lib 't/lib', 't/htdocs/pool/lib';
 use MainLog qw(log_offset log_since log_wait);
-use PoolTest qw(await_trace runner_pid);
+use PoolTest qw(strace_on strace_off runner_pid);
 
 plan tests => 5, need { 'needs strace' => system('command -v strace >/dev/null 2>&1') == 0 };
 
-my $runner = runner_pid();
-my @tids = map { m{/(\d+)$} ? $1 : () } glob("/proc/$runner/task/*");
-my $st = fork // die "fork: $!";
-if (!$st) {
-    open STDERR, '>', '/dev/null';
-    exec 'strace', '-qq', '-e', 'trace=clone,clone3,fork,vfork',
-         map({ ('-e', "inject=$_:delay_exit=300000") } qw(clone clone3 fork vfork)),
-         '-o', '/dev/null', map { ('-p', $_) } @tids;
-    exit 127;
-}
-await_trace($st, @tids);
+my $st = strace_on(runner_pid(), '-e', 'trace=clone,clone3,fork,vfork',
+                   map { ('-e', "inject=$_:delay_exit=300000") } qw(clone clone3 fork vfork));
 my $off = log_offset();
 
 my $r = GET('/firstgone/cat.sh?q=1');
@@ -45,5 +36,4 @@ ok t_cmp($r->code, 502, 'a new worker that closed descriptor 3 and runs on: its 
 ok t_cmp(log_wait($off, qr{CGIPLUS2916: worker pid \d+ of \S+/dropin/closes3\.sh closed CGIPLUSIN}) ? 1 : 0, 1,
          'and it is stopped (2916)');
 
-kill 'INT', $st;
-waitpid $st, 0;
+strace_off($st);

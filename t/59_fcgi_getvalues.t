@@ -17,7 +17,7 @@ use File::Copy qw(copy);
 use IO::Socket::INET;
 use Socket qw(SOL_SOCKET SO_LINGER);
 use lib 't/lib', 't/htdocs/apps', 't/htdocs/pool/lib';
-use PoolTest qw(await_trace runner_pid);
+use PoolTest qw(strace_on strace_off runner_pid);
 use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec);
 use FreePort qw(free_port);
 use AppTest qw(write_file);
@@ -90,22 +90,12 @@ survives($vars->{port}, '/fcgir/getvalues.py', 'relayed', $logf);
 # probe's timer. It used to close the connection then (the GET_VALUES was
 # taken), and a ruby-fcgi-shaped program waiting there died (CI, once).
 {
-    my $runner = runner_pid();
-    my @tids = map { m{/(\d+)$} ? $1 : () } glob("/proc/$runner/task/*");
-    my $st = fork // die "fork: $!";
-    if (!$st) {
-        open STDERR, '>', '/dev/null';
-        exec 'strace', '-qq', '-e', 'trace=epoll_wait,epoll_pwait',
-             map({ ('-e', "inject=$_:delay_exit=100000") } qw(epoll_wait epoll_pwait)),
-             '-o', '/dev/null', map { ('-p', $_) } @tids;
-        exit 127;
-    }
-    await_trace($st, @tids);
-    # (the answer falls so in about two tries of three: three tries)
+    my $st = strace_on(runner_pid(), '-e', 'trace=epoll_wait,epoll_pwait',
+                       map { ('-e', "inject=$_:delay_exit=100000") } qw(epoll_wait epoll_pwait));
+    # (the answer lands in that delay in about two runs of three)
     survives($vars->{port}, '/fcgi/getvalues.py', "direct path, the runner late to its events ($_)", $logf)
         for 1 .. 3;
-    kill 'INT', $st;
-    waitpid $st, 0;
+    strace_off($st);
 }
 
 # The fcgid-script drop-in (mod_fcgid not loaded) and mod_fcgid itself,

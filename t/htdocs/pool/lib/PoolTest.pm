@@ -19,7 +19,7 @@ use Apache::Test ();
 use POSIX ();
 use File::Path ();
 
-our @EXPORT_OK = qw(hstart hfinish hfinish_all hget hmany status pool_of script_requests wait_for wire_connect wire_key wire_key_file wire_hello
+our @EXPORT_OK = qw(strace_on strace_off hstart hfinish hfinish_all hget hmany status pool_of script_requests wait_for wire_connect wire_key wire_key_file wire_hello
                     wire_request wire_frames wire_status wire_send runner_pid standalone_runner
                     version_script configtest await_trace);
 
@@ -190,6 +190,24 @@ sub await_trace {
     }, 30, 0.05) or die "strace (pid $tracer) did not attach to all of @tids within 30 s\n";
     return 1;
 }
+
+# strace (quiet, output to /dev/null) on every thread of $pid with @args
+# (an injected delay, say), attached before it returns; its pid, for
+# strace_off.
+sub strace_on {
+    my ($pid, @args) = @_;
+    my @tids = map { m{/(\d+)$} ? $1 : () } glob("/proc/$pid/task/*");
+    my $st = fork // die "fork: $!";
+    if (!$st) {
+        open STDERR, '>', '/dev/null';
+        exec 'strace', '-qq', @args, '-o', '/dev/null', map { ('-p', $_) } @tids;
+        exit 127;
+    }
+    await_trace($st, @tids);
+    return $st;
+}
+
+sub strace_off { my ($st) = @_; kill 'INT', $st; waitpid $st, 0 }
 
 # The runner's pid: the suite's, or that of the private httpd in DIR.
 sub runner_pid {
