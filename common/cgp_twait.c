@@ -2,10 +2,11 @@
  * docs/DESIGN.md, "Waiting in the table"). Tickets in a ring per pool, as
  * in Vyukov's bounded queue: an entry carries the ticket it serves, a
  * ticket is taken by the CAS that fills its entry (with the waiter's pid),
- * and the tail only moves past filled entries, so a ticket between head
- * and tail always has its entry. Everything is seq_cst: a releaser stores
- * IDLE, then looks for waiters; a new waiter is in the ring, then looks
- * for IDLE workers; one of the two sees the other. */
+ * and the tail only moves past filled entries, or past one still held by a
+ * ticket a lap older (that ticket is skipped: nobody ever holds it), so a
+ * ticket between head and tail has its entry or none. Everything is
+ * seq_cst: a releaser stores IDLE, then looks for waiters; a new waiter is
+ * in the ring, then looks for IDLE workers; one of the two sees the other. */
 #define _GNU_SOURCE
 #include "cgp_twait.h"
 
@@ -54,6 +55,14 @@ static int same_ticket(uint64_t w, uint32_t ticket)
     return cgp_twword_ticket(w) == (ticket & CGP_TW_MASK);
 }
 
+/* Whether entry word w names a ticket older than t (laps behind it). */
+static int older(uint64_t w, uint32_t t)
+{
+    uint32_t d = (t - cgp_twword_ticket(w)) & CGP_TW_MASK;
+
+    return d != 0 && d < CGP_TW_MASK / 2;
+}
+
 /* The ticket an entry serves once ticket is done: one ring later. */
 static uint32_t next_ticket(const cgp_tq *tq, uint32_t ticket)
 {
@@ -88,7 +97,7 @@ static uint64_t tq_head(const cgp_tq *tq)
 int cgp_tq_enqueue(const cgp_tq *tq, uint32_t pid, uint32_t *ticket)
 {
     cgp_tqueue *q = tq->q;
-    uint32_t n = atomic_fetch_add(&q->queued, 1), m = atomic_load(&q->qmax);
+    uint32_t n = atomic_fetch_add(&q->queued, 1), m = atomic_load(&q->qmax), skipped = 0;
 
     if (n >= atomic_load(&q->depth)) {
         atomic_fetch_sub(&q->queued, 1);
@@ -115,10 +124,28 @@ int cgp_tq_enqueue(const cgp_tq *tq, uint32_t pid, uint32_t *ticket)
             atomic_compare_exchange_strong(&q->tail, &t, t + 1); /* taken: help it on */
             continue;
         }
-        if (atomic_load(&q->tail) == t) { /* the entry still serves the ticket a ring ago */
+        if (atomic_load(&q->tail) != t)
+            continue;
+        if (!older(w, t)) { /* ticket t was taken and is done already */
+            atomic_compare_exchange_strong(&q->tail, &t, t + 1);
+            continue;
+        }
+        if (cgp_twword_state(w) == CGP_TW_FREE) { /* free since a skipped ticket */
+            if (cgp_tw_step(e, &w, CGP_TWE_TAKE, t, 0, pid)) {
+                *ticket = t;
+                atomic_compare_exchange_strong(&q->tail, &t, t + 1);
+                return 0;
+            }
+            continue;
+        }
+        /* The entry still serves a ticket of a lap ago (its waiter slow to
+         * take what it was handed): ticket t is skipped rather than the
+         * queue stopped; the entry serves a later lap once it is free. */
+        if (++skipped >= tq->size) {
             atomic_fetch_sub(&q->queued, 1);
             return -1;
         }
+        atomic_compare_exchange_strong(&q->tail, &t, t + 1);
     }
 }
 
@@ -234,16 +261,24 @@ int cgp_tq_pass(const cgp_tq *tq, uint32_t sidx, uint32_t gen, unsigned held,
 uint64_t cgp_tq_oldest(const cgp_tq *tq, uint32_t pid, uint32_t not_pid)
 {
     uint32_t h = atomic_load(&tq->q->head), t = atomic_load(&tq->q->tail);
+    uint32_t span = (t - h) & CGP_TW_MASK, best = span;
+    uint64_t found = 0;
 
-    for (; h != t && t - h <= tq->size; h++) {
-        uint64_t w = atomic_load(&cgp_tq_entry(tq, h)->word);
-        uint32_t wp = cgp_twword_pid(w);
+    /* Tickets head..tail in order; past a lap (skipped tickets) one look
+     * at every entry, keeping the ticket nearest the head. */
+    for (uint32_t k = 0; k < span && k < tq->size; k++) {
+        uint64_t w = atomic_load(&tq->ring[(span <= tq->size ? h + k : k) & (tq->size - 1)].word);
+        uint32_t wp = cgp_twword_pid(w), d = (cgp_twword_ticket(w) - h) & CGP_TW_MASK;
 
-        if (same_ticket(w, h) && cgp_twword_state(w) == CGP_TW_WAITING &&
-            (pid ? wp == (pid & CGP_TW_MASK) : wp != (not_pid & CGP_TW_MASK)))
-            return w;
+        if (cgp_twword_state(w) == CGP_TW_WAITING && d < best &&
+            (pid ? wp == (pid & CGP_TW_MASK) : wp != (not_pid & CGP_TW_MASK))) {
+            found = w;
+            best = d;
+            if (span <= tq->size)
+                break;
+        }
     }
-    return 0;
+    return found;
 }
 
 int cgp_tq_relay(const cgp_tq *tq, uint64_t w)

@@ -78,7 +78,7 @@ int cgp_tq_get(void *base, uint32_t pidx, cgp_tq *tq);
 void cgp_tq_reset(cgp_tq *tq, uint32_t depth, uint32_t wait_ms);
 
 /* pid takes a ticket: 0 and *ticket, or -1 if CGIplusQueueDepth requests
- * wait already or the ring is full. */
+ * wait already or every entry of the ring is still held. */
 int cgp_tq_enqueue(const cgp_tq *tq, uint32_t pid, uint32_t *ticket);
 
 /* The state of ticket's entry (enum cgp_twstate; FREE if it is no longer

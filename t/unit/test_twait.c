@@ -4,7 +4,9 @@
  * moment, and passes it on; some waiters give up (a timeout, a client that
  * leaves). Checked: no ticket is given twice, no worker is ever held
  * twice, every waiter is served or leaves, and nothing is left in the
- * ring at the end. */
+ * ring at the end. Then, on one thread: a ticket handed a worker and slow
+ * to take it, or one waiting, while the tail laps the ring, neither stops
+ * the queue nor loses its place. */
 #define _GNU_SOURCE
 #include "tap.h"
 
@@ -83,7 +85,7 @@ static void *client(void *arg)
         if (cgp_tq_enqueue(&tq, me, &ticket) < 0)
             continue; /* full: a 503 */
         atomic_fetch_add(&bad[1], 1);
-        if (ticket >= MAXT || atomic_fetch_add(&taken[ticket], 1) != 0)
+        if (ticket >= 2 * MAXT || atomic_fetch_add(&taken[ticket], 1) != 0)
             atomic_fetch_add(bad, 1); /* a ticket given twice */
         for (uint32_t i = 0; i < NSLOTS; i++) { /* freed before we queued */
             if (claim(&sidx, &gen))
@@ -112,9 +114,57 @@ static void *client(void *arg)
     return NULL;
 }
 
+/* Tickets of other requests that come and leave while the tail goes
+ * round the ring n times: each is taken (none refused). */
+static int churn(const cgp_tq *tq, uint32_t n)
+{
+    int refused = 0;
+
+    for (uint32_t i = 0; i < n * tq->size; i++) {
+        uint32_t t;
+        if (cgp_tq_enqueue(tq, 7, &t) < 0)
+            refused++;
+        else if (!cgp_tq_cancel(tq, t))
+            refused += 1000;
+    }
+    return refused;
+}
+
+/* A late taker and a long waiter, while the tail laps the ring (the 503
+ * with nobody waiting of docs/RELIABILITY.md). */
+static void lapped(cgp_tq *tq)
+{
+    uint32_t a, b, t, sidx, gen, slot, wk;
+    cgp_tslot *s0 = cgp_table_slot(base, 0);
+
+    me = 5;
+    cgp_tq_reset(tq, 8, 0);
+    atomic_store(&s0->word, cgp_tword(CGP_TS_CHILD, 3, me));
+    ok(cgp_tq_enqueue(tq, 6, &a) == 0, "ticket a");
+    ok(cgp_tq_pass(tq, 0, 3, CGP_TS_CHILD, me, me, 1, &t) == CGP_TQ_HANDED && t == a,
+       "a worker is handed to ticket a");
+    is_int(churn(tq, 3), 0, "a handed ticket not yet taken: three laps of the tail, none refused");
+    ok(cgp_tq_accept(tq, a, CGP_TE_ACCEPT, 6, &sidx, &gen) && sidx == 0 && gen == 3,
+       "ticket a takes its worker after the laps");
+    ok(cgp_tq_enqueue(tq, 6, &b) == 0, "ticket b waits");
+    is_int(churn(tq, 3), 0, "a waiting ticket: three laps, none refused");
+    ok(cgp_tq_oldest(tq, 0, 1) == atomic_load(&cgp_tq_entry(tq, b)->word) &&
+       cgp_tq_look(tq, b, &slot, &wk) == CGP_TW_WAITING, "b is still the oldest waiter");
+    ok(cgp_tq_enqueue(tq, 8, &t) == 0 && t != b, "a newcomer queues behind b");
+    ok(cgp_tq_pass(tq, 0, 3, CGP_TS_CHILD, 6, 6, 1, &a) == CGP_TQ_HANDED && a == b,
+       "the next worker freed goes to b, not the newcomer");
+    ok(cgp_tq_cancel(tq, t) && cgp_tq_accept(tq, b, CGP_TE_ACCEPT, 6, &sidx, &gen),
+       "the newcomer leaves, b takes its worker");
+    is_int(churn(tq, 2), 0, "two more laps over entries freed for skipped tickets");
+    int left = 0;
+    for (uint32_t i = 0; i < tq->size; i++)
+        left += cgp_twword_state(atomic_load(&tq->ring[i].word)) != CGP_TW_FREE;
+    ok(left == 0 && atomic_load(&tq->q->queued) == 0, "the ring is empty again");
+}
+
 int main(void)
 {
-    size_t shared = 4096 + MAXT;
+    size_t shared = 4096 + 2 * MAXT; /* tickets: some may be skipped */
     cgp_tq tq;
 
     base = mmap(NULL, CGP_TABLE_SIZE + shared, PROT_READ | PROT_WRITE,
@@ -164,5 +214,6 @@ int main(void)
     for (uint32_t i = 0; i < NSLOTS; i++)
         idle += cgp_tword_state(atomic_load(&cgp_table_slot(base, i)->word)) == CGP_TS_IDLE;
     is_int(idle, NSLOTS, "every worker is idle");
+    lapped(&tq);
     return tap_done();
 }
