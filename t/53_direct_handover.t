@@ -22,7 +22,7 @@ use Apache::TestUtil;
 use Apache::TestRequest qw(GET);
 use Time::HiRes qw(sleep time);
 use lib "t/htdocs/pool/lib";
-use PoolTest qw(await_trace);
+use PoolTest qw(runner_pid strace_on strace_off);
 
 plan tests => 9,
     need { map { ("needs $_" => system("command -v $_ >/dev/null 2>&1") == 0) } qw(strace h2load) };
@@ -31,8 +31,7 @@ my $vars = Apache::Test::config()->{vars};
 my $port = $vars->{port};
 my $logf = "$vars->{t_logs}/error_log";
 
-open my $pf, '<', "$vars->{t_logs}/cgiplus-runner.pid" or die "runner pid file: $!";
-chomp(my $runner = <$pf>);
+my $runner = runner_pid() or die "no runner pid\n";
 
 sub slowed {
     my ($pool, $n) = @_;
@@ -46,16 +45,9 @@ sub slowed {
     my $before = -s $logf;
     my $trace = "$vars->{t_logs}/strace-handover-$$.txt";
     unlink $trace;
-    my @tids = map { m{/(\d+)$} ? $1 : () } glob("/proc/$runner/task/*");
-    my $st = fork // die "fork: $!";
-    if (!$st) {
-        open STDERR, '>', '/dev/null';
-        # every read of the runner waits 20 ms before it is made
-        exec 'strace', '-qq', '-s', '8', '-e', 'trace=read', '-e', 'inject=read:delay_enter=20000',
-             '-o', $trace, map { ('-p', $_) } @tids;
-        exit 127;
-    }
-    await_trace($st, @tids);
+    # every read of the runner waits 20 ms before it is made
+    my $st = strace_on($runner, '-s', '8', '-e', 'trace=read', '-e',
+                       'inject=read:delay_enter=20000', '-o', $trace);
     my $t0 = time;
     my $body = "$vars->{t_logs}/body-70k-$$";
     open my $bf, '>', $body or die "$body: $!";
@@ -69,8 +61,7 @@ sub slowed {
     my $o = `h2load --h1 -n $n -c 4 $url 2>&1`;
     waitpid $poster, 0;
     my $secs = time - $t0;
-    kill 'INT', $st;
-    waitpid $st, 0;
+    strace_off($st);
 
     my ($two) = $o =~ /status codes: (\d+) 2xx/;
     my ($ptwo) = `cat $body.out` =~ /status codes: (\d+) 2xx/;

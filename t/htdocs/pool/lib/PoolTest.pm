@@ -191,16 +191,17 @@ sub await_trace {
     return 1;
 }
 
-# strace (quiet, output to /dev/null) on every thread of $pid with @args
+# strace (quiet, output to /dev/null unless @args has -o) on every thread of $pid with @args
 # (an injected delay, say), attached before it returns; its pid, for
 # strace_off.
 sub strace_on {
     my ($pid, @args) = @_;
     my @tids = map { m{/(\d+)$} ? $1 : () } glob("/proc/$pid/task/*");
+    my @out = grep({ $_ eq '-o' } @args) ? () : ('-o', '/dev/null');
     my $st = fork // die "fork: $!";
     if (!$st) {
         open STDERR, '>', '/dev/null';
-        exec 'strace', '-qq', @args, '-o', '/dev/null', map { ('-p', $_) } @tids;
+        exec 'strace', '-qq', @args, @out, map { ('-p', $_) } @tids;
         exit 127;
     }
     await_trace($st, @tids);
