@@ -198,6 +198,15 @@ apr_status_t cgiplus_env_make(cgiplus_req *q)
     if (q->mode_name && !strcmp(q->mode_name, "cgi") && cgiplus_engine_fastcgi(dc) &&
         !apr_table_get(r->subprocess_env, "REDIRECT_STATUS"))
         apr_table_setn(r->subprocess_env, "REDIRECT_STATUS", "200");
+    /* php-cgi (cgi.fix_pathinfo, on by default) takes PATH_TRANSLATED for
+     * the script when REDIRECT_URL is set too, its rule for PHP run through
+     * Action, so a rewrite to index.php/PATH (CodeIgniter's .htaccess) ends
+     * in "No input file specified."; php-fpm skips that rule behind
+     * mod_proxy_fcgi. A php pool names the script itself: such a request
+     * goes without REDIRECT_URL, and runs as under php-fpm. */
+    if (cgiplus_engine_php_pool(q->engine, q->mode_name, q->fcgid) &&
+        apr_table_get(r->subprocess_env, "PATH_TRANSLATED"))
+        apr_table_unset(r->subprocess_env, "REDIRECT_URL");
     /* httpoxy: a client's Proxy header must never become HTTP_PROXY. */
     apr_table_unset(r->subprocess_env, "HTTP_PROXY");
     /* A chunked body has no length yet: the runner spools and counts it
