@@ -78,8 +78,7 @@ sub slowed {
     unlink $body, "$body.out";
     open my $lf, '<', $logf or die "$logf: $!";
     seek $lf, $before, 0;
-    my @log = <$lf>;
-    return @log;
+    return <$lf>;
 }
 
 my @log = slowed('small', 4000);

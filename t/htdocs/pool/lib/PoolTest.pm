@@ -191,9 +191,9 @@ sub await_trace {
     return 1;
 }
 
-# strace (quiet, output to /dev/null unless @args has -o) on every thread of $pid with @args
-# (an injected delay, say), attached before it returns; its pid, for
-# strace_off.
+# strace (quiet, output to /dev/null unless @args has -o) on every thread
+# of $pid with @args (an injected delay, say), attached before it returns;
+# its pid, for strace_off.
 sub strace_on {
     my ($pid, @args) = @_;
     my @tids = map { m{/(\d+)$} ? $1 : () } glob("/proc/$pid/task/*");
