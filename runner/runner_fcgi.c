@@ -26,6 +26,7 @@
 #include <signal.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1161,9 +1162,26 @@ void runner_fcgi_on_channel(runner_client *c, uint32_t reqid, const unsigned cha
  * application died before it read our request, at start-up. Else it had
  * read it, and its death is that request's. A child's request: the child
  * wrote it and reads the reset itself; the runner counts it as taken. */
+/* Asked when it died before answering: whether it read the request it
+ * was handed. Not if none went (it was gone before the request could be
+ * written: the connection closed, or bytes still in w->inq), if ours were
+ * still queued (never accepted, or never read: SIOCOUTQ), or if it closed
+ * with them unread (ECONNRESET, read before or pending now: POLLERR, which
+ * poll leaves for a child's read). Else the reaper could see the exit
+ * before the socket told, and a program that dies at start would pass for
+ * one that crashed in its request (no backoff, t/59_fcgi_workers.t). */
 static int fcgi_took(const runner_worker *w)
 {
-    return !fcgi(w)->unread;
+    const runner_fcgi *f = fcgi(w);
+    struct pollfd pf = { .fd = f->ev_sock.fd, .events = POLLIN };
+    int queued = 0;
+
+    if (f->heard)
+        return 1;
+    return !f->unread && pf.fd >= 0 && !cgp_buf_used(&w->inq) &&
+           (f->used || (runner_worker_slot_flags(w) & CGP_TS_FCGI_USED)) &&
+           ioctl(pf.fd, SIOCOUTQ, &queued) == 0 && queued == 0 &&
+           !(poll(&pf, 1, 0) == 1 && (pf.revents & POLLERR));
 }
 
 static int fcgi_idle_fd(const runner_worker *w)
