@@ -9,7 +9,7 @@ use Apache::TestUtil;
 use Apache::TestRequest qw(GET);
 use Time::HiRes qw(sleep);
 use lib 't/htdocs/pool/lib';
-use PoolTest qw(await_trace);
+use PoolTest qw(strace_on strace_off);
 
 plan tests => 4;
 
@@ -22,30 +22,22 @@ GET('/direct/off/hello') for 1 .. 20;
 
 open my $pf, '<', "$vars->{t_logs}/httpd.pid" or die "pid file: $!";
 chomp(my $parent = <$pf>);
-my (@tids, %proc);
+my (@pids, %proc);
 for my $pid (grep { /^\d+$/ } map { (split ' ')[0] } `ps --ppid $parent -o pid=,comm=`) {
     next if `cat /proc/$pid/comm` =~ /cgiplus/;    # the runner is a child too
-    for my $tid (map { m{/(\d+)$} ? $1 : () } glob("/proc/$pid/task/*")) {
-        push @tids, $tid;
-        $proc{$tid} = $pid;     # strace names the thread; fds belong to the process
-    }
+    push @pids, $pid;
+    # strace names the thread; fds belong to the process
+    $proc{$_} = $pid for map { m{/(\d+)$} ? $1 : () } glob("/proc/$pid/task/*");
 }
-my $st = fork // die "fork: $!";
-if (!$st) {
-    open STDERR, '>', '/dev/null';
-    exec 'strace', '-qq', '-e', 'trace=write,writev,sendmsg,sendto', '-e', 'signal=none',
-         '-s', '8', '-o', $out, map { ('-p', $_) } @tids;
-    exit 127;
-}
-await_trace($st, @tids);
+my $st = strace_on(\@pids, '-e', 'trace=write,writev,sendmsg,sendto', '-e', 'signal=none',
+                   '-s', '8', '-o', $out);
 my $n = 5;
 my $ok = 0;
 for (1 .. $n) {
     $ok++ if GET('/direct/off/hello')->content eq "Hello from CGIplus\n";
 }
 sleep 0.5;
-kill 'INT', $st;
-waitpid $st, 0;
+strace_off($st);
 
 ok t_cmp($ok, $n, "$n requests answered while traced");
 open my $fh, '<', $out or die "$out: $!";

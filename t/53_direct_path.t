@@ -12,7 +12,7 @@ use Apache::TestUtil;
 use Apache::TestRequest qw(GET);
 use Time::HiRes qw(sleep time);
 use lib "t/htdocs/pool/lib";
-use PoolTest qw(await_trace);
+use PoolTest qw(strace_on strace_off);
 use JSON::PP ();
 
 plan tests => 20,
@@ -44,18 +44,10 @@ sub traced_calls {
     my $full = ref $pids[0] ? shift(@pids)->{full} : 0;
     my $out = "$vars->{t_logs}/strace-direct-$$.txt";
     unlink $out;
-    my @tids = map { my $p = $_; map { m{/(\d+)$} ? $1 : () } glob("/proc/$p/task/*") } @pids;
-    my $st = fork // die "fork: $!";
-    if (!$st) {
-        open STDERR, '>', '/dev/null';
-        exec 'strace', '-qq', ($full ? ('-s', '8') : '-c'), '-o', $out, map { ('-p', $_) } @tids;
-        exit 127;
-    }
-    await_trace($st, @tids);
+    my $st = strace_on(\@pids, ($full ? ('-s', '8') : '-c'), '-o', $out);
     my $res = $code->();
     sleep 0.3;
-    kill 'INT', $st;
-    waitpid $st, 0;
+    strace_off($st);
     open my $fh, '<', $out or die "$out: $!";
     my $text = do { local $/; <$fh> };
     return (scalar(() = $text =~ /^\d*\s*\w+\(/mg), $res, $text) if $full;

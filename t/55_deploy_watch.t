@@ -12,7 +12,7 @@ use Apache::TestUtil;
 use File::Path qw(make_path);
 use Time::HiRes qw(sleep time);
 use lib 't/htdocs/pool/lib';
-use PoolTest qw(hget version_script await_trace);
+use PoolTest qw(hget version_script strace_on strace_off);
 
 plan tests => 17, need { 'needs strace' => system('command -v strace >/dev/null 2>&1') == 0 };
 
@@ -60,19 +60,10 @@ sub traced {
     my ($code, $what) = @_;
     my $out = "$vars->{t_logs}/strace-watch-$$.txt";
     unlink $out;
-    my @tids = map { m{/(\d+)$} ? $1 : () } glob("/proc/$runner/task/*");
-    my $st = fork // die "fork: $!";
-    if (!$st) {
-        open STDERR, '>', '/dev/null';
-        exec 'strace', '-qq', '-f', '-s', '4096', '-e', "trace=$what", '-o', $out,
-             map { ('-p', $_) } @tids;
-        exit 127;
-    }
-    await_trace($st, @tids);
+    my $st = strace_on($runner, '-f', '-s', '4096', '-e', "trace=$what", '-o', $out);
     my $res = $code->();
     sleep 0.3;
-    kill 'INT', $st;
-    waitpid $st, 0;
+    strace_off($st);
     open my $fh, '<', $out or die "$out: $!";
     return (do { local $/; <$fh> }, $res);
 }

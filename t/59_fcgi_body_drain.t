@@ -10,7 +10,7 @@ use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use lib 't/htdocs/apps', 't/htdocs/pool/lib';
-use PoolTest qw(await_trace);
+use PoolTest qw(strace_on strace_off);
 use AppTest qw(curl url);
 
 plan tests => 4, need { 'needs strace' => system('command -v strace >/dev/null 2>&1') == 0 };
@@ -37,25 +37,16 @@ for my $stat (glob('/proc/[0-9]*/stat')) {
     my ($ppid) = (<$sf> // '') =~ /^\d+ \(.*\) \S (\d+)/;
     push @children, $pid if ($ppid // 0) == $parent && $pid != $runner;
 }
-my @tids = map { my $c = $_; map { m{/(\d+)$} ? $1 : () } glob("/proc/$c/task/*") } @children;
-
 my $out = "$vars->{t_logs}/strace-fcgi-drain-$$.txt";
 unlink $out;
-my $st = fork // die "fork: $!";
-if (!$st) {
-    open STDERR, '>', '/dev/null';
-    exec 'strace', '-q', '-e', 'trace=read', '-o', $out, map { ('-p', $_) } @tids;
-    exit 127;
-}
-await_trace($st, @tids);
+my $st = strace_on(\@children, '-e', 'trace=read', '-o', $out);
 my (%codes, $echoed);
 for (1 .. 10) {
     my ($code, undef, $got) = curl('--data-binary', "\@$body", url('/fcgi/app'));
     $codes{$code}++;
     $echoed++ if $got =~ /^body_len=5000$/m;
 }
-kill 'INT', $st;
-waitpid $st, 0;
+strace_off($st);
 open my $f, '<', $out or die "$out: $!";
 my @lines = <$f>;
 close $f;

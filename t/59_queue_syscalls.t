@@ -21,7 +21,7 @@ use Time::HiRes qw(sleep time);
 use lib "t/lib";
 use FreePort qw(free_port);
 use lib "t/htdocs/pool/lib";
-use PoolTest qw(await_trace runner_pid);
+use PoolTest qw(runner_pid strace_on strace_off);
 use PrivHttpd qw(httpd_start);
 
 plan tests => 4,
@@ -75,19 +75,11 @@ sub traced {
     my ($what) = @_;
     my $out = "$dir/strace.txt";
     unlink $out;
-    my @tids = map { m{/(\d+)$} ? $1 : () } glob("/proc/$runner/task/*");
-    my $st = fork // die "fork: $!";
-    if (!$st) {
-        open STDERR, '>', '/dev/null';
-        exec 'strace', '-c', '-q', '-o', $out, map { ('-p', $_) } @tids;
-        exit 127;
-    }
-    await_trace($st, @tids);
+    my $st = strace_on($runner, '-c', '-o', $out);
     my $t0 = time;
     my $res = $what->();
     my $ms = int((time - $t0) * 1000);
-    kill 'INT', $st;
-    waitpid $st, 0;
+    strace_off($st);
     open my $f, '<', $out or die "$out: $!";
     my @table = <$f>;
     # % time, seconds, usecs/call, calls, [errors,] "total"

@@ -192,11 +192,12 @@ sub await_trace {
 }
 
 # strace (quiet, output to /dev/null unless @args has -o) on every thread
-# of $pid with @args (an injected delay, say), attached before it returns;
-# its pid, for strace_off.
+# of $pid (or of each pid in an array ref) with @args (an injected delay, a
+# count), attached before it returns; its pid, for strace_off.
 sub strace_on {
     my ($pid, @args) = @_;
-    my @tids = map { m{/(\d+)$} ? $1 : () } glob("/proc/$pid/task/*");
+    my @tids = map { my $p = $_; map { m{/(\d+)$} ? $1 : () } glob("/proc/$p/task/*") }
+               ref $pid ? @$pid : $pid;
     my @out = grep({ $_ eq '-o' } @args) ? () : ('-o', '/dev/null');
     my $st = fork // die "fork: $!";
     if (!$st) {
