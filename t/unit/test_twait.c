@@ -6,7 +6,7 @@
  * twice, every waiter is served or leaves, and nothing is left in the
  * ring at the end. Then, on one thread: a ticket handed a worker and slow
  * to take it, or one waiting, while the tail laps the ring, neither stops
- * the queue nor loses its place. */
+ * the queue nor loses its place; a ring whose every entry is held refuses. */
 #define _GNU_SOURCE
 #include "tap.h"
 
@@ -162,6 +162,32 @@ static void lapped(cgp_tq *tq)
     ok(left == 0 && atomic_load(&tq->q->queued) == 0, "the ring is empty again");
 }
 
+/* Every entry of the ring held by a ticket handed a worker not yet taken:
+ * the next request is refused (a 503), counting itself out again; once
+ * they take their workers the queue serves again. */
+static void ring_held(cgp_tq *tq)
+{
+    uint32_t t[CGP_TWAIT_RING_MAX], got, sidx, gen;
+    int handed = 0, taken = 0;
+
+    cgp_tq_reset(tq, 8, 0);
+    for (uint32_t i = 0; i < tq->size; i++) {
+        cgp_tslot *s = cgp_table_slot(base, 10 + i);
+
+        atomic_store(&s->word, cgp_tword(CGP_TS_CHILD, 1, 5));
+        handed += cgp_tq_enqueue(tq, 6, &t[i]) == 0 &&
+                  cgp_tq_pass(tq, 10 + i, 1, CGP_TS_CHILD, 5, 5, 1, &got) == CGP_TQ_HANDED &&
+                  got == t[i];
+    }
+    is_int(handed, (int)tq->size, "every ring entry handed a worker, none taken yet");
+    ok(cgp_tq_enqueue(tq, 7, &got) < 0 && atomic_load(&tq->q->queued) == 0,
+       "the next request is refused, and counts itself out");
+    for (uint32_t i = 0; i < tq->size; i++)
+        taken += cgp_tq_accept(tq, t[i], CGP_TE_ACCEPT, 6, &sidx, &gen) && sidx == 10 + i;
+    is_int(taken, (int)tq->size, "each takes its worker");
+    ok(cgp_tq_enqueue(tq, 7, &got) == 0 && cgp_tq_cancel(tq, got), "then a request queues again");
+}
+
 int main(void)
 {
     size_t shared = 4096 + 2 * MAXT; /* tickets: some may be skipped */
@@ -215,5 +241,6 @@ int main(void)
         idle += cgp_tword_state(atomic_load(&cgp_table_slot(base, i)->word)) == CGP_TS_IDLE;
     is_int(idle, NSLOTS, "every worker is idle");
     lapped(&tq);
+    ring_held(&tq);
     return tap_done();
 }
