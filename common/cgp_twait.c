@@ -264,10 +264,11 @@ uint64_t cgp_tq_oldest(const cgp_tq *tq, uint32_t pid, uint32_t not_pid)
     uint32_t span = (t - h) & CGP_TW_MASK, best = span;
     uint64_t found = 0;
 
-    /* Tickets head..tail in order; past a lap (skipped tickets) one look
-     * at every entry, keeping the ticket nearest the head. */
+    /* The entries from the head's on, each once: within a lap they are the
+     * tickets in order (the first found is the oldest); past a lap (skipped
+     * tickets) the ticket nearest the head is kept. */
     for (uint32_t k = 0; k < span && k < tq->size; k++) {
-        uint64_t w = atomic_load(&tq->ring[(span <= tq->size ? h + k : k) & (tq->size - 1)].word);
+        uint64_t w = atomic_load(&cgp_tq_entry(tq, h + k)->word);
         uint32_t wp = cgp_twword_pid(w), d = (cgp_twword_ticket(w) - h) & CGP_TW_MASK;
 
         if (cgp_twword_state(w) == CGP_TW_WAITING && d < best &&
