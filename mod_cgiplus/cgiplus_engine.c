@@ -138,9 +138,14 @@ void cgiplus_engine_php_auth(request_rec *r, const cgiplus_dir_conf *dc)
         apr_table_setn(r->subprocess_env, "HTTP_AUTHORIZATION", a);
 }
 
+int cgiplus_engine_php(const char *engine, int fcgid)
+{
+    return !fcgid && engine && !strcmp(engine, CGIPLUS_PHP_CGI);
+}
+
 int cgiplus_engine_php_pool(const char *engine, const char *mode, int fcgid)
 {
-    return !fcgid && engine && mode && !strcmp(engine, CGIPLUS_PHP_CGI) && !strcmp(mode, "fastcgi");
+    return cgiplus_engine_php(engine, fcgid) && mode && !strcmp(mode, "fastcgi");
 }
 
 int cgiplus_engine_begin(request_rec *r, const cgiplus_dir_conf *dc, int php_pool,

@@ -19,6 +19,9 @@ int cgiplus_engine_fastcgi(const cgiplus_dir_conf *dc);
 /* A php pool's request (mode fastcgi) gets HTTP_AUTHORIZATION as under
  * Debian's php-fpm and mod_php, unless CGIPassAuth Off. */
 void cgiplus_engine_php_auth(request_rec *r, const cgiplus_dir_conf *dc);
+/* Nonzero for a request of the php engine, in either mode (not the
+ * fcgid-script drop-in, whose FcgidWrapper may be php-cgi too). */
+int cgiplus_engine_php(const char *engine, int fcgid);
 /* Nonzero for a request of a php pool: that engine in mode fastcgi, not
  * the fcgid-script drop-in (whose FcgidWrapper may be php-cgi too). */
 int cgiplus_engine_php_pool(const char *engine, const char *mode, int fcgid);

@@ -202,9 +202,10 @@ apr_status_t cgiplus_env_make(cgiplus_req *q)
      * the script when REDIRECT_URL is set too, its rule for PHP run through
      * Action, so a rewrite to index.php/PATH (CodeIgniter's .htaccess) ends
      * in "No input file specified."; php-fpm skips that rule behind
-     * mod_proxy_fcgi. A php pool names the script itself: such a request
-     * goes without REDIRECT_URL, and runs as under php-fpm. */
-    if (cgiplus_engine_php_pool(q->engine, q->mode_name, q->fcgid) &&
+     * mod_proxy_fcgi. A php engine names the script itself (pool or plain
+     * CGI): such a request goes without REDIRECT_URL, and runs as under
+     * php-fpm, or as under mod_actions, where PATH_TRANSLATED is the script. */
+    if (cgiplus_engine_php(q->engine, q->fcgid) &&
         apr_table_get(r->subprocess_env, "PATH_TRANSLATED"))
         apr_table_unset(r->subprocess_env, "REDIRECT_URL");
     /* httpoxy: a client's Proxy header must never become HTTP_PROXY. */

@@ -1,7 +1,8 @@
 # PHP front controllers behind mod_rewrite, mod_dir and ErrorDocument, the
 # way WordPress, Laravel, Symfony, CodeIgniter and Drupal run: a php pool
-# (CGIplusEngine php), direct and relayed, against php-fpm behind
-# mod_proxy_fcgi (Debian's php8.2-fpm.conf shape), and the fcgid-script
+# (CGIplusEngine php), direct and relayed, and that engine as plain CGI
+# (CGIplusMode cgi), against php-fpm behind mod_proxy_fcgi (Debian's
+# php8.2-fpm.conf shape), and the fcgid-script
 # drop-in, direct and relayed, against the real mod_fcgid with php-cgi (a
 # second private httpd, mod_fcgid loaded). The same document root on every
 # side: WordPress's .htaccess at the root, in /blog/ (RewriteBase /blog/)
@@ -29,7 +30,7 @@ my @reqs = (
     ['missing.php'], ['pretty/big', '-H', 'Expect: 100-continue', '--data-binary', '@BIG'],
     ['pretty/upload?u=1', '-F', 'f=@BIG;filename=big.bin', '-F', "note=caf\xc3\xa9"],
 );
-my @pairs = (['pool', 'fpm'], ['poolr', 'fpm'], ['dropin', 'fcgid'], ['dropinr', 'fcgid']);
+my @pairs = (['pool', 'fpm'], ['poolr', 'fpm'], ['cgi', 'fpm'], ['dropin', 'fcgid'], ['dropinr', 'fcgid']);
 my $per = 5;
 plan tests => 3 + @prefixes * @reqs * @pairs * $per + 2,
      need php_need('needs mod_fcgid (libapache2-mod-fcgid)' => -f libexec() . '/mod_fcgid.so',
@@ -40,7 +41,7 @@ my $vars = Apache::Test::config()->{vars};
 my $dir = private_dir('phprewrite');
 my $gdir = private_dir('phprewrite-g');
 write_file("$dir/big", join('', map { chr(($_ * 7) % 256) } 1 .. 100_000), 0644);  # under FcgidMaxRequestLen
-my ($pport, $prport, $fport, $dport, $drport, $gport) = free_ports(6);
+my ($pport, $prport, $cport, $fport, $dport, $drport, $gport) = free_ports(7);
 my $root = "$dir/root";
 my $aliased = "$dir/aliased";
 for my $p (@prefixes) {
@@ -196,13 +197,18 @@ CONF
 my @mods = qw(rewrite dir setenvif env);
 my $fpm = php_fpm($dir, 1);
 END { kill 'TERM', $fpm if $fpm and kill 0, $fpm }  # a run that dies
-php_httpd($dir, $pport, [$prport, $fport, $dport, $drport], \@mods, <<"CONF", 'a private httpd with a php pool, php-fpm and the drop-in');
+php_httpd($dir, $pport, [$prport, $cport, $fport, $dport, $drport], \@mods, <<"CONF", 'a private httpd with a php pool, php-fpm and the drop-in');
 <VirtualHost 127.0.0.1:$pport>
 $pool
 </VirtualHost>
 <VirtualHost 127.0.0.1:$prport>
 $pool
     CGIplusDirect off
+</VirtualHost>
+# php-cgi run as plain CGI, a process per request
+<VirtualHost 127.0.0.1:$cport>
+$pool
+    CGIplusMode cgi
 </VirtualHost>
 # Debian's php8.2-fpm.conf, its socket the private php-fpm's
 <VirtualHost 127.0.0.1:$fport>
@@ -240,7 +246,7 @@ sub heads {
     return join "\n", map { "$_: $h->{$_}" } sort @k;
 }
 
-my %port = (pool => $pport, poolr => $prport, fpm => $fport, dropin => $dport, dropinr => $drport, fcgid => $gport);
+my %port = (pool => $pport, poolr => $prport, cgi => $cport, fpm => $fport, dropin => $dport, dropinr => $drport, fcgid => $gport);
 my @diff;
 for my $p (@prefixes) {
     for my $r (@reqs) {
@@ -278,6 +284,15 @@ for my $p (@prefixes) {
                 # the header itself (as mod_php), not a variable.
                 $expect =~ s/^REDIRECT_HTTP_AUTHORIZATION=.*$/REDIRECT_HTTP_AUTHORIZATION=(unset)/m
                     unless $p eq '/lara/public/' or $p eq '/sf/';
+                # docs/APPS.md: php-cgi run as plain CGI gets REDIRECT_STATUS
+                # as from mod_actions (cgi.force_redirect wants it), and no
+                # Authorization, as under mod_cgi (CGIPassAuth off), unless
+                # the rules put it in a variable.
+                if ($me eq 'cgi') {
+                    $expect =~ s/^REDIRECT_STATUS=\(unset\)$/REDIRECT_STATUS='200'/m;
+                    $expect =~ s/^(HTTP_AUTHORIZATION|PHP_AUTH_USER|PHP_AUTH_PW)=.*$/$1=(unset)/mg
+                        unless $p eq '/lara/public/' or $p eq '/sf/';
+                }
             }
             push @diff, $what if $code{$me} ne $code{$ref} or $body{$me} ne $expect;
             ok t_cmp($code{$me}, $code{$ref} || "an answer from $ref", "$what: the same status");
