@@ -63,9 +63,10 @@ for my $l (@lines) {
 for my $i (@items) {
     next if $i->[0];
     my ($name) = $i->[1] =~ m{/([^/?]*)(?:\?.*)?$};
-    $name =~ s/\.(py|pl|sh)$//;
+    $name =~ s/\.(py|pl|sh|fcgi)$//;
     $i->[0] = $i->[1] =~ /^ws:/ ? ($name =~ /^ws_(echo|chat)$/ ? "ws_$1" : 'ws')
             : $name =~ /^(hello|counter|echo|env|hello\.txt|chat\.html|cgiplus-status)$/ ? $1
+            : $i->[1] =~ m{/(?:form\.p[ly]|php/)\?name=} ? 'form'
             : 'page';
     $i->[0] = 'cgi_counter' if $i->[0] eq 'counter' && $i->[1] =~ m{/cgi/};
 }
@@ -204,6 +205,14 @@ for my $i (@items) {
             ok t_cmp(join(' ', @c) . ' pids ' . keys %pids, '1 1 1 pids 3',
                      "$name: plain CGI, a process per request, the count stays 1");
         }
+    } elsif ($kind eq 'form') {
+        # an unmodified script on a persistent interpreter: it greets the
+        # name, and one process answers every time
+        my ($want) = $url =~ /\?name=(\w+)$/;
+        my @got = map { my ($st, undef, $b) = http('GET', $url); [$st, $b =~ /^(Hello, \w+),/m, $b =~ /^pid=(\d+)$/m] } 1 .. 3;
+        my %pids = map { ($_->[2] // 'none') => 1 } @got;
+        ok t_cmp(join(' ', (map { "$_->[0] " . ($_->[1] // 'no greeting') } @got), 'pids', scalar keys %pids),
+                 join(' ', ("200 Hello, $want") x 3, 'pids', 1), "$name: the greeting, from one process");
     } elsif ($kind eq 'echo') {
         my $body = $data // "a=1&b=two&c=\x{e9}";
         my ($st, undef, $b) = http('POST', $url, $body);
