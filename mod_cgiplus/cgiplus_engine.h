@@ -22,8 +22,7 @@ void cgiplus_engine_php_auth(request_rec *r, const cgiplus_dir_conf *dc);
 /* Nonzero for a request of the php engine, in either mode (not the
  * fcgid-script drop-in, whose FcgidWrapper may be php-cgi too). */
 int cgiplus_engine_php(const char *engine, int fcgid);
-/* Nonzero for a request of a php pool: that engine in mode fastcgi, not
- * the fcgid-script drop-in (whose FcgidWrapper may be php-cgi too). */
+/* Nonzero for a request of a php pool: the php engine in mode fastcgi. */
 int cgiplus_engine_php_pool(const char *engine, const char *mode, int fcgid);
 /* BEGIN entries an engine pool adds (its settings in the workers'
  * environment; php's recycling unless the scope sets max_requests; a php
