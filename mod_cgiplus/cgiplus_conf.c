@@ -52,6 +52,7 @@ static cgiplus_settings *settings_make(apr_pool_t *p)
         c->v[i].n = CGP_UNSET;
         c->v[i].p = c->v[i].at = NULL;
     }
+    c->named = 0;
     return c;
 }
 
@@ -84,9 +85,17 @@ void *cgiplus_create_dir_conf(apr_pool_t *p, char *dir)
 void *cgiplus_merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
 {
     const cgiplus_settings *base = basev, *add = addv;
-    cgiplus_settings *c = apr_palloc(p, sizeof(*c));
+    cgiplus_settings *c;
     int i;
 
+    /* Most sections of a request's walk name no CGIplus row: settings
+     * never change after configuration, so either side serves as is. */
+    if (!add->named)
+        return basev;
+    if (!base->named)
+        return addv;
+    c = apr_palloc(p, sizeof(*c));
+    c->named = base->named + add->named;
     for (i = 0; i < CGP_S_N_; i++) {
         c->v[i] = add->v[i].n != CGP_UNSET ? add->v[i] : base->v[i];
         if ((cgp_settings[i].flags & CGP_SF_LIST) && add->v[i].n > 0 && base->v[i].n > 0)
@@ -182,6 +191,8 @@ static cgiplus_settings *conf_target(cmd_parms *cmd, void *dcv, cgp_setting_id i
 static void conf_put(cmd_parms *cmd, cgiplus_settings *c, cgp_setting_id id, apr_int64_t n,
                      const void *p)
 {
+    if (c->v[id].n == CGP_UNSET)
+        c->named++;
     c->v[id].n = n;
     c->v[id].p = p;
     c->v[id].at = conf_at(cmd);

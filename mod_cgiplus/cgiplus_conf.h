@@ -24,6 +24,7 @@ typedef struct cgiplus_val {
  * From pconf, lives one generation. */
 typedef struct cgiplus_settings {
     cgiplus_val v[CGP_S_N_];
+    int named; /* 0: no row named (a merge then keeps the other side) */
 } cgiplus_settings;
 
 typedef cgiplus_settings cgiplus_dir_conf;

@@ -171,6 +171,7 @@ apr_status_t cgiplus_env_make(cgiplus_req *q)
     request_rec *r = q->r;
     cgiplus_dir_conf *dc = ap_get_module_config(r->per_dir_config, &cgiplus_module);
     env_kv begin[10 + CGIPLUS_BEGIN_MAX], *params; /* 10 fixed entries at most */
+    unsigned char own[10 + CGIPLUS_BEGIN_MAX] = { 0 }; /* the request's own: not the pool's key */
     char *progress = apr_palloc(r->pool, 24); /* kept in q->begin_kv */
     const char *bn[CGIPLUS_BEGIN_MAX], *bv[CGIPLUS_BEGIN_MAX];
     int i, n, nb = 0, nb_env;
@@ -252,10 +253,12 @@ apr_status_t cgiplus_env_make(cgiplus_req *q)
         nb++;
     }
     begin[nb].name = "uri";
+    own[nb] = 1;
     begin[nb].val = r->unparsed_uri ? r->unparsed_uri : r->uri;
     nb++;
     /* This module answers MAP-PATH and LOG callouts (cgiplus_callout.c). */
     begin[nb].name = "callouts";
+    own[nb] = 1;
     begin[nb].val = "1";
     nb++;
     /* Each wait for the runner is Timeout long; while the script makes
@@ -264,6 +267,7 @@ apr_status_t cgiplus_env_make(cgiplus_req *q)
     apr_snprintf(progress, 24, "%" APR_TIME_T_FMT,
                  apr_time_as_msec(q->timeout) / 3 + 1);
     begin[nb].name = "progress";
+    own[nb] = 1;
     begin[nb].val = progress;
     nb++;
     /* The pool settings this directory names; the runner has the rest. */
@@ -280,6 +284,7 @@ apr_status_t cgiplus_env_make(cgiplus_req *q)
     }
     if (q->cl_cgi) {
         begin[nb].name = "nocl";
+        own[nb] = 1;
         begin[nb].val = "1";
         nb++;
     }
@@ -292,6 +297,7 @@ apr_status_t cgiplus_env_make(cgiplus_req *q)
     if (q->claim) {
         /* the runner says which table entry is this request's pool */
         begin[nb].name = "direct";
+        own[nb] = 1;
         begin[nb].val = "1";
         nb++;
         if (q->in.eos && q->in.len == (apr_size_t)q->in.got) {
@@ -299,6 +305,7 @@ apr_status_t cgiplus_env_make(cgiplus_req *q)
              * queues, the worker may come to us. A streamed one
              * (CGIplusBodyBuffer 0) is gone once sent to the runner. */
             begin[nb].name = "grant";
+            own[nb] = 1;
             begin[nb].val = "1";
             nb++;
         }
@@ -315,12 +322,10 @@ apr_status_t cgiplus_env_make(cgiplus_req *q)
         apr_size_t klen = 0;
 
         for (i = 0; i < nb; i++)
-            klen += begin[i].nlen + begin[i].vlen + 2;
+            klen += own[i] ? 0 : begin[i].nlen + begin[i].vlen + 2;
         q->pool_key = k = apr_palloc(r->pool, klen);
         for (i = 0; i < nb; i++) {
-            if (!strcmp(begin[i].name, "uri") || !strcmp(begin[i].name, "callouts") ||
-                !strcmp(begin[i].name, "direct") || !strcmp(begin[i].name, "grant") ||
-                !strcmp(begin[i].name, "progress") || !strcmp(begin[i].name, "nocl"))
+            if (own[i])
                 continue;
             memcpy(k, begin[i].name, begin[i].nlen);
             k += begin[i].nlen;
