@@ -24,10 +24,6 @@ APLOG_USE_MODULE(cgiplus);
 #ifndef CGIPLUS_PHP_CGI
 #define CGIPLUS_PHP_CGI "/usr/bin/php-cgi" /* Debian's php-cgi package */
 #endif
-/* Requests a php-cgi worker serves before it is replaced when the scope
- * names no CGIplusMaxRequests: php-cgi's own default. */
-#define ENGINE_PHP_MAX_REQUESTS "500"
-
 /* The engines shipped in lib/, by name: where make install puts them; and
  * php-cgi, a FastCGI engine (docs/APPS.md, "PHP"). */
 static const struct {
@@ -159,12 +155,10 @@ int cgiplus_engine_begin(request_rec *r, const cgiplus_dir_conf *dc, int php_poo
     if (cgiplus_engine_fastcgi(dc)) {
         int n = 0;
 
-        /* php-cgi recycles itself (PHP_FCGI_MAX_REQUESTS): the pool does
-         * it instead, as often, and sets PHP_FCGI_MAX_REQUESTS above it. */
-        if (!cgiplus_conf_named(dc, CGP_S_MAX_REQUESTS)) {
-            names[n] = "max_requests";
-            vals[n++] = ENGINE_PHP_MAX_REQUESTS;
-        }
+        /* No recycling unless CGIplusMaxRequests says (php-fpm's
+         * pm.max_requests 0): the runner turns php-cgi's own, every 500
+         * requests, off, or sets it above the pool's (runner_fcgi.c). A
+         * new php-cgi costs a start and a cold OPcache. */
         /* as php-fpm behind mod_proxy_fcgi: up to Timeout
          * (cgiplus_conf_server_post_config), unless CGIplusQueueWait says */
         if (php_pool && !cgiplus_conf_named(dc, CGP_S_QUEUE_WAIT) && n < max) {

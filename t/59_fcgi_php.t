@@ -3,9 +3,11 @@
 # (files need no execute bit), php-cgi's own php.ini (the cgi SAPI's) is
 # read, OPcache serves later requests from its cache, SCRIPT_FILENAME,
 # PATH_INFO and PATH_TRANSLATED are what PHP expects with cgi.fix_pathinfo,
-# PHP_FCGI_MAX_REQUESTS stays above the pool's recycling (no worker ever
-# exits under a request: 40 requests over workers recycled every 5 all
-# answer 200), errors go to the error log; direct and relayed.
+# no recycling by default (as php-fpm: php-cgi's own every 500 requests
+# off), and with CGIplusMaxRequests PHP_FCGI_MAX_REQUESTS stays above the
+# pool's recycling (no worker ever exits under a request: 40 requests over
+# workers recycled every 5 all answer 200), errors go to the error log;
+# direct and relayed.
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -15,7 +17,7 @@ use lib 't/htdocs/apps', 't/htdocs/pool/lib';
 use AppTest qw(curl url);
 use PoolTest qw(status);
 
-plan tests => 40, need { 'needs php-cgi (Debian package php-cgi)' => -x '/usr/bin/php-cgi' };
+plan tests => 42, need { 'needs php-cgi (Debian package php-cgi)' => -x '/usr/bin/php-cgi' };
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -49,8 +51,8 @@ for my $p (qw(php1 phpr)) {
              "$vars->{documentroot}/a/b|/$p/info.php/a/b|/$p/info.php/a/b?x=1",
              "/$p: PATH_TRANSLATED, PHP_SELF, REQUEST_URI");
     ok t_cmp($e->{cwd}, $dir, "/$p: the script's directory is the working directory");
-    ok t_cmp("$e->{max_requests} $e->{children}", '501 0',
-             "/$p: PHP_FCGI_MAX_REQUESTS above the pool's 500, PHP_FCGI_CHILDREN 0");
+    ok t_cmp("$e->{max_requests} $e->{children}", '0 0',
+             "/$p: no recycling by default, as php-fpm: PHP_FCGI_MAX_REQUESTS 0 (php-cgi's own 500 off), PHP_FCGI_CHILDREN 0");
 
     # One process, OPcache across requests, for every script of the scope.
     my ($hits1, $pid) = ($e->{hits}, $e->{pid});
@@ -61,6 +63,11 @@ for my $p (qw(php1 phpr)) {
     ok t_cmp($e3->{hits} > $hits1 ? 1 : 0, 1, "/$p: OPcache serves the script from its cache ($hits1 -> $e3->{hits} hits)");
     (undef, undef, $body) = curl(url("/$p/other.php"));
     ok t_cmp($body, "other pid=$pid\n", "/$p: another .php file, the same pool and process");
+    # past php-cgi's own 500 requests, and the runner recycles nothing
+    my $h2 = `h2load --h1 -c 2 -n 600 ${\ url("/$p/other.php")} 2>&1`;
+    (undef, undef, $body) = curl(url("/$p/other.php"));
+    ok t_cmp(($h2 =~ /(\d+) succeeded/)[0] . " $body", "600 other pid=$pid\n",
+             "/$p: 600 requests more, the same php-cgi process serves on");
 
     ($code, undef, $body) = curl('--data', 'name=ann&n=2', url("/$p/info.php"));
     ok t_cmp(kv($body)->{post}, '{"name":"ann","n":"2"}', "/$p: a form POST reaches \$_POST");
