@@ -1,7 +1,8 @@
 # Pool settings, each against the real httpd and runner: warm idle workers
 # (CGIplusMinIdle), requests per worker (CGIplusMaxRequests), worker age
 # (CGIplusMaxAge), idle lifetime (CGIplusIdleTimeout, the LIFETIME callout,
-# Script-Control X-lifetime), spawn rate (CGIplusSpawnRate); every end is
+# Script-Control X-lifetime), spawn rate (CGIplusSpawnRate), which
+# replacements for the pool's own recycling do not wait for; every end is
 # recorded with its reason.
 use strict;
 use warnings FATAL => 'all';
@@ -11,7 +12,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(hget hstart hfinish hmany status pool_of wait_for);
 
-plan tests => 24;
+plan tests => 27;
 
 sub pid_of { my ($r) = @_; return ($r->{body} =~ /pid=(\d+)/)[0] // 0 }
 sub workers { my ($tag, $state) = @_; my $p = pool_of(status(), $tag) or return -1;
@@ -98,3 +99,19 @@ ok t_cmp($six ? 1 : 0, 1, 'six workers in the end');
 ok t_cmp($took >= 1.4 ? 1 : 0, 1, sprintf('starting them took %.1f s (>= 1.5 s at 2/s)', $took));
 $p = pool_of(status(), 'rate');
 ok t_cmp($p->{counters}{spawns}, 6, 'six spawns counted');
+
+# --- recycling is not growth: 4 warm workers that each serve one request
+# (CGIplusMaxRequests 1) at a spawn rate of 1 a second. Six rounds of 4
+# requests at once: each round ends all 4 workers, and their replacements
+# start at once, not one a second (the fourth of a round would wait past
+# CGIplusQueueWait 3s: 503).
+hget('/pool/renew/app.pl');
+ok t_cmp(wait_for(sub { workers('renew', 'idle') == 4 }, 15, 0.1) ? 1 : 0, 1,
+         'four warm workers at 1 start a second');
+my @got = map { hmany(('/pool/renew/app.pl') x 4) } 1 .. 6;
+my %rpids = map { (pid_of($_) => 1) } @got;
+ok t_cmp(join(' ', scalar(grep { $_->{code} == 200 } @got), scalar(keys %rpids)), '24 24',
+         'six rounds of 4 at once: 24 answers 200, each from a worker of its own');
+$p = wait_for(sub { my $p = pool_of(status(), 'renew');
+                    $p && $p->{counters}{deaths}{max_requests} >= 24 ? $p : undef }, 5);
+ok t_cmp($p ? $p->{counters}{deaths}{max_requests} : 0, qr/^2[4-9]$/, 'each ended as max_requests');
