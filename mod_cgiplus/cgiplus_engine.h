@@ -25,9 +25,8 @@ int cgiplus_engine_php(const char *engine, int fcgid);
 /* Nonzero for a request of a php pool: the php engine in mode fastcgi. */
 int cgiplus_engine_php_pool(const char *engine, const char *mode, int fcgid);
 /* BEGIN entries an engine pool adds (its settings in the workers'
- * environment; php's recycling unless the scope sets max_requests; a php
- * pool's queue wait, php-fpm's, unless the scope sets one); returns how
- * many, at most max. */
+ * environment; a php pool's queue wait, php-fpm's, unless the scope sets
+ * one); returns how many, at most max. */
 int cgiplus_engine_begin(request_rec *r, const cgiplus_dir_conf *dc, int php_pool,
                          const char **names, const char **vals, int max);
 /* Zero if the scope's engine is perl or python and r's script is not of
