@@ -209,7 +209,12 @@ for my $i (@items) {
         # an unmodified script on a persistent interpreter: it greets the
         # name, and one process answers every time
         my ($want) = $url =~ /\?name=(\w+)$/;
-        my @got = map { my ($st, undef, $b) = http('GET', $url); [$st, $b =~ /^(Hello, \w+),/m, $b =~ /^pid=(\d+)$/m] } 1 .. 3;
+        my @got = map {
+            my ($st, undef, $b) = http('GET', $url);
+            my ($greeting) = $b =~ /^(Hello, \w+),/m;
+            my ($pid) = $b =~ /^pid=(\d+)$/m;
+            [$st, $greeting, $pid]
+        } 1 .. 3;
         my %pids = map { ($_->[2] // 'none') => 1 } @got;
         ok t_cmp(join(' ', (map { "$_->[0] " . ($_->[1] // 'no greeting') } @got), 'pids', scalar keys %pids),
                  join(' ', ("200 Hello, $want") x 3, 'pids', 1), "$name: the greeting, from one process");
