@@ -155,10 +155,8 @@ int cgiplus_engine_begin(request_rec *r, const cgiplus_dir_conf *dc, int php_poo
     if (cgiplus_engine_fastcgi(dc)) {
         int n = 0;
 
-        /* No recycling unless CGIplusMaxRequests says (php-fpm's
-         * pm.max_requests 0): the runner turns php-cgi's own, every 500
-         * requests, off, or sets it above the pool's (runner_fcgi.c). A
-         * new php-cgi costs a start and a cold OPcache. */
+        /* No max_requests: a php pool is not recycled unless the scope
+         * says, as php-fpm (runner_fcgi.c turns php-cgi's own off). */
         /* as php-fpm behind mod_proxy_fcgi: up to Timeout
          * (cgiplus_conf_server_post_config), unless CGIplusQueueWait says */
         if (php_pool && !cgiplus_conf_named(dc, CGP_S_QUEUE_WAIT) && n < max) {

@@ -1157,19 +1157,15 @@ void runner_fcgi_on_channel(runner_client *c, uint32_t reqid, const unsigned cha
         c->broken = 1;
 }
 
-/* Linux answers ECONNRESET on a unix socket whose other end was closed
- * with bytes in it unread, or never accepted (unix_release_sock): such an
- * application died before it read our request, at start-up. Else it had
- * read it, and its death is that request's. A child's request: the child
- * wrote it and reads the reset itself; the runner counts it as taken. */
 /* Asked when it died before answering: whether it read the request it
  * was handed. Not if none went (it was gone before the request could be
  * written: the connection closed, or bytes still in w->inq), if ours were
  * still queued (never accepted, or never read: SIOCOUTQ), or if it closed
- * with them unread (ECONNRESET, read before or pending now: POLLERR, which
- * poll leaves for a child's read). Else the reaper could see the exit
- * before the socket told, and a program that dies at start would pass for
- * one that crashed in its request (no backoff, t/59_fcgi_workers.t). */
+ * with them unread (Linux answers ECONNRESET then, unix_release_sock: read
+ * before, or pending now: POLLERR, which poll leaves for a child's read).
+ * Else the reaper could see the exit before the socket told, and a program
+ * that dies at start would pass for one that crashed in its request (no
+ * backoff, t/59_fcgi_workers.t). */
 static int fcgi_took(const runner_worker *w)
 {
     const runner_fcgi *f = fcgi(w);
