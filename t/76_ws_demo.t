@@ -72,7 +72,7 @@ for my $i (@items) {
 }
 
 my $have_py = !system("$WsTest::PYTHON -c 'import websockets' 2>/dev/null");
-plan tests => 4 + @items, need { 'python3-websockets' => $have_py, 'run-demo (a checkout)' => -e "$top/run-demo" };
+plan tests => 5 + @items, need { 'python3-websockets' => $have_py, 'run-demo (a checkout)' => -e "$top/run-demo" };
 
 ok t_cmp(join("\n", @unknown), '', "every line of run-demo's text is one the test can check");
 
@@ -113,6 +113,18 @@ for (1 .. 100) {
     sleep 0.1;
 }
 ok t_cmp($up ? 1 : 0, 1, "the demo's httpd listens on 127.0.0.1:$port");
+
+# A second demo on a port in use is refused before anything is written
+# (its httpd could not bind, and the URLs would reach this one).
+{
+    my $other = "$copy/other";
+    local $ENV{APXS} = $vars->{apxs};
+    my $said = `'$top/scripts/demo-conf' '$top' '$top' '$other' $port 2>&1`;
+    my $rc = $? >> 8;
+    ok t_cmp("$rc " . (-e "$other/httpd.conf" ? 'written' : 'none') . " $said",
+             "1 none run-demo: 127.0.0.1:$port is in use already; CGIPLUS_DEMO_PORT=N ./run-demo picks another port\n",
+             'a port in use: refused with a sentence, no configuration written');
+}
 
 # The text with run-demo's variables.
 my $base = "http://127.0.0.1:$port";
