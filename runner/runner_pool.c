@@ -332,7 +332,7 @@ static int serve_idle(runner_pool *p, runner_req *r, int table)
 }
 
 /* CGIplusSpawnRate limits a pool's growth; a worker that replaces one
- * its own recycling ended keeps the pool's size, and is not held back (at
+ * recycling ended keeps the pool's size, and is not held back (at
  * CGIplusMaxRequests 100, a hello ended 8 workers in a few ms: their
  * replacements came one every 50 ms, the pool at 5 % of its rate). */
 static uint64_t rate_next_ms(const runner_pool *p)
@@ -838,6 +838,17 @@ static void slots_freed(void)
     }
 }
 
+/* Ended by recycling, the pool's (max_requests, max_age) or its own: a
+ * clean exit after serving (a script that ends itself after N requests,
+ * php-cgi at PHP_FCGI_MAX_REQUESTS). At most one such end a request
+ * served: no fork storm to hold back. */
+static int recycled(const runner_worker *w)
+{
+    return w->why == RUNNER_END_MAX_REQUESTS || w->why == RUNNER_END_LIFETIME ||
+           (w->why == RUNNER_END_EXITED && !w->not_cgiplus && w->served > 0 &&
+            WIFEXITED(w->status) && WEXITSTATUS(w->status) == 0);
+}
+
 static void worker_reaped(runner_worker *w, runner_req *rerun)
 {
     runner_pool *p = w->pool;
@@ -852,8 +863,7 @@ static void worker_reaped(runner_worker *w, runner_req *rerun)
         spawn_for(p, &runner_kind_cgi, rerun);
     }
     p->deaths[w->why]++;
-    if ((w->why == RUNNER_END_MAX_REQUESTS || w->why == RUNNER_END_LIFETIME) &&
-        w->gen == p->gen && p->renew < SET(p, MAX_WORKERS))
+    if (recycled(w) && w->gen == p->gen && p->renew < SET(p, MAX_WORKERS))
         p->renew++;
     ended_note(p, w);
     /* Died by itself before it took a request (at start-up): a crash loop

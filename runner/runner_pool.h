@@ -43,8 +43,8 @@ struct runner_pool {
                                * errno, what the backoff answers (500); 0: none */
     uint64_t backoff_until;   /* no start before this (monotonic ms) */
     uint64_t tokens_at;       /* spawn-rate bucket: full at this time */
-    unsigned renew;           /* workers the pool's own recycling ended (max_requests,
-                               * lifetime): their replacements take no spawn-rate token */
+    unsigned renew;           /* workers recycling ended (recycled()): their
+                               * replacements take no spawn-rate token */
     uint64_t created;
     uint64_t deadline;        /* nearest pool timer, 0: none */
     unsigned long spawned, served, requests;

@@ -12,7 +12,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(hget hstart hfinish hmany status pool_of wait_for);
 
-plan tests => 27;
+plan tests => 30;
 
 sub pid_of { my ($r) = @_; return ($r->{body} =~ /pid=(\d+)/)[0] // 0 }
 sub workers { my ($tag, $state) = @_; my $p = pool_of(status(), $tag) or return -1;
@@ -115,3 +115,19 @@ ok t_cmp(join(' ', scalar(grep { $_->{code} == 200 } @got), scalar(keys %rpids))
 $p = wait_for(sub { my $p = pool_of(status(), 'renew');
                     $p && $p->{counters}{deaths}{max_requests} >= 24 ? $p : undef }, 5);
 ok t_cmp($p ? $p->{counters}{deaths}{max_requests} : 0, qr/^2[4-9]$/, 'each ended as max_requests');
+
+# --- nor is a worker's own clean exit after serving (a script that ends
+# itself after a request, as WASD's scripts may; php-cgi at its
+# PHP_FCGI_MAX_REQUESTS): the same rounds, each worker exiting 0 after its
+# request.
+hget('/pool/selfend/app.pl');
+ok t_cmp(wait_for(sub { workers('selfend', 'idle') == 4 }, 15, 0.1) ? 1 : 0, 1,
+         'four warm workers at 1 start a second');
+@got = map { hmany(('/pool/selfend/app.pl?quit') x 4) } 1 .. 6;
+%rpids = map { (pid_of($_) => 1) } @got;
+ok t_cmp(join(' ', scalar(grep { $_->{code} == 200 } @got), scalar(keys %rpids)), '24 24',
+         'six rounds of 4 at once, each worker exiting after its request: 24 answers 200, '
+         . 'each from a worker of its own');
+$p = wait_for(sub { my $p = pool_of(status(), 'selfend');
+                    $p && $p->{counters}{deaths}{exited} >= 24 ? $p : undef }, 5);
+ok t_cmp($p ? $p->{counters}{deaths}{exited} : 0, qr/^2[4-9]$/, 'each ended as exited');

@@ -8,7 +8,8 @@
 # ignore_term (ignore SIGTERM from now on), victim (a line on stderr
 # saying the worker has its request, before anything else), hold=FILE
 # (wait, at most 30 s, until FILE exists: the test decides when the
-# request ends), body (reads the body: "cl=CONTENT_LENGTH got=BYTES sum=S").
+# request ends), body (reads the body: "cl=CONTENT_LENGTH got=BYTES sum=S"),
+# quit (exit 0 after ending the request, as a script that recycles itself).
 use strict;
 use warnings;
 use FindBin;
@@ -56,4 +57,5 @@ while (CGIplus::accept()) {
     sleep $q{after} if $q{after};
     kill 'KILL', $$ if exists $q{crash};
     CGIplus::finish();
+    exit 0 if exists $q{quit};
 }
