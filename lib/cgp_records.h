@@ -43,6 +43,8 @@ typedef struct cgp_vars {
     size_t n, ncap;
     char **vec;                  /* built by cgp_vars_merge */
     size_t vcap;
+    size_t *slot;                /* cgp_vars_merge's name table: vec index + 1, 0 free */
+    size_t scap;                 /* its size, a power of two */
 } cgp_vars;
 
 /* Why cgp_req_read failed; the library logs CGIPLUS(3000 + reason). */

@@ -745,8 +745,8 @@ static void t_req(void)
         ok(good1 && good2 && r3 == 0,
            "two record requests then clean EOF, chunk %zu", chunk);
     }
-    ok(!strcmp(v.vec[0], "A=2") && !strcmp(v.vec[1], "C=3"),
-       "request entries sorted first");
+    ok(!strcmp(v.vec[0], "C=3") && !strcmp(v.vec[1], "A=2"),
+       "request entries first, as they came");
     ok(vget(v.vec, "NOEQ") == NULL && !strcmp(v.vec[4], "NOEQ"),
        "base entry without '=' kept");
 
