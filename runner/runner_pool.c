@@ -845,8 +845,8 @@ static void slots_freed(void)
 static int recycled(const runner_worker *w)
 {
     return w->why == RUNNER_END_MAX_REQUESTS || w->why == RUNNER_END_LIFETIME ||
-           (w->why == RUNNER_END_EXITED && !w->not_cgiplus && w->served > 0 &&
-            WIFEXITED(w->status) && WEXITSTATUS(w->status) == 0);
+           (w->why == RUNNER_END_EXITED && !w->kind->per_request && !w->not_cgiplus &&
+            w->served > 0 && WIFEXITED(w->status) && WEXITSTATUS(w->status) == 0);
 }
 
 static void worker_reaped(runner_worker *w, runner_req *rerun)
