@@ -3,7 +3,9 @@
 # client that sends what libraries never would: fragmentation, control
 # frames between fragments, invalid UTF-8 (also split across fragments),
 # oversized, reserved-bit, unmasked and reserved-opcode frames, bad close
-# frames, length encodings; each case with the behaviour RFC 6455 requires
+# frames, length encodings, frames a byte per write, every close code
+# class (the kinds of Autobahn|Testsuite's cases 1 to 7, which needs
+# Python 2 and is not in Debian 12); each case with the behaviour RFC 6455 requires
 # (the close code the server sends, and that it then ends the TCP
 # connection). The worker hears one CLOSED per connection either way.
 use strict;
@@ -57,6 +59,37 @@ my @cases = (
     [ 'a message over CGIplusWebSocketMaxMessage (1000)', 'small', [[1, 'a' x 1001, 1]], 'close:1009 eof' ],
     [ '1000 bytes fit', 'small', [[1, 'a' x 1000, 1]], 'text:1000' ],
     [ 'fragments adding up past it', 'small', [[2, 'a' x 600, 0], [0, 'b' x 401, 1]], 'close:1009 eof' ],
+    # Autobahn|Testsuite's other cases of the same kinds (its 1.x-7.x):
+    # frames a byte per write, more pings, the close handshake's edges,
+    # every close code class, UTF-8 at its limits.
+    [ 'a frame sent a byte per write', 'echo', [[1, 'Hello, world', 1, 0, 1, 'chop']], 'text:Hello, world' ],
+    [ 'fragments and a ping, each a byte per write', 'echo',
+      [[1, 'ab', 0, 0, 1, 'chop'], [9, 'p1', 1, 0, 1, 'chop'], [0, 'cd', 1, 0, 1, 'chop']], 'pong:p1 text:abcd' ],
+    [ 'ten pings: ten pongs, in order', 'echo', [ (map { [9, "p$_", 1] } 0 .. 9), [1, 'z', 1] ],
+      join(' ', (map { "pong:p$_" } 0 .. 9), 'text:z') ],
+    [ 'an empty ping', 'echo', [[9, '', 1], [1, 'z', 1]], 'pong: text:z' ],
+    [ 'an unasked pong is ignored', 'echo', [[10, 'u', 1], [1, 'z', 1]], 'text:z' ],
+    (map { my $c = $_; [ "close code $c: the same back", 'echo', [[8, pack('n', $c) . 'r', 1]], "close:$c eof" ] }
+         1001, 1003, 1007, 1008, 1009, 1010, 1011, 3999, 4000, 4999),
+    (map { my $c = $_; [ "close code $c: refused", 'error', [[8, pack('n', $c), 1]], 'close:1002 eof' ] }
+         0, 1004, 1006, 1015, 1016, 1100, 2999),
+    [ 'a close with a reason of 123 bytes (125 in all)', 'echo', [[8, pack('n', 1001) . 'r' x 123, 1]],
+      'close:1001 eof' ],
+    [ 'a close of 126 bytes', 'error', [[8, pack('n', 1001) . 'r' x 124, 1]], 'close:1002 eof' ],
+    [ 'a fragmented close', 'error', [[8, pack('n', 1001), 0]], 'close:1002 eof' ],
+    [ 'nothing after the client\'s close is answered', 'echo',
+      [[8, pack('n', 1001), 1], [1, 'late', 1], [9, 'p', 1], [8, pack('n', 1001), 1]], 'close:1001 eof' ],
+    [ 'RSV2 set', 'error', [[1, 'x', 1, 2]], 'close:1002 eof' ],
+    [ 'opcode 7', 'error', [[7, 'x', 1]], 'close:1002 eof' ],
+    [ 'opcode 15', 'error', [[15, '', 1]], 'close:1002 eof' ],
+    [ 'UTF-8 of 2, 3 and 4 bytes', 'echo', [[1, "\xce\xba\xe1\xbd\xb9\xf0\x90\x80\x80", 1]],
+      "text:\xce\xba\xe1\xbd\xb9\xf0\x90\x80\x80" ],
+    [ 'U+10FFFF, the last code point', 'echo', [[1, "\xf4\x8f\xbf\xbf", 1]], "text:\xf4\x8f\xbf\xbf" ],
+    [ 'past U+10FFFF', 'error', [[1, "\xf4\x90\x80\x80", 1]], 'close:1007 eof' ],
+    [ 'a lone continuation byte', 'error', [[1, "a\x80", 1]], 'close:1007 eof' ],
+    [ 'byte 0xfe', 'error', [[1, "\xfe", 1]], 'close:1007 eof' ],
+    [ 'invalid UTF-8 in a first fragment, the rest valid', 'error',
+      [[1, "\xce\xba\xe1\xbd\xb9\xed\xa0\x80", 0], [0, 'edited', 1]], 'close:1007 eof' ],
 );
 
 plan tests => 6 + @cases, need { 'python3-websockets' =>
@@ -75,7 +108,7 @@ CONF
 ok t_cmp($port ? 1 : 0, 1, 'private httpd started');
 
 my $driver = <<'PY';
-import json, struct, sys
+import json, struct, sys, time
 port = int(sys.argv[1])
 cases = json.loads(sys.stdin.read())
 out = []
@@ -84,12 +117,20 @@ for name, path, frames in cases:
     if c.status != 101:
         out.append("status:%d" % c.status)
         continue
-    for f in frames:
-        op, data, fin = f[0], f[1].encode("latin-1"), f[2]
-        rsv = f[3] if len(f) > 3 else 0
-        mask = bool(f[4]) if len(f) > 4 else True
-        form = f[5] if len(f) > 5 else None
-        c.send(frame(op, data, fin=bool(fin), rsv=rsv, mask=mask, form=form))
+    try:
+        for f in frames:
+            op, data, fin = f[0], f[1].encode("latin-1"), f[2]
+            rsv = f[3] if len(f) > 3 else 0
+            mask = bool(f[4]) if len(f) > 4 else True
+            form = f[5] if len(f) > 5 else None
+            if form == "chop":   # a byte per write, as Autobahn's "octet-wise chops"
+                for b in frame(op, data, fin=bool(fin), rsv=rsv, mask=mask):
+                    c.send(bytes([b]))
+                    time.sleep(0.001)
+            else:
+                c.send(frame(op, data, fin=bool(fin), rsv=rsv, mask=mask, form=form))
+    except OSError:
+        pass   # the server ended the connection first: what it sent is read below
     got = []
     while True:
         fr = c.recv(10)
