@@ -144,10 +144,12 @@ sub norm {
     $s =~ s/\b[0-9a-f]{32,40}\b/HEX/g;
     $s =~ s/"wgRequestId":"[^"]*"/"wgRequestId":"ID"/g;
     $s =~ s/"wgBackendResponseTime":\d+/"wgBackendResponseTime":N/g;
+    $s =~ s/"wgUserRegistration":\d+/"wgUserRegistration":N/g; # each install's own second
     $s =~ s/\b20\d{12}\b/TS14/g;
     $s =~ s/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ?\b/ISO/g;
     $s =~ s/\b\d\d:\d\d, \d{1,2} [A-Z][a-z]+ \d{4}\b/TIME/g;
     $s =~ s/\b\d{1,2} [A-Z][a-z]+ \d{4}\b/DATE/g;
+    $s =~ s/\b[0-2]\d:[0-5]\d\b/HH:MM/g; # "last edited on ... at 10:25", lists of changes
     $s =~ s/(CPU time usage|Real time usage|[Tt]ransclusion expansion time report \(%,ms,calls,template\))[^\n]*/$1 .../g;
     $s =~ s/("(?:cputime|walltime|timingprofile)":)(?:"[^"]*"|\[[^\]]*\])/$1 X/g;
     $s =~ s/<!-- (?:Served|Saved|Cached)[^>]*-->//g;
