@@ -21,7 +21,7 @@ use Apache::TestUtil;
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 67 + 2 * 4;
+plan tests => 71 + 2 * 4;
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -171,6 +171,15 @@ ok t_cmp(answer('/epy/idioms/exitmsg.py?engine'), $want, 'sys.exit("message") af
 ok t_cmp(count(log_from($off), qr/idiom-exit-message engine/), 1, 'and the message is in the error log');
 same('py', 'pathinfo.py/raw%FFbyte', 'an undecodable byte in PATH_INFO prints (surrogateescape, as the interpreter of a CGI process)');
 same('py', 'pathinfo.py/caf%C3%A9', 'UTF-8 in PATH_INFO');
+
+# A script reached through a symbolic link (idioms/where.* -> real/): its
+# own paths as perl and python3 give them under mod_cgid.
+same('perl', 'where.pl', "through a link: \$0, __FILE__ and the working directory the link's, FindBin's RealBin the file's");
+ok t_cmp(answer('/eperl/idioms/where.pl'), qr/^\$0 ROOT\/engine\/perl\/idioms\/where\.pl\n.*^beside the link: found$/ms,
+         'so a file beside the link is found from $0 (as cvsweb finds its cvsweb.conf)');
+same('py', 'where.py', "through a link: sys.path[0] the file's directory, sys.argv[0] and __file__ the link, the working directory the link's");
+ok t_cmp(answer('/epy/idioms/where.py'), qr/^path0 ROOT\/engine\/python\/idioms\/real\n.*^sibling the real directory's$/ms,
+         "so a module beside the file imports, as python3 finds it");
 ok t_cmp(engine_pid('py', 'py'), $ypid, 'one Python engine served all of it');
 
 # printenv: the response complete (the script's last line comes), twice;

@@ -1,0 +1,1 @@
+real/where_real.pl
