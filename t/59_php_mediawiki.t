@@ -6,8 +6,11 @@
 # All, so the tree's .htaccess files apply), unedited, in one private httpd.
 # Each virtual host adds only its handler and its own wiki (MW_CONFIG_FILE:
 # a LocalSettings.php and SQLite files made by the package's install.php):
-# the mod_cgiplus side "AddHandler cgiplus-script .php" and "CGIplusEngine
-# php", the php-fpm side Debian's php8.2-fpm.conf way. The same walk, with a
+# one mod_cgiplus side "AddHandler cgiplus-script .php" and "CGIplusEngine
+# php", another mod_fcgid's PHP set-up ("AddHandler fcgid-script .php",
+# "FcgidWrapper /usr/bin/php-cgi .php", Options +ExecCGI: the drop-in, with
+# mod_fcgid not loaded), the php-fpm side Debian's php8.2-fpm.conf way; both
+# mod_cgiplus sides are compared with php-fpm. The same walk, with a
 # cookie jar each: pages by title and by path, ResourceLoader's CSS and JS,
 # the API (GET and POST), special pages, search, a 404, a refused
 # directory, a log-in with the form's token, an edit saved by POST, its
@@ -26,21 +29,21 @@ use SideBySide qw(pool_of);
 
 my $debconf = '/etc/apache2/conf-available/mediawiki.conf';
 my $nsteps = 22;
-plan tests => 5 + 4 * $nsteps,
+plan tests => 6 + 8 * $nsteps,
     need php_need('needs mediawiki and php-sqlite3 (Debian packages mediawiki, php-sqlite3)' =>
                   (-f '/usr/share/mediawiki/maintenance/install.php' && -f $debconf &&
                    `php -m 2>/dev/null` =~ /^pdo_sqlite$/m));
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{t_logs}/mediawiki";
-my ($cport, $fport) = free_ports(2);
+my ($cport, $dport, $fport) = free_ports(3);
 fresh_dir($dir);
 my $sock = "$dir/fpm.sock";
 my ($uid, $gid) = (getpwnam($vars->{user}))[2, 3];
 my $pass = 'Walk-the-1-wiki';
 
 # ---- a wiki of its own for each side, made by the package's installer
-for my $side (qw(cgiplus fpm)) {
+for my $side (qw(cgiplus fcgid fpm)) {
     my $w = "$dir/$side";
     mkdir $w;
     mkdir "$w/$_" for qw(data cache);
@@ -61,7 +64,7 @@ my $fpm = php_fpm($dir, 2);
 open my $dc, '<', $debconf or die "$debconf: $!";
 my $debian = do { local $/; <$dc> };
 close $dc;
-php_httpd($dir, $cport, [$fport], [qw(dir authz_host access_compat env)], <<"CONF", 'a private httpd with both sides');
+php_httpd($dir, $cport, [$dport, $fport], [qw(dir authz_host access_compat env)], <<"CONF", 'a private httpd with the three sides');
 DirectoryIndex index.php index.html
 $debian
 <VirtualHost 127.0.0.1:$cport>
@@ -74,6 +77,15 @@ $debian
 <Location /status>
     SetHandler cgiplus-status
 </Location>
+</VirtualHost>
+<VirtualHost 127.0.0.1:$dport>
+<Location /mediawiki>
+    SetEnv MW_CONFIG_FILE $dir/fcgid/LocalSettings.php
+    Options +ExecCGI
+    AddHandler fcgid-script .php
+    FcgidWrapper /usr/bin/php-cgi .php
+</Location>
+FcgidMaxProcessesPerClass 2
 </VirtualHost>
 <VirtualHost 127.0.0.1:$fport>
 <Location /mediawiki>
@@ -157,13 +169,14 @@ sub norm {
     $s =~ s/\b\d\.\d{3} seconds\b/N seconds/g;
     return $s;
 }
-my %jar = (cgiplus => "$dir/jar-cgiplus", fpm => "$dir/jar-fpm");
-my %last = (cgiplus => { body => '' }, fpm => { body => '' });
+my %port = (cgiplus => $cport, fcgid => $dport, fpm => $fport);
+my %jar = map { ($_ => "$dir/jar-$_") } keys %port;
+my %last = map { ($_ => { body => '' }) } keys %port;
 for my $step (@steps) {
     my %r;
     my $what;
-    for my $who (qw(cgiplus fpm)) {
-        my $port = $who eq 'cgiplus' ? $cport : $fport;
+    for my $who (qw(cgiplus fcgid fpm)) {
+        my $port = $port{$who};
         my ($method, $path, @args) = @{ $step->($last{$who}) };
         my @m = $method eq 'HEAD' ? ('-I') : ();
         my ($code, $h, $body) = curl(@m, '-c', $jar{$who}, '-b', $jar{$who}, @args,
@@ -174,30 +187,34 @@ for my $step (@steps) {
                      nbody => norm($body, $port) };
         $last{$who} = $r{$who} unless $method eq 'HEAD' || $code >= 300 && $code < 400;
     }
-    my ($c, $f) = @r{qw(cgiplus fpm)};
-    ok t_cmp($c->{code}, $f->{code} || 'an answer from php-fpm', "$what: the same status ($f->{code})");
-    ok t_cmp($c->{type}, $f->{type}, "$what: the same Content-Type");
-    ok t_cmp($c->{loc}, $f->{loc}, "$what: the same Location");
-    my $same = $c->{nbody} eq $f->{nbody};
-    unless ($same) {
-        my @a = split /\n/, $c->{nbody}, -1;
-        my @b = split /\n/, $f->{nbody}, -1;
-        my $i = 0;
-        $i++ while $i < @a && $i < @b && $a[$i] eq $b[$i];
-        my $j = 0;
-        $j++ while $j < length($a[$i] // '') && substr($a[$i], $j, 1) eq substr($b[$i] // '', $j, 1);
-        $j = $j > 100 ? $j - 100 : 0;
-        t_debug("line $i differs: mod_cgiplus '" . substr($a[$i] // '(none)', $j, 300)
-                . "', php-fpm '" . substr($b[$i] // '(none)', $j, 300) . "'");
+    my $f = $r{fpm};
+    for my $who (qw(cgiplus fcgid)) {
+        my $c = $r{$who};
+        my $as = $who eq 'fcgid' ? ' (fcgid-script)' : '';
+        ok t_cmp($c->{code}, $f->{code} || 'an answer from php-fpm', "$what$as: the same status ($f->{code})");
+        ok t_cmp($c->{type}, $f->{type}, "$what$as: the same Content-Type");
+        ok t_cmp($c->{loc}, $f->{loc}, "$what$as: the same Location");
+        my $same = $c->{nbody} eq $f->{nbody};
+        unless ($same) {
+            my @a = split /\n/, $c->{nbody}, -1;
+            my @b = split /\n/, $f->{nbody}, -1;
+            my $i = 0;
+            $i++ while $i < @a && $i < @b && $a[$i] eq $b[$i];
+            my $j = 0;
+            $j++ while $j < length($a[$i] // '') && substr($a[$i], $j, 1) eq substr($b[$i] // '', $j, 1);
+            $j = $j > 100 ? $j - 100 : 0;
+            t_debug("line $i differs: $who '" . substr($a[$i] // '(none)', $j, 300)
+                    . "', php-fpm '" . substr($b[$i] // '(none)', $j, 300) . "'");
+        }
+        ok t_cmp($same ? 'same' : 'different', 'same', "$what$as: the same body (" . length($f->{body}) . ' bytes)');
     }
-    ok t_cmp($same ? 'same' : 'different', 'same', "$what: the same body (" . length($f->{body}) . ' bytes)');
 }
 
 # The walk went through the application, and on persistent workers.
 my (undef, undef, $raw) = curl("http://127.0.0.1:$cport$idx?title=Sandbox&action=raw");
 ok t_cmp($raw, $text =~ s/\n\z//r, 'the page saved through php-cgi workers holds the text as posted');
-ok t_cmp($last{cgiplus}{body}, qr/"title":"Sandbox","user":"Admin"[^}]*"comment":"a test edit"/,
-         'the edit was made by the user who logged in');
+ok t_cmp($last{$_}{body}, qr/"title":"Sandbox","user":"Admin"[^}]*"comment":"a test edit"/,
+         "$_: the edit was made by the user who logged in") for qw(cgiplus fcgid);
 my $pool = pool_of("http://127.0.0.1:$cport/status", '/usr/bin/php-cgi');
 my $spawns = $pool ? $pool->{counters}{spawns} : -1;
 ok t_cmp($pool ? ($spawns >= 1 && $spawns <= 2 ? 'at most 2' : $spawns) . ' spawns, served '
