@@ -21,7 +21,7 @@ use Apache::TestUtil;
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 71 + 2 * 4;
+plan tests => 74 + 2 * 4;
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -171,6 +171,11 @@ ok t_cmp(answer('/epy/idioms/exitmsg.py?engine'), $want, 'sys.exit("message") af
 ok t_cmp(count(log_from($off), qr/idiom-exit-message engine/), 1, 'and the message is in the error log');
 same('py', 'pathinfo.py/raw%FFbyte', 'an undecodable byte in PATH_INFO prints (surrogateescape, as the interpreter of a CGI process)');
 same('py', 'pathinfo.py/caf%C3%A9', 'UTF-8 in PATH_INFO');
+
+same('perl', 'datapkg.pl', "__DATA__ in a package of the script's own: that package's DATA");
+same('perl', 'reconf.pl', 'defaults, then a required configuration that sets them again: its values at every run');
+ok t_cmp(answer('/eperl/idioms/reconf.pl'), qr/^title=from reconf\.conf tags=conf tags depth=2$/m,
+         "a third run: the configuration's values, not the default nor what the last run set");
 
 # A script reached through a symbolic link (idioms/where.* -> real/): its
 # own paths as perl and python3 give them under mod_cgid.
