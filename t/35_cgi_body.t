@@ -74,6 +74,13 @@ if (!$child) {
 }
 my ($samples, $growth) = (0, 0);
 while (waitpid($child, WNOHANG) == 0) {
+    # a child the MPM starts meanwhile may take the upload: counted from
+    # when it is first seen (all of its CPU)
+    for my $pid (grep { !exists $before{$_} } httpd_children()) {
+        $before{$pid} = rss_kb($pid) // next;
+        $cpu{$pid} = 0;
+        push @kids, $pid;
+    }
     for my $pid (@kids) {
         my $now = rss_kb($pid) // next;
         my $g = $now - $before{$pid};
