@@ -175,8 +175,9 @@ same('py', 'pathinfo.py/caf%C3%A9', 'UTF-8 in PATH_INFO');
 same('perl', 'datapkg.pl', "__DATA__ in a package of the script's own: that package's DATA");
 same('perl', 'moddata.pl', "a module that reads its own __DATA__ at each call: each run from its start");
 same('perl', 'reconf.pl', 'defaults, then a required configuration that sets them again: its values at every run');
-ok t_cmp(answer('/eperl/idioms/reconf.pl'), qr/^title=from reconf\.conf tags=conf tags depth=2$/m,
-         "a third run: the configuration's values, not the default nor what the last run set");
+ok t_cmp(answer('/eperl/idioms/reconf.pl'),
+         qr/^title=from reconf\.conf tags=conf tags depth=2\nafter a second require: title=changed by the run$/m,
+         "a third run: the configuration's values, not the default nor what the last run set; a second require in the run does nothing");
 
 # A script reached through a symbolic link (idioms/where.* -> real/): its
 # own paths as perl and python3 give them under mod_cgid.

@@ -10,3 +10,5 @@ require './reconf.conf';
 print "Content-Type: text/plain\n\n";
 print "title=$title tags=@tags depth=$opt{depth}\n";
 $title = 'changed by the run'; # what a run does is not the next run's
+require './reconf.conf';        # a second require in one run does nothing
+print "after a second require: title=$title\n";
