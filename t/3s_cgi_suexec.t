@@ -22,6 +22,7 @@ use Apache::TestUtil qw(t_cmp);
 use File::Path qw(make_path remove_tree);
 use LWP::UserAgent;
 use lib 't/lib';
+use FreePort qw(free_port);
 use PrivateHttpd qw(private_conf private_start private_stop fresh_dir);
 use WsTest qw(ws_py);
 
@@ -57,7 +58,7 @@ my ($ua_name, $ub_name) = ("${tag}a", "${tag}b");
 my $root = "$docroot/cgiplus-$tag";             # under the wrapper's document root
 my $outside = "$vars->{t_logs}/suexec-outside";  # not under it
 my $dir = "$vars->{t_logs}/suexec";
-my $port = $vars->{port} + 18;
+my $port = free_port(); # (an offset from the suite's port meets its virtual hosts)
 my $log_size = -e $sxlog ? -s $sxlog : -1;
 my @made_users;
 

@@ -131,7 +131,7 @@ my $kdir = "$vars->{t_logs}/keyowner";
 remove_tree($kdir);
 make_path($kdir);
 chmod 0755, $kdir;
-my $kport = $vars->{port} + 18;
+my $kport = free_port(); # (an offset from the suite's port meets its virtual hosts)
 system('cp', wire_key_file(), "$kdir/runner.key") == 0 or die;
 chmod 0600, "$kdir/runner.key";
 chown $nobody, -1, "$kdir/runner.key";

@@ -17,6 +17,7 @@ use File::Path qw(make_path remove_tree);
 use lib 't/htdocs/pool/lib';
 use PoolTest ();
 use lib 't/lib';
+use FreePort qw(free_port);
 use PrivateHttpd qw(private_conf private_start private_stop fresh_dir);
 
 plan tests => 38;
@@ -190,7 +191,7 @@ else {
 
 # At startup as well: the same line in the error log of a started httpd.
 my $pdir = "$vars->{t_logs}/inprocess";
-my $pport = $vars->{port} + 19;
+my $pport = free_port(); # (an offset from the suite's port meets its virtual hosts)
 fresh_dir($pdir);
 open my $pc, '>', "$pdir/httpd.conf" or die;
 print $pc private_conf($pdir, $pport, ['lua'], $users);

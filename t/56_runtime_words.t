@@ -11,6 +11,7 @@ use Apache::Test;
 use Apache::TestUtil;
 use Time::HiRes qw(sleep);
 use lib 't/lib', 't/htdocs/pool/lib';
+use FreePort qw(free_port);
 use PrivateHttpd qw(private_conf private_start private_stop fresh_dir);
 use PoolTest qw(wait_for version_script);
 use LWP::UserAgent;
@@ -19,7 +20,7 @@ plan tests => 13;
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{t_logs}/runtime_words";
-my $port = $vars->{port} + 13;
+my $port = free_port(); # (an offset from the suite's port meets its virtual hosts)
 my $lib = "$vars->{top_dir}/lib/perl";
 fresh_dir($dir);
 fresh_dir("$dir/www");
