@@ -12,10 +12,9 @@ use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use File::Path qw(make_path remove_tree);
-use JSON::PP ();
 use lib 't/lib', 't/htdocs/apps';
 use AppTest qw(write_file curl);
-use SideBySide qw(same_pages);
+use SideBySide qw(same_pages engine_served_all);
 
 plan skip_all => 'blosxom is not installed (apt-get install blosxom)'
     unless -f '/usr/lib/cgi-bin/blosxom';
@@ -63,9 +62,4 @@ same_pages(\@urls, sub {
 my (undef, undef, $index) = get('cgiplus_blosxom_engine', '');
 ok t_cmp($index, qr/<title>Test blog.*Third post.*Second post.*First post/s,
          "the index: the configuration's title, then the three entries, newest first");
-my (undef, undef, $json) = curl('http://127.0.0.1:' . $cfg->port('cgiplus_blosxom_engine') . '/cgiplus-status?json');
-my ($pool) = grep { grep { $_ eq 'POOL_blosxom' } @{ $_->{settings}{env} // [] } }
-             @{ (eval { JSON::PP::decode_json($json) } // {})->{pools} // [] };
-ok t_cmp($pool ? "$pool->{counters}{spawns} spawn, "
-                 . ($pool->{counters}{served} >= @urls ? 'all' : $pool->{counters}{served}) . ' served'
-               : 'no pool', '1 spawn, all served', 'one engine process served every blosxom request');
+engine_served_all($cfg->port('cgiplus_blosxom_engine'), 'blosxom', scalar @urls, 'one engine process served every blosxom request');

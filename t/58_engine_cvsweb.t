@@ -12,8 +12,7 @@ use Apache::TestUtil;
 use File::Path qw(make_path remove_tree);
 use lib 't/lib', 't/htdocs/apps';
 use AppTest qw(write_file curl);
-use SideBySide qw(same_pages);
-use JSON::PP ();
+use SideBySide qw(same_pages engine_served_all);
 
 plan skip_all => 'cvsweb is not installed (apt-get install cvsweb cvs rcs)'
     unless -f '/usr/lib/cgi-bin/cvsweb' && -x '/usr/bin/cvs' && -x '/usr/bin/rlog';
@@ -94,10 +93,4 @@ same_pages(\@urls, sub {
 my (undef, undef, $log) = get('cgiplus_cvsweb_engine', 'proj/README');
 ok t_cmp($log, qr/third line, with &amp; and &lt;&gt;.*a second line.*initial import/s,
          'the log page lists the three revisions, newest first');
-# the engine's pool: the one whose settings carry POOL_cvsweb
-my (undef, undef, $json) = curl('http://127.0.0.1:' . $cfg->port('cgiplus_cvsweb_engine') . '/cgiplus-status?json');
-my ($pool) = grep { grep { $_ eq 'POOL_cvsweb' } @{ $_->{settings}{env} // [] } }
-             @{ (eval { JSON::PP::decode_json($json) } // {})->{pools} // [] };
-ok t_cmp($pool ? "$pool->{counters}{spawns} spawn, "
-                 . ($pool->{counters}{served} >= @urls ? 'all' : $pool->{counters}{served}) . ' served'
-               : 'no pool', '1 spawn, all served', 'one engine process served every cvsweb request');
+engine_served_all($cfg->port('cgiplus_cvsweb_engine'), 'cvsweb', scalar @urls, 'one engine process served every cvsweb request');

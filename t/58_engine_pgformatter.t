@@ -9,9 +9,9 @@ use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
-use JSON::PP ();
 use lib 't/lib', 't/htdocs/apps';
 use AppTest qw(curl);
+use SideBySide qw(engine_served_all);
 
 plan skip_all => 'pgformatter is not installed (apt-get install pgformatter)'
     unless -f '/usr/lib/cgi-bin/pg_format';
@@ -47,9 +47,4 @@ for my $r (@reqs) {
 my (undef, undef, $out) = get('cgiplus_pgformat_engine', '--data-urlencode', "content=$sql",
                               '--data-urlencode', 'uc_keyword=2', '--data-urlencode', 'action=format');
 ok t_cmp($out, qr/>SELECT<.*>FROM<.*>WHERE</s, 'the SQL came back formatted, its keywords upper case');
-my (undef, undef, $json) = curl('http://127.0.0.1:' . $cfg->port('cgiplus_pgformat_engine') . '/cgiplus-status?json');
-my ($pool) = grep { grep { $_ eq 'POOL_pgformat' } @{ $_->{settings}{env} // [] } }
-             @{ (eval { JSON::PP::decode_json($json) } // {})->{pools} // [] };
-ok t_cmp($pool ? "$pool->{counters}{spawns} spawn, "
-                 . ($pool->{counters}{served} >= @reqs ? 'all' : $pool->{counters}{served}) . ' served'
-               : 'no pool', '1 spawn, all served', 'one engine process served every pg_format request');
+engine_served_all($cfg->port('cgiplus_pgformat_engine'), 'pgformat', scalar @reqs, 'one engine process served every pg_format request');

@@ -22,7 +22,7 @@ use PrivateHttpd qw(fresh_dir);
 use PhpPeer qw(php_need php_fpm php_httpd php_stop);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
-use SideBySide qw(pool_of);
+use SideBySide qw(pool_of same_answer);
 
 my $debconf = '/etc/apache2/conf-available/dokuwiki.conf';
 my $nsteps = 24;
@@ -153,21 +153,7 @@ for my $step (@steps) {
         $last{$who} = $r{$who} unless $method eq 'HEAD' || $code >= 300 && $code < 400;
     }
     $what =~ s/sectok=[0-9a-f]*/sectok=.../;
-    my ($c, $f) = @r{qw(cgiplus fpm)};
-    ok t_cmp($c->{code}, $f->{code} || 'an answer from php-fpm', "$what: the same status ($f->{code})");
-    ok t_cmp($c->{type}, $f->{type}, "$what: the same Content-Type");
-    ok t_cmp($c->{loc}, $f->{loc}, "$what: the same Location");
-    # bodies of up to 100 KiB: compared whole, shown only where they part
-    my $same = $c->{nbody} eq $f->{nbody};
-    unless ($same) {
-        my @a = split /\n/, $c->{nbody}, -1;
-        my @b = split /\n/, $f->{nbody}, -1;
-        my $i = 0;
-        $i++ while $i < @a && $i < @b && $a[$i] eq $b[$i];
-        t_debug("line $i differs: mod_cgiplus '" . substr($a[$i] // '(none)', 0, 300)
-                . "', php-fpm '" . substr($b[$i] // '(none)', 0, 300) . "'");
-    }
-    ok t_cmp($same ? 'same' : 'different', 'same', "$what: the same body (" . length($f->{body}) . ' bytes)');
+    same_answer($what, 'mod_cgiplus', $r{cgiplus}, $r{fpm});
 }
 
 # The walk really went through the application, and on persistent workers.

@@ -25,7 +25,7 @@ use PrivateHttpd qw(fresh_dir);
 use PhpPeer qw(php_need php_fpm php_httpd php_stop);
 use FreePort qw(free_ports);
 use AppTest qw(curl);
-use SideBySide qw(pool_of);
+use SideBySide qw(pool_of same_answer);
 
 my $debconf = '/etc/apache2/conf-available/mediawiki.conf';
 my $nsteps = 22;
@@ -187,27 +187,7 @@ for my $step (@steps) {
                      nbody => norm($body, $port) };
         $last{$who} = $r{$who} unless $method eq 'HEAD' || $code >= 300 && $code < 400;
     }
-    my $f = $r{fpm};
-    for my $who (qw(cgiplus fcgid)) {
-        my $c = $r{$who};
-        my $as = $who eq 'fcgid' ? ' (fcgid-script)' : '';
-        ok t_cmp($c->{code}, $f->{code} || 'an answer from php-fpm', "$what$as: the same status ($f->{code})");
-        ok t_cmp($c->{type}, $f->{type}, "$what$as: the same Content-Type");
-        ok t_cmp($c->{loc}, $f->{loc}, "$what$as: the same Location");
-        my $same = $c->{nbody} eq $f->{nbody};
-        unless ($same) {
-            my @a = split /\n/, $c->{nbody}, -1;
-            my @b = split /\n/, $f->{nbody}, -1;
-            my $i = 0;
-            $i++ while $i < @a && $i < @b && $a[$i] eq $b[$i];
-            my $j = 0;
-            $j++ while $j < length($a[$i] // '') && substr($a[$i], $j, 1) eq substr($b[$i] // '', $j, 1);
-            $j = $j > 100 ? $j - 100 : 0;
-            t_debug("line $i differs: $who '" . substr($a[$i] // '(none)', $j, 300)
-                    . "', php-fpm '" . substr($b[$i] // '(none)', $j, 300) . "'");
-        }
-        ok t_cmp($same ? 'same' : 'different', 'same', "$what$as: the same body (" . length($f->{body}) . ' bytes)');
-    }
+    same_answer($what . ($_ eq 'fcgid' ? ' (fcgid-script)' : ''), $_, $r{$_}, $r{fpm}) for qw(cgiplus fcgid);
 }
 
 # The walk went through the application, and on persistent workers.

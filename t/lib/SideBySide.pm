@@ -5,12 +5,12 @@ package SideBySide;
 use strict;
 use warnings;
 use Apache::Test qw(ok);
-use Apache::TestUtil qw(t_cmp);
+use Apache::TestUtil qw(t_cmp t_debug);
 use Exporter 'import';
 use JSON::PP ();
 use lib 't/htdocs/apps';
 use AppTest qw(curl);
-our @EXPORT_OK = qw(git_fixture same_pages pool_of);
+our @EXPORT_OK = qw(git_fixture same_pages pool_of same_answer engine_served_all);
 
 # A repository in $dir/work with fixed dates (so relative ages do not
 # move): README and src/main.c, two commits, the second with a non-ASCII
@@ -69,6 +69,41 @@ sub pool_of {
     my $st = eval { JSON::PP::decode_json((curl("$url?json"))[2]) } // {};
     my ($pool) = grep { ($_->{script} // '') eq $script } @{ $st->{pools} // [] };
     return $pool;
+}
+
+# The status, type, Location and normalised body of $got (who: $side) and
+# $ref (php-fpm), as four assertions named after $what; where the bodies
+# part, their first differing line is shown (t_debug).
+sub same_answer {
+    my ($what, $side, $got, $ref) = @_;
+    ok t_cmp($got->{code}, $ref->{code} || 'an answer from php-fpm', "$what: the same status ($ref->{code})");
+    ok t_cmp($got->{type}, $ref->{type}, "$what: the same Content-Type");
+    ok t_cmp($got->{loc}, $ref->{loc}, "$what: the same Location");
+    my $same = $got->{nbody} eq $ref->{nbody};
+    unless ($same) {
+        my @a = split /\n/, $got->{nbody}, -1;
+        my @b = split /\n/, $ref->{nbody}, -1;
+        my $i = 0;
+        $i++ while $i < @a && $i < @b && $a[$i] eq $b[$i];
+        my $j = 0;
+        $j++ while $j < length($a[$i] // '') && substr($a[$i], $j, 1) eq substr($b[$i] // '', $j, 1);
+        $j = $j > 100 ? $j - 100 : 0;
+        t_debug("line $i differs: $side '" . substr($a[$i] // '(none)', $j, 300)
+                . "', php-fpm '" . substr($b[$i] // '(none)', $j, 300) . "'");
+    }
+    ok t_cmp($same ? 'same' : 'different', 'same', "$what: the same body (" . length($ref->{body}) . ' bytes)');
+}
+
+# One assertion: the engine pool whose settings carry POOL_$tag
+# (CGIplusSetEnv), on the status page of the server on $port, started one
+# process and served at least $n requests.
+sub engine_served_all {
+    my ($port, $tag, $n, $what) = @_;
+    my $st = eval { JSON::PP::decode_json((curl("http://127.0.0.1:$port/cgiplus-status?json"))[2]) } // {};
+    my ($pool) = grep { grep { $_ eq "POOL_$tag" } @{ $_->{settings}{env} // [] } } @{ $st->{pools} // [] };
+    ok t_cmp($pool ? "$pool->{counters}{spawns} spawn, "
+                     . ($pool->{counters}{served} >= $n ? 'all' : $pool->{counters}{served}) . ' served'
+                   : 'no pool', '1 spawn, all served', $what);
 }
 
 1;
