@@ -25,7 +25,7 @@ use PrivateHttpd qw(fresh_dir);
 use PhpPeer qw(php_need php_fpm php_httpd php_stop);
 use FreePort qw(free_ports);
 use AppTest qw(curl);
-use SideBySide qw(pool_of same_answer);
+use SideBySide qw(same_answer php_pool_served_all);
 
 my $debconf = '/etc/apache2/conf-available/mediawiki.conf';
 my $nsteps = 22;
@@ -195,11 +195,6 @@ my (undef, undef, $raw) = curl("http://127.0.0.1:$cport$idx?title=Sandbox&action
 ok t_cmp($raw, $text =~ s/\n\z//r, 'the page saved through php-cgi workers holds the text as posted');
 ok t_cmp($last{$_}{body}, qr/"title":"Sandbox","user":"Admin"[^}]*"comment":"a test edit"/,
          "$_: the edit was made by the user who logged in") for qw(cgiplus fcgid);
-my $pool = pool_of("http://127.0.0.1:$cport/status", '/usr/bin/php-cgi');
-my $spawns = $pool ? $pool->{counters}{spawns} : -1;
-ok t_cmp($pool ? ($spawns >= 1 && $spawns <= 2 ? 'at most 2' : $spawns) . ' spawns, served '
-                 . ($pool->{counters}{served} >= $nsteps ? 'all' : $pool->{counters}{served})
-                : 'no pool', 'at most 2 spawns, served all',
-         'one pool of persistent php-cgi workers (started at most twice, its 2 workers) served the whole walk');
+php_pool_served_all("http://127.0.0.1:$cport/status", $nsteps);
 
 php_stop($dir, $fpm);

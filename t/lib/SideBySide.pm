@@ -10,7 +10,7 @@ use Exporter 'import';
 use JSON::PP ();
 use lib 't/htdocs/apps';
 use AppTest qw(curl);
-our @EXPORT_OK = qw(git_fixture same_pages pool_of same_answer engine_served_all);
+our @EXPORT_OK = qw(git_fixture same_pages pool_of same_answer engine_served_all php_pool_served_all);
 
 # A repository in $dir/work with fixed dates (so relative ages do not
 # move): README and src/main.c, two commits, the second with a non-ASCII
@@ -104,6 +104,18 @@ sub engine_served_all {
     ok t_cmp($pool ? "$pool->{counters}{spawns} spawn, "
                      . ($pool->{counters}{served} >= $n ? 'all' : $pool->{counters}{served}) . ' served'
                    : 'no pool', '1 spawn, all served', $what);
+}
+
+# One assertion: the php-cgi pool on the status page at $url started at
+# most its 2 workers and served at least $n requests.
+sub php_pool_served_all {
+    my ($url, $n) = @_;
+    my $pool = pool_of($url, '/usr/bin/php-cgi');
+    my $spawns = $pool ? $pool->{counters}{spawns} : -1;
+    ok t_cmp($pool ? ($spawns >= 1 && $spawns <= 2 ? 'at most 2' : $spawns) . ' spawns, served '
+                     . ($pool->{counters}{served} >= $n ? 'all' : $pool->{counters}{served})
+                   : 'no pool', 'at most 2 spawns, served all',
+             'one pool of persistent php-cgi workers (started at most twice, its 2 workers) served the whole walk');
 }
 
 1;
