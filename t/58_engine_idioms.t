@@ -21,7 +21,7 @@ use Apache::TestUtil;
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 75 + 2 * 4;
+plan tests => 76 + 2 * 4;
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -173,6 +173,7 @@ same('py', 'pathinfo.py/raw%FFbyte', 'an undecodable byte in PATH_INFO prints (s
 same('py', 'pathinfo.py/caf%C3%A9', 'UTF-8 in PATH_INFO');
 
 same('perl', 'datapkg.pl', "__DATA__ in a package of the script's own: that package's DATA");
+same('perl', 'english.pl', "`use English`: its \$PID and \$RS are perl's \$\$ and \$/, left as they are between runs");
 same('perl', 'moddata.pl', "a module that reads its own __DATA__ at each call: each run from its start");
 same('perl', 'reconf.pl', 'defaults, then a required configuration that sets them again: its values at every run');
 ok t_cmp(answer('/eperl/idioms/reconf.pl'),
