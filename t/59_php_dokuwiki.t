@@ -22,7 +22,7 @@ use PrivateHttpd qw(fresh_dir);
 use PhpPeer qw(php_need php_fpm php_httpd php_stop);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
-use SideBySide qw(same_answer php_pool_served_all);
+use SideBySide qw(walk same_answer php_pool_served_all);
 
 my $debconf = '/etc/apache2/conf-available/dokuwiki.conf';
 my $nsteps = 24;
@@ -135,26 +135,11 @@ sub norm {
     $s =~ s/\b(?:[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d) [+-]\d{4}\b/TIME/g;
     return $s;
 }
-my %jar = (cgiplus => "$dir/jar-cgiplus", fpm => "$dir/jar-fpm");
-my %last = (cgiplus => { body => '' }, fpm => { body => '' });
-for my $step (@steps) {
-    my %r;
-    my $what;
-    for my $who (qw(cgiplus fpm)) {
-        my $port = $who eq 'cgiplus' ? $cport : $fport;
-        my ($method, $path, @args) = @{ $step->($last{$who}) };
-        my @m = $method eq 'HEAD' ? ('-I') : ();
-        my ($code, $h, $body) = curl(@m, '-c', $jar{$who}, '-b', $jar{$who}, @args,
-                                     "http://127.0.0.1:$port$path");
-        $what = "$method $path";
-        $r{$who} = { code => $code, type => $h->{'content-type'} // '',
-                     loc => norm($h->{location} // '', $port), body => $body,
-                     nbody => norm($body, $port), etag => $h->{etag} // '' };
-        $last{$who} = $r{$who} unless $method eq 'HEAD' || $code >= 300 && $code < 400;
-    }
+walk(\@steps, { cgiplus => $cport, fpm => $fport }, $dir, \&norm, sub {
+    my ($what, $r) = @_;
     $what =~ s/sectok=[0-9a-f]*/sectok=.../;
-    same_answer($what, 'mod_cgiplus', $r{cgiplus}, $r{fpm});
-}
+    same_answer($what, 'mod_cgiplus', $r->{cgiplus}, $r->{fpm});
+});
 
 # The walk really went through the application, and on persistent workers.
 my (undef, undef, $raw) = curl("http://127.0.0.1:$cport/dokuwiki/doku.php?id=$page&do=export_raw");

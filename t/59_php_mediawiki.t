@@ -25,7 +25,7 @@ use PrivateHttpd qw(fresh_dir);
 use PhpPeer qw(php_need php_fpm php_httpd php_stop);
 use FreePort qw(free_ports);
 use AppTest qw(curl);
-use SideBySide qw(same_answer php_pool_served_all);
+use SideBySide qw(walk same_answer php_pool_served_all);
 
 my $debconf = '/etc/apache2/conf-available/mediawiki.conf';
 my $nsteps = 22;
@@ -169,31 +169,15 @@ sub norm {
     $s =~ s/\b\d\.\d{3} seconds\b/N seconds/g;
     return $s;
 }
-my %port = (cgiplus => $cport, fcgid => $dport, fpm => $fport);
-my %jar = map { ($_ => "$dir/jar-$_") } keys %port;
-my %last = map { ($_ => { body => '' }) } keys %port;
-for my $step (@steps) {
-    my %r;
-    my $what;
-    for my $who (qw(cgiplus fcgid fpm)) {
-        my $port = $port{$who};
-        my ($method, $path, @args) = @{ $step->($last{$who}) };
-        my @m = $method eq 'HEAD' ? ('-I') : ();
-        my ($code, $h, $body) = curl(@m, '-c', $jar{$who}, '-b', $jar{$who}, @args,
-                                     "http://127.0.0.1:$port$path");
-        $what = "$method $path";
-        $r{$who} = { code => $code, type => $h->{'content-type'} // '',
-                     loc => norm($h->{location} // '', $port), body => $body,
-                     nbody => norm($body, $port) };
-        $last{$who} = $r{$who} unless $method eq 'HEAD' || $code >= 300 && $code < 400;
-    }
-    same_answer($what . ($_ eq 'fcgid' ? ' (fcgid-script)' : ''), $_, $r{$_}, $r{fpm}) for qw(cgiplus fcgid);
-}
+my $last = walk(\@steps, { cgiplus => $cport, fcgid => $dport, fpm => $fport }, $dir, \&norm, sub {
+    my ($what, $r) = @_;
+    same_answer($what . ($_ eq 'fcgid' ? ' (fcgid-script)' : ''), $_, $r->{$_}, $r->{fpm}) for qw(cgiplus fcgid);
+});
 
 # The walk went through the application, and on persistent workers.
 my (undef, undef, $raw) = curl("http://127.0.0.1:$cport$idx?title=Sandbox&action=raw");
 ok t_cmp($raw, $text =~ s/\n\z//r, 'the page saved through php-cgi workers holds the text as posted');
-ok t_cmp($last{$_}{body}, qr/"title":"Sandbox","user":"Admin"[^}]*"comment":"a test edit"/,
+ok t_cmp($last->{$_}{body}, qr/"title":"Sandbox","user":"Admin"[^}]*"comment":"a test edit"/,
          "$_: the edit was made by the user who logged in") for qw(cgiplus fcgid);
 php_pool_served_all("http://127.0.0.1:$cport/status", $nsteps);
 

@@ -10,7 +10,7 @@ use Exporter 'import';
 use JSON::PP ();
 use lib 't/htdocs/apps';
 use AppTest qw(curl);
-our @EXPORT_OK = qw(git_fixture same_pages pool_of same_answer engine_served_all php_pool_served_all);
+our @EXPORT_OK = qw(git_fixture same_pages pool_of walk same_answer engine_served_all php_pool_served_all);
 
 # A repository in $dir/work with fixed dates (so relative ages do not
 # move): README and src/main.c, two commits, the second with a non-ASCII
@@ -116,6 +116,34 @@ sub php_pool_served_all {
                      . ($pool->{counters}{served} >= $n ? 'all' : $pool->{counters}{served})
                    : 'no pool', 'at most 2 spawns, served all',
              'one pool of persistent php-cgi workers (started at most twice, its 2 workers) served the whole walk');
+}
+
+# A walk through an application on every side of %$port (name => port),
+# each with a cookie jar in $dir: each step (a sub given what that side
+# answered last, not a HEAD nor a redirect, returning [METHOD, path, curl
+# arguments]) is run on each side, its answers ({code, type, loc, body,
+# nbody, etag}; loc and nbody through $norm->(text, port)) handed to
+# $compare->("METHOD path", \%answers). Returns the last answers.
+sub walk {
+    my ($steps, $port, $dir, $norm, $compare) = @_;
+    my %last = map { ($_ => { body => '' }) } keys %$port;
+    for my $step (@$steps) {
+        my (%r, $what);
+        for my $who (sort keys %$port) {
+            my $p = $port->{$who};
+            my ($method, $path, @args) = @{ $step->($last{$who}) };
+            my @m = $method eq 'HEAD' ? ('-I') : ();
+            my ($code, $h, $body) = curl(@m, '-c', "$dir/jar-$who", '-b', "$dir/jar-$who", @args,
+                                         "http://127.0.0.1:$p$path");
+            $what = "$method $path";
+            $r{$who} = { code => $code, type => $h->{'content-type'} // '',
+                         loc => $norm->($h->{location} // '', $p), body => $body,
+                         nbody => $norm->($body, $p), etag => $h->{etag} // '' };
+            $last{$who} = $r{$who} unless $method eq 'HEAD' || $code >= 300 && $code < 400;
+        }
+        $compare->($what, \%r);
+    }
+    return \%last;
 }
 
 1;
