@@ -4,7 +4,9 @@ package DataMod;
 # whole. t/58_engine_idioms.t (moddata.pl)
 use strict;
 use warnings;
-sub styles { my $s = <DATA>; return defined $s ? $s : "(none)\n" }
+# (it closes the handle after reading, as some do: the engine opens it
+# again; pgFormatter::CGI leaves it open, at its end)
+sub styles { my $s = <DATA>; close DATA; return defined $s ? $s : "(none)\n" }
 1;
 __DATA__
 body { color: black }
