@@ -21,7 +21,7 @@ use Apache::TestUtil;
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 76 + 2 * 4;
+plan tests => 79 + 2 * 4;
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -175,6 +175,11 @@ same('py', 'pathinfo.py/caf%C3%A9', 'UTF-8 in PATH_INFO');
 same('perl', 'datapkg.pl', "__DATA__ in a package of the script's own: that package's DATA");
 same('perl', 'english.pl', "`use English`: its \$PID and \$RS are perl's \$\$ and \$/, left as they are between runs");
 same('perl', 'moddata.pl', "a module that reads its own __DATA__ at each call: each run from its start");
+# exec (Debian's dwww): the program's output ends the response, as a CGI
+# process's; the engine, which the exec replaced, lives on.
+same('perl', 'exec.pl?q', 'exec: the program replaces the script, its output is the rest of the response');
+same('perl', 'exec.pl?fail', 'an exec that fails returns: the script goes on, its variables fresh');
+ok t_cmp(engine_pid('perl', 'pl'), $ppid, 'exec: the same Perl engine answers next');
 same('perl', 'reconf.pl', 'defaults, then a required configuration that sets them again: its values at every run');
 ok t_cmp(answer('/eperl/idioms/reconf.pl'),
          qr/^title=from reconf\.conf tags=conf tags depth=2\nafter a second require: title=changed by the run$/m,
