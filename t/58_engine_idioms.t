@@ -21,7 +21,7 @@ use Apache::TestUtil;
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 79 + 2 * 4;
+plan tests => 82 + 2 * 4;
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -180,6 +180,9 @@ same('perl', 'moddata.pl', "a module that reads its own __DATA__ at each call: e
 same('perl', 'exec.pl?q', 'exec: the program replaces the script, its output is the rest of the response');
 same('perl', 'exec.pl?fail', 'an exec that fails returns: the script goes on, its variables fresh');
 ok t_cmp(engine_pid('perl', 'pl'), $ppid, 'exec: the same Perl engine answers next');
+same('py', 'exec.py?q', 'os.exec: the program replaces the script, its output is the rest of the response');
+same('py', 'exec.py?fail', 'an os.exec that fails raises: the script goes on');
+ok t_cmp(engine_pid('py', 'py'), $ypid, 'os.exec: the same Python engine answers next');
 same('perl', 'reconf.pl', 'defaults, then a required configuration that sets them again: its values at every run');
 ok t_cmp(answer('/eperl/idioms/reconf.pl'),
          qr/^title=from reconf\.conf tags=conf tags depth=2\nafter a second require: title=changed by the run$/m,
