@@ -21,7 +21,7 @@ use Apache::TestUtil;
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 82 + 2 * 4;
+plan tests => 88 + 2 * 4;
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -180,6 +180,15 @@ same('perl', 'moddata.pl', "a module that reads its own __DATA__ at each call: e
 same('perl', 'exec.pl?q', 'exec: the program replaces the script, its output is the rest of the response');
 same('perl', 'exec.pl?fail', 'an exec that fails returns: the script goes on, its variables fresh');
 ok t_cmp(engine_pid('perl', 'pl'), $ppid, 'exec: the same Perl engine answers next');
+# A program the script runs that reads its stdin to the end: a request's
+# body, then end of file, as under CGI (the engine's descriptor 0 never
+# ended: it waited there until the no-progress timeout).
+for my $l (['perl', 'pl'], ['py', 'py']) {
+    my ($lang, $ext) = @$l;
+    same($lang, "childstdin.$ext", "$lang: a child reading stdin to its end on a GET: nothing, then end of file");
+    same($lang, "childstdin.$ext", "$lang: on a POST: the body", '--data', 'a=b&c=d');
+    same($lang, "childstdin.$ext?part", "$lang: the script reads 4 bytes, the child the rest", '--data', 'a=b&c=d');
+}
 same('py', 'exec.py?q', 'os.exec: the program replaces the script, its output is the rest of the response');
 same('py', 'exec.py?fail', 'an os.exec that fails raises: the script goes on');
 ok t_cmp(engine_pid('py', 'py'), $ypid, 'os.exec: the same Python engine answers next');
