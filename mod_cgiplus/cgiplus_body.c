@@ -39,6 +39,7 @@ void cgiplus_body_init(request_rec *r, cgiplus_body_in *in)
     in->buffer = cgiplus_conf_geti(dc, CGP_S_BODY_BUFFER);
     in->min_rate = cgiplus_conf_geti(dc, CGP_S_BODY_MIN_RATE);
     in->cl = -1;
+    in->limit = -1;
     if (cl && !apr_table_get(r->headers_in, "Transfer-Encoding") &&
         (apr_strtoff(&in->cl, cl, &end, 10) != APR_SUCCESS || *end || in->cl < 0))
         in->cl = -1; /* HTTP_IN refuses it anyway */
@@ -117,7 +118,7 @@ int cgiplus_body_read(request_rec *r, cgiplus_body_in *in, apr_off_t max, int fl
         goto done;
     }
     in->got += len;
-    if (in->limit && in->got > in->limit) {
+    if (in->limit >= 0 && in->got > in->limit) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1906)
                       "the request body for %s is over %" APR_OFF_T_FMT " bytes "
                       "(FcgidMaxRequestLen); answering 413", r->filename, in->limit);

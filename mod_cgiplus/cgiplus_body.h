@@ -21,7 +21,7 @@ typedef struct cgiplus_body_in {
     apr_off_t cl;            /* Content-Length, -1: none (chunked, HTTP/2) */
     apr_time_t t0;           /* when reading began */
     int eos;                 /* the body is read to its end */
-    apr_off_t limit;         /* the most body bytes, past them 413 (FcgidMaxRequestLen); 0: none */
+    apr_off_t limit;         /* the most body bytes, past them 413 (FcgidMaxRequestLen); -1: none */
 } cgiplus_body_in;
 
 /* Sets in up for r: CGIplusBodyBuffer, CGIplusBodyMinRate, Content-Length. */

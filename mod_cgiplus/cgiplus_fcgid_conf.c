@@ -231,8 +231,18 @@ static const char *global_only(cmd_parms *cmd)
     return ap_check_cmd_context(cmd, GLOBAL_ONLY);
 }
 
+/* Bounds past which mod_cgiplus can do no more: a larger value (which
+ * mod_fcgid takes) means the most there is here, so an admin's
+ * FcgidMaxRequestInMem 64M or FcgidMaxProcessesPerClass 10000 starts. */
+static int capped(cgp_setting_id row)
+{
+    return row == CGP_S_FCGID_IN_MEM || row == CGP_S_FCGID_MAX_CLASS ||
+           row == CGP_S_MAX_WORKERS_TOTAL || row == CGP_S_FCGID_MAX_REQUESTS;
+}
+
 /* A whole number in mod_fcgid's syntax for row (seconds where the row
- * holds ms), within the row's range: *out in the row's unit. */
+ * holds ms), within the row's range (capped rows: at most its maximum):
+ * *out in the row's unit. */
 static const char *parse_num(cmd_parms *cmd, const char *name, const char *arg,
                              cgp_setting_id row, apr_int64_t *out)
 {
@@ -247,10 +257,20 @@ static const char *parse_num(cmd_parms *cmd, const char *name, const char *arg,
         v = v * 10 + (*s - '0');
     if (*arg == '-')
         v = -v;
+    if (capped(row) && v > 0) {
+        while (apr_isdigit(*s))
+            s++;
+        if (v > d->max / unit)
+            v = d->max / unit;
+    }
     if (!*arg || s == arg + (*arg == '-') || *s || v < min || v > d->max / unit)
-        return apr_psprintf(cmd->pool, "%s takes a whole number from %" APR_INT64_T_FMT
-                            " to %" APR_INT64_T_FMT "%s, not '%s'", name, min, d->max / unit,
-                            seconds ? " (seconds)" : "", arg);
+        return capped(row) ? apr_psprintf(cmd->pool, "%s takes a whole number, at least %"
+                                          APR_INT64_T_FMT " (more than %" APR_INT64_T_FMT
+                                          " counts as %" APR_INT64_T_FMT "), not '%s'", name,
+                                          min, d->max / unit, d->max / unit, arg)
+               : apr_psprintf(cmd->pool, "%s takes a whole number from %" APR_INT64_T_FMT
+                              " to %" APR_INT64_T_FMT "%s, not '%s'", name, min, d->max / unit,
+                              seconds ? " (seconds)" : "", arg);
     *out = v < 0 ? 0 : v * unit;
     return NULL;
 }

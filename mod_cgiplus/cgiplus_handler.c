@@ -102,15 +102,16 @@ static unsigned act_read_body(cgiplus_req *q, unsigned ev)
     (void)ev;
     cgiplus_body_init(r, &q->in);
     if (q->fcgid) {
-        /* FcgidMaxRequestLen (413, where mod_fcgid says 500) and
-         * FcgidMaxRequestInMem, as mod_fcgid has them */
+        /* FcgidMaxRequestLen (413, where mod_fcgid says 500; 0 refuses
+         * every body, as there) and FcgidMaxRequestInMem, as mod_fcgid
+         * has them */
         cgiplus_dir_conf *dc = ap_get_module_config(r->per_dir_config, &cgiplus_module);
         apr_off_t mem = cgiplus_conf_geti(dc, CGP_S_FCGID_IN_MEM); /* CGP_UNSET: none */
 
         q->in.limit = cgiplus_conf_geti(dc, CGP_S_FCGID_MAX_LEN);
         if (mem >= 0)
             q->in.buffer = mem;
-        if (q->in.limit && q->in.cl > q->in.limit) {
+        if (q->in.cl > q->in.limit) {
             ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1907)
                           "the request body for %s is %" APR_OFF_T_FMT " bytes, over "
                           "FcgidMaxRequestLen %" APR_OFF_T_FMT "; answering 413", r->filename,
