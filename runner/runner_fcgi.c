@@ -1101,16 +1101,17 @@ static void fcgi_closed(runner_worker *w)
  * long). Ending the connection, for every holder, sends it back to
  * accept(), where the signal ends it. Never a connection a request is on,
  * or that a child may hold. */
-static void fcgi_term(runner_worker *w)
+static int fcgi_term(runner_worker *w)
 {
     runner_fcgi *f = fcgi(w);
 
     if (!f || f->ev_sock.fd < 0 || f->eof || w->req || runner_worker_published(w))
-        return;
+        return 0;
     shutdown(f->ev_sock.fd, SHUT_RDWR);
     f->eof = 1; /* not read again, nor connected again (conn_eof) */
     cgp_buf_reset(&w->inq);
     runner_ev_watch(&f->ev_sock, 0);
+    return 1;
 }
 
 static void fcgi_adopt(runner_worker *w)

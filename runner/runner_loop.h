@@ -10,6 +10,9 @@
 
 #define RUNNER_STOP_GRACE_MS    5000u   /* busy workers finish their request */
 #define RUNNER_KILL_WAIT_MS     1000u   /* SIGKILL, then exit anyway */
+/* From ending a FastCGI worker's kept connection to its SIGTERM: time to
+ * be back in accept(), where the signal interrupts it (runner_worker_break) */
+#define RUNNER_TERM_AFTER_CLOSE_MS 100u
 
 typedef struct runner_ev runner_ev;
 /* What a descriptor's events mean to its owner; events are epoll's, 0 for

@@ -91,13 +91,27 @@ void runner_worker_break(runner_worker *w, runner_wend why, int sig)
     if (w->why == RUNNER_END_NONE)
         w->why = why;
     runner_worker_step(w, RUNNER_WE_BREAK);
-    if (sig == SIGKILL)
+    if (sig == SIGKILL) {
         w->killed = 1;
-    else if (!w->t_term)
-        w->t_term = runner_g.now;
-    if (sig != SIGKILL && w->kind->term)
-        w->kind->term(w);
-    runner_worker_kill(w, sig);
+        w->dl_sigterm = 0;
+        runner_worker_kill(w, sig);
+    } else if (!w->t_term) {
+        /* A FastCGI library that keeps the connection reads it between
+         * requests; a signal there can be lost: Perl's FCGI takes the
+         * EINTR for the connection's end, closes it and blocks in
+         * accept() with the handler (a Perl sub, run later) never run,
+         * so an application's $SIG{TERM} cleanup was skipped and it was
+         * killed after kill_grace. Under mod_fcgid it is in accept(),
+         * where the signal ends the wait: so here, the connection ended,
+         * the signal follows once it is back there. */
+        if (w->kind->term && w->kind->term(w))
+            w->dl_sigterm = runner_g.now + RUNNER_TERM_AFTER_CLOSE_MS;
+        w->t_term = w->dl_sigterm ? w->dl_sigterm : runner_g.now;
+        if (!w->dl_sigterm)
+            runner_worker_kill(w, sig);
+    } else if (!w->dl_sigterm) {
+        runner_worker_kill(w, sig);
+    }
     runner_worker_rearm(w);
 }
 
@@ -381,6 +395,7 @@ void runner_worker_rearm(runner_worker *w)
     MIN_DL(w->dl_reap);
     MIN_DL(w->dl_drain);
     MIN_DL(w->dl_kind);
+    MIN_DL(w->dl_sigterm);
     if (runner_worker_published(w) && w->retire)
         MIN_DL(runner_g.now + 1000u); /* a child holds it: ask again */
     if (runner_worker_published(w))
@@ -437,6 +452,10 @@ void runner_worker_deadline(runner_worker *w)
     w->deadline = 0;
     if (w->exited || w->state == RUNNER_W_DEAD)
         return;
+    if (w->dl_sigterm && now >= w->dl_sigterm) {
+        w->dl_sigterm = 0;
+        runner_worker_kill(w, SIGTERM);
+    }
     if (w->t_term && !w->killed && now >= w->t_term + runner_g.conf.v[CGP_S_KILL_GRACE]) {
         runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2071) "worker pid %ld of %s did not exit %llu "
                    "ms after SIGTERM; killing it", (long)w->pid, w->pool->script,
@@ -873,7 +892,8 @@ static void workers_signal(int sig)
 {
     runner_worker *w;
     TAILQ_FOREACH(w, &runner_g.workers, glink)
-        runner_worker_kill(w, sig);
+        if (sig != SIGTERM || !w->dl_sigterm) /* one due soon gets its own */
+            runner_worker_kill(w, sig);
 }
 
 static void workers_bury(void)

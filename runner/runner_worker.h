@@ -133,8 +133,10 @@ struct runner_wkind {
      * w->kdata stays until the worker is freed); NULL: nothing. */
     void (*close)(runner_worker *w);
     /* SIGTERM is about to be sent (runner_worker_break): what else an idle
-     * worker needs to see it. NULL: nothing. */
-    void (*term)(runner_worker *w);
+     * worker needs to see it. 1: it ended a connection the worker reads,
+     * so the signal waits RUNNER_TERM_AFTER_CLOSE_MS for the worker to be
+     * back in accept(). NULL: nothing. */
+    int (*term)(runner_worker *w);
     /* It died with a request on it (relayed, or a child's): 1 if it had
      * read that request, so its death is the request's, not a failed
      * start-up. NULL: the CGIplus look at its "!" line decides. */
@@ -232,6 +234,7 @@ struct runner_worker {
     uint32_t sgen;            /* the slot's generation for this worker */
     uint64_t dl_drain;        /* a drain of output nobody wants ends (killed) at this time */
     uint64_t dl_kind;         /* its kind's timer (kind->timer), 0: none */
+    uint64_t dl_sigterm;      /* its SIGTERM is due (kind->term said wait), 0: none */
     void *kdata;              /* its kind's own (a FastCGI connection), freed with it */
     TAILQ_ENTRY(runner_worker) plink, glink;
 };
