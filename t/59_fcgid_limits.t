@@ -17,7 +17,7 @@ use JSON::PP ();
 use lib 't/lib', 't/htdocs/apps';
 use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec);
 use FreePort qw(free_port);
-use AppTest qw(write_file curl);
+use AppTest qw(write_file curl lines_of);
 
 plan tests => 2 * 6 + 2,
     need { 'needs FCGI (libfcgi-perl)' => !system('perl -MFCGI -e1 2>/dev/null'),
@@ -26,12 +26,6 @@ plan tests => 2 * 6 + 2,
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{t_logs}/fcgid_limits";
 my $lib = libexec();
-
-sub lines_of {
-    my ($f) = @_;
-    open my $fh, '<', $f or return ();
-    return map { chomp; $_ } <$fh>;
-}
 
 for my $peer ('mod_fcgid', 'mod_cgiplus') {
     my $port = free_port();

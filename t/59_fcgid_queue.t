@@ -18,7 +18,7 @@ use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec pr
                     private_finish private_get resp_code);
 use IO::Select;
 use FreePort qw(free_port);
-use AppTest qw(write_file curl);
+use AppTest qw(write_file curl lines_of);
 use HeldGet qw(held_get held_answer);
 use Time::HiRes qw(sleep time);
 
@@ -29,12 +29,6 @@ plan tests => 2 * 7 + 2,
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{t_logs}/fcgid_queue";
 my $lib = libexec();
-
-sub lines_of {
-    my ($f) = @_;
-    open my $fh, '<', $f or return ();
-    return map { chomp; $_ } <$fh>;
-}
 
 # httpd's threads busy now (mod_status), the status request's own one too
 sub busy {

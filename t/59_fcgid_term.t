@@ -16,7 +16,7 @@ use Apache::TestUtil;
 use lib 't/lib', 't/htdocs/apps';
 use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec private_log);
 use FreePort qw(free_port);
-use AppTest qw(write_file curl);
+use AppTest qw(write_file curl lines_of);
 use Time::HiRes qw(sleep time);
 
 plan tests => 2 * 4 + 1,
@@ -26,12 +26,6 @@ plan tests => 2 * 4 + 1,
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{t_logs}/fcgid_term";
 my $lib = libexec();
-
-sub lines_of {
-    my ($f) = @_;
-    open my $fh, '<', $f or return ();
-    return map { chomp; $_ } <$fh>;
-}
 
 # waits (10 s at most) until $f has $n lines; its lines
 sub wait_lines {

@@ -6,7 +6,7 @@ use warnings;
 use Exporter qw(import);
 use Apache::Test ();
 
-our @EXPORT_OK = qw(write_file curl url);
+our @EXPORT_OK = qw(write_file curl url lines_of);
 
 my $vars = Apache::Test::config()->{vars};
 
@@ -19,6 +19,13 @@ sub write_file {
 }
 
 sub url { "http://127.0.0.1:$vars->{port}$_[0]" }
+
+# A file's lines, without their ends (none if it is not there yet).
+sub lines_of {
+    my ($f) = @_;
+    open my $fh, '<', $f or return ();
+    return map { chomp; $_ } <$fh>;
+}
 
 # curl ARGS...: (HTTP status, headers as lower-case name => value, body).
 sub curl {
