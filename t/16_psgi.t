@@ -14,7 +14,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/apps';
 use AppTest qw(write_file curl url);
 
-plan tests => 33;
+plan tests => 37;
 
 my $vars = Apache::Test::config()->{vars};
 my $apps = "$vars->{documentroot}/apps";
@@ -68,6 +68,31 @@ ok t_cmp($log->(), qr/CGIPLUS3151: Plack::Handler::CGIplus: the application died
 # loop runs in the worker (Plack::Handler::CGI, the parent, says true).
 (undef, undef, $body) = curl(url("$u/nonblocking"));
 ok t_cmp($body, "nonblocking=0\n", 'psgi.nonblocking is false');
+
+# A status past RFC 2616's goes out with its reason phrase, as Starman and
+# Plack::Handler::FCGI send it (HTTP::Status): Plack::Handler::CGI's table
+# stops at RFC 2616, so these went out as "HTTP/1.1 429 " with a Perl
+# warning in the error log each time. Each twice, from the same worker.
+my %phrase = (308 => 'Permanent Redirect', 418 => "I'm a teapot", 429 => 'Too Many Requests',
+              451 => 'Unavailable For Legal Reasons');
+my $status_line = sub {
+    my ($line) = `curl -s -S --max-time 20 -o /dev/null -D - '$_[0]'` =~ m{^HTTP/1\.1 ([^\r\n]*)};
+    return $line // 'no answer';
+};
+my @lines = map { my $st = $_; map { $status_line->(url("$u/status/$st")) } 1, 2 } sort keys %phrase;
+ok t_cmp(join('|', @lines), join('|', map { ("$_ $phrase{$_}") x 2 } sort keys %phrase),
+         'statuses past RFC 2616 carry their reason phrase');
+ok t_cmp(scalar(grep { /uninitialized value \$message/ } split /\n/, $log->()), 0,
+         'and no warning is logged for them');
+
+# psgi.input is the request's stream, not a buffer (psgix.input.buffered is
+# not set): a seek fails as on mod_cgi's pipe (ESPIPE) and the body reads
+# on; tell counts what was read. A seek used to die (no SEEK in the tie).
+for my $n (1, 2) {
+    ($code, $h, $body) = curl('--data-binary', 'abcdefghij', url("$u/seek"));
+    ok t_cmp("$code $body", "200 head=abcd seek=0 ESPIPE tell=4 rest=efghij\n",
+             "psgi.input: seek fails as on a pipe, tell counts, the body reads on ($n)");
+}
 
 # psgix.harakiri, as Starman: an application that commits it (as
 # Plack::Middleware::SizeLimit does) has its worker replaced after the

@@ -366,7 +366,7 @@ package CGIplus::Body;
 
 sub TIEHANDLE {
     my ($class, $fh, $len) = @_;
-    return bless { fh => $fh, left => $len, pend => '' }, $class;
+    return bless { fh => $fh, left => $len, pend => '', got => 0 }, $class;
 }
 
 # Appends up to $n more body bytes to pend; returns the count (0 at the end).
@@ -382,6 +382,7 @@ sub _more {
         }
         $self->{left} = 0 if $got == 0;
         $self->{left} -= $got;
+        $self->{got} += $got;
         return $got;
     }
 }
@@ -477,6 +478,12 @@ sub OPEN {
     untie *STDIN;
     return @rest ? CORE::open(*STDIN, $mode, @rest) : CORE::open(*STDIN, $mode);
 }
+# As on mod_cgi's pipe: seek fails with ESPIPE and the stream reads on,
+# tell is the count read so far. Without them a seek (an application that
+# rewinds psgi.input without looking at psgix.input.buffered) died with
+# "Can't locate object method SEEK".
+sub SEEK     { $! = Errno::ESPIPE; return 0 }
+sub TELL     { my ($self) = @_; return $self->{got} - length $self->{pend} }
 sub BINMODE  { return 1 }
 sub FILENO   { return 0 }
 sub UNTIE    { return }
@@ -689,7 +696,8 @@ request's variables plus the worker's own environment as it was at the first
 call; the previous request's variables are gone (mod_ssl's PEM certificates,
 whose line ends record mode sends as spaces, have them back). In persistent mode STDIN is
 tied to the request body: C<read>, C<E<lt>STDINE<gt>>, C<getc> and C<eof>
-work and report end of file after C<CONTENT_LENGTH> bytes, so CGI.pm-style
+work and report end of file after C<CONTENT_LENGTH> bytes (C<seek> fails
+with C<ESPIPE> and C<tell> counts the bytes read, as on mod_cgi's pipe), so CGI.pm-style
 scripts work unchanged; if CGI.pm is loaded its globals are reset per request
 (as CGI::Fast does).
 

@@ -49,6 +49,21 @@ my $main = sub {
         $env->{'psgix.harakiri.commit'} = 1 if $env->{'psgix.harakiri'};
         return $text->("harakiri=" . ($env->{'psgix.harakiri'} ? 1 : 0) . " pid=$$\n");
     }
+    if ($path =~ m{^/status/([0-9]{3})\z}) {
+        # a status past RFC 2616's (308, 418, 429, 451): its reason phrase
+        return [$1, ['Content-Type' => 'text/plain'], ["status $1\n"]];
+    }
+    if ($path eq '/seek') {
+        # rewinding psgi.input without looking at psgix.input.buffered
+        my $in = $req->env->{'psgi.input'};
+        $in->read(my $head, 4);
+        my $seek = $in->seek(0, 0) ? 1 : 0;
+        my $why = $!{ESPIPE} ? 'ESPIPE' : "'$!'";
+        my $tell = $in->tell;
+        my $rest = '';
+        while ($in->read(my $buf, 3)) { $rest .= $buf }
+        return $text->("head=$head seek=$seek $why tell=$tell rest=$rest\n");
+    }
     if ($path eq '/die') {
         die "asked to die\n";
     }

@@ -6,6 +6,7 @@ use strict;
 use warnings;
 use parent 'Plack::Handler::CGI';
 use CGIplus ();
+use HTTP::Status ();
 
 our $VERSION = '0'; # make install writes configure.ac's version here
 
@@ -76,10 +77,38 @@ sub setup_env {
     return $env;
 }
 
+# Plack::Handler::CGI's, but for the status line: its own table of reason
+# phrases stops at RFC 2616's, so a 308, 418, 429 or 451 went out as
+# "Status: 429 " (httpd sent "HTTP/1.1 429 ", with no phrase) and logged
+# Perl's "uninitialized value" warning each time. HTTP::Status (Plack's own
+# dependency) gives the phrase, as Starman and Plack::Handler::FCGI send it;
+# a code it does not know (299, 599) goes without one, as from Starman.
 sub _handle_response {
     my ($self, $res) = @_;
     $self->{sent} = 1;
-    return $self->SUPER::_handle_response($res);
+    *STDOUT->autoflush(1);
+    binmode STDOUT;
+    my $message = HTTP::Status::status_message($res->[0]);
+    my $hdrs = "Status: $res->[0]" . (defined $message ? " $message" : '') . "\015\012";
+    my $headers = $res->[1];
+    while (my ($k, $v) = splice(@$headers, 0, 2)) {
+        $hdrs .= "$k: $v\015\012";
+    }
+    print STDOUT $hdrs, "\015\012";
+    my $body = $res->[2];
+    return Plack::Handler::CGI::Writer->new unless defined $body;
+    if (ref $body eq 'ARRAY') {
+        for my $line (@$body) {
+            print STDOUT $line if length $line;
+        }
+        return;
+    }
+    local $/ = \65536 unless ref $/;
+    while (defined(my $line = $body->getline)) {
+        print STDOUT $line if length $line;
+    }
+    $body->close;
+    return;
 }
 
 1;
@@ -107,7 +136,9 @@ The worker loads the application once and serves request after request
 true, C<psgix.harakiri> true: an application that sets
 C<psgix.harakiri.commit> has its worker replaced once the response is done,
 3300). C<psgi.input> ends after C<CONTENT_LENGTH> bytes; a chunked upload
-arrives de-chunked with its exact length. An application that dies gets a
+arrives de-chunked with its exact length. It is a stream (no
+C<psgix.input.buffered>): C<seek> fails with C<ESPIPE>, as on a pipe. The
+status line carries HTTP::Status's reason phrase. An application that dies gets a
 500 response (if it had sent nothing yet) and a line on stderr (3151); the
 worker serves the next request. One that dies after its response started
 ends the worker without ending the response (3251): the client sees it
