@@ -14,7 +14,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/apps';
 use AppTest qw(write_file curl url);
 
-plan tests => 37;
+plan tests => 39;
 
 my $vars = Apache::Test::config()->{vars};
 my $apps = "$vars->{documentroot}/apps";
@@ -93,6 +93,16 @@ for my $n (1, 2) {
     ok t_cmp("$code $body", "200 head=abcd seek=0 ESPIPE tell=4 rest=efghij\n",
              "psgi.input: seek fails as on a pipe, tell counts, the body reads on ($n)");
 }
+
+# The PSGI environment is the request's: a variable the application put in
+# %ENV during an earlier request (it stays in the process, as under
+# Starman) is not in it, as it is not in a CGI process's. It was, since
+# Plack::Handler::CGI copies %ENV. Four requests on two workers: at least
+# one worker serves twice.
+my @leak = map { (curl(url("$u/envleak")))[2] =~ s/\n\z//r } 1 .. 4;
+ok t_cmp(scalar(grep { /^env=set/ } @leak), 0, "no request sees an earlier one's %ENV as a variable (" . join("; ", @leak) . ")");
+ok t_cmp(scalar(grep { /^env=none process=set pid=\d+\z/ } @leak) > 0 ? 1 : 0, 1,
+         'a worker served twice, its %ENV kept');
 
 # psgix.harakiri, as Starman: an application that commits it (as
 # Plack::Middleware::SizeLimit does) has its worker replaced after the

@@ -19,7 +19,7 @@ my %MARKER = map { $_ => 1 } qw(CGIPLUSEOF CGIPLUSESC CGIPLUSEOT);
 # The library's state: one per process, lives for the process.
 my %st = (init => 0, persistent => 0, in_request => 0, chan => undef,
           buf => '', eofline => '', ready => '', had => 0, esc => '', eot => '', base => {},
-          names => [], body_fh => undef, idle => undef, idle_every => 1);
+          names => [], req => {}, body_fh => undef, idle => undef, idle_every => 1);
 
 sub _log {
     my ($id, $msg) = @_;
@@ -195,6 +195,16 @@ sub _install {
         $ENV{$k} = $v unless defined $ENV{$k} && $ENV{$k} eq $v;
     }
     $st{names} = [keys %new];
+    $st{req} = \%new;
+}
+
+# The environment a CGI process of this request would have: the worker's
+# own as it was at the first accept, plus this request's variables; not
+# what the script set in %ENV since (Plack::Handler::CGIplus builds the
+# PSGI environment from it). Plain CGI: %ENV.
+sub request_env {
+    return { %ENV } unless $st{persistent};
+    return { %{ $st{base} }, %{ $st{req} } };
 }
 
 # Ties STDIN to this request's body: CONTENT_LENGTH bytes, then EOF.
@@ -700,6 +710,14 @@ work and report end of file after C<CONTENT_LENGTH> bytes (C<seek> fails
 with C<ESPIPE> and C<tell> counts the bytes read, as on mod_cgi's pipe), so CGI.pm-style
 scripts work unchanged; if CGI.pm is loaded its globals are reset per request
 (as CGI::Fast does).
+
+=item CGIplus::request_env()
+
+A hash reference: the environment a CGI process of this request would
+have, the worker's own environment as it was at the first C<accept> plus
+the request's variables, without what the script has set in C<%ENV>
+since (Plack::Handler::CGIplus builds the PSGI environment from it).
+Plain CGI: a copy of C<%ENV>.
 
 =item CGIplus::finish()
 

@@ -64,6 +64,15 @@ my $main = sub {
         while ($in->read(my $buf, 3)) { $rest .= $buf }
         return $text->("head=$head seek=$seek $why tell=$tell rest=$rest\n");
     }
+    if ($path eq '/envleak') {
+        # what this worker's earlier requests put in %ENV stays in %ENV (a
+        # process's environment), but is no request's variable
+        my $env = $req->env;
+        my $seen = sprintf "env=%s process=%s pid=%d\n", $env->{PSGI_T_LEAK} // 'none',
+                           $ENV{PSGI_T_LEAK} // 'none', $$;
+        $ENV{PSGI_T_LEAK} = 'set';
+        return $text->($seen);
+    }
     if ($path eq '/die') {
         die "asked to die\n";
     }

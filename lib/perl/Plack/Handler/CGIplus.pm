@@ -59,6 +59,12 @@ sub run {
 
 sub setup_env {
     my ($self, $override) = @_;
+    # Plack::Handler::CGI copies %ENV, which in a persistent worker also
+    # holds what the application put there in earlier requests: a
+    # variable it set once ($ENV{X} = ...) was in every later request's
+    # environment. The copy is of the request's own environment, as a CGI
+    # process would have it (Starman's has no process variables at all).
+    local %ENV = %{ CGIplus::request_env() };
     my $env = $self->SUPER::setup_env({
         'psgi.run_once' => CGIplus::is_persistent() ? 0 : 1,
         'psgix.harakiri' => CGIplus::is_persistent() ? 1 : 0,
