@@ -14,7 +14,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/apps';
 use AppTest qw(write_file curl url);
 
-plan tests => 39;
+plan tests => 42;
 
 my $vars = Apache::Test::config()->{vars};
 my $apps = "$vars->{documentroot}/apps";
@@ -103,6 +103,24 @@ my @leak = map { (curl(url("$u/envleak")))[2] =~ s/\n\z//r } 1 .. 4;
 ok t_cmp(scalar(grep { /^env=set/ } @leak), 0, "no request sees an earlier one's %ENV as a variable (" . join("; ", @leak) . ")");
 ok t_cmp(scalar(grep { /^env=none process=set pid=\d+\z/ } @leak) > 0 ? 1 : 0, 1,
          'a worker served twice, its %ENV kept');
+
+# What the application prints on STDOUT (and a program it runs) goes to
+# the error log, as Starman's stdout or under Plack::Handler::FCGI: never
+# into a response. It did, as under Plack::Handler::CGI: a print before the
+# response was taken for its header (502), one in a stream was in the body.
+for my $n (1, 2) {
+    ($code, $h, $body) = curl(url("$u/print"));
+    ok t_cmp("$code $body", "200 one\ntwo\n", "STDOUT prints are not in the response ($n)");
+}
+my @debug;
+for (1 .. 50) {     # stderr reaches the log beside the response, not before its end
+    @debug = grep { /psgi-t debug: / } split /\n/, $log->();
+    last if @debug >= 6;
+    sleep 0.1;
+}
+ok t_cmp(join('|', map { /psgi-t debug: (.*)/ ? $1 : () } @debug),
+         join('|', ('before the response', 'from a child', 'inside the stream') x 2),
+         'they are in the error log, in order');
 
 # psgix.harakiri, as Starman: an application that commits it (as
 # Plack::Middleware::SizeLimit does) has its worker replaced after the

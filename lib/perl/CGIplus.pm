@@ -19,7 +19,8 @@ my %MARKER = map { $_ => 1 } qw(CGIPLUSEOF CGIPLUSESC CGIPLUSEOT);
 # The library's state: one per process, lives for the process.
 my %st = (init => 0, persistent => 0, in_request => 0, chan => undef,
           buf => '', eofline => '', ready => '', had => 0, esc => '', eot => '', base => {},
-          names => [], req => {}, body_fh => undef, idle => undef, idle_every => 1);
+          names => [], req => {}, body_fh => undef, idle => undef, idle_every => 1,
+          out => undef);
 
 sub _log {
     my ($id, $msg) = @_;
@@ -222,11 +223,11 @@ sub accept {
         $st{init} = 1;
         return 1 unless $st{persistent};   # plain CGI: this process is the request
     } elsif (!$st{persistent}) {
-        STDOUT->flush;
+        _out()->flush;
         return 0;
     }
     _setup() or return undef;
-    STDOUT->flush;
+    _out()->flush;
     # Nothing more of ours comes before the next record: the server may send
     # it whole (not with an idle hook, which may print while it waits). A
     # failure: the runner is gone, the read sees EOF.
@@ -294,8 +295,12 @@ sub set_idle {
 sub reexec {
     my (@argv) = @_;
     require Fcntl;
-    STDOUT->flush;
+    _out()->flush;
     STDERR->flush;
+    # private_stdout's copy closes at exec: descriptor 1 is the new
+    # program's response channel again.
+    open(STDOUT, '>&', $st{out}) or _log(3155, "cannot put the response channel back on descriptor 1: $!")
+        if $st{out};
     my $fl = fcntl($st{chan}, Fcntl::F_GETFD(), 0);
     fcntl($st{chan}, Fcntl::F_SETFD(), $fl & ~Fcntl::FD_CLOEXEC()) if $fl;
     %ENV = %{ $st{base} };
@@ -303,10 +308,38 @@ sub reexec {
     return;
 }
 
+# The response's handle: STDOUT, or private_stdout's copy of it.
+sub _out { return $st{out} // \*STDOUT }
+
+# Moves the response to a private copy of descriptor 1 (closed at exec,
+# so a program the script starts does not get it) and points descriptor 1,
+# STDOUT, at stderr: what the script prints there, or a program it starts,
+# goes to the error log instead of into a response (a debug print before
+# the header became the header; one between requests broke the protocol),
+# as a PSGI server's stdout or Plack::Handler::FCGI's. Returns the
+# response's handle, which the script prints its responses to; undef (with
+# $!) if descriptor 1 could not be copied, and STDOUT is the response's.
+sub private_stdout {
+    return $st{out} if $st{out};
+    STDOUT->flush;
+    open(my $out, '>&', \*STDOUT) or return undef;
+    binmode $out;
+    $out->autoflush(1);
+    unless (open(STDOUT, '>&', \*STDERR)) {
+        my $err = $!;
+        close $out;
+        $! = $err;
+        return undef;
+    }
+    STDOUT->autoflush(1);       # as STDERR: each line in the log when printed
+    $st{out} = $out;
+    return $out;
+}
+
 sub _write_all {
     my ($data) = @_;
     while (length $data) {
-        my $n = syswrite STDOUT, $data;
+        my $n = syswrite _out(), $data;
         if (!defined $n) {
             next if $!{EINTR};
             return 0;
@@ -317,7 +350,7 @@ sub _write_all {
 }
 
 sub finish {
-    STDOUT->flush;
+    _out()->flush;
     return unless $st{in_request};
     $st{in_request} = 0;
     _write_all($st{eofline});   # a failure: the runner is gone, accept sees EOF
@@ -335,7 +368,7 @@ sub callout {
         return undef;
     }
     _setup() or return undef;
-    STDOUT->flush;
+    _out()->flush;
     _write_all("$st{esc}\n$req\n$st{eot}\n") or return undef;
     return '' if $req =~ /\A[!#]/;
     my $ans = eval { _readline(MAX_ANSWER) };
@@ -710,6 +743,16 @@ work and report end of file after C<CONTENT_LENGTH> bytes (C<seek> fails
 with C<ESPIPE> and C<tell> counts the bytes read, as on mod_cgi's pipe), so CGI.pm-style
 scripts work unchanged; if CGI.pm is loaded its globals are reset per request
 (as CGI::Fast does).
+
+=item CGIplus::private_stdout()
+
+Moves the responses to a private copy of descriptor 1 (closed at exec)
+and points STDOUT (descriptor 1) at stderr, so that what the script or a
+program it runs prints there goes to the error log. Returns the handle
+the script prints its responses to (C<accept>, C<finish> and C<callout>
+use it too); undef with C<$!> if descriptor 1 could not be copied.
+C<reexec> puts the responses back on descriptor 1 first.
+Plack::Handler::CGIplus uses it.
 
 =item CGIplus::request_env()
 

@@ -73,6 +73,18 @@ my $main = sub {
         $ENV{PSGI_T_LEAK} = 'set';
         return $text->($seen);
     }
+    if ($path eq '/print') {
+        # debug output on STDOUT, the application's and a program's it runs
+        print "psgi-t debug: before the response\n";
+        system('echo psgi-t debug: from a child');
+        return sub {
+            my $w = shift->([200, ['Content-Type' => 'text/plain']]);
+            $w->write("one\n");
+            print STDOUT "psgi-t debug: inside the stream\n";
+            $w->write("two\n");
+            $w->close;
+        };
+    }
     if ($path eq '/die') {
         die "asked to die\n";
     }

@@ -21,6 +21,18 @@ sub new {
 sub run {
     my ($self, $app) = @_;
     CGIplus::set_idle($self->{idle}, $self->{idle_every}) if $self->{idle};
+    # Responses go out on a private copy of descriptor 1; the application's
+    # STDOUT (and its children's) is the error log, as a PSGI server's
+    # stdout or under Plack::Handler::FCGI. Under Plack::Handler::CGI a
+    # debug print became the response's header (502), and one between
+    # requests broke the protocol.
+    $self->{out} = CGIplus::private_stdout();
+    unless ($self->{out}) {
+        print STDERR "CGIPLUS3156: Plack::Handler::CGIplus: cannot copy descriptor 1 ($!): what the "
+            . "application prints on STDOUT goes into its responses\n";
+        $self->{out} = \*STDOUT;
+    }
+    my $out = $self->{out};
     while (CGIplus::accept()) {
         # An application that dies answers 500 (if nothing was sent yet)
         # and the worker goes on, as a PSGI server does. Once the header
@@ -30,14 +42,14 @@ sub run {
             my $err = $@;
             print STDERR "CGIPLUS3151: Plack::Handler::CGIplus: the application died: $err";
             if ($self->{sent} && CGIplus::is_persistent()) {
-                STDOUT->flush;
+                $out->flush;
                 print STDERR "CGIPLUS3251: Plack::Handler::CGIplus: the application died after its "
                     . "response had started: the worker exits without ending the response, so the "
                     . "client sees it cut (pid $$)\n";
                 require POSIX;
                 POSIX::_exit(70);
             }
-            print STDOUT "Status: 500\r\nContent-Type: text/plain\r\n\r\nInternal Server Error\n"
+            print $out "Status: 500\r\nContent-Type: text/plain\r\n\r\nInternal Server Error\n"
                 unless $self->{sent};
         }
         # psgix.harakiri (Plack::Middleware::SizeLimit, as under Starman):
@@ -92,30 +104,38 @@ sub setup_env {
 sub _handle_response {
     my ($self, $res) = @_;
     $self->{sent} = 1;
-    *STDOUT->autoflush(1);
-    binmode STDOUT;
+    my $out = $self->{out} // \*STDOUT;
+    $out->autoflush(1);
+    binmode $out;
     my $message = HTTP::Status::status_message($res->[0]);
     my $hdrs = "Status: $res->[0]" . (defined $message ? " $message" : '') . "\015\012";
     my $headers = $res->[1];
     while (my ($k, $v) = splice(@$headers, 0, 2)) {
         $hdrs .= "$k: $v\015\012";
     }
-    print STDOUT $hdrs, "\015\012";
+    print $out $hdrs, "\015\012";
     my $body = $res->[2];
-    return Plack::Handler::CGI::Writer->new unless defined $body;
+    return Plack::Handler::CGIplus::Writer->new($out) unless defined $body;
     if (ref $body eq 'ARRAY') {
         for my $line (@$body) {
-            print STDOUT $line if length $line;
+            print $out $line if length $line;
         }
         return;
     }
     local $/ = \65536 unless ref $/;
     while (defined(my $line = $body->getline)) {
-        print STDOUT $line if length $line;
+        print $out $line if length $line;
     }
     $body->close;
     return;
 }
+
+# A delayed response's writer: Plack::Handler::CGI's prints to STDOUT.
+package Plack::Handler::CGIplus::Writer;
+
+sub new   { my ($class, $out) = @_; return bless { out => $out }, $class }
+sub write { my ($self, $data) = @_; print { $self->{out} } $data; return }
+sub close { return }
 
 1;
 
@@ -144,7 +164,9 @@ C<psgix.harakiri.commit> has its worker replaced once the response is done,
 3300). C<psgi.input> ends after C<CONTENT_LENGTH> bytes; a chunked upload
 arrives de-chunked with its exact length. It is a stream (no
 C<psgix.input.buffered>): C<seek> fails with C<ESPIPE>, as on a pipe. The
-status line carries HTTP::Status's reason phrase. An application that dies gets a
+status line carries HTTP::Status's reason phrase. The responses go out on a
+private copy of descriptor 1: what the application prints on STDOUT goes
+to the error log (3156 if the copy could not be made). An application that dies gets a
 500 response (if it had sent nothing yet) and a line on stderr (3151); the
 worker serves the next request. One that dies after its response started
 ends the worker without ending the response (3251): the client sees it
