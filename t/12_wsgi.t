@@ -5,7 +5,7 @@ use Apache::Test;
 use Apache::TestUtil;
 use Apache::TestRequest qw(GET POST);
 
-plan tests => 18;
+plan tests => 22;
 
 my $u = '/scripts/wsgi_app.py';
 my $r = GET "$u/";
@@ -51,3 +51,17 @@ ok t_cmp($r->content, "path=/raw/\xe2\x98\x83\xc3\xa9 x-test=Zo\xc3\xab\n",
 $r = GET "$u/close";
 ok t_cmp($r->code . ' ' . $r->content, "200 closing\n", 'an application sending Connection: close');
 ok t_cmp(join(',', $r->header('Connection')), qr/\bclose\b/, 'and httpd closes the connection');
+
+# A program the application runs that reads its stdin (subprocess.run(["cat"]),
+# ffmpeg, ssh) gets its end at once: descriptor 0 is /dev/null, as under
+# mod_wsgi, and wsgi.input reads a private copy of the requests' pipe. It
+# was that pipe, which never ends: the child waited until the request's
+# timeout, and took any body not read yet (a later request's, from a child
+# still running between requests).
+$r = GET "$u/child";
+ok t_cmp($r->content, "child=b'' body=b'' pid=$pid\n", "a child reading stdin: its end at once, same worker");
+$r = POST "$u/child", content => 'abc123';
+ok t_cmp($r->content, "child=b'' body=b'abc123' pid=$pid\n", 'after the body: the body read, the child at its end');
+$r = POST "$u/post", content => 'after';
+ok t_cmp($r->content, 'after', 'the next body reaches wsgi.input whole');
+ok t_cmp(scalar $r->header('X-Length'), 5, 'and only it');

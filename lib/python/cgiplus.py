@@ -156,7 +156,8 @@ class _Channel:
 
 
 class _Body(io.RawIOBase):
-    """Raw reader of the request body: fd 0, at most CONTENT_LENGTH bytes."""
+    """Raw reader of the request body: fd 0 (run_wsgi: a private copy of
+    it), at most CONTENT_LENGTH bytes."""
 
     def __init__(self, length):
         super().__init__()
@@ -166,13 +167,13 @@ class _Body(io.RawIOBase):
         return True
 
     def fileno(self):
-        return 0
+        return _st.in_fd
 
     def readinto(self, b):
         if self.left <= 0:
             return 0
         want = min(len(b), self.left)
-        data = os.read(0, want)
+        data = os.read(_st.in_fd, want)
         b[:len(data)] = data
         self.left -= len(data)
         if not data:
@@ -206,6 +207,7 @@ class _State:
         self.empty_stdin = None
         self.stdout = None    # sys.stdout as it was at setup
         self.out_fd = 1       # the response's descriptor (run_wsgi: a copy of 1)
+        self.in_fd = 0        # the bodies' descriptor (run_wsgi: a copy of 0)
         self.idle = None      # called between requests (run_wsgi's idle)
         self.idle_every = 1.0
 
@@ -544,6 +546,8 @@ def reexec():
         os.set_inheritable(3, True)
     if _st.out_fd != 1:
         os.dup2(_st.out_fd, 1)  # run_wsgi's: the new program's response channel
+    if _st.in_fd != 0:
+        os.dup2(_st.in_fd, 0)   # and its requests' bodies
     os.execve(sys.executable, [sys.executable] + sys.argv, _st.base_b)
 
 
@@ -639,10 +643,12 @@ def struct_mode():
 def run_wsgi(app, idle=None, idle_every=1.0):
     """Serves a WSGI (PEP 3333) application: persistently under the runner,
     once as plain CGI (like wsgiref.handlers.CGIHandler). wsgi.input ends
-    after CONTENT_LENGTH bytes; errors become a 500 response and a traceback
-    on stderr, as wsgiref does, and the worker goes on; an error after the
-    header went out ends the worker without ending the response (the client
-    sees it cut, never a truncated body delivered as complete).
+    after CONTENT_LENGTH bytes; descriptor 0 is /dev/null (persistent, as
+    under mod_wsgi) and descriptor 1 the error log; errors become a 500
+    response and a traceback on stderr, as wsgiref does, and the worker
+    goes on; an error after the header went out ends the worker without
+    ending the response (the client sees it cut, never a truncated body
+    delivered as complete).
 
     idle: called between requests, and every idle_every seconds while the
     worker waits for one (persistent only); it may call reexec()."""
@@ -691,6 +697,18 @@ def run_wsgi(app, idle=None, idle_every=1.0):
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     out = os.fdopen(_st.out_fd, "wb", closefd=False)
+    # As mod_wsgi too: descriptor 0 is /dev/null, and wsgi.input reads the
+    # bodies from a private copy of it. A worker's descriptor 0 is the
+    # requests' pipe, which never ends: a program the application runs
+    # that reads its stdin (subprocess.run(["cat"]), ffmpeg, ssh) waited
+    # there until the request's timeout, taking the request's body, and
+    # one still running between requests took the next request's body.
+    # (Plain CGI keeps its stdin: it ends with the one request's body.)
+    if is_persistent():
+        _st.in_fd = os.dup(0)       # not inherited by children
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
     # Nor by a process the application forks (os.fork, multiprocessing):
     # one that wrote to what it had would write into whatever response the
     # worker sent then, or read the next request's records (as the engines'
@@ -701,7 +719,8 @@ def run_wsgi(app, idle=None, idle_every=1.0):
         if os.getppid() != worker:
             return
         chan = _st.chan.fd if _st.chan is not None else None
-        for fd in (_st.out_fd, chan if isinstance(chan, int) and chan > 2 else None):
+        for fd in (_st.out_fd, _st.in_fd if _st.in_fd > 2 else None,
+                   chan if isinstance(chan, int) and chan > 2 else None):
             if fd is not None:
                 try:
                     os.close(fd)

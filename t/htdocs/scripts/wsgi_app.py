@@ -38,6 +38,17 @@ def app(environ, start_response):
         # a hop-by-hop header (PEP 3333 forbids it; mod_wsgi passes it on)
         start_response("200 OK", [("Content-Type", "text/plain"), ("Connection", "close")])
         return [b"closing\n"]
+    if path == "/child":
+        # A program that reads its stdin, run after the body is read: it
+        # gets its end at once, as under mod_wsgi (descriptor 0 /dev/null).
+        import subprocess
+        body = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
+        try:
+            got = subprocess.run(["cat"], stdout=subprocess.PIPE, timeout=3).stdout
+        except subprocess.TimeoutExpired:
+            got = b"(still waiting after 3 s)"
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return [b"child=%r body=%r pid=%d\n" % (got, body, os.getpid())]
     if path == "/iter":
         start_response("200 OK", [("Content-Type", "text/plain")])
         return (("line %d\n" % i).encode() for i in range(3))
