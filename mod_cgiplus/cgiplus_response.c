@@ -268,6 +268,30 @@ static int resp_fail(cgiplus_req *q, int status, const char *why)
     return status;
 }
 
+/* apr_table_do callback: a Script-Control value holding the directive
+ * X-location-as-is (in any case, among others) sets *rec. */
+static int resp_location_as_is(void *rec, const char *key, const char *val)
+{
+    static const char name[] = "X-location-as-is";
+    const char *p = val;
+
+    (void)key;
+    while (*p) {
+        const char *b, *e;
+
+        p += strspn(p, " \t;,");
+        b = p;
+        p += strcspn(p, ";,");
+        for (e = p; e > b && (e[-1] == ' ' || e[-1] == '\t'); e--)
+            ;
+        if ((size_t)(e - b) == sizeof(name) - 1 && !ap_cstr_casecmpn(b, name, sizeof(name) - 1)) {
+            *(int *)rec = 1;
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* nph- scripts write the whole HTTP response themselves: everything up to
  * the protocol filters is bypassed, as mod_cgi does. */
 static void resp_nph(cgiplus_req *q)
@@ -288,7 +312,7 @@ unsigned cgiplus_resp_act_parse(cgiplus_req *q, unsigned ev)
     resp_state *rs = resp_get(q);
     const char *location, *file, *why = NULL;
     apr_status_t io = APR_SUCCESS;
-    int ret;
+    int ret, as_is = 0;
 
     (void)ev;
     if (q->nph && (ret = cgiplus_header_nph(q, &why, &io)) == OK) {
@@ -304,6 +328,9 @@ unsigned cgiplus_resp_act_parse(cgiplus_req *q, unsigned ev)
     apr_table_unset(r->headers_out, "Transfer-Encoding");
     if (q->xp && q->xp->header)
         q->xp->header(q); /* Script-Control, where the runner does not apply it */
+    /* X-location-as-is is httpd's to apply: the runner leaves it in */
+    apr_table_do(resp_location_as_is, &as_is, r->headers_out, "Script-Control", NULL);
+    apr_table_do(resp_location_as_is, &as_is, r->err_headers_out, "Script-Control", NULL);
     apr_table_unset(r->headers_out, "Script-Control");
     apr_table_unset(r->err_headers_out, "Script-Control");
 
@@ -356,8 +383,9 @@ unsigned cgiplus_resp_act_parse(cgiplus_req *q, unsigned ev)
     location = apr_table_get(r->headers_out, "Location");
     /* mod_cgi's redirect; php-fpm behind mod_proxy_fcgi and mod_php send a
      * 200 with a Location as it is (a framework's 200 that names a
-     * resource), so a php pool does too */
-    if (location && r->status == HTTP_OK &&
+     * resource), so a php pool does too, and a response that says
+     * X-location-as-is (cgiplus-wsgi's, as mod_wsgi sends it) */
+    if (location && r->status == HTTP_OK && !as_is &&
         !cgiplus_engine_php_pool(q->engine, q->mode_name, q->fcgid)) {
         /* A redirect, internal or not: the rest of the output is dropped. */
         rs->location = location;

@@ -14,7 +14,9 @@ static int ieq(const char *a, size_t alen, const char *b)
     return alen == strlen(b) && strncasecmp(a, b, alen) == 0;
 }
 
-static void directive(runner_hdr *h, const runner_hdr_sink *s, const char *d, size_t len)
+/* Applies one directive; 1 when it is httpd's to apply (the line is left
+ * in the header for it). */
+static int directive(runner_hdr *h, const runner_hdr_sink *s, const char *d, size_t len)
 {
     runner_ctl *c = &h->ctl;
     const char *eq = memchr(d, '=', len);
@@ -26,6 +28,7 @@ static void directive(runner_hdr *h, const runner_hdr_sink *s, const char *d, si
     while (vlen && (*val == ' ' || *val == '\t'))
         val++, vlen--;
     int64_t v = eq ? cgp_parse_minutes(val, vlen) : -2;
+    int httpd = 0;
 
     if (ieq(d, nlen, "no-abort"))
         c->no_abort = 1;
@@ -39,19 +42,25 @@ static void directive(runner_hdr *h, const runner_hdr_sink *s, const char *d, si
         c->have_tmo_output = 1, c->tmo_output = v;
     else if (ieq(d, nlen, "X-timeout-noprogress") && v != -2)
         c->have_tmo_noprogress = 1, c->tmo_noprogress = v;
+    else if (ieq(d, nlen, "X-location-as-is") && !eq)
+        httpd = 1; /* the module reads it: a 200's Location goes as it is */
     else {
         runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2075) "worker pid %ld of %s: Script-Control "
                    "directive '%.*s' ignored", s->pid, s->script,
                    (int)(len > 60 ? 60 : len), d);
-        return;
+        return 0;
     }
     runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2076) "worker pid %ld of %s: Script-Control %.*s",
                s->pid, s->script, (int)(len > 60 ? 60 : len), d);
+    return httpd;
 }
 
-/* "Script-Control: a; b=c" (the name in any case): notes it and says 1. */
+/* "Script-Control: a; b=c" (the name in any case): notes it and says 1,
+ * or 2 when it holds a directive of httpd's (the line stays); 0: another
+ * header. */
 static int script_control(runner_hdr *h, const runner_hdr_sink *s, const char *line, size_t len)
 {
+    int ret = 1;
     static const char name[] = "Script-Control";
     size_t n = sizeof(name) - 1, i = n;
     if (len < n || strncasecmp(line, name, n) != 0)
@@ -69,10 +78,10 @@ static int script_control(runner_hdr *h, const runner_hdr_sink *s, const char *l
         size_t e = i;
         while (e > b && (line[e - 1] == ' ' || line[e - 1] == '\t'))
             e--;
-        if (e > b)
-            directive(h, s, line + b, e - b);
+        if (e > b && directive(h, s, line + b, e - b))
+            ret = 2;
     }
-    return 1;
+    return ret;
 }
 
 /* Sends d[0..end): complete lines filtered, the tail (if any) as it is. */
@@ -87,7 +96,7 @@ static void emit_header(runner_hdr *h, const runner_hdr_sink *s, const unsigned 
         size_t next = (size_t)(nl - d) + 1, l = next - 1 - pos;
         if (l && d[pos + l - 1] == '\r')
             l--;
-        if (l && script_control(h, s, (const char *)d + pos, l)) {
+        if (l && script_control(h, s, (const char *)d + pos, l) == 1) {
             if (pos > keep)
                 s->send(s->arg, d + keep, pos - keep);
             keep = next;

@@ -672,6 +672,16 @@ def run_wsgi(app, idle=None, idle_every=1.0):
                 self.headers.add_header(n, v)
             return write
 
+        def cleanup_headers(self):
+            super().cleanup_headers()
+            # A 200 with a Location goes out as it is under mod_wsgi (a
+            # framework's 200 that names a resource), which redirects
+            # internally for a local path ("/...") only, as mod_cgi does;
+            # httpd's CGI rule made any other a 302.
+            loc = self.headers.get("Location")
+            if loc is not None and self.status[:3] == "200" and not loc.startswith("/"):
+                self.headers.add_header("Script-Control", "X-location-as-is")
+
         def setup_environ(self):
             super().setup_environ()
             # wsgi.input ends with the body (Werkzeug's extension).

@@ -2,8 +2,8 @@
  * (runner/runner_hdr.c): a worker's output after the sentinel scanner, i.e.
  * bytes a script controls. It is fed in chunks (size from the first byte);
  * what the runner passes on must be the input with the Script-Control
- * lines of the header block taken out, nothing else lost, added or
- * reordered. It links the scanner alone: its sink appends to a buffer. */
+ * lines of the header block taken out (but those holding a directive of
+ * httpd's), nothing else lost, added or reordered. It links the scanner alone: its sink appends to a buffer. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,15 +24,32 @@ static void sink(void *arg, const unsigned char *d, size_t len)
     CHECK(cgp_buf_append(&sent, d, len) == 0);
 }
 
-/* The model: "Script-Control" in any case, blanks, then ':'. */
+/* The model: "Script-Control" in any case, blanks, then ':' (1), unless
+ * one of its ';'- or ','-separated directives, blanks trimmed, is
+ * X-location-as-is in any case: httpd's to apply, the line stays (2). */
 static int is_control(const unsigned char *l, size_t len)
 {
+    static const char keep[] = "X-location-as-is";
     size_t i = 14;
     if (len < i || strncasecmp((const char *)l, "Script-Control", i) != 0)
         return 0;
     while (i < len && (l[i] == ' ' || l[i] == '\t'))
         i++;
-    return i < len && l[i] == ':';
+    if (!(i < len && l[i] == ':'))
+        return 0;
+    for (i++; i < len;) {
+        while (i < len && (l[i] == ' ' || l[i] == '\t' || l[i] == ';' || l[i] == ','))
+            i++;
+        size_t b = i;
+        while (i < len && l[i] != ';' && l[i] != ',')
+            i++;
+        size_t e = i;
+        while (e > b && (l[e - 1] == ' ' || l[e - 1] == '\t'))
+            e--;
+        if (e - b == sizeof(keep) - 1 && strncasecmp((const char *)l + b, keep, e - b) == 0)
+            return 2;
+    }
+    return 1;
 }
 
 /* What the client must get from in[0..n) when the header is scanned. */
@@ -46,7 +63,7 @@ static void expect(const unsigned char *in, size_t n, runner_buf *out)
         size_t next = (size_t)(nl - in) + 1, l = next - 1 - pos;
         if (l && in[pos + l - 1] == '\r')
             l--;
-        if (!(l && is_control(in + pos, l)))
+        if (!(l && is_control(in + pos, l) == 1))
             CHECK(cgp_buf_append(out, in + pos, next - pos) == 0);
         pos = next;
         if (l == 0)
