@@ -4,8 +4,10 @@ use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use Apache::TestRequest qw(GET POST);
+use lib 't/lib';
+use MainLog qw(log_offset log_wait);
 
-plan tests => 22;
+plan tests => 25;
 
 my $u = '/scripts/wsgi_app.py';
 my $r = GET "$u/";
@@ -65,3 +67,13 @@ ok t_cmp($r->content, "child=b'' body=b'abc123' pid=$pid\n", 'after the body: th
 $r = POST "$u/post", content => 'after';
 ok t_cmp($r->content, 'after', 'the next body reaches wsgi.input whole');
 ok t_cmp(scalar $r->header('X-Length'), 5, 'and only it');
+
+# The iterable's close() fails once the response is whole: the error is
+# logged and the response stands, as under mod_wsgi. wsgiref forgot the
+# response it had sent and appended a 500 ("Status: 500...") to the body.
+my $off = log_offset();
+$r = GET "$u/closefails";
+ok t_cmp($r->code . ' ' . $r->content, "200 whole body pid=$pid\n", 'a close() that fails: the response as it was');
+$r = GET "$u/";
+ok t_cmp($r->content, qr/ pid=$pid /, 'the same worker serves on');
+ok t_cmp(log_wait($off, qr/RuntimeError: close failed on purpose/), 1, 'the error is logged');

@@ -687,6 +687,18 @@ def run_wsgi(app, idle=None, idle_every=1.0):
             # wsgi.input ends with the body (Werkzeug's extension).
             self.environ["wsgi.input_terminated"] = True
 
+        def close(self):
+            # An exception from the iterable's close(), which runs once
+            # the response is done (a framework's request-finished hooks),
+            # is logged and the response stands, as under mod_wsgi and
+            # gunicorn. wsgiref's close() forgets the response before the
+            # exception leaves it, so handle_error wrote a second one, a
+            # 500 with its own "Status:" line, into the finished body.
+            try:
+                super().close()
+            except Exception:
+                self.log_exception(sys.exc_info())
+
         def handle_error(self):
             # Before the header: wsgiref answers 500 and the worker goes on.
             # After it, the response can only be cut: ending it with the

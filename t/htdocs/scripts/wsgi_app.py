@@ -49,6 +49,17 @@ def app(environ, start_response):
             got = b"(still waiting after 3 s)"
         start_response("200 OK", [("Content-Type", "text/plain")])
         return [b"child=%r body=%r pid=%d\n" % (got, body, os.getpid())]
+    if path == "/closefails":
+        # the response is whole; then its close() fails (as a framework's
+        # request-finished hook may)
+        class Body:
+            def __iter__(self):
+                return iter([b"whole body pid=%d\n" % os.getpid()])
+
+            def close(self):
+                raise RuntimeError("close failed on purpose")
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return Body()
     if path == "/iter":
         start_response("200 OK", [("Content-Type", "text/plain")])
         return (("line %d\n" % i).encode() for i in range(3))
