@@ -7,7 +7,7 @@ use Apache::TestRequest qw(GET POST);
 use lib 't/lib';
 use MainLog qw(log_offset log_wait);
 
-plan tests => 25;
+plan tests => 33;
 
 my $u = '/scripts/wsgi_app.py';
 my $r = GET "$u/";
@@ -77,3 +77,18 @@ ok t_cmp($r->code . ' ' . $r->content, "200 whole body pid=$pid\n", 'a close() t
 $r = GET "$u/";
 ok t_cmp($r->content, qr/ pid=$pid /, 'the same worker serves on');
 ok t_cmp(log_wait($off, qr/RuntimeError: close failed on purpose/), 1, 'the error is logged');
+
+# A header value or status with a line break (a request's data put in a
+# header) or a character past U+00FF is the application's error, a 500, as
+# under mod_wsgi: a line break added a header the client saw, or ended the
+# header and made the rest the body (response splitting); a snowman made
+# wsgiref fail with the status line written, and the worker was abandoned
+# (502, a new worker).
+for my $kind (qw(lf crlf2 status snowman)) {
+    $r = GET "$u/badheader?$kind";
+    ok t_cmp($r->code . ' ' . ($r->header('X-Injected') // 'no X-Injected') . ' ' . $r->content,
+             '500 no X-Injected A server error occurred.  Please contact the administrator.',
+             "$kind: refused with a 500, nothing of it sent");
+    $r = GET "$u/";
+    ok t_cmp($r->content, qr/ pid=$pid /, "$kind: the same worker serves on");
+}

@@ -640,6 +640,25 @@ def struct_mode():
         raise CGIplusError(E.EPROTO, "struct mode refused: " + ans)
 
 
+_NOT_IN_HEADER = re.compile("[\r\n\0]|[^\0-\xff]")
+
+
+def _check_response(status, headers):
+    """Refuses (ValueError: the application's error, a 500 before anything
+    is written) a status or header that could not go out as it is, as
+    mod_wsgi refuses a line break: a CR, LF or NUL, since the CGI header is
+    lines (a value's line break added headers, or ended the header and
+    began the body: response splitting), or a character past U+00FF
+    (wsgiref failed on it with the status line already written, and the
+    worker was abandoned: a 502 and a new worker). Non-strings are left to
+    wsgiref's own checks."""
+    for what, text in [("status", status)] + [
+            (kind, t) for h in headers for kind, t in zip(("header name", "header value"), h)]:
+        if isinstance(text, str) and _NOT_IN_HEADER.search(text):
+            raise ValueError("%s %r: a line break, NUL or character past U+00FF "
+                             "cannot go out in a response header" % (what, text))
+
+
 def run_wsgi(app, idle=None, idle_every=1.0):
     """Serves a WSGI (PEP 3333) application: persistently under the runner,
     once as plain CGI (like wsgiref.handlers.CGIHandler). wsgi.input ends
@@ -663,6 +682,8 @@ def run_wsgi(app, idle=None, idle_every=1.0):
             # application sending "Connection: close" got a 500. mod_wsgi
             # hands them to httpd, which honours Connection: close and
             # frames the response itself, as for any CGI script: so do we.
+            if not (exc_info and self.headers_sent):
+                _check_response(status, headers)
             hop = [(n, v) for n, v in headers if is_hop_by_hop(n)]
             if not hop:
                 return super().start_response(status, headers, exc_info)

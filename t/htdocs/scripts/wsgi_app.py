@@ -49,6 +49,14 @@ def app(environ, start_response):
             got = b"(still waiting after 3 s)"
         start_response("200 OK", [("Content-Type", "text/plain")])
         return [b"child=%r body=%r pid=%d\n" % (got, body, os.getpid())]
+    if path == "/badheader":
+        # what a header (or the status) made of a request's data may hold
+        bad = {"lf": ("200 OK", "a\nX-Injected: 1"),
+               "crlf2": ("200 OK", "a\r\n\r\nsmuggled body"),
+               "status": ("200 OK\nX-Injected: 1", "a"),
+               "snowman": ("200 OK", "\u2603")}[environ.get("QUERY_STRING", "")]
+        start_response(bad[0], [("Content-Type", "text/plain"), ("X-Echo", bad[1])])
+        return [b"answered\n"]
     if path == "/closefails":
         # the response is whole; then its close() fails (as a framework's
         # request-finished hook may)
