@@ -7,7 +7,7 @@ use Apache::TestRequest qw(GET POST);
 use lib 't/lib';
 use MainLog qw(log_offset log_wait);
 
-plan tests => 33;
+plan tests => 36;
 
 my $u = '/scripts/wsgi_app.py';
 my $r = GET "$u/";
@@ -92,3 +92,15 @@ for my $kind (qw(lf crlf2 status snowman)) {
     $r = GET "$u/";
     ok t_cmp($r->content, qr/ pid=$pid /, "$kind: the same worker serves on");
 }
+
+# PEP 3333: the header goes out with the first non-empty block, as mod_wsgi
+# sends it: an error after an empty first block is still a 500, and the
+# worker goes on. wsgiref sent the header on the empty block: the client
+# got a 200 cut short, and the worker was abandoned.
+$r = GET "$u/emptyfirst";
+ok t_cmp($r->code . ' ' . $r->content, '500 A server error occurred.  Please contact the administrator.',
+         'an error after an empty first block: a 500');
+$r = GET "$u/emptylead";
+ok t_cmp($r->code . ' ' . $r->content, "200 after an empty block\n", 'an empty first block, then the body');
+$r = GET "$u/";
+ok t_cmp($r->content, qr/ pid=$pid /, 'the same worker serves on');

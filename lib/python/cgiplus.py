@@ -676,6 +676,7 @@ def run_wsgi(app, idle=None, idle_every=1.0):
 
     class Handler(BaseCGIHandler):
         broken = False
+        in_body = False         # finish_response is sending the iterable
 
         def start_response(self, status, headers, exc_info=None):
             # wsgiref asserts that no hop-by-hop header is set, so an
@@ -707,6 +708,24 @@ def run_wsgi(app, idle=None, idle_every=1.0):
             super().setup_environ()
             # wsgi.input ends with the body (Werkzeug's extension).
             self.environ["wsgi.input_terminated"] = True
+
+        def finish_response(self):
+            self.in_body = True
+            try:
+                super().finish_response()
+            finally:
+                self.in_body = False
+
+        def write(self, data):
+            # PEP 3333: the header goes out with the iterable's first
+            # non-empty block (or a write() call), as mod_wsgi sends it,
+            # so an error before any byte is still a 500 (and a later
+            # start_response with exc_info may still change it). wsgiref
+            # sent it on an empty one: an error after a first b"" cut a
+            # 200 and cost the worker.
+            if self.in_body and data == b"" and not self.headers_sent:
+                return
+            super().write(data)
 
         def close(self):
             # An exception from the iterable's close(), which runs once

@@ -57,6 +57,16 @@ def app(environ, start_response):
                "snowman": ("200 OK", "\u2603")}[environ.get("QUERY_STRING", "")]
         start_response(bad[0], [("Content-Type", "text/plain"), ("X-Echo", bad[1])])
         return [b"answered\n"]
+    if path in ("/emptyfirst", "/emptylead"):
+        # a first block that is empty, then an error or the body
+        start_response("200 OK", [("Content-Type", "text/plain")])
+
+        def blocks():
+            yield b""
+            if path == "/emptyfirst":
+                raise RuntimeError("failed before the first byte")
+            yield b"after an empty block\n"
+        return blocks()
     if path == "/closefails":
         # the response is whole; then its close() fails (as a framework's
         # request-finished hook may)
