@@ -14,7 +14,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/apps';
 use AppTest qw(write_file curl url);
 
-plan tests => 42;
+plan tests => 45;
 
 my $vars = Apache::Test::config()->{vars};
 my $apps = "$vars->{documentroot}/apps";
@@ -103,6 +103,16 @@ my @leak = map { (curl(url("$u/envleak")))[2] =~ s/\n\z//r } 1 .. 4;
 ok t_cmp(scalar(grep { /^env=set/ } @leak), 0, "no request sees an earlier one's %ENV as a variable (" . join("; ", @leak) . ")");
 ok t_cmp(scalar(grep { /^env=none process=set pid=\d+\z/ } @leak) > 0 ? 1 : 0, 1,
          'a worker served twice, its %ENV kept');
+
+# A program the application runs that reads its stdin gets its end at
+# once, as under Starman (descriptor 0 /dev/null): it got the requests'
+# pipe, which never ends, and waited (here: timeout's 3 s, status 124).
+for my $n (1, 2) {
+    ($code, $h, $body) = curl(url("$u/child"));
+    ok t_cmp("$code $body", qr/^200 child=\[ rc=0\] body=\[\] pid=\d+\n\z/, "a child reading stdin: its end at once ($n)");
+}
+($code, $h, $body) = curl('--data', 'abc123', url("$u/child"));
+ok t_cmp("$code $body", qr/^200 child=\[ rc=0\] body=\[abc123\] pid=\d+\n\z/, 'after the body: the body read, the child at its end');
 
 # What the application prints on STDOUT (and a program it runs) goes to
 # the error log, as Starman's stdout or under Plack::Handler::FCGI: never

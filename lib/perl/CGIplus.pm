@@ -20,7 +20,7 @@ my %MARKER = map { $_ => 1 } qw(CGIPLUSEOF CGIPLUSESC CGIPLUSEOT);
 my %st = (init => 0, persistent => 0, in_request => 0, chan => undef,
           buf => '', eofline => '', ready => '', had => 0, esc => '', eot => '', base => {},
           names => [], req => {}, body_fh => undef, idle => undef, idle_every => 1,
-          out => undef);
+          out => undef, in_fh => undef);
 
 sub _log {
     my ($id, $msg) = @_;
@@ -54,8 +54,11 @@ sub _setup {
         }
         binmode $chan;
     }
-    # The body stream: fd 0, read with sysread only (no PerlIO buffer).
-    unless (open $st{body_fh}, '<&=', 0) {
+    # The body stream: fd 0 (or private_stdin's copy), read with sysread
+    # only (no PerlIO buffer).
+    if ($st{in_fh}) {
+        $st{body_fh} = $st{in_fh};
+    } elsif (!open $st{body_fh}, '<&=', 0) {
         _log(3011, "descriptor 0 unusable: $!");
         return 0;
     }
@@ -301,6 +304,8 @@ sub reexec {
     # program's response channel again.
     open(STDOUT, '>&', $st{out}) or _log(3155, "cannot put the response channel back on descriptor 1: $!")
         if $st{out};
+    open(STDIN, '<&', $st{in_fh}) or _log(3157, "cannot put the bodies' pipe back on descriptor 0: $!")
+        if $st{in_fh};
     my $fl = fcntl($st{chan}, Fcntl::F_GETFD(), 0);
     fcntl($st{chan}, Fcntl::F_SETFD(), $fl & ~Fcntl::FD_CLOEXEC()) if $fl;
     %ENV = %{ $st{base} };
@@ -310,6 +315,27 @@ sub reexec {
 
 # The response's handle: STDOUT, or private_stdout's copy of it.
 sub _out { return $st{out} // \*STDOUT }
+
+# Moves the bodies to a private copy of descriptor 0 (closed at exec) and
+# points descriptor 0, STDIN, at /dev/null, as a PSGI server's (and
+# mod_wsgi's) is: the requests' pipe never ends, so a program the script
+# runs that reads its stdin (`system 'cat'`, ffmpeg, ssh) waited there
+# until the request's timeout and took what body was left, or the next
+# request's. Persistent workers only (plain CGI's stdin ends with its
+# body); true, or false (with $!) with descriptor 0 left as it was.
+sub private_stdin {
+    return 1 if !is_persistent() || $st{in_fh};
+    open(my $in, '<&', \*STDIN) or return 0;
+    unless (open(STDIN, '<', '/dev/null')) {
+        my $err = $!;
+        close $in;
+        $! = $err;
+        return 0;
+    }
+    $st{in_fh} = $in;
+    $st{body_fh} = $in if $st{chan};    # (else _setup takes it)
+    return 1;
+}
 
 # Moves the response to a private copy of descriptor 1 (closed at exec,
 # so a program the script starts does not get it) and points descriptor 1,

@@ -73,6 +73,16 @@ my $main = sub {
         $ENV{PSGI_T_LEAK} = 'set';
         return $text->($seen);
     }
+    if ($path eq '/child') {
+        # A program that reads its stdin, run after the body is read: its
+        # end at once, as under Starman (descriptor 0 /dev/null).
+        my $env = $req->env;
+        my $body = '';
+        $env->{'psgi.input'}->read($body, $env->{CONTENT_LENGTH} || 0);
+        my $got = `timeout 3 cat; echo " rc=\$?"`;
+        chomp $got;
+        return $text->("child=[$got] body=[$body] pid=$$\n");
+    }
     if ($path eq '/print') {
         # debug output on STDOUT, the application's and a program's it runs
         print "psgi-t debug: before the response\n";

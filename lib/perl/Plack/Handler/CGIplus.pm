@@ -33,6 +33,12 @@ sub run {
         $self->{out} = \*STDOUT;
     }
     my $out = $self->{out};
+    # And STDIN is /dev/null, psgi.input a private copy of the bodies'
+    # pipe: a program the application runs that reads its stdin got that
+    # pipe, which never ends.
+    CGIplus::private_stdin()
+        or print STDERR "CGIPLUS3158: Plack::Handler::CGIplus: cannot copy descriptor 0 ($!): a "
+            . "program the application runs reads the requests' bodies as its stdin\n";
     while (CGIplus::accept()) {
         # An application that dies answers 500 (if nothing was sent yet)
         # and the worker goes on, as a PSGI server does. Once the header
