@@ -177,6 +177,18 @@ int cgiplus_body_preread(request_rec *r, cgiplus_body_in *in)
     return OK;
 }
 
+int cgiplus_body_drain(request_rec *r, cgiplus_body_in *in)
+{
+    int status = OK;
+
+    apr_brigade_cleanup(in->bb);
+    while (status == OK && !in->eos) {
+        status = cgiplus_body_read(r, in, CGP_MAX_PAYLOAD, 0);
+        apr_brigade_cleanup(in->bb);
+    }
+    return status;
+}
+
 void cgiplus_body_reset(cgiplus_body_in *in, const char *data, apr_size_t len,
                         apr_bucket_alloc_t *ba)
 {

@@ -38,6 +38,11 @@ int cgiplus_body_preread(request_rec *r, cgiplus_body_in *in);
  * Below the minimum rate the read is cut short by the socket's timeout:
  * 408. OK or an HTTP status (logged). */
 int cgiplus_body_read(request_rec *r, cgiplus_body_in *in, apr_off_t max, int flat);
+/* Reads what is left of the body and drops it, with what was read and not
+ * sent: a local redirect is a GET whose body is none (mod_cgi's script has
+ * had the whole body before its header is read; ours may answer first).
+ * OK or an HTTP status (logged), as cgiplus_body_read. */
+int cgiplus_body_drain(request_rec *r, cgiplus_body_in *in);
 /* The cause (enum cgp_cause) a failure to read r's body, answered with
  * status, is counted under: the client left, too large, or a bad body. */
 unsigned cgiplus_body_cause(request_rec *r, int status);

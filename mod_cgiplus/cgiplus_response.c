@@ -442,7 +442,14 @@ unsigned cgiplus_resp_act_replace(cgiplus_req *q, unsigned ev)
     (void)ev;
     q->status = OK;
     if (rs->location && rs->location[0] == '/') {
-        /* The body is read already; the redirect is always a GET. */
+        /* The redirect is always a GET, without a body: what the script
+         * left unread would otherwise be the redirected request's. */
+        int status = cgiplus_body_drain(r, &q->in);
+
+        if (status != OK) {
+            q->status = status;
+            return CGIPLUS_RE_NONE;
+        }
         r->method = "GET";
         r->method_number = M_GET;
         apr_table_unset(r->headers_in, "Content-Length");
