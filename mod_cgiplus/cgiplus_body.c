@@ -150,6 +150,8 @@ done:
         c->keepalive = AP_CONN_CLOSE;
     }
     apr_brigade_cleanup(in->tmp);
+    if (status != OK)
+        in->failed = 1;
     return status;
 }
 
@@ -181,8 +183,10 @@ int cgiplus_body_drain(request_rec *r, cgiplus_body_in *in)
 {
     int status = OK;
 
+    if (!in->bb)
+        return OK; /* never read (a WebSocket) */
     apr_brigade_cleanup(in->bb);
-    while (status == OK && !in->eos) {
+    while (status == OK && !in->eos && !in->failed) {
         status = cgiplus_body_read(r, in, CGP_MAX_PAYLOAD, 0);
         apr_brigade_cleanup(in->bb);
     }

@@ -22,6 +22,7 @@ typedef struct cgiplus_body_in {
     apr_time_t t0;           /* when reading began */
     int eos;                 /* the body is read to its end */
     apr_off_t limit;         /* the most body bytes, past them 413 (FcgidMaxRequestLen); -1: none */
+    int failed;              /* a read failed (answered): nothing more is read */
 } cgiplus_body_in;
 
 /* Sets in up for r: CGIplusBodyBuffer, CGIplusBodyMinRate, Content-Length. */
@@ -39,9 +40,10 @@ int cgiplus_body_preread(request_rec *r, cgiplus_body_in *in);
  * 408. OK or an HTTP status (logged). */
 int cgiplus_body_read(request_rec *r, cgiplus_body_in *in, apr_off_t max, int flat);
 /* Reads what is left of the body and drops it, with what was read and not
- * sent: a local redirect is a GET whose body is none (mod_cgi's script has
- * had the whole body before its header is read; ours may answer first).
- * OK or an HTTP status (logged), as cgiplus_body_read. */
+ * sent: a local redirect, or a local ErrorDocument, is a GET whose body is
+ * none (mod_cgi's script has had the whole body before its header is read;
+ * ours may answer first). OK (a body that failed already is left alone) or
+ * an HTTP status (logged), as cgiplus_body_read. */
 int cgiplus_body_drain(request_rec *r, cgiplus_body_in *in);
 /* The cause (enum cgp_cause) a failure to read r's body, answered with
  * status, is counted under: the client left, too large, or a bad body. */

@@ -26,6 +26,7 @@
 #include "http_log.h"
 #include "http_protocol.h"
 #include "http_request.h"
+#include "mod_core.h"
 #include "apr_atomic.h"
 #include "apr_lib.h"
 #include "apr_strings.h"
@@ -90,6 +91,16 @@ static void handler_report(cgiplus_req *q, unsigned cause)
         return; /* logged */
     if (!q->claim || !q->claim->report(q))
         q->relay->report(q);
+}
+
+/* Whether status is answered with a local ErrorDocument: httpd makes it a
+ * GET that reads the connection as its own body, so what the script left
+ * unread must go first (mod_cgi's script has had all of it). */
+static int handler_local_errdoc(request_rec *r, int status)
+{
+    const char *doc = ap_response_code_string(r, ap_index_of_response(status));
+
+    return doc && doc[0] == '/';
 }
 
 /* NEW -start-> BODY: the body, whole if small, before any worker is
@@ -302,7 +313,10 @@ int cgiplus_handler(request_rec *r)
     }
     if (q->rbad) /* a state change the table refused: logged (CGIPLUS1091) */
         return r->sent_bodyct ? OK : HTTP_INTERNAL_SERVER_ERROR;
-    return cgiplus_fail_status(q, ret);
+    ret = cgiplus_fail_status(q, ret);
+    if (ap_is_HTTP_ERROR(ret) && handler_local_errdoc(r, ret))
+        (void)cgiplus_body_drain(r, &q->in); /* a failure is logged; the error stands */
+    return ret;
 }
 
 

@@ -9,7 +9,12 @@
 # of them, in every kind that streams a body (plain CGI, native, FastCGI,
 # direct and relayed). The module now drops what is left before it
 # redirects (cgiplus_body_drain): the target gets no body, as under
-# mod_cgid, and the connection serves the next request.
+# mod_cgid, and the connection serves the next request. The same for a
+# local ErrorDocument after a script failed before reading the body (a
+# malformed header: 502, 500 as CGI): httpd makes it a GET that read the
+# rest of the failed request's body as its own; mod_cgi reads the whole
+# body whatever the script does ("soak up remaining message"), so its
+# ErrorDocument never gets one.
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -31,10 +36,20 @@ my @kinds = (
     ['/fcgir/redirfcgi.pl', 'CGIplusMode fastcgi, relayed'],
     ['/fcgid/redirfcgi.pl', 'fcgid-script drop-in'],
 );
+# [path, what it is, its status (502 native, 500 as CGI: docs/cgi-compat.md)]
+my @failing = (
+    ['/plain/ed/bad.pl',      'cgiplus-script, plain CGI', 502],
+    ['/native/ed/badlib.pl',  'native CGIplus script', 502],
+    ['/nativer/ed/badlib.pl', 'native CGIplus script, relayed', 502],
+    ['/eperl/ed/bad.pl',      'perl engine', 500],
+    ['/fcgi/ed/badfcgi.pl',   'CGIplusMode fastcgi', 502],
+    ['/fcgir/ed/badfcgi.pl',  'CGIplusMode fastcgi, relayed', 502],
+    ['/fcgid/ed/badfcgi.pl',  'fcgid-script drop-in', 500],
+);
 my @protos = (['HTTP/1.1', '--http1.1'], ['h2c', '--http2-prior-knowledge']);
 my $N = 3_000_000;
 
-plan tests => 3 + 2 * @protos * @kinds + @kinds,
+plan tests => 3 + 2 * @protos * @kinds + @kinds + @protos * @failing,
     need kinds_need(), need { 'needs mod_http2' => -f libexec() . '/mod_http2.so' };
 
 my $vars = Apache::Test::config()->{vars};
@@ -83,11 +98,38 @@ while (CGIplus::accept()) {
 }
 PL
 
+# A malformed header line, the body unread: 502 (500 as CGI), whose
+# ErrorDocument is the echo script.
+mkdir "$d/ed";
+chmod 0755, "$d/ed";
+write_file("$d/ed/bad.pl", "#!/usr/bin/perl\nprint \"Bad Header Line\\n\\n\";\n", 0755);
+write_file("$d/ed/badlib.pl", <<"PL", 0755);
+#!/usr/bin/perl
+use lib '$top/lib/perl';
+use CGIplus;
+while (CGIplus::accept()) {
+    print "Bad Header Line\\n\\n";
+    CGIplus::finish();
+}
+PL
+write_file("$d/ed/badfcgi.pl", <<'PL', 0755);
+#!/usr/bin/perl
+use FCGI;
+my $req = FCGI::Request();
+while ($req->Accept() >= 0) {
+    print "Bad Header Line\n\n";
+}
+PL
+
 my $lib = libexec();
 my ($fpm, $fpm_up, $up) = kinds_start($dir, $d, $port, <<"CONF");
 LoadModule http2_module $lib/mod_http2.so
 Protocols h2c http/1.1
 FcgidMaxRequestLen 10000000
+<Directory $d/ed>
+    ErrorDocument 500 /native/echolib.pl
+    ErrorDocument 502 /native/echolib.pl
+</Directory>
 CONF
 ok t_cmp($fpm_up, 1, 'a private php-fpm');
 ok t_cmp($up, 1, 'a private httpd with mod_cgid, mod_http2 and mod_cgiplus');
@@ -102,6 +144,17 @@ for my $p (@protos) {
         ok t_cmp("$code $got", '200 0|0',
                  "$proto, $what ($path): a POST of $N bytes redirected locally: the target gets no body");
         ok t_cmp($h->{location} // '', '', "$proto, $what: the redirect is internal (no Location)");
+    }
+}
+
+for my $p (@protos) {
+    my ($proto, $opt) = @$p;
+    for my $k (@failing) {
+        my ($path, $what, $status) = @$k;
+        my ($code, undef, $got) = curl($opt, '--data-binary', "\@$body", "http://127.0.0.1:$port$path");
+        ok t_cmp("$code " . ($got =~ /\|(\d+)$/ ? $1 : "?$got"), "$status 0",
+                 "$proto, $what ($path): a POST of $N bytes, a malformed header: its ErrorDocument "
+                 . 'reads no body');
     }
 }
 
