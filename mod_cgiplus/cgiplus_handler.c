@@ -128,6 +128,7 @@ static unsigned act_read_body(cgiplus_req *q, unsigned ev)
                           "FcgidMaxRequestLen %" APR_OFF_T_FMT "; answering 413", r->filename,
                           q->in.cl, q->in.limit);
             q->status = HTTP_REQUEST_ENTITY_TOO_LARGE;
+            q->in.failed = 1; /* refused unread: an ErrorDocument 413 does not read it */
             handler_report(q, CGP_O_TOO_LARGE); /* counted as LimitRequestBody's */
             return CGIPLUS_RE_ERROR;
         }

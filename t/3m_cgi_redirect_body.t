@@ -20,9 +20,10 @@ use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use lib 't/lib', 't/htdocs/apps';
-use PrivateHttpd qw(libexec);
+use PrivateHttpd qw(libexec private_log);
 use KindsHttpd qw(kinds_need kinds_dir kinds_start kinds_stop);
 use AppTest qw(write_file curl);
+use FreePort qw(free_ports);
 
 my @kinds = (
     ['/cgid/redir.pl',      'mod_cgid (the reference)'],
@@ -49,7 +50,7 @@ my @failing = (
 my @protos = (['HTTP/1.1', '--http1.1'], ['h2c', '--http2-prior-knowledge']);
 my $N = 3_000_000;
 
-plan tests => 3 + 2 * @protos * @kinds + @kinds + @protos * @failing,
+plan tests => 3 + 2 * @protos * @kinds + @kinds + @protos * @failing + 2,
     need kinds_need(), need { 'needs mod_http2' => -f libexec() . '/mod_http2.so' };
 
 my $vars = Apache::Test::config()->{vars};
@@ -121,11 +122,19 @@ while ($req->Accept() >= 0) {
 }
 PL
 
+# a virtual host of a lower FcgidMaxRequestLen (a server-wide setting)
+my ($lport) = grep { $_ != $port } free_ports(2);
+
 my $lib = libexec();
 my ($fpm, $fpm_up, $up) = kinds_start($dir, $d, $port, <<"CONF");
 LoadModule http2_module $lib/mod_http2.so
 Protocols h2c http/1.1
 FcgidMaxRequestLen 10000000
+Listen 127.0.0.1:$lport
+<VirtualHost 127.0.0.1:$lport>
+    FcgidMaxRequestLen 100000
+    ErrorDocument 413 /native/echolib.pl
+</VirtualHost>
 <Directory $d/ed>
     ErrorDocument 500 /native/echolib.pl
     ErrorDocument 502 /native/echolib.pl
@@ -157,6 +166,15 @@ for my $p (@protos) {
                  . 'reads no body');
     }
 }
+
+# A body refused unread for its length (FcgidMaxRequestLen, 413: 1907) is
+# not read for the ErrorDocument either: no 1906 for it.
+my ($lc) = curl('--http1.1', '--data-binary', "\@$body", "http://127.0.0.1:$lport/fcgid/redirfcgi.pl");
+ok t_cmp($lc, 413, 'a body over FcgidMaxRequestLen, an ErrorDocument 413: 413');
+my $log = private_log($dir);
+ok t_cmp(scalar(() = $log =~ /CGIPLUS1907: .*redirfcgi\.pl/g) . ' '
+         . scalar(() = $log =~ /CGIPLUS1906: .*redirfcgi\.pl/g), '1 0',
+         'refused unread (1907), not read for its ErrorDocument (no 1906)');
 
 # The HTTP/1.1 connection goes on: a second request on it gets its own answer.
 for my $k (@kinds) {
