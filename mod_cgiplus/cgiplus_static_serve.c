@@ -115,7 +115,7 @@ static const char *pick_variant(request_rec *r, unsigned have, const char **enc)
  * variant is used only if that lookup maps it to the same file, unchanged
  * (no rewrite, no path info) and allowed. */
 static int variant_allowed(request_rec *r, const cgiplus_static_mount *m,
-                           const char *vrel)
+                           const char *vrel, apr_finfo_t *vfi)
 {
     const char *uri = apr_pstrcat(r->pool, m->prefix, "/",
                                   ap_escape_uri(r->pool, vrel), NULL);
@@ -125,7 +125,9 @@ static int variant_allowed(request_rec *r, const cgiplus_static_mount *m,
              rr->filename && !strcmp(rr->filename, want) &&
              (!rr->path_info || !*rr->path_info);
 
-    if (!ok)
+    if (ok)
+        *vfi = rr->finfo; /* its stat now, to check the cached copy against */
+    else
         ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r, CGIPLUS_LOGNO(1525)
                       "not sending the variant %s: httpd would not serve it by "
                       "its own name (status %d)", want, rr->status);
@@ -133,14 +135,18 @@ static int variant_allowed(request_rec *r, const cgiplus_static_mount *m,
     return ok;
 }
 
-/* Nonzero if httpd's stat of e's file for r (its directory walk) shows
- * another file or another version of it than e. */
-static int finfo_differs(const request_rec *r, const cgiplus_static_entry *e)
+/* Nonzero if httpd's stat fi of filename (its directory walk of r, or a
+ * lookup of a variant) shows e's file gone, or another file or another
+ * version of it than e. Gone or no longer a regular file: the default
+ * handler would answer 404 (or mod_dir would take the directory), never
+ * the cached bytes. */
+static int finfo_differs(const apr_finfo_t *fi, const char *filename,
+                         const cgiplus_static_entry *e)
 {
-    const apr_finfo_t *fi = &r->finfo;
-
-    if (fi->filetype != APR_REG || !r->filename || strcmp(r->filename, e->path))
+    if (!filename || strcmp(filename, e->path))
         return 0;
+    if (fi->filetype != APR_REG)
+        return 1;
     return ((fi->valid & APR_FINFO_IDENT) &&
             (fi->inode != e->finfo.inode || fi->device != e->finfo.device)) ||
            ((fi->valid & APR_FINFO_SIZE) && fi->size != e->finfo.size) ||
@@ -372,7 +378,8 @@ int cgiplus_static_respond(request_rec *r, cgiplus_static_mount *m,
          * which mod_include's XBitHack and others read): if that differs
          * from the entry, it changed within the revalidation interval, and
          * the default handler would send it as it is now. */
-        if (mode == CGIPLUS_SERVE_HANDLER && !fresh && finfo_differs(r, e)) {
+        if (mode == CGIPLUS_SERVE_HANDLER && !fresh &&
+            finfo_differs(&r->finfo, r->filename, e)) {
             cgiplus_static_cache_drop(e);
             fresh = 1;
             continue;
@@ -399,13 +406,26 @@ int cgiplus_static_respond(request_rec *r, cgiplus_static_mount *m,
                                 apr_table_get(r->headers_out, "Content-Encoding"));
         if (vary && (suffix = pick_variant(r, e->variants, &enc)) != NULL) {
             const char *vrel = apr_pstrcat(r->pool, e->rel, suffix, NULL);
+            cgiplus_static_type_e vhow = mode == CGIPLUS_SERVE_HANDLER
+                                         ? CGIPLUS_STATIC_TYPE_NONE
+                                         : CGIPLUS_STATIC_TYPE_PROBE;
+            apr_finfo_t vfi;
 
             /* typed too: it may be asked for by its own name */
-            if ((mode != CGIPLUS_SERVE_HANDLER || variant_allowed(r, m, vrel)) &&
-                cgiplus_static_cache_get(r, m, vrel, mode == CGIPLUS_SERVE_HANDLER
-                                         ? CGIPLUS_STATIC_TYPE_NONE
-                                         : CGIPLUS_STATIC_TYPE_PROBE,
-                                         fresh, &v) == APR_SUCCESS)
+            if ((mode != CGIPLUS_SERVE_HANDLER || variant_allowed(r, m, vrel, &vfi)) &&
+                cgiplus_static_cache_get(r, m, vrel, vhow, fresh, &v) == APR_SUCCESS) {
+                /* In the handler phase the lookup has just stat()ed the
+                 * variant: a cached copy older than that is loaded again,
+                 * as for the file itself. */
+                if (mode == CGIPLUS_SERVE_HANDLER && !fresh &&
+                    finfo_differs(&vfi, v->path, v)) {
+                    cgiplus_static_cache_drop(v);
+                    v = NULL;
+                    if (cgiplus_static_cache_get(r, m, vrel, vhow, 1, &v) != APR_SUCCESS)
+                        v = NULL;
+                }
+            }
+            if (v)
                 body = v;
             else
                 enc = NULL;

@@ -1,7 +1,9 @@
 # In the handler phase httpd has stat()ed the file before the fast path
 # answers: a file changed within CGIplusStaticRevalidate is then served as
 # it is now, as httpd's default handler serves it, not from the cache (the
-# interval is a day here, so only that stat can notice). One child, one
+# interval is a day here, so only that stat can notice). A file removed is a
+# 404 at once, as the default handler answers, and a precompressed variant
+# rewritten is sent as it is now (the lookup that checks it stats it). One child, one
 # keep-alive connection: the same cache answers every request. A private
 # httpd with only mod_cgiplus and mod_alias.
 use strict;
@@ -14,7 +16,7 @@ use PrivateHttpd qw(private_conf private_start private_stop private_dir);
 use HTTP::Request;
 use LWP::UserAgent;
 
-plan tests => 7;
+plan tests => 12;
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = private_dir('staticfresh');
@@ -82,4 +84,34 @@ my @answered = grep { /CGIPLUS1503: handler: \S+\/f\.txt answered from memory/ }
 ok t_cmp(scalar(@answered), 3, 'the fast path answered each /h/ request');
 # And it still answers from its cache while the file stays the same.
 ok t_cmp(get('/h/f.txt'), get('/p/f.txt'), 'unchanged: the same answer');
+
+# Removed: httpd's stat finds nothing; the default handler says 404, and so
+# must the fast path, not send the cached bytes.
+unlink "$docs/f.txt" or die "$docs/f.txt: $!";
+ok t_cmp(get('/p/f.txt'), qr/^404\|/, '(the default handler: 404 for a removed file)');
+ok t_cmp((split /\|/, get('/h/f.txt'))[0], 404, 'phase=handler: a removed file is a 404 at once');
+
+# A precompressed variant rewritten in place (another length, another mtime).
+sub write_file {
+    my ($name, $bytes, $age) = @_;
+    open my $out, '>', "$docs/$name" or die "$docs/$name: $!";
+    binmode $out;
+    print $out $bytes;
+    close $out;
+    chmod 0644, "$docs/$name";
+    utime time - $age, time - $age, "$docs/$name";
+}
+write_file('g.txt', "plain text\n", 100);
+write_file('g.txt.gz', "gz-one", 100);
+sub get_gz {
+    my $r = $ua->request(HTTP::Request->new(GET => "http://127.0.0.1:$port/h/g.txt",
+                                            ['Accept-Encoding' => 'gzip']));
+    return join '|', $r->code, $r->header('Content-Encoding') // '-', $r->content,
+        $r->header('Content-Length') // '-';
+}
+ok t_cmp(get_gz(), '200|gzip|gz-one|6', 'the variant, now cached');
+write_file('g.txt.gz', "gz-the-second", 50);
+ok t_cmp(get_gz(), '200|gzip|gz-the-second|13', 'phase=handler: a rewritten variant is sent as it is now');
+unlink "$docs/g.txt.gz" or die "$docs/g.txt.gz: $!";
+ok t_cmp(get_gz(), "200|-|plain text\n|11", 'phase=handler: a removed variant is not sent');
 private_stop("$dir/httpd.pid");
