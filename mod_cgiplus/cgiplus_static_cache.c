@@ -300,7 +300,8 @@ void cgiplus_static_type_probe(request_rec *r, const char *path,
     ap_filter_t *oset[PROBE_MAX_FILTERS], *iset[PROBE_MAX_FILTERS];
     int on = probe_collect(r->output_filters, oset);
     int in = probe_collect(r->input_filters, iset);
-    int added;
+    int added, forced_handler;
+    core_dir_config *cd;
 
     r->filename = r->canonical_filename = apr_pstrdup(r->pool, path);
     r->finfo = *fi;
@@ -309,6 +310,14 @@ void cgiplus_static_type_probe(request_rec *r, const char *path,
     r->content_encoding = NULL;
     r->content_languages = NULL;
     ap_run_type_checker(r);
+    /* ForceType and SetHandler are applied by the core's fixup
+     * (core_override_type), which a quick answer never reaches: the type as
+     * it forces it; a handler set so is httpd's business, as below. */
+    cd = ap_get_core_module_config(r->per_dir_config);
+    if (cd->mime_type && strcmp(cd->mime_type, "none"))
+        ap_set_content_type(r, cd->mime_type);
+    forced_handler = cd->expr_handler != NULL ||
+                     (cd->handler && strcmp(cd->handler, "none"));
 
     out->content_type = r->content_type;
     out->content_encoding = r->content_encoding;
@@ -320,7 +329,7 @@ void cgiplus_static_type_probe(request_rec *r, const char *path,
     added = on < 0 || in < 0 ||
             probe_drop_filters(r->output_filters, oset, on, 1) |
             probe_drop_filters(r->input_filters, iset, in, 0);
-    out->not_quick = r->handler != NULL || added;
+    out->not_quick = r->handler != NULL || forced_handler || added;
 
     r->filename = filename;
     r->canonical_filename = canonical;
