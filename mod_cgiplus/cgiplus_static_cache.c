@@ -311,13 +311,17 @@ void cgiplus_static_type_probe(request_rec *r, const char *path,
     r->content_languages = NULL;
     ap_run_type_checker(r);
     /* ForceType and SetHandler are applied by the core's fixup
-     * (core_override_type), which a quick answer never reaches: the type as
-     * it forces it; a handler set so is httpd's business, as below. */
+     * (core_override_type), SetOutputFilter and SetInputFilter by its
+     * insert_filter hook, neither of which a quick answer reaches: the type
+     * as it forces it; a handler or filters set so are httpd's business, as
+     * below. */
     cd = ap_get_core_module_config(r->per_dir_config);
     if (cd->mime_type && strcmp(cd->mime_type, "none"))
         ap_set_content_type(r, cd->mime_type);
     forced_handler = cd->expr_handler != NULL ||
-                     (cd->handler && strcmp(cd->handler, "none"));
+                     (cd->handler && strcmp(cd->handler, "none")) ||
+                     (cd->output_filters && *cd->output_filters) ||
+                     (cd->input_filters && *cd->input_filters);
 
     out->content_type = r->content_type;
     out->content_encoding = r->content_encoding;
