@@ -780,6 +780,16 @@ use it too); undef with C<$!> if descriptor 1 could not be copied.
 C<reexec> puts the responses back on descriptor 1 first.
 Plack::Handler::CGIplus uses it.
 
+=item CGIplus::private_stdin()
+
+Persistent workers: moves the request bodies to a private copy of
+descriptor 0 (closed at exec) and points STDIN (descriptor 0) at
+F</dev/null>, so that a program the script runs that reads its stdin gets
+its end at once instead of waiting on the requests' pipe. The tied STDIN
+of each request reads the copy. True, or false with C<$!> (descriptor 0
+left as it was). C<reexec> puts the pipe back on descriptor 0 first.
+Plack::Handler::CGIplus uses it.
+
 =item CGIplus::request_env()
 
 A hash reference: the environment a CGI process of this request would

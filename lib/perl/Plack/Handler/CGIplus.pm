@@ -82,7 +82,9 @@ sub setup_env {
     # variable it set once ($ENV{X} = ...) was in every later request's
     # environment. The copy is of the request's own environment, as a CGI
     # process would have it (Starman's has no process variables at all).
-    local %ENV = %{ CGIplus::request_env() };
+    # (The glob, not %ENV's contents: assigning those calls setenv for
+    # each variable and again to put them back, 49 us a request.)
+    local *ENV = CGIplus::request_env();
     my $env = $self->SUPER::setup_env({
         'psgi.run_once' => CGIplus::is_persistent() ? 0 : 1,
         'psgix.harakiri' => CGIplus::is_persistent() ? 1 : 0,
