@@ -14,7 +14,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/apps';
 use AppTest qw(write_file curl url);
 
-plan tests => 45;
+plan tests => 48;
 
 my $vars = Apache::Test::config()->{vars};
 my $apps = "$vars->{documentroot}/apps";
@@ -103,6 +103,17 @@ my @leak = map { (curl(url("$u/envleak")))[2] =~ s/\n\z//r } 1 .. 4;
 ok t_cmp(scalar(grep { /^env=set/ } @leak), 0, "no request sees an earlier one's %ENV as a variable (" . join("; ", @leak) . ")");
 ok t_cmp(scalar(grep { /^env=none process=set pid=\d+\z/ } @leak) > 0 ? 1 : 0, 1,
          'a worker served twice, its %ENV kept');
+
+# A header value with a line break (made of a request's data) added
+# headers or began the body: now the application's error, a 500, and the
+# worker serves on.
+for my $kind ('lf', 'crlf2') {
+    ($code, $h, $body) = curl(url("$u/badheader?$kind"));
+    ok t_cmp(join(' ', $code, $h->{'x-injected'} // '-', $body =~ /smuggled/ ? 'smuggled' : '-'), '500 - -',
+             "a header with a line break ($kind): 500, nothing injected");
+}
+($code, $h, $body) = curl(url("$u/"));
+ok t_cmp($code, 200, 'and the worker serves on');
 
 # A program the application runs that reads its stdin gets its end at
 # once, as under Starman (descriptor 0 /dev/null): it got the requests'

@@ -73,6 +73,12 @@ my $main = sub {
         $ENV{PSGI_T_LEAK} = 'set';
         return $text->($seen);
     }
+    if ($path eq '/badheader') {
+        # a header made of a request's data, with a line break in it
+        my %bad = (lf => "a\nX-Injected: 1", crlf2 => "a\r\n\r\nsmuggled body");
+        return [200, ['Content-Type' => 'text/plain', 'X-Echo' => $bad{$req->query_string}],
+                ["answered pid=$$\n"]];
+    }
     if ($path eq '/child') {
         # A program that reads its stdin, run after the body is read: its
         # end at once, as under Starman (descriptor 0 /dev/null).

@@ -111,6 +111,14 @@ sub setup_env {
 # a code it does not know (299, 599) goes without one, as from Starman.
 sub _handle_response {
     my ($self, $res) = @_;
+    # The CGI header is lines: a CR, LF or NUL in the status or a header
+    # (one made of a request's data) would add headers or end the header
+    # early and begin the body. PSGI forbids them; the application's error
+    # (500, before anything is sent), as cgiplus-wsgi refuses them.
+    for (my $i = -1; $i < @{ $res->[1] }; $i++) {
+        my $v = $i < 0 ? $res->[0] : $res->[1][$i];
+        die "invalid response: a CR, LF or NUL in the status or a header\n" if $v =~ /[\r\n\0]/;
+    }
     $self->{sent} = 1;
     my $out = $self->{out} // \*STDOUT;
     $out->autoflush(1);
@@ -172,7 +180,8 @@ C<psgix.harakiri.commit> has its worker replaced once the response is done,
 3300). C<psgi.input> ends after C<CONTENT_LENGTH> bytes; a chunked upload
 arrives de-chunked with its exact length. It is a stream (no
 C<psgix.input.buffered>): C<seek> fails with C<ESPIPE>, as on a pipe. The
-status line carries HTTP::Status's reason phrase. The responses go out on a
+status line carries HTTP::Status's reason phrase; a CR, LF or NUL in the
+status or a header is the application's error (500). The responses go out on a
 private copy of descriptor 1: what the application prints on STDOUT goes
 to the error log (3156 if the copy could not be made). An application that dies gets a
 500 response (if it had sent nothing yet) and a line on stderr (3151); the
