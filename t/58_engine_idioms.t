@@ -21,7 +21,7 @@ use Apache::TestUtil;
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 88 + 2 * 4;
+plan tests => 90 + 2 * 4;
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -188,6 +188,16 @@ for my $l (['perl', 'pl'], ['py', 'py']) {
     same($lang, "childstdin.$ext", "$lang: a child reading stdin to its end on a GET: nothing, then end of file");
     same($lang, "childstdin.$ext", "$lang: on a POST: the body", '--data', 'a=b&c=d');
     same($lang, "childstdin.$ext?part", "$lang: the script reads 4 bytes, the child the rest", '--data', 'a=b&c=d');
+}
+# No file for the body (TMPDIR missing): said once (3219), and the script
+# reads its body from the requests' pipe as before.
+{
+    my $at = -s $logf;
+    my @got = map { answer('/epynotmp/idioms/bodyecho.py', '--data', "n=$_") } 1 .. 2;
+    ok t_cmp(join('|', @got), "200 text/plain\nbody=[n=1]\n|200 text/plain\nbody=[n=2]\n",
+             'TMPDIR unusable: each body still reaches its script');
+    ok t_cmp(count(log_from($at), qr/CGIPLUS3219: [^\n]*cannot make a file for a request's body/), 1,
+             'TMPDIR unusable: said once (3219)');
 }
 same('py', 'exec.py?q', 'os.exec: the program replaces the script, its output is the rest of the response');
 same('py', 'exec.py?fail', 'an os.exec that fails raises: the script goes on');
