@@ -567,6 +567,38 @@ int cgiplus_conf_begin(request_rec *r, const cgiplus_dir_conf *dc, int ws,
     return n;
 }
 
+/* mod_cgi and mod_cgid bound each CGI process with core's RLimitCPU,
+ * RLimitMEM (address space) and RLimitNPROC of the script's directory: a
+ * plain CGI run of a drop-in scope gets the same soft limits, unless
+ * CGIplusRLimit names its own. (A persistent worker would count its whole
+ * life against RLimitCPU, so those keep CGIplusRLimit alone.) */
+int cgiplus_conf_core_rlimits(request_rec *r, const cgiplus_dir_conf *dc,
+                              const char **names, const char **vals, int max)
+{
+    static const cgp_setting_id rows[3] = { CGP_S_RLIMIT_CPU, CGP_S_RLIMIT_AS,
+                                            CGP_S_RLIMIT_NPROC };
+    core_dir_config *cd = ap_get_core_module_config(r->per_dir_config);
+    const struct rlimit *rl[3] = { cd->limit_cpu, cd->limit_mem, cd->limit_nproc };
+    int i, n = 0;
+
+    for (i = 0; i < 3 && n < max; i++) {
+        apr_uint64_t v;
+        char t[24];
+
+        if (!rl[i] || rl[i]->rlim_cur == RLIM_INFINITY || cgiplus_conf_named(dc, rows[i]))
+            continue;
+        /* 0 means "not set" to the runner; the kernel takes a CPU limit
+         * of 0 as 1 s */
+        v = rl[i]->rlim_cur ? (apr_uint64_t)rl[i]->rlim_cur : 1;
+        if (v > (apr_uint64_t)cgp_settings[rows[i]].max)
+            v = (apr_uint64_t)cgp_settings[rows[i]].max;
+        cgp_setting_format(rows[i], (apr_int64_t)v, t);
+        names[n] = cgp_settings[rows[i]].key;
+        vals[n++] = apr_pstrdup(r->pool, t);
+    }
+    return n;
+}
+
 /* The runner's level for httpd's LogLevel of this module (cgiplus:LEVEL or
  * the server's): notice keeps the runner's info chatter out, as httpd's
  * default warn does. */

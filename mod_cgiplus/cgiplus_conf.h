@@ -100,6 +100,9 @@ const char *cgiplus_conf_store(cmd_parms *cmd, void *dcv, cgp_setting_id id, apr
  * upgrade); returns how many, at most max. */
 int cgiplus_conf_begin(request_rec *r, const cgiplus_dir_conf *dc, int ws,
                        const char **names, const char **vals, int max);
+/* Core's RLimitCPU/MEM/NPROC as BEGIN keys, for a drop-in's plain CGI run. */
+int cgiplus_conf_core_rlimits(request_rec *r, const cgiplus_dir_conf *dc,
+                              const char **names, const char **vals, int max);
 /* Writes the runner's configuration file (runner-wide settings and the
  * users scripts may run as) for the main server s. */
 apr_status_t cgiplus_conf_write_runner(apr_pool_t *p, server_rec *s, const char *path);

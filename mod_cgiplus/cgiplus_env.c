@@ -278,6 +278,8 @@ apr_status_t cgiplus_env_make(cgiplus_req *q)
     else if (q->fcgid) /* its Fcgid* settings: the runner takes the last of a key */
         n += cgiplus_fcgid_begin(r, dc, q->engine ? q->engine : r->filename, bn + n, bv + n,
                                  CGIPLUS_BEGIN_MAX - n);
+    if (q->compat && !q->fcgid && !strcmp(q->mode_name, "cgi"))
+        n += cgiplus_conf_core_rlimits(r, dc, bn + n, bv + n, CGIPLUS_BEGIN_MAX - n);
     for (i = 0; i < n; i++, nb++) {
         begin[nb].name = bn[i];
         begin[nb].val = bv[i];
