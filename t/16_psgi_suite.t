@@ -1,0 +1,119 @@
+# Plack's own conformance suite for PSGI servers (Plack::Test::Suite, the
+# one Starman, HTTP::Server::PSGI and Plack::Handler::FCGI are tested with)
+# through httpd, mod_cgiplus and cgiplus-psgi: each of its tests, its client
+# against its application, passes but for two that httpd decides (below).
+# Starman passes all of them (36 tests, Debian's Plack 1.0050).
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test qw(-withtestmore);
+use Test2::API qw(intercept);
+use lib 't/htdocs/apps';
+use AppTest qw(write_file);
+use Plack::Test::Suite;
+use Plack::LWPish;
+
+my @TEST = @Plack::Test::Suite::TEST;
+my %index = map { $TEST[$_][0] => $_ } 0 .. $#TEST;
+
+# The suite's tests that fail under httpd, by design (docs/APPS.md,
+# "Compared with mod_wsgi and Starman"): name => [why, a request, what
+# httpd gives instead].
+my %differs = (
+    # CGI (RFC 3875) does not pass the credentials to a script: httpd
+    # passes Authorization only with CGIPassAuth On in the scope, as to
+    # any CGI script (mod_cgid the same). The suite passes with it.
+    'handle Authorization header' => ['Authorization only with CGIPassAuth On',
+        sub { my $r = $_[0]->(HTTP::Request->new(GET => 'http://127.0.0.1/', [Authorization => 'Basic XXXX']));
+              return $r->code . ' ' . $r->header('X-AUTHORIZATION') . ' ' . $r->content }, '200 0 no_auth'],
+    # httpd finds the script by the path's file name, which it canonicalises
+    # (apr_filepath_merge), and PATH_INFO is what follows the script in
+    # it: repeated slashes are merged, even with MergeSlashes Off (mod_cgid
+    # the same).
+    'repeated slashes' => ['httpd merges the slashes of PATH_INFO',
+        sub { my $r = $_[0]->(HTTP::Request->new(GET => 'http://127.0.0.1//foo///bar/baz'));
+              return $r->code . ' ' . $r->content }, '200 /foo/bar/baz'],
+);
+
+# Each scope (t/conf/extra.conf.in) its own copy of the suite's application:
+# it picks the test's by the X-Plack-Test header its client sends, behind
+# Plack::Middleware::Lint, as run_server_tests serves it. One of its
+# assertions is the server's ('call close after read IO::Handle-like': the
+# body's close was called), made with ::ok when the server runs in the
+# test's process, as run_server_tests forks it: here ::ok writes it to the
+# error log.
+# [file, what the scope is, the tests that fail there by design]
+my @scopes = (
+    ['suite.t.psgi',       'persistent',                  [sort keys %differs]],
+    ['suite.t.psgi',       'persistent, again',           [sort keys %differs]],
+    ['suite-auth.t.psgi',  'persistent, CGIPassAuth On',  ['repeated slashes']],
+    ['suite-relay.t.psgi', 'through the runner',          [sort keys %differs]],
+    ['suite-cgi.t.psgi',   'as plain CGI',                [sort keys %differs]],
+);
+plan tests => @scopes * @TEST + (keys %differs) + 1;
+
+my $vars = Apache::Test::config()->{vars};
+my $apps = "$vars->{documentroot}/apps";
+my $launcher = "$vars->{top_dir}/lib/perl/cgiplus-psgi";
+for my $file (map { $_->[0] } @scopes) {
+    write_file("$apps/$file", <<"PSGI");
+#!$launcher
+sub main::ok { print STDERR "psgi-suite server ok: \$_[1] (\$ENV{SCRIPT_NAME})\n" if \$_[0] }
+use Plack::Test::Suite;
+use Plack::Middleware::Lint;
+Plack::Middleware::Lint->wrap(Plack::Test::Suite->test_app_handler);
+PSGI
+}
+
+# run_server_tests' client, the application under the script's path (the
+# suite's clients read PLACK_TEST_SCRIPT_NAME too).
+my $ua = Plack::LWPish->new(no_proxy => [qw/127.0.0.1/]);
+sub sender {
+    my ($i) = @_;
+    return sub {
+        my $req = shift;
+        $req->uri->port($vars->{port});
+        $req->uri->path($ENV{PLACK_TEST_SCRIPT_NAME} . $req->uri->path);
+        $req->header('X-Plack-Test' => $i);
+        return $ua->request($req);
+    };
+}
+
+# The suite's test I: its failures' diagnostics ('' if it passed).
+sub run_one {
+    my ($i) = @_;
+    my $events = intercept { $TEST[$i][1]->(sender($i)) };
+    my $failed = grep { $_->isa('Test2::Event::Ok') && !$_->effective_pass } @$events;
+    my @diag = map { $_->isa('Test2::Event::Diag') ? $_->message : () } @$events;
+    return $failed ? join("\n", @diag) || 'failed' : '';
+}
+
+for my $scope (@scopes) {
+    my ($file, $what, $fail) = @$scope;
+    local $ENV{PLACK_TEST_SCRIPT_NAME} = "/apps/$file";
+    my %fail = map { $_ => 1 } @$fail;
+    for my $i (0 .. $#TEST) {
+        my $name = $TEST[$i][0];
+        my $diag = run_one($i);
+        if ($fail{$name}) {
+            ok($diag ne '', "$name ($what): fails, $differs{$name}[0]");
+        } else {
+            ok($diag eq '', "$name ($what)") or diag $diag;
+        }
+    }
+}
+$ENV{PLACK_TEST_SCRIPT_NAME} = '/apps/suite.t.psgi';
+for my $name (sort keys %differs) {
+    my (undef, $client, $want) = @{ $differs{$name} };
+    is($client->(sender($index{$name})), $want, "$name: what httpd gives");
+}
+
+# The body's close, once a run (persistent and plain CGI alike).
+my $log = "$vars->{t_logs}/error_log";
+my @closed;
+for (1 .. 50) {
+    @closed = grep { /psgi-suite server ok: closed / } split /\n/, do { local (@ARGV, $/) = ($log); <> } // '';
+    last if @closed >= @scopes;
+    select undef, undef, undef, 0.1;
+}
+is(join('|', map { /\((\S+)\)$/ ? $1 : $_ } @closed), join('|', map { "/apps/$_->[0]" } @scopes),
+   "the suite's server-side assertion: each response body's close is called");
