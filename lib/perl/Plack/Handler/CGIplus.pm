@@ -100,7 +100,28 @@ sub setup_env {
     # The runner hands the body de-chunked with an exact CONTENT_LENGTH:
     # the client's Transfer-Encoding no longer describes it.
     delete $env->{HTTP_TRANSFER_ENCODING} if ($env->{CONTENT_LENGTH} // '') =~ /\A[0-9]+\z/;
+    _raw_slashes($env);
     return $env;
+}
+
+# httpd finds the script by the path as a file name, canonicalised, so
+# PATH_INFO has repeated slashes merged (even with MergeSlashes Off):
+# "/app.psgi//a///b" gave "/a/b", where Starman, and under httpd
+# Plack::Handler::FCGI and ::Apache2, give "//a///b" (Plack::Test::Suite's
+# "repeated slashes"). They are taken back from REQUEST_URI, the path as
+# sent, when it is SCRIPT_NAME and PATH_INFO with more slashes and nothing
+# else (a rewrite, dot segments, an encoded slash: httpd's stays).
+sub _raw_slashes {
+    my ($env) = @_;
+    my ($sn, $pi) = ($env->{SCRIPT_NAME} // '', $env->{PATH_INFO} // '');
+    return unless $pi =~ m{\A/} && defined $env->{REQUEST_URI};
+    my ($raw) = $env->{REQUEST_URI} =~ m{\A(?:[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*)?([^?#]*)};
+    return unless defined $raw && $raw =~ m{//};
+    $raw =~ s/%([0-9A-Fa-f]{2})/chr hex $1/ge;
+    my $script = join '/+', map { quotemeta } split m{/}, $sn, -1;
+    return unless $raw =~ m{\A$script(/.*)\z}s;
+    my $rest = $1;
+    $env->{PATH_INFO} = $rest if $rest ne $pi && ($rest =~ s{/+}{/}gr) eq $pi;
 }
 
 # Plack::Handler::CGI's, but for the status line: its own table of reason
@@ -179,8 +200,9 @@ true, C<psgix.harakiri> true: an application that sets
 C<psgix.harakiri.commit> has its worker replaced once the response is done,
 3300). C<psgi.input> ends after C<CONTENT_LENGTH> bytes; a chunked upload
 arrives de-chunked with its exact length. It is a stream (no
-C<psgix.input.buffered>): C<seek> fails with C<ESPIPE>, as on a pipe. The
-status line carries HTTP::Status's reason phrase; a CR, LF or NUL in the
+C<psgix.input.buffered>): C<seek> fails with C<ESPIPE>, as on a pipe.
+C<PATH_INFO> keeps repeated slashes as sent (httpd merges them; they are
+taken back from C<REQUEST_URI>). The status line carries HTTP::Status's reason phrase; a CR, LF or NUL in the
 status or a header is the application's error (500). The responses go out on a
 private copy of descriptor 1: what the application prints on STDOUT goes
 to the error log (3156 if the copy could not be made). An application that dies gets a
