@@ -43,6 +43,10 @@ my @scopes = (
     ['suite-auth.t.psgi',  'persistent, CGIPassAuth On',  []],
     ['suite-relay.t.psgi', 'through the runner',          [sort keys %differs]],
     ['suite-cgi.t.psgi',   'as plain CGI',                [sort keys %differs]],
+    ['suite-reload.t.psgi', 'persistent, --reload',       [sort keys %differs]],
+    # Plack's own FastCGI handler (which Plack tests with the suite) as a
+    # FastCGI worker (CGIplusMode fastcgi), for the FastCGI path.
+    ['suite-fcgi.t.psgi',  'Plack::Handler::FCGI',        [sort keys %differs]],
 );
 # Repeated slashes in PATH_INFO (the suite's 'repeated slashes'), and
 # where they are not taken back: request path => SCRIPT_NAME|PATH_INFO.
@@ -62,12 +66,16 @@ my $vars = Apache::Test::config()->{vars};
 my $apps = "$vars->{documentroot}/apps";
 my $launcher = "$vars->{top_dir}/lib/perl/cgiplus-psgi";
 for my $file (map { $_->[0] } @scopes) {
+    my $first = $file =~ /fcgi/ ? "#!$^X\nuse Plack::Handler::FCGI;"
+              : $file =~ /reload/ ? "#!$launcher --reload" : "#!$launcher";
+    my $run = $file =~ /fcgi/ ? 'Plack::Handler::FCGI->new->run($app);' : '$app;';
     write_file("$apps/$file", <<"PSGI");
-#!$launcher
-sub main::ok { print STDERR "psgi-suite server ok: \$_[1] (\$ENV{SCRIPT_NAME})\n" if \$_[0] }
+$first
+sub main::ok { print STDERR "psgi-suite server ok: \$_[1] ($file)\n" if \$_[0] }
 use Plack::Test::Suite;
 use Plack::Middleware::Lint;
-Plack::Middleware::Lint->wrap(Plack::Test::Suite->test_app_handler);
+my \$app = Plack::Middleware::Lint->wrap(Plack::Test::Suite->test_app_handler);
+$run
 PSGI
 }
 
@@ -114,7 +122,7 @@ for my $name (sort keys %differs) {
     is($client->(sender($index{$name})), $want, "$name: what httpd gives");
 }
 
-# The body's close, once a run (persistent and plain CGI alike).
+# The body's close, once in each pass.
 my $log = "$vars->{t_logs}/error_log";
 my @closed;
 for (1 .. 50) {
@@ -122,7 +130,7 @@ for (1 .. 50) {
     last if @closed >= @scopes;
     select undef, undef, undef, 0.1;
 }
-is(join('|', map { /\((\S+)\)$/ ? $1 : $_ } @closed), join('|', map { "/apps/$_->[0]" } @scopes),
+is(join('|', sort map { /\((\S+)\)$/ ? $1 : $_ } @closed), join('|', sort map { $_->[0] } @scopes),
    "the suite's server-side assertion: each response body's close is called");
 
 write_file("$apps/paths.t.psgi", <<"PSGI");
