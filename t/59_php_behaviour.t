@@ -127,7 +127,7 @@ write_file("$app/tl.php", <<'PHP', 0644);
 set_time_limit(1);
 echo "start\n";
 $t = microtime(true);
-while (microtime(true) - $t < 4) { for ($i = 0; $i < 100000; $i++); }
+while (microtime(true) - $t < 10) { for ($i = 0; $i < 100000; $i++); }
 echo "not reached\n";
 PHP
 write_file("$app/post.php", <<'PHP', 0644);
@@ -295,7 +295,7 @@ for my $side (@sides) {
     my ($rtf1) = $one =~ /"rtf":([\d.]+)/;
     my ($rtf2, $age) = $two =~ /"rtf":([\d.]+),"age":([\d.eE-]+)/;
     ok t_cmp($rtf2 > $rtf1 ? 1 : 0, 1, "$side: REQUEST_TIME_FLOAT is the request's own ($rtf1, then $rtf2)");
-    ok t_cmp($age < 0.5 ? 1 : 0, 1, "$side: REQUEST_TIME_FLOAT is when the request began ($age s before the script read it)");
+    ok t_cmp($age < 2 ? 1 : 0, 1, "$side: REQUEST_TIME_FLOAT is when the request began ($age s before the script read it)");
 
     # error_log(): the virtual host's log, a line each, a long message whole
     exchange($p, 'GET', "/app/elog.php?tag=$side", []);
