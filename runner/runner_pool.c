@@ -639,12 +639,12 @@ void runner_pool_dispatch(runner_pool *p)
     runner_pool_rearm(p);
 }
 
-/* Workers of an older generation (the script file changed) finish what
- * they do and go; new requests meet new workers. */
-static void roll_over(runner_pool *p, const struct stat *st)
+/* Workers of an older generation finish what they do and go (why: the
+ * script file changed, or a reload); new requests meet new workers, which
+ * read the script and what it loads again. Counts them in idle and busy. */
+static void roll_workers(runner_pool *p, runner_wend why, unsigned *idle, unsigned *busy)
 {
     runner_worker *w, *wn;
-    unsigned idle = 0, busy = 0;
     p->gen++;
     p->fail_streak = 0;
     p->backoff_until = 0;
@@ -655,11 +655,17 @@ static void roll_over(runner_pool *p, const struct stat *st)
         if (w->gen == p->gen || w->state == RUNNER_W_STOPPING || w->state == RUNNER_W_DEAD)
             continue;
         if (w->state == RUNNER_W_IDLE)
-            idle++;
+            (*idle)++;
         else
-            busy++;
-        runner_worker_stop(w, RUNNER_END_DEPLOY, 0);
+            (*busy)++;
+        runner_worker_stop(w, why, 0);
     }
+}
+
+static void roll_over(runner_pool *p, const struct stat *st)
+{
+    unsigned idle = 0, busy = 0;
+    roll_workers(p, RUNNER_END_DEPLOY, &idle, &busy);
     runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2065) "%s changed (inode %llu, %lld byte%s): pool "
                "#%llu rolls over to generation %u; %u idle worker%s %s, %u busy %s after "
                "%s request", p->script, (unsigned long long)st->st_ino, (long long)st->st_size,
@@ -1021,6 +1027,21 @@ void runner_pool_declared(void)
 void runner_pool_reload(void)
 {
     runner_pool *p;
+    unsigned pools = 0, idle = 0, busy = 0;
+    /* As mod_fcgid and mod_wsgi restart their processes with httpd: every
+     * pool rolls over, so php.ini, modules and files a worker read at start
+     * are read again (the runner, its queues and its connections stay). */
+    TAILQ_FOREACH(p, &runner_g.pools, link)
+        if (!p->retired && p->nworkers) {
+            roll_workers(p, RUNNER_END_RELOAD, &idle, &busy);
+            pools++;
+        }
+    if (pools)
+        runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2060) "reload: %u pool%s roll%s over to new "
+                   "workers; %u idle worker%s %s, %u busy %s after %s request", pools,
+                   CGIPLUS_S(pools), pools == 1 ? "s" : "", idle, CGIPLUS_S(idle),
+                   idle == 1 ? "stops" : "stop", busy, busy == 1 ? "one" : "ones",
+                   busy == 1 ? "its" : "their");
     runner_pool_declared();
     TAILQ_FOREACH(p, &runner_g.pools, link) {
         runner_table_pool_sync(p); /* slow_request may have changed */

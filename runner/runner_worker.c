@@ -224,7 +224,7 @@ void runner_worker_on_exec(runner_ev *ev, uint32_t events)
 const char *runner_wend_name(runner_wend e)
 {
     static const char *const names[RUNNER_END_N_] = {
-        "none", "idle", "lifetime", "max_requests", "timeout", "aborted", "deploy",
+        "none", "idle", "lifetime", "max_requests", "timeout", "aborted", "deploy", "reload",
         "retired", "evicted", "shutdown", "broken", "exec_failed", "exited", "crashed"
     };
     return (unsigned)e < RUNNER_END_N_ ? names[e] : "?";

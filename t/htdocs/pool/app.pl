@@ -9,7 +9,9 @@
 # saying the worker has its request, before anything else), hold=FILE
 # (wait, at most 30 s, until FILE exists: the test decides when the
 # request ends), body (reads the body: "cl=CONTENT_LENGTH got=BYTES sum=S"),
-# quit (exit 0 after ending the request, as a script that recycles itself).
+# quit (exit 0 after ending the request, as a script that recycles itself),
+# startconf=FILE (FILE's first line as this worker read it at its first
+# request: a configuration read once, as php.ini is).
 use strict;
 use warnings;
 use FindBin;
@@ -19,6 +21,7 @@ use Time::HiRes qw(sleep);
 
 $| = 1;
 my $n = 0;
+my %startconf;
 while (CGIplus::accept()) {
     $n++;
     my %q;
@@ -44,6 +47,12 @@ while (CGIplus::accept()) {
     my ($pool) = map { $ENV{$_} } sort grep { /^POOL_/ } keys %ENV;
     print "pid=$$ n=$n pool=", ($pool // ''), " uri=", ($ENV{REQUEST_URI} // ''), "\n";
     print 'answer=', CGIplus::callout($q{callout}), "\n" if exists $q{callout};
+    if (exists $q{startconf}) {
+        $startconf{$q{startconf}} //= do {
+            open my $fh, '<', $q{startconf} or die "$q{startconf}: $!";
+            scalar <$fh> // '' };
+        print "startconf=$startconf{$q{startconf}}";
+    }
     if (exists $q{body}) {
         my $b = '';
         1 while read(STDIN, $b, 65536, length $b);
