@@ -22,7 +22,7 @@ sub limits {
 my $cgid = limits('/cgid-rlimit/limits.sh');
 ok t_cmp($cgid->{'cpu time'}, 1, 'mod_cgid: RLimitCPU 1');
 ok t_cmp($cgid->{'address space'}, 900000000, 'mod_cgid: RLimitMEM');
-ok t_cmp($cgid->{processes}, 2000, 'mod_cgid: RLimitNPROC');
+ok t_cmp($cgid->{processes}, 60000, 'mod_cgid: RLimitNPROC');
 
 for my $i (1, 2) {
     my $ours = limits('/compat-rlimit/limits.sh');
@@ -33,7 +33,7 @@ for my $i (1, 2) {
 
 my $own = limits('/compat-rlimit-own/limits.sh');
 ok t_cmp($own->{'cpu time'}, 5, 'CGIplusRLimit cpu wins over RLimitCPU');
-ok t_cmp($own->{processes}, 3000, 'CGIplusRLimit nproc wins over RLimitNPROC');
+ok t_cmp($own->{processes}, 61000, 'CGIplusRLimit nproc wins over RLimitNPROC');
 ok t_cmp($own->{'address space'}, 900000000, 'RLimitMEM still applies beside them');
 
 my $plus = limits('/compat-rlimit-plus/limits.sh');
