@@ -1,0 +1,2 @@
+# found through the sys.path entry siblings/one/addlib.py adds
+WHERE = "libone"

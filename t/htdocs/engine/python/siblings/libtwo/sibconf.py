@@ -1,0 +1,2 @@
+# found through the sys.path entry siblings/two/addlib.py adds
+WHERE = "libtwo"
