@@ -12,7 +12,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/apps';
 use AppTest qw(write_file curl url);
 
-plan tests => 27;
+plan tests => 29;
 
 my $vars = Apache::Test::config()->{vars};
 my $apps = "$vars->{documentroot}/apps";
@@ -117,3 +117,15 @@ ok t_cmp($body, "flask hits=" . (($clhits // 0) + 1) . " pid=" . ($clpid // 0) .
 (undef, undef, $body) = curl(url('/apps/flaskcl.cgp/where'));
 ok t_cmp($body, qr{^/usr/bin/python3 /usr/lib/python3/dist-packages/flask/__init__\.py$},
          "Debian's python3 and Flask (python3-flask) serve it (workers' PATH)");
+
+# The application's sys.path: the interpreter's, then the .cgp file's
+# directory, as under mod_wsgi (python-path, then the interpreter's). The
+# launcher's own directory (bindir, or lib/python here) and its library's
+# are not the application's: the first stood ahead of the standard library
+# and site-packages, where a .py file in bindir hid a module of theirs.
+(undef, undef, $body) = curl(url("$u/syspath"));
+my @path = split /\n/, $body;
+ok t_cmp(scalar(grep { $_ eq "$vars->{top_dir}/lib/python" } @path), 0,
+         "the launcher's directory is not on the application's sys.path");
+ok t_cmp("$path[0] | $path[-1]", qr{^/usr/lib/python3\S*\.zip \| \Q$apps\E$},
+         "the interpreter's first, the .cgp file's directory last");

@@ -57,3 +57,9 @@ def whoami():
 def uni(name):
     return ("name=%s path=%s\n" % (name, request.path), 200,
             {"Content-Type": "text/plain; charset=utf-8"})
+
+
+@app.route("/syspath")
+def syspath():
+    import sys
+    return ("\n".join(sys.path) + "\n", 200, {"Content-Type": "text/plain"})
