@@ -5,7 +5,8 @@
 # both the one of whichever ran first), and a script beside neither finds
 # none; nor does one of the standard library's hide a script's own module
 # of that name, or the other way round, nor a namespace package leak; a
-# changed package is read again with its submodule. Each
+# changed package is read again with its submodule; a helper that imports
+# __main__ reads each run's. Each
 # directory's stay loaded between its runs (the gain). Each
 # answer as mod_cgid's (but for the run count and the pid), on one engine.
 use strict;
@@ -15,7 +16,7 @@ use Apache::TestUtil;
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 24;
+plan tests => 28;
 
 sub answer {
     my ($path) = @_;
@@ -64,6 +65,13 @@ ok t_cmp(answer('/epy/siblings/two/shadow.py'), qr/^colorsys=two's colorsys$/m, 
 same('one/usens.py', 'a namespace package beside the script');
 same('topns.py', 'a script beside none finds none');
 same('one/usens.py', 'one/usens.py again');
+# a helper that imports __main__ as it loads and reads the script's
+# globals from it: each run's, as in a process (it held the first run's
+# __main__, emptied at its end)
+same('one/usemain.py?first', 'a helper reading __main__: the first run');
+same('one/usemain.py?second', "the second run: its own __main__");
+same('two/who.py', 'another directory in between');
+same('one/usemain.py?third', "the third run: its own __main__");
 # a package beside the script, its __init__.py changed: read again with
 # its submodule (a submodule left loaded is not the new package's attribute)
 my $pkg = 't/htdocs/engine/python/siblings/one/sibpkg';
