@@ -21,7 +21,7 @@ use Apache::TestUtil;
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 90 + 2 * 4;
+plan tests => 94 + 2 * 4;
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -215,6 +215,14 @@ ok t_cmp(answer('/eperl/idioms/where.pl'), qr/^\$0 ROOT\/engine\/perl\/idioms\/w
 same('py', 'where.py', "through a link: sys.path[0] the file's directory, sys.argv[0] and __file__ the link, the working directory the link's");
 ok t_cmp(answer('/epy/idioms/where.py'), qr/^path0 ROOT\/engine\/python\/idioms\/real\n.*^sibling the real directory's$/ms,
          "so a module beside the file imports, as python3 finds it");
+# Switches on a python #! line, which the kernel passes to python3:
+# -u (what the script writes goes out as it writes, before a child's
+# output), -O, -W. The engine ignored them: the -u script's child wrote
+# before its header (500), asserts ran, the warning passed.
+same('py', 'switch_u.py', '#!/usr/bin/python3 -u: unbuffered, a child writes after the header');
+same('py', 'switch_none.py', 'and the next script buffered again (a 500 under both)');
+same('py', 'switch_O.py', '#!/usr/bin/python3 -O: asserts and __debug__ off');
+same('py', 'switch_W.py', '#!/usr/bin/python3 -W error::UserWarning: the filter applies');
 ok t_cmp(engine_pid('py', 'py'), $ypid, 'one Python engine served all of it');
 
 # printenv: the response complete (the script's last line comes), twice;
