@@ -21,7 +21,7 @@ use Apache::TestUtil;
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 99 + 2 * 4;
+plan tests => 101 + 2 * 4;
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -223,18 +223,21 @@ same('py', 'switch_u.py', '#!/usr/bin/python3 -u: unbuffered, a child writes aft
 same('py', 'switch_none.py', 'and the next script buffered again (a 500 under both)');
 same('py', 'switch_O.py', '#!/usr/bin/python3 -O: asserts and __debug__ off');
 same('py', 'switch_W.py', '#!/usr/bin/python3 -W error::UserWarning: the filter applies');
-# and PYTHONUNBUFFERED, PYTHONWARNINGS from SetEnv, as python3 reads them
-# under CGI, unless -E; then a run without them
+# and PYTHONUNBUFFERED, PYTHONWARNINGS, PYTHONIOENCODING from SetEnv, as
+# python3 reads them under CGI, unless -E; then a run without them
 for my $s (['switch_none.py', 'SetEnv PYTHONUNBUFFERED 1: unbuffered'],
+           ['enc.py', 'SetEnv PYTHONIOENCODING latin-1: the streams encode so', '--data-binary', "\xe9t\xe9"],
            ['warn.py', 'SetEnv PYTHONWARNINGS error::UserWarning: the filter applies'],
            ['switch_E.py', '#!/usr/bin/python3 -E: no PYTHONUNBUFFERED (a 500 under both)']) {
-    my $want = answer("/cgidpyenv/idioms/$s->[0]");
-    my @got = map { answer("/epyenv/idioms/$s->[0]") } 1 .. 2;
-    ok t_cmp("$got[0]\n--\n$got[1]", "$want\n--\n$want", "$s->[1]: as under mod_cgid, twice");
+    my ($script, $name, @args) = @$s;
+    my $want = answer("/cgidpyenv/idioms/$script", @args);
+    my @got = map { answer("/epyenv/idioms/$script", @args) } 1 .. 2;
+    ok t_cmp("$got[0]\n--\n$got[1]", "$want\n--\n$want", "$name: as under mod_cgid, twice");
 }
 ok t_cmp(answer('/epyenv/idioms/switch_none.py'), qr/^before the child\nfrom the child\n/m,
          'PYTHONUNBUFFERED: the child writes after the header');
 same('py', 'warn.py', 'without PYTHONWARNINGS: the warning passes');
+same('py', 'enc.py', "without PYTHONIOENCODING: the engine's encoding again", '--data-binary', "\xc3\xa9t\xc3\xa9");
 ok t_cmp(engine_pid('py', 'py'), $ypid, 'one Python engine served all of it');
 
 # printenv: the response complete (the script's last line comes), twice;
