@@ -21,7 +21,7 @@ use Apache::TestUtil;
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 101 + 2 * 4;
+plan tests => 105 + 2 * 4;
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -223,10 +223,11 @@ same('py', 'switch_u.py', '#!/usr/bin/python3 -u: unbuffered, a child writes aft
 same('py', 'switch_none.py', 'and the next script buffered again (a 500 under both)');
 same('py', 'switch_O.py', '#!/usr/bin/python3 -O: asserts and __debug__ off');
 same('py', 'switch_W.py', '#!/usr/bin/python3 -W error::UserWarning: the filter applies');
-# and PYTHONUNBUFFERED, PYTHONWARNINGS, PYTHONIOENCODING from SetEnv, as
-# python3 reads them under CGI, unless -E; then a run without them
+# and PYTHONUNBUFFERED, PYTHONWARNINGS, PYTHONIOENCODING, PYTHONPATH from
+# SetEnv, as python3 reads them under CGI, unless -E; then a run without them
 for my $s (['switch_none.py', 'SetEnv PYTHONUNBUFFERED 1: unbuffered'],
            ['enc.py', 'SetEnv PYTHONIOENCODING latin-1: the streams encode so', '--data-binary', "\xe9t\xe9"],
+           ['pythonpath.py', 'SetEnv PYTHONPATH: a module from there, after the script\'s directory'],
            ['warn.py', 'SetEnv PYTHONWARNINGS error::UserWarning: the filter applies'],
            ['switch_E.py', '#!/usr/bin/python3 -E: no PYTHONUNBUFFERED (a 500 under both)']) {
     my ($script, $name, @args) = @$s;
@@ -237,6 +238,13 @@ for my $s (['switch_none.py', 'SetEnv PYTHONUNBUFFERED 1: unbuffered'],
 ok t_cmp(answer('/epyenv/idioms/switch_none.py'), qr/^before the child\nfrom the child\n/m,
          'PYTHONUNBUFFERED: the child writes after the header');
 same('py', 'warn.py', 'without PYTHONWARNINGS: the warning passes');
+same('py', 'pythonpath.py', 'without PYTHONPATH: no such module');
+# on one engine, with PYTHONPATH, then without: the module found there is
+# not the run's without it (the modules of a directory are kept per
+# PYTHONPATH)
+same('py', 'pythonpath.py', 'a PYTHONPATH for one request: the module from there',
+     '-H', 'X-With-Pythonpath: 1');
+same('py', 'pythonpath.py', 'and the next without it: no such module');
 same('py', 'enc.py', "without PYTHONIOENCODING: the engine's encoding again", '--data-binary', "\xc3\xa9t\xc3\xa9");
 ok t_cmp(engine_pid('py', 'py'), $ypid, 'one Python engine served all of it');
 
