@@ -4,18 +4,25 @@
  * processes of its own domain or of one nested in it: no script reaches
  * another worker, of its pool or another, nor an httpd child, even under
  * its own uid. From ABI 6 the domain also scopes signals: a script signals
- * its own processes only. No file access is restricted: the ruleset
- * handles making block devices, which no script may do anyway, and moving
- * files between directories, which its one rule allows everywhere (every
- * domain refuses a link or rename across directories, EXDEV, unless a rule
- * allows it: git's receive-pack, an upload moved into place). */
+ * its own processes only. Writing another process's files under /proc is
+ * refused: oom_score_adj and autogroup (the OOM killer's choice, a CPU
+ * share) take no ptrace access, only the file's owner, and every worker of
+ * a uid owns those of the others; its own /proc/PID stays writable. No
+ * other file access is restricted: the ruleset also handles making block
+ * devices, which no script may do anyway, and moving files between
+ * directories, which a rule allows everywhere (every domain refuses a link
+ * or rename across directories, EXDEV, unless a rule allows it: git's
+ * receive-pack, an upload moved into place). */
 #include "runner_types.h" /* _GNU_SOURCE */
 #include "runner_landlock.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <string.h>
 #include <linux/landlock.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -53,31 +60,90 @@ int runner_landlock_scopes_signals(void)
     return ll_abi >= LL_ABI_SCOPES;
 }
 
+#if defined(SYS_landlock_create_ruleset) && defined(SYS_landlock_restrict_self) \
+    && defined(SYS_landlock_add_rule)
+static int allow(int rs, int fd, uint64_t access)
+{
+    struct landlock_path_beneath_attr pb = { .allowed_access = access, .parent_fd = fd };
+    return (int)syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
+}
+
+/* Writes beneath every entry of / but a procfs (/proc), and beneath the
+ * child's own /proc/PID (its threads' too): the rest of /proc is another
+ * process's. Entries are read with getdents64, no malloc after fork. A
+ * rule a file system refuses leaves that entry unwritable: -1, and the
+ * caller makes a domain without the write rules instead. 0, or -1. */
+static int allow_writes(int rs)
+{
+    const uint64_t w = LANDLOCK_ACCESS_FS_WRITE_FILE;
+    _Alignas(8) char buf[4096];
+    int root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = -1, fd;
+    long n;
+
+    if (root < 0)
+        return -1;
+    while ((n = syscall(SYS_getdents64, root, buf, sizeof(buf))) > 0)
+        for (long at = 0; at < n;) {
+            /* struct linux_dirent64: u64 ino, s64 off, u16 reclen, u8 type, name */
+            unsigned short reclen;
+            memcpy(&reclen, buf + at + 16, sizeof(reclen));
+            const char *name = buf + at + 19;
+            struct statfs sf;
+            at += reclen;
+            if (!strcmp(name, ".") || !strcmp(name, ".."))
+                continue;
+            if ((fd = openat(root, name, O_PATH | O_CLOEXEC)) < 0)
+                continue; /* a dangling symbolic link: nothing to write there */
+            if (fstatfs(fd, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC) {
+                close(fd);
+                continue;
+            }
+            int r = allow(rs, fd, w);
+            close(fd);
+            if (r < 0)
+                goto out;
+        }
+    if (n < 0 || (fd = open("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+        goto out;
+    rc = allow(rs, fd, w);
+    close(fd);
+out:
+    close(root);
+    return rc;
+}
+#endif
+
 int runner_landlock_enter(void)
 {
 #if defined(SYS_landlock_create_ruleset) && defined(SYS_landlock_restrict_self) \
     && defined(SYS_landlock_add_rule)
     struct ll_ruleset_attr attr = {
-        .handled_access_fs = LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_REFER,
+        .handled_access_fs = LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_REFER |
+                             LANDLOCK_ACCESS_FS_WRITE_FILE,
         .scoped = ll_abi >= LL_ABI_SCOPES ? LL_SCOPE_SIGNAL : 0,
     };
-    struct landlock_path_beneath_attr everywhere = { .allowed_access = LANDLOCK_ACCESS_FS_REFER,
-                                                     .parent_fd = -1 };
-    int rc = -1, fd = -1;
+    int rc = -1, fd = -1, top = -1;
 
     if (ll_abi < 2) {
         errno = EOPNOTSUPP;
         goto out;
     }
-    fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
-    everywhere.parent_fd = open("/", O_PATH | O_CLOEXEC);
-    if (fd < 0 || everywhere.parent_fd < 0 ||
-        syscall(SYS_landlock_add_rule, fd, LANDLOCK_RULE_PATH_BENEATH, &everywhere, 0) < 0)
+    if ((top = open("/", O_PATH | O_CLOEXEC)) < 0)
         goto out;
-    rc = (int)syscall(SYS_landlock_restrict_self, fd, 0);
+    for (int writes = 1; writes >= 0 && rc < 0; writes--) {
+        if (!writes) /* a rule refused: the domain as before, writes unhandled */
+            attr.handled_access_fs &= ~(uint64_t)LANDLOCK_ACCESS_FS_WRITE_FILE;
+        if (fd >= 0)
+            close(fd);
+        fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+        if (fd < 0 || allow(fd, top, LANDLOCK_ACCESS_FS_REFER) < 0)
+            goto out;
+        if (!writes || allow_writes(fd) == 0)
+            rc = (int)syscall(SYS_landlock_restrict_self, fd, 0);
+    }
 out:
-    if (everywhere.parent_fd >= 0)
-        close(everywhere.parent_fd);
+    if (top >= 0)
+        close(top);
     if (fd >= 0)
         close(fd);
     return rc;

@@ -528,7 +528,8 @@ int main(int argc, char **argv)
         if (abi > 0)
             runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2913) "each worker starts in a Landlock "
                        "domain of its own (ABI %d): no script can ptrace another worker or an "
-                       "httpd child, nor read their memory or /proc/PID/environ%s", abi,
+                       "httpd child, nor read their memory or /proc/PID/environ, nor write "
+                       "another process's /proc files%s", abi,
                        runner_landlock_scopes_signals()
                            ? ", nor signal them"
                            : "; it can still signal processes of its user (scoping signals "
