@@ -202,6 +202,17 @@ void cgiplus_body_reset(cgiplus_body_in *in, const char *data, apr_size_t len,
     APR_BRIGADE_INSERT_TAIL(in->bb, apr_bucket_eos_create(ba));
 }
 
+int cgiplus_body_filtered(request_rec *r)
+{
+    ap_filter_t *f;
+
+    /* above HTTP_IN (a protocol filter): the body's content, not its framing */
+    for (f = r->input_filters; f; f = f->next)
+        if (f->frec->ftype < AP_FTYPE_PROTOCOL)
+            return 1;
+    return 0;
+}
+
 unsigned cgiplus_body_cause(request_rec *r, int status)
 {
     if (r->connection->aborted)

@@ -45,6 +45,9 @@ int cgiplus_body_read(request_rec *r, cgiplus_body_in *in, apr_off_t max, int fl
  * ours may answer first). OK (a body that failed already is left alone) or
  * an HTTP status (logged), as cgiplus_body_read. */
 int cgiplus_body_drain(request_rec *r, cgiplus_body_in *in);
+/* Whether an input filter above the protocol's (SetInputFilter: mod_sed,
+ * mod_deflate) may change r's body, and so its length. */
+int cgiplus_body_filtered(request_rec *r);
 /* The cause (enum cgp_cause) a failure to read r's body, answered with
  * status, is counted under: the client left, too large, or a bad body. */
 unsigned cgiplus_body_cause(request_rec *r, int status);

@@ -224,6 +224,17 @@ apr_status_t cgiplus_env_make(cgiplus_req *q)
         apr_table_unset(r->subprocess_env, "CONTENT_LENGTH");
         apr_table_unset(r->subprocess_env, "HTTP_TRANSFER_ENCODING");
     }
+    /* An input filter may change the body (SetInputFilter Sed, DEFLATE):
+     * the client's Content-Length is then not what the script reads, and
+     * the runner would cut the body there or refuse it as short. A body
+     * read whole has its length counted here; a longer one through such a
+     * filter is counted by the runner, as a chunked one. */
+    else if (q->in.bb && apr_table_get(r->subprocess_env, "CONTENT_LENGTH")) {
+        if (q->in.eos && q->in.got != q->in.cl)
+            apr_table_setn(r->subprocess_env, "CONTENT_LENGTH", apr_off_t_toa(r->pool, q->in.got));
+        else if (!q->in.eos && cgiplus_body_filtered(r))
+            apr_table_unset(r->subprocess_env, "CONTENT_LENGTH");
+    }
     /* httpd's ap_add_cgi_vars gives CONTENT_LENGTH only from the request's
      * Content-Length: a GET has none under mod_cgid, whose scripts a
      * drop-in scope or a CGI engine runs, nor under php-fpm (mod_proxy_fcgi
