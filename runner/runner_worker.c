@@ -642,8 +642,15 @@ void runner_worker_orphaned(runner_worker *w)
             w->kind->feed(w);
         }
     } else if (runner_req_body_short(r) && !w->dl_orphan) {
-        /* It may be blocked reading a body that will never come. */
-        w->dl_orphan = runner_g.now + RUNNER_ORPHAN_GRACE_MS;
+        /* It may be blocked reading a body that will never come: most
+         * likely once it has taken every byte it was given (its stdin is
+         * empty), and the pool waits for it; one that reads no more, or
+         * not yet, gets the longer grace to reach its sentinel. */
+        int held = 1;
+        if (w->body_peer >= 0 && !runner_spool_pending(&r->body) &&
+            ioctl(w->body_peer, FIONREAD, &held) < 0)
+            held = 1;
+        w->dl_orphan = runner_g.now + (held ? RUNNER_ORPHAN_GRACE_MS : RUNNER_ORPHAN_TAKEN_MS);
     }
     runner_worker_rearm(w);
     runner_worker_update(w); /* no client back-pressure any more */

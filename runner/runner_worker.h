@@ -26,6 +26,7 @@
 #define RUNNER_MARK_PREFIX_LEN  12u     /* "CGIPLUS-EOF-" */
 #define RUNNER_MARK_LEN         (RUNNER_MARK_PREFIX_LEN + 32u)
 #define RUNNER_ORPHAN_GRACE_MS  5000u   /* orphan waiting for a body that never comes */
+#define RUNNER_ORPHAN_TAKEN_MS  300u    /* the same, once it took every byte it was given */
 #define RUNNER_EOF_REAP_MS      2000u   /* closed stdout but did not exit */
 #define RUNNER_DRAIN_MS         60000u  /* drain bound when neither an output timeout nor httpd's Timeout is known */
 #define RUNNER_GONE_DRAIN_MS    5000u   /* a worker whose client left: to its sentinel, or stopped */
