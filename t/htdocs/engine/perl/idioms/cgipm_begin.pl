@@ -1,0 +1,9 @@
+#!/usr/bin/perl
+# CGI.pm's upload limit set as the script compiles (a BEGIN block).
+use strict;
+use warnings;
+use CGI;
+BEGIN { $CGI::POST_MAX = 100 }
+my $q = CGI->new;
+print $q->header(-type => 'text/plain');
+print "begin: post_max=$CGI::POST_MAX error=", ($q->cgi_error // '-'), "\n";
