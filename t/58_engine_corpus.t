@@ -27,7 +27,7 @@ my %corpus = (
         ['parse.pl?a=1&b=x+y&a=2'], ['parse.pl', '--data', 'p=%41&q='],
         ['warnbrowser.pl'], ['carpwarn2.pl'], ['setmsg.pl'], ['plainfatal.pl'],
         ['umask.pl'], ['locale.pl'],
-        ['dupout.pl?a'], ['dupout.pl?b'], ['dupout_pkg.pl?a'], ['dupout_pkg.pl?b'], ['globfh.pl?a'], ['globfh.pl?b'], ['symfh.pl?a'], ['symfh.pl?b'], ['sigleft.pl'],
+        ['dupout.pl?a'], ['dupout.pl?b'], ['dupout_pkg.pl?a'], ['dupout_pkg.pl?b'], ['aliasout.pl'], ['globfh.pl?a'], ['globfh.pl?b'], ['symfh.pl?a'], ['symfh.pl?b'], ['sigleft.pl'],
         ['selidiom.pl'], ['stream.pl'], ['gif.pl'], ['utf8out.pl'], ['selecth.pl'], ['selectleft.pl'], ['redirect.pl'],
         ['requirelib.pl?x'], ['doconfig.pl'], ['realbin.pl'], ['beginonce.pl'], ['endprint.pl'],
         ['endprint.pl?die'], ['sigwarn.pl'], ['stdinnull.pl'], ['fdopen1.pl'], ['readcl.pl', '--data-binary', "a=1\nb"], ['readcl.pl'],
@@ -64,7 +64,7 @@ my %corpus = (
 );
 
 sub ends { my @a = @{ $_[0] }; return @a > 1 && $a[-1] eq 'ends' }
-plan tests => 2 * scalar(grep { !ends($_) } @{ $corpus{perl} }, @{ $corpus{py} }) + 8;
+plan tests => 2 * scalar(grep { !ends($_) } @{ $corpus{perl} }, @{ $corpus{py} }) + 10;
 
 # A library the script requires, changed between its runs: under CGI each
 # run reads the file as it is then.
@@ -157,6 +157,24 @@ for my $lang (qw(perl py)) {
         my ($script, @args) = @$c;
         ok t_cmp(join("\n==\n", @{ $got{"@$c"} }), join("\n==\n", ($want{"@$c"}) x 2),
                  "$lang $script @args: interleaved with the others, as under mod_cgid");
+    }
+}
+
+# A lock a script took on a bareword handle and left: free once its
+# response is in, as a CGI process's exit closes the handle (it was held
+# until the engine ran the script again: other workers, a cron job waited).
+{
+    use Fcntl qw(:flock);
+    my $lock = Apache::Test::config()->{vars}{t_logs} . '/corpus-lockheld.lock';
+    open my $lf, '>>', $lock or die "$lock: $!";
+    close $lf;
+    chmod 0666, $lock;
+    for my $side (qw(cgidperl eperl)) {
+        my $got = answer("/$side/corpus/lockheld.pl?$lock");
+        open my $fh, '>>', $lock or die "$lock: $!";
+        my $free = flock($fh, LOCK_EX | LOCK_NB) ? 'free' : 'held';
+        close $fh;
+        ok t_cmp("$got: $free", qr/the lock taken\n: free\z/, "$side: lockheld.pl's lock is free after its response");
     }
 }
 
