@@ -27,7 +27,7 @@ my %corpus = (
         ['parse.pl?a=1&b=x+y&a=2'], ['parse.pl', '--data', 'p=%41&q='],
         ['warnbrowser.pl'], ['carpwarn2.pl'], ['setmsg.pl'], ['plainfatal.pl'],
         ['umask.pl'], ['locale.pl'],
-        ['dupout.pl?a'], ['dupout.pl?b'], ['dupout_pkg.pl?a'], ['dupout_pkg.pl?b'], ['aliasout.pl'], ['globfh.pl?a'], ['globfh.pl?b'], ['symfh.pl?a'], ['symfh.pl?b'], ['sigleft.pl'],
+        ['dupout.pl?a'], ['dupout.pl?b'], ['dupout_pkg.pl?a'], ['dupout_pkg.pl?b'], ['aliasout.pl'], ['beginout.pl?a'], ['beginout.pl?b'], ['globfh.pl?a'], ['globfh.pl?b'], ['symfh.pl?a'], ['symfh.pl?b'], ['sigleft.pl'],
         ['selidiom.pl'], ['stream.pl'], ['gif.pl'], ['utf8out.pl'], ['selecth.pl'], ['selectleft.pl'], ['redirect.pl'],
         ['requirelib.pl?x'], ['doconfig.pl'], ['realbin.pl'], ['beginonce.pl'], ['endprint.pl'],
         ['endprint.pl?die'], ['sigwarn.pl'], ['stdinnull.pl'], ['fdopen1.pl'], ['readcl.pl', '--data-binary', "a=1\nb"], ['readcl.pl'],
