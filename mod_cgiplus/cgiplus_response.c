@@ -122,6 +122,7 @@ static int resp_end_status(cgiplus_req *q)
     request_rec *r = q->r;
     const cgp_end *e = &q->end;
     char how[64], err[120];
+    const char *why;
     apr_status_t detail = APR_FROM_OS_ERROR((int)e->detail);
 
     switch (e->outcome) {
@@ -179,13 +180,13 @@ static int resp_end_status(cgiplus_req *q)
         return HTTP_GATEWAY_TIME_OUT;
     case CGP_O_CRASHED:
         /* mod_cgi's words when a script exits before its header, whatever
-         * its status */
-        cgiplus_req_error_notes(q, q->hdr_raw_len ? "Premature end of script headers"
-                                                  : "End of script output before headers",
-                                NULL, 0);
+         * its status, in the notes and the log (what admins search for) */
+        why = q->hdr_raw_len ? "Premature end of script headers"
+                             : "End of script output before headers";
+        cgiplus_req_error_notes(q, why, NULL, 0);
         resp_wait_status(how, sizeof(how), e->detail);
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1064)
-                      "script %s (worker pid %lu) %s before its response",
+                      "%s: %s (worker pid %lu %s before its response)", why,
                       r->filename, (unsigned long)e->pid, how);
         return HTTP_BAD_GATEWAY;
     case CGP_O_NOT_FOUND:

@@ -57,7 +57,7 @@ my %reason = (
     'bogus-sh.sh'    => qr/CGIPLUS1076: bad header from script \S+bogus-sh\.sh: (?:Premature end of script headers|malformed header line)/,
     'no-output.pl'   => qr/CGIPLUS10(?:60|64): /,
     'badstatus.pl'   => qr/CGIPLUS1076: bad header from script \S+badstatus\.pl: invalid Status 'abc'/,
-    'bogus-perl.pl'  => qr/CGIPLUS1064: script \S+bogus-perl\.pl \(worker pid \d+\) exited with status 255 before its response/,
+    'bogus-perl.pl'  => qr/CGIPLUS1064: End of script output before headers: \S+bogus-perl\.pl \(worker pid \d+ exited with status 255 before its response\)/,
 );
 my @post_sizes = (10, 99, 250, 255, 256, 257, 258, 1024, 65535, 65536, 65537, 200_000);
 my @modes = ('/cgi-plain', '/cgi-plus');

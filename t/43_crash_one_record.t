@@ -49,10 +49,10 @@ ok t_cmp(resp_pid(private_get($port, '/p/app.pl')), $wpid, 'the same worker agai
 
 # It dies before its response: one record, the module's 1064.
 ok t_cmp(resp_code(private_get($port, '/p/app.pl?die_loud')), 502, 'a worker that dies in its request: 502');
-private_wait_log($dir, qr/CGIPLUS1064: script \S+app\.pl \(worker pid $wpid\)/);
+private_wait_log($dir, qr/CGIPLUS1064: End of script output before headers: \S+app\.pl \(worker pid $wpid /);
 wait_reaped($wpid);
 my $log = private_log($dir);
-ok t_cmp(scalar(() = $log =~ /CGIPLUS1064: script \S+app\.pl \(worker pid $wpid\)/g), 1,
+ok t_cmp(scalar(() = $log =~ /CGIPLUS1064: End of script output before headers: \S+app\.pl \(worker pid $wpid /g), 1,
          'the module logs it once (1064)');
 ok t_cmp(scalar(() = $log =~ /CGIPLUS2028: worker pid $wpid of /g), 0,
          'the runner adds no line at warn (2028 is debug then)');

@@ -107,7 +107,7 @@ my ($lpid) = $vhnew =~ /dying loudly \(pid (\d+)\)/;
 $lpid //= 0;
 my @vhl = grep { /\bpid $lpid\b/ && !/:trace\d\]/ } split /\n/, $vhnew;
 ok t_cmp(scalar(@vhl), 2, "the virtual host's log: its stderr line and one crash record (pid $lpid)");
-ok t_cmp(join("\n", @vhl), qr/CGIPLUS1064: script \S+app\.pl \(worker pid $lpid\) .*exit/,
+ok t_cmp(join("\n", @vhl), qr/CGIPLUS1064: End of script output before headers: \S+app\.pl \(worker pid $lpid .*exit/,
          'the crash record names the script, the worker and its exit');
 sleep 0.3;
 # (debug and trace lines are below it: a trace line may hold the pid as a byte count)
