@@ -49,10 +49,13 @@ static void pool_retire(runner_pool *p, const char *why)
     }
 }
 
+/* An engine's pools are per site: one site's pool never supersedes
+ * another's (every PHP site of a host is the same php-cgi, same user). */
 static int siblings(const runner_pool *a, const runner_pool *b)
 {
     return a != b && a->mode == b->mode && strcmp(a->script, b->script) == 0 &&
-           a->set.v[CGP_S_USER] == b->set.v[CGP_S_USER];
+           a->set.v[CGP_S_USER] == b->set.v[CGP_S_USER] && !a->site == !b->site &&
+           (!a->site || strcmp(a->site, b->site) == 0);
 }
 
 /* The pools that a newer configuration supersedes (runner_stamp.h). */
@@ -642,14 +645,10 @@ void runner_pool_dispatch(runner_pool *p)
 /* Workers of an older generation finish what they do and go (why: the
  * script file changed, or a reload); new requests meet new workers, which
  * read the script and what it loads again. Counts them in idle and busy. */
-static void roll_workers(runner_pool *p, runner_wend why, unsigned *idle, unsigned *busy)
+static void roll_gen(runner_pool *p, runner_wend why, unsigned *idle, unsigned *busy)
 {
     runner_worker *w, *wn;
     p->gen++;
-    p->fail_streak = 0;
-    p->backoff_until = 0;
-    p->exec_err = 0;
-    p->as_cgi = 0; /* a new script file may speak CGIplus */
     for (w = TAILQ_FIRST(&p->workers); w; w = wn) {
         wn = TAILQ_NEXT(w, plink);
         if (w->gen == p->gen || w->state == RUNNER_W_STOPPING || w->state == RUNNER_W_DEAD)
@@ -660,6 +659,15 @@ static void roll_workers(runner_pool *p, runner_wend why, unsigned *idle, unsign
             (*busy)++;
         runner_worker_stop(w, why, 0);
     }
+}
+
+static void roll_workers(runner_pool *p, runner_wend why, unsigned *idle, unsigned *busy)
+{
+    p->fail_streak = 0;
+    p->backoff_until = 0;
+    p->exec_err = 0;
+    p->as_cgi = 0; /* a new script file may speak CGIplus */
+    roll_gen(p, why, idle, busy);
 }
 
 static void roll_over(runner_pool *p, const struct stat *st)
@@ -1062,6 +1070,43 @@ static void pool_free(runner_pool *p)
     free(p);
 }
 
+/* Pools the full table turned away (2501) take the room freed pools
+ * left, or they would be relayed for as long as they are used (after a
+ * graceful restart that changed settings, every new pool while the old
+ * ones still held the table). Their workers, which have no slot, roll over
+ * to ones that have; a pool with requests queued (they hold no ticket of
+ * the table's queue) is tried again a second later. */
+static int adopt_pending;
+static uint64_t adopt_next;
+
+static void adopt_entries(void)
+{
+    runner_pool *p;
+    if (runner_g.now < adopt_next)
+        return;
+    adopt_pending = 0;
+    adopt_next = runner_g.now + 1000;
+    TAILQ_FOREACH(p, &runner_g.pools, link) {
+        unsigned idle = 0, busy = 0;
+        if (p->tidx >= 0 || p->retired || p->use.stale_since || p->as_cgi ||
+            pool_kind(p)->per_request)
+            continue; /* a superseded pool is about to retire */
+        if (!TAILQ_EMPTY(&p->queue)) {
+            adopt_pending = 1;
+            continue;
+        }
+        if (!runner_table_pool_attach(p))
+            continue;
+        roll_gen(p, RUNNER_END_RETIRED, &idle, &busy);
+        runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2508) "pool #%llu of %s: room in the direct "
+                   "path's table now; %u idle worker%s %s, %u busy %s after %s request, for "
+                   "new ones on the direct path", (unsigned long long)p->id, p->script, idle,
+                   CGIPLUS_S(idle), idle == 1 ? "stops" : "stop", busy, busy == 1 ? "one" : "ones",
+                   busy == 1 ? "its" : "their");
+        runner_pool_dispatch(p);
+    }
+}
+
 /* Frees retired pools nobody uses any more: no worker, no request. */
 static void pools_gc(void)
 {
@@ -1079,8 +1124,14 @@ static void pools_gc(void)
             continue;
         runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2070) "pool #%llu of %s freed",
                    (unsigned long long)p->id, p->script);
+        if (p->tidx >= 0) { /* its entry is free now: at once */
+            adopt_pending = 1;
+            adopt_next = 0;
+        }
         pool_free(p);
     }
+    if (adopt_pending && runner_g.stop == RUNNER_RUN)
+        adopt_entries();
 }
 
 static void pools_free_all(void)

@@ -127,23 +127,24 @@ static uint32_t ring_size(uint64_t depth)
 }
 
 /* A free entry, a block of max_workers slots and a ring of waiter
- * entries; without them the pool is relayed only. */
-void runner_table_pool_add(runner_pool *p)
+ * entries for p: 1, or 0 if the table has no room (or p may not have
+ * one), and p stays relayed only. */
+int runner_table_pool_attach(runner_pool *p)
 {
     uint64_t n = p->set.v[CGP_S_MAX_WORKERS];
     uint32_t wn = ring_size(p->set.v[CGP_S_QUEUE_DEPTH]), i;
     long first, wfirst;
     int idx = -1;
 
-    p->tidx = -1;
-    if (tb.fd < 0 || p->mode == RUNNER_MODE_CGI || n == 0 || n > CGP_TABLE_SLOTS)
-        return;
+    if (tb.fd < 0 || p->tidx >= 0 || p->mode == RUNNER_MODE_CGI || n == 0 ||
+        n > CGP_TABLE_SLOTS)
+        return 0;
     for (i = 0; i < CGP_TABLE_POOLS && idx < 0; i++)
         if (!tb.pools[i])
             idx = (int)i;
     if (idx < 0 || (first = first_fit((uint32_t)n, CGP_TABLE_SLOTS, 0)) < 0 ||
         (wfirst = first_fit(wn, CGP_TABLE_WAITS, 1)) < 0)
-        goto full;
+        return 0;
     p->tidx = idx;
     p->tfirst = (uint32_t)first;
     p->tslots = (uint32_t)n;
@@ -182,8 +183,17 @@ void runner_table_pool_add(runner_pool *p)
         tb.pool_gen[idx] = 1;
     atomic_store(&t->gen, tb.pool_gen[idx]);
     runner_table_pool_sync(p);
-    return;
-full:
+    return 1;
+}
+
+void runner_table_pool_add(runner_pool *p)
+{
+    uint64_t n = p->set.v[CGP_S_MAX_WORKERS];
+
+    p->tidx = -1;
+    if (runner_table_pool_attach(p) || tb.fd < 0 || p->mode == RUNNER_MODE_CGI || n == 0 ||
+        n > CGP_TABLE_SLOTS)
+        return;
     runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2501) "pool #%llu of %s: the direct path's "
                "table is full (%u pools, %u workers, %u waiting requests); its requests go "
                "through the runner", (unsigned long long)p->id, p->script, CGP_TABLE_POOLS,

@@ -18,7 +18,10 @@ typedef struct runner_st_script {
 } runner_st_script;
 
 int runner_table_init(void);
+/* A new pool's entry; without room it is relayed only (2501). */
 void runner_table_pool_add(runner_pool *p);
+/* An entry for p, relayed only so far: 1 if it got one. */
+int runner_table_pool_attach(runner_pool *p);
 void runner_table_pool_del(runner_pool *p);
 void runner_table_pool_sync(runner_pool *p);
 void runner_table_pool_used(runner_pool *p);
