@@ -580,7 +580,10 @@ static void grow(runner_pool *p)
     while (runner_twait_children(p)) {
         if (spare <= p->converting) {
             runner_worker *nw;
-            if (spawn_gate(p) != GATE_OK)
+            enum gate g = spawn_gate(p);
+            if (g == GATE_SLOT)
+                want_slot(p); /* as for a request of ours: an idle worker of another pool goes */
+            if (g != GATE_OK)
                 break;
             rate_take(p);
             if (pool_kind(p)->spawn(p, NULL, &nw) < 0)
@@ -948,12 +951,14 @@ void runner_pool_rearm(runner_pool *p)
     if (p->tidx >= 0) {
         enum gate g = spawn_gate(p);
         /* A request that finds no idle worker comes to us while we may
-         * start one (or answer it 503: backoff), or while we hold an idle
-         * worker no child may take (one that has answered no request yet:
-         * a FastCGI worker that said OVERLOADED); else it waits in the table. */
+         * start one (or answer it 503: backoff), or stop another pool's
+         * idle worker to start one (the runner's cap: want_slot), or while
+         * we hold an idle worker no child may take (one that has answered
+         * no request yet: a FastCGI worker that said OVERLOADED); else it
+         * waits in the table. */
         int grows = runner_twait_flags(p, !pool_kind(p)->per_request && !p->retired &&
                                           runner_g.stop == RUNNER_RUN &&
-                                          (g == GATE_OK || g == GATE_RATE ||
+                                          (g == GATE_OK || g == GATE_RATE || g == GATE_SLOT ||
                                            crash_looping(p) || holds_unserved(p)),
                                        g == GATE_FULL);
         /* Read after the flag is set: a child that queued before it saw no
