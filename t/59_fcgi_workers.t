@@ -127,7 +127,7 @@ for my $p (qw(fcgi fcgir)) {
     # A crash fails its own request only.
     ($code) = curl(url("/$p/app?crash"));
     ok t_cmp($code, 502, "/$p/app?crash: the worker dies before answering: 502");
-    ok wait_for(sub { log_text() =~ /CGIPLUS1064: script \S+fcgi_app \(worker pid \d+\) exited with status 3 before its response/ }),
+    ok wait_for(sub { log_text() =~ /CGIPLUS1064: End of script output before headers: \S+fcgi_app \(worker pid \d+ exited with status 3 before its response\)/ }),
        1, "/$p/app?crash: logged with its exit status";
     ($code, undef, $body) = curl(url("/$p/app"));
     ok t_cmp($code, 200, "/$p/app: the next request is served");
