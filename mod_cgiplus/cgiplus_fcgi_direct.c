@@ -255,13 +255,23 @@ static void fcgi_probe(cgiplus_req *q)
     }
 }
 
+/* Whether the application closed its connection, or its side of it:
+ * an end of file (or ECONNRESET) is there before a byte was written. */
+static int fcgi_ended(int fd)
+{
+    char c;
+    ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+
+    return n == 0 || (n < 0 && errno == ECONNRESET);
+}
+
 /* The claimed (or granted) worker x takes q: its records are written. */
 static int fcgi_start(cgiplus_req *q, cgiplus_direct *x, const char *body, apr_size_t blen)
 {
     request_rec *r = q->r;
     cgiplus_fcgi_dx *fx = (cgiplus_fcgi_dx *)x;
     apr_status_t rv;
-    int err, unread = 0, used;
+    int err = 0, unread = 0, used;
 
     fx->fd = x->ch->fd_out;
     x->err_eof = 1; /* no stderr pipe: STDERR records come on the connection */
@@ -292,7 +302,11 @@ static int fcgi_start(cgiplus_req *q, cgiplus_direct *x, const char *body, apr_s
         return OK;
     }
     used = fx->carried = fcgi_probe_start(fx);
-    if ((err = fcgi_write(q)) && fx->out_off == 0) {
+    /* An end of file already there: it ended its side after its last
+     * request (node-fastcgi's socket.end(), a shutdown(SHUT_WR)) and may
+     * still read, so a request written now would run in an application
+     * that can no longer answer it (502). Nothing of it goes. */
+    if (fcgi_ended(fx->fd) || ((err = fcgi_write(q)) && fx->out_off == 0)) {
         /* It closed the connection before taking a byte (an aborted
          * request's, or an application that keeps none): the request never
          * reached it. The runner connects again; the request goes there. */

@@ -1,0 +1,76 @@
+#!/usr/bin/python3
+"""halfclose.py: a FastCGI responder that ends its side of the connection
+after every request (shutdown(SHUT_WR), as node-fastcgi's socket.end()
+does when its response is over) but reads on, each connection in a thread
+of its own, as node does: a request written on that connection after the
+end is read and run, and its answer goes nowhere (t/59_fcgi_halfclose.t).
+Each request it runs is one line in the file FCGI_LEDGER names: its pid
+and the request's QUERY_STRING."""
+import os
+import socket
+import struct
+import threading
+
+ledger = os.environ.get('FCGI_LEDGER')
+lock = threading.Lock()
+
+
+def rec(t, rid, content=b''):
+    return struct.pack('>BBHHBB', 1, t, rid, len(content), 0, 0) + content
+
+
+def nv_decode(data):
+    i, out = 0, {}
+
+    def ln():
+        nonlocal i
+        if data[i] < 128:
+            i += 1
+            return data[i - 1]
+        i += 4
+        return struct.unpack('>I', data[i - 4:i])[0] & 0x7fffffff
+    while i < len(data):
+        n = ln()
+        v = ln()
+        out[data[i:i + n]] = data[i + n:i + n + v]
+        i += n + v
+    return out
+
+
+def conn(sock):
+    buf = b''
+    try:
+        while True:
+            params, body, done, rid = b'', b'', 0, 0
+            while done < 2:  # PARAMS and STDIN ended
+                while len(buf) < 8 or len(buf) < 8 + struct.unpack('>H', buf[4:6])[0] + buf[6]:
+                    data = sock.recv(65536)
+                    if not data:
+                        return
+                    buf += data
+                _, t, rid, cl, pl, _ = struct.unpack('>BBHHBB', buf[:8])
+                content, buf = buf[8:8 + cl], buf[8 + cl + pl:]
+                if t == 4:
+                    params += content
+                    done += not content
+                elif t == 5:
+                    body += content
+                    done += not content
+            query = nv_decode(params).get(b'QUERY_STRING', b'').decode()
+            if ledger:
+                with lock, open(ledger, 'a') as f:
+                    f.write('%d %s\n' % (os.getpid(), query))
+            sock.sendall(rec(6, rid, b'Content-Type: text/plain\r\n\r\n%s pid=%d body=%d\n'
+                             % (query.encode(), os.getpid(), len(body)))
+                         + rec(6, rid) + rec(3, rid, struct.pack('>IB3x', 0, 0)))
+            sock.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+    finally:
+        sock.close()
+
+
+listener = socket.socket(fileno=0)
+while True:
+    s, _ = listener.accept()
+    threading.Thread(target=conn, args=(s,), daemon=True).start()
