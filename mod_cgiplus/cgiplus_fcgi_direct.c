@@ -218,9 +218,9 @@ static apr_int64_t fcgi_probe_ms(const cgiplus_fcgi_dx *fx)
 
 /* Did the application read the probe's BEGIN_REQUEST? Our bytes in its
  * queue (SIOCOUTQ) are 0 once it read them, and once it closed (its queue
- * freed): ECONNRESET then says it closed with them unread (fcgi_unread),
- * an end of file that it read them (the rest goes; the request fails on
- * it, never sent again). Taken, the connection open: it keeps its
+ * freed): ECONNRESET then says it closed with them unread, an end of file
+ * that it read BEGIN_REQUEST alone at most; either way it has nothing to
+ * run (fcgi_unread). Taken, the connection open: it keeps its
  * connections (CGP_TS_FCGI_KEPT), and the rest goes. */
 static void fcgi_probe(cgiplus_req *q)
 {
@@ -233,7 +233,10 @@ static void fcgi_probe(cgiplus_req *q)
         ioctl(fx->fd, SIOCOUTQ, &queued) < 0 || queued > 0)
         return;
     n = recv(fx->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
-    if (n < 0 && errno == ECONNRESET && !fx->heard) {
+    /* An end of file: it closed (or ended its side, as node-fastcgi after
+     * each response) having read BEGIN_REQUEST alone, which names nothing
+     * to run: the request goes on a new connection, as if unread. */
+    if (((n < 0 && errno == ECONNRESET) || n == 0) && !fx->heard) {
         fcgi_unread(fx);
         return;
     }
@@ -410,7 +413,8 @@ static apr_status_t fcgi_read(cgiplus_req *q, int keep)
         apr_bucket_free(buf);
         return APR_SUCCESS;
     }
-    if (n < 0 && errno == ECONNRESET && keep && !fx->heard && !q->ended && fx->probing) {
+    if (((n < 0 && errno == ECONNRESET) || n == 0) && keep && !fx->heard && !q->ended &&
+        fx->probing) {
         /* It closed the connection with bytes unread, of which only the
          * probe's BEGIN_REQUEST had gone (on AF_UNIX, ECONNRESET:
          * runner_fcgi.c, resend), as an application that closes after each
@@ -418,7 +422,10 @@ static apr_status_t fcgi_read(cgiplus_req *q, int keep)
          * it never read it. Of a request that went further, ECONNRESET says
          * only that some bytes were unread (a pre-fork application's child
          * that died in it, having acted on its PARAMS): that, and an end of
-         * file, is a 502, never sent again. */
+         * file, is a 502, never sent again. An end of file while only the
+         * probe went says it read BEGIN_REQUEST alone at most (node-fastcgi
+         * ends its side after each response and reads on): nothing to run,
+         * sent again as unread. */
         apr_bucket_free(buf);
         fcgi_unread(fx);
         return APR_SUCCESS;

@@ -721,7 +721,7 @@ static void back_timer(runner_worker *w)
  * bytes in its socket's queue (SIOCOUTQ) are 0 once it read them, and
  * also once it closed (its queue is freed): then ECONNRESET says it
  * closed with them unread (sent again), an end of file that it read it
- * and closed (the request fails, never sent again). */
+ * and closed, having BEGIN_REQUEST alone: nothing to run (sent again). */
 static void fcgi_timer(runner_worker *w)
 {
     runner_fcgi *f = fcgi(w);
@@ -750,7 +750,10 @@ static void fcgi_timer(runner_worker *w)
         probe_over(w);
         fcgi_feed(w);
     }
-    else if (n < 0 && errno == ECONNRESET) {
+    else if ((n < 0 && errno == ECONNRESET) || n == 0) {
+        /* closed unread, or having read BEGIN_REQUEST alone (an end of
+         * file: node-fastcgi ends its side after each response and reads
+         * on), which names nothing to run: sent again */
         f->unread = 1;
         if (!resend(w, 1))
             conn_eof(w);
@@ -1037,7 +1040,7 @@ static void fcgi_read(runner_worker *w, int drain)
             break;
         }
         f->unread |= n < 0 && errno == ECONNRESET; /* (fcgi_took) */
-        if (n < 0 && errno == ECONNRESET && resend(w, 1))
+        if (((n < 0 && errno == ECONNRESET) || (n == 0 && f->probing)) && resend(w, 1))
             break; /* its request on a new connection, or it is exiting */
         if (n <= 0) {
             if (n == 0 && w->req)

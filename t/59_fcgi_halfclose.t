@@ -11,6 +11,11 @@
 # after the other on one worker, on the direct path, relayed and under
 # the drop-in in a private httpd, then against mod_fcgid with the same
 # lines: each 200 with its own answer, each run once, no 1064.
+# The same with the end 100 ms after END_REQUEST (delay=100), on a fresh
+# worker: the second request's BEGIN_REQUEST (the probe) was read, then
+# the end of file came, and the rest went: it ran with its answer lost
+# (502). BEGIN_REQUEST alone names nothing to run: it goes again on a new
+# connection now.
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -23,7 +28,8 @@ use AppTest qw(curl write_file lines_of);
 
 my $n = 8;
 my @ours = (['direct', '/fx/'], ['relayed', '/fr/'], ['the fcgid-script drop-in', '/fd/']);
-plan tests => 2 + @ours * (2 * $n + 1) + 1 + (2 * $n + 1),
+my @delays = (0, 100);
+plan tests => 2 + @delays * (@ours * (2 * $n + 1) + 1 + (2 * $n + 1)),
     need { 'needs python3' => -x '/usr/bin/python3',
            'needs mod_fcgid (libapache2-mod-fcgid)' => -f libexec() . '/mod_fcgid.so' };
 
@@ -35,11 +41,12 @@ sub text { open my $fh, '<', $_[0] or return ''; local $/; <$fh> }
 # $n requests to $base one after the other: each 200 with its own answer,
 # run once by the application (its ledger), and all on one process.
 sub run_seq {
-    my ($base, $name, $ledger) = @_;
+    my ($base, $name, $ledger, $delay) = @_;
     my %pids;
+    $name .= ", the end ${delay} ms after END_REQUEST";
     for my $i (1 .. $n) {
-        (my $tag = $name) =~ tr/a-z//cd;
-        my $tok = "n=$$-$tag-$i";
+        (my $tag = $name) =~ tr/a-z0-9//cd;
+        my $tok = "delay=$delay&n=$$-$tag-$i";
         my ($code, $h, $got) = curl(($i % 2 ? ('--data-binary', 'body') : ()), "$base?$tok");
         my $len = $i % 2 ? 4 : 0;
         ok t_cmp("$code $got", qr/^200 \Q$tok\E pid=(\d+) body=$len\n\z/, "$name, request $i: served");
@@ -54,8 +61,10 @@ for my $peer (0, 1) {
     my $dir = private_dir("fcgi-halfclose-$peer");
     mkdir "$dir/app";
     chmod 0755, "$dir/app";
-    copy('t/htdocs/fcgi/halfclose.py', "$dir/app/halfclose.py") or die "copy: $!";
-    chmod 0755, "$dir/app/halfclose.py";
+    for my $delay (@delays) { # a program (pools of its own) for each round
+        copy('t/htdocs/fcgi/halfclose.py', "$dir/app/halfclose$delay.py") or die "copy: $!";
+        chmod 0755, "$dir/app/halfclose$delay.py";
+    }
     write_file("$dir/ledger", '', 0666);
     my $extra = "LoadModule alias_module $lib/mod_alias.so\n";
     if ($peer) {
@@ -89,12 +98,16 @@ CONF
     write_file("$dir/httpd.conf", private_conf($dir, $port, [], $extra), 0644);
     my $name = $peer ? 'mod_fcgid' : 'mod_cgiplus';
     ok t_cmp(private_start("$dir/httpd.conf", $port), 1, "$name: httpd starts");
-    for my $c ($peer ? (['mod_fcgid', '/fd/']) : @ours) {
-        run_seq("http://127.0.0.1:$port$c->[1]halfclose.py", $c->[0], "$dir/ledger");
+    for my $delay (@delays) {
+        my $mark = length text("$dir/error_log");
+        for my $c ($peer ? (['mod_fcgid', '/fd/']) : @ours) {
+            run_seq("http://127.0.0.1:$port$c->[1]halfclose$delay.py", $c->[0], "$dir/ledger", $delay);
+        }
+        unless ($peer) {
+            my @bad = substr(text("$dir/error_log"), $mark) =~ /(CGIPLUS(?:1064|2015|2903)\b[^\n]*)/g;
+            ok t_cmp(scalar(@bad) ? $bad[0] : 'none', 'none',
+                     "the end $delay ms after END_REQUEST: no request failed, no worker lost");
+        }
     }
-    unless ($peer) {
-        my @bad = text("$dir/error_log") =~ /(CGIPLUS(?:1064|2015|2903)\b[^\n]*)/g;
-        ok t_cmp(scalar(@bad) ? $bad[0] : 'none', 'none', 'no request failed, no worker lost');
-    }
-    private_stop("$dir/httpd.pid") unless $ENV{H8_KEEP};
+    private_stop("$dir/httpd.pid");
 }

@@ -4,12 +4,16 @@ after every request (shutdown(SHUT_WR), as node-fastcgi's socket.end()
 does when its response is over) but reads on, each connection in a thread
 of its own, as node does: a request written on that connection after the
 end is read and run, and its answer goes nowhere (t/59_fcgi_halfclose.t).
+QUERY_STRING delay=MS: the end comes that long after END_REQUEST, so the
+next request is written before it.
 Each request it runs is one line in the file FCGI_LEDGER names: its pid
 and the request's QUERY_STRING."""
 import os
 import socket
 import struct
 import threading
+import time
+from urllib.parse import parse_qs
 
 ledger = os.environ.get('FCGI_LEDGER')
 lock = threading.Lock()
@@ -63,6 +67,9 @@ def conn(sock):
             sock.sendall(rec(6, rid, b'Content-Type: text/plain\r\n\r\n%s pid=%d body=%d\n'
                              % (query.encode(), os.getpid(), len(body)))
                          + rec(6, rid) + rec(3, rid, struct.pack('>IB3x', 0, 0)))
+            delay = int(parse_qs(query).get('delay', ['0'])[0])
+            if delay:
+                time.sleep(delay / 1000.0)
             sock.shutdown(socket.SHUT_WR)
     except OSError:
         pass
