@@ -308,8 +308,9 @@ static int fcgi_start(cgiplus_req *q, cgiplus_direct *x, const char *body, apr_s
     /* An end of file already there: it ended its side after its last
      * request (node-fastcgi's socket.end(), a shutdown(SHUT_WR)) and may
      * still read, so a request written now would run in an application
-     * that can no longer answer it (502). Nothing of it goes. */
-    if (fcgi_ended(fx->fd) || ((err = fcgi_write(q)) && fx->out_off == 0)) {
+     * that can no longer answer it (502). Nothing of it goes. Only a
+     * connection that carried a request can be so (one peek a request). */
+    if ((used && fcgi_ended(fx->fd)) || ((err = fcgi_write(q)) && fx->out_off == 0)) {
         /* It closed the connection before taking a byte (an aborted
          * request's, or an application that keeps none): the request never
          * reached it. The runner connects again; the request goes there. */
