@@ -34,11 +34,15 @@ plan tests => 9 * @paths;
 
 # curl from a local port of our choosing, so that the error log's
 # "[client 127.0.0.1:PORT]" tells which request a line was logged under.
-# (exit status, HTTP status, body, port)
+# (exit status, HTTP status, body, port). Never the same port twice: a
+# port the server closed first is free again at once, and a later request
+# from it would carry an earlier one's lines.
+my %used_port;
 sub fetch {
     my ($u) = @_;
     for (1 .. 20) {
         my $port = 30000 + int rand 25000;
+        next if $used_port{$port}++;
         open my $fh, '-|', 'curl', '-s', '--max-time', '20', '--local-port', $port,
             '-w', '\n%{http_code}', url($u) or die "curl: $!";
         local $/;
