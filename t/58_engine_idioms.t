@@ -1,7 +1,7 @@
 # Issue 22, part 1: what old CGI scripts do runs under the engines as each
 # did in a process of its own (mod_cgid, the reference, serves the same
 # files in the same httpd): CGI::Carp's fatalsToBrowser page (also for a
-# compile error), END blocks
+# compile error, and one perl ends with a die), END blocks
 # run per request, a script's $SIG{__DIE__} called once for a die and never
 # for exit, an empty body slurped as '', a library of subs and a file of
 # globals required by two scripts (each has them), FindBin and `use lib`
@@ -21,7 +21,7 @@ use Apache::TestUtil;
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 105 + 2 * 4;
+plan tests => 107 + 2 * 4;
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -62,6 +62,8 @@ same('perl', 'carp.pl', 'CGI::Carp fatalsToBrowser, a die before any output: its
 same('perl', 'carp.pl?after', 'and after the header: its message at the end of the body');
 same('perl', 'carpcompile.pl', "a compile error after `use CGI::Carp qw(fatalsToBrowser)`: its 500 page, perl's message");
 same('perl', 'carpbrace.pl', 'a brace left open: perl names the end of the file, not the code after it');
+same('perl', 'carpcroak.pl', "a compile perl ends with a die of its own: perl's message alone, no \"Execution of ... aborted\"");
+same('perl', 'carpcroakafter.pl', 'and after an error perl gathered: both, as perl gives them');
 same('perl', 'carpmissing.pl', "a module missing: perl's \@INC in the message, not the engine's directory");
 same('perl', 'end.pl', 'an END block runs at the end of each request');
 same('perl', 'end.pl?exit', 'after exit too');
