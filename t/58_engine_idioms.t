@@ -21,7 +21,7 @@ use Apache::TestUtil;
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 107 + 2 * 4;
+plan tests => 109 + 2 * 4;
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -136,6 +136,13 @@ ok t_cmp(count(log_from($off0), qr/exitneg-compile-marker/), 3,
          "its warning as it compiles is logged: mod_cgid's two runs, the engine's one compile");
 ok t_cmp(count(log_from($off0), qr/uninitialized value \$exitneg_u/), 6,
          "its warning as it runs is logged: mod_cgid's two runs, the engine's four");
+
+# `exec ...; exit 1;`: perl's "Statement unlikely to be reached" is not for
+# an exit there; the engine's overridden exit is no reason to log it.
+$off0 = -s $logf;
+same('perl', 'execexit.pl', '`exec ...; exit 1;` compiles and runs');
+ok t_cmp(count(log_from($off0), qr/Statement unlikely to be reached|Maybe you meant system/), 0,
+         'no "Statement unlikely to be reached" for the exit after an exec in the error log');
 
 # stderr into the body, for that request only
 same('perl', 'errdup.pl', "open STDERR, '>&STDOUT': its stderr in its body");
