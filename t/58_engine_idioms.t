@@ -21,7 +21,7 @@ use Apache::TestUtil;
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 109 + 2 * 4;
+plan tests => 111 + 2 * 4;
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -143,6 +143,13 @@ $off0 = -s $logf;
 same('perl', 'execexit.pl', '`exec ...; exit 1;` compiles and runs');
 ok t_cmp(count(log_from($off0), qr/Statement unlikely to be reached|Maybe you meant system/), 0,
          'no "Statement unlikely to be reached" for the exit after an exec in the error log');
+
+# INIT blocks (the script's, its module's) run after its compile, before
+# its code, as in a CGI process; perl's "Too late to run INIT block" is not
+# logged (the engine runs them).
+$off0 = -s $logf;
+same('perl', 'initblock.pl', "INIT blocks run: the script's and its module's");
+ok t_cmp(count(log_from($off0), qr/Too late to run INIT block/), 0, 'no "Too late to run INIT block" in the error log');
 
 # stderr into the body, for that request only
 same('perl', 'errdup.pl', "open STDERR, '>&STDOUT': its stderr in its body");
