@@ -203,6 +203,113 @@ static const char *engine_language(const char *path)
     return NULL;
 }
 
+/* The #! line's switches an engine applies to one script's run: Perl's -w
+ * (-T and -t too: the engine runs such a script without taint checks, as
+ * docs/APPS.md says, and logs it once), Python's -u, -O, -W and -E; -q and
+ * -R change nothing in a program python3 runs. Any other (Perl's -l, -0,
+ * -n, -p, -s, -C, -I, -M, Python's -B, -I, -P, -S, -X ...) makes the
+ * interpreter another for the whole file, which a persistent one cannot
+ * be: the script runs as plain CGI, where the kernel applies its #! line.
+ * Returns the first switch not applied, or NULL. The kernel gives the
+ * line's rest as one argument: perl reads its words, python3 the one. */
+static const char *engine_switch_other(const char *lang, const char *s, apr_size_t len)
+{
+    int perl = !strcmp(lang, "perl");
+    apr_size_t i = 0;
+
+    while (i < len) {
+        if (s[i] == ' ' || s[i] == '\t') {
+            if (!perl)
+                return s + i; /* python3: one argument, " -B" in it is no switch */
+            i++;
+            continue;
+        }
+        if (s[i] != '-')
+            return s + i;     /* a word that is not a switch */
+        if (perl && i + 1 < len && s[i + 1] == '-')
+            return NULL;      /* "--": the switches end */
+        for (i++; i < len && s[i] != ' ' && s[i] != '\t'; i++) {
+            if (perl ? !strchr("wTt*-", s[i]) : !strchr("uOEqRW", s[i]))
+                return s + i;
+            if (!perl && s[i] == 'W')
+                return NULL;  /* -W's value is the rest */
+        }
+    }
+    return NULL;
+}
+
+/* python3 -E (here the one switch word, applied: its letters before a W) */
+static int python_ignores_env(const char *lang, const char *s, const char *end)
+{
+    if (strcmp(lang, "python") || !s || s == end || *s != '-')
+        return 0;
+    for (s++; s < end && *s != 'W'; s++)
+        if (*s == 'E')
+            return 1;
+    return 0;
+}
+
+/* The variables perl and python3 read once, as they start (PERL5LIB,
+ * PERL_HASH_SEED, PYTHONHASHSEED, PYTHONOPTIMIZE, PYTHONSAFEPATH...): the
+ * engine started with its own (CGIplusSetEnv's), so a request whose
+ * SetEnv or PassEnv gives one another value runs as plain CGI. Python's
+ * PYTHONPATH, PYTHONIOENCODING, PYTHONUNBUFFERED and PYTHONWARNINGS the
+ * engine applies to the run, and those read later, as they are used, need
+ * nothing. Returns the first such variable's name, or NULL. */
+static const char *engine_env_other(request_rec *r, const cgiplus_dir_conf *dc, const char *lang)
+{
+    static const char *const perl_vars[] = {
+        "PERL5LIB", "PERLLIB", "PERL5OPT", "PERLIO", "PERLIO_DEBUG", "PERL_HASH_SEED",
+        "PERL_PERTURB_KEYS", "PERL_HASH_SEED_DEBUG", "PERL_UNICODE", "PERL_SIGNALS",
+        "PERL_DESTRUCT_LEVEL", "PERL_DL_NONLAZY", "PERL_ENCODING", "PERL_USE_UNSAFE_INC",
+        "PERL_MEM_LOG", "PERL_RAND_SEED", "PERL_INTERNAL_RAND_SEED", "PERL_BADLANG",
+        "PERL_SKIP_LOCALE_INIT", "PERL5DB", NULL
+    };
+    static const char *const python_later[] = {
+        "PYTHONPATH", "PYTHONIOENCODING", "PYTHONUNBUFFERED", "PYTHONWARNINGS",
+        "PYTHONBREAKPOINT", "PYTHONASYNCIODEBUG", "PYTHONSTARTUP", "PYTHON_HISTORY",
+        "PYTHON_BASIC_REPL", NULL
+    };
+    const apr_array_header_t *set = dc->v[CGP_S_ENV].n > 0 ? dc->v[CGP_S_ENV].p : NULL;
+    const apr_array_header_t *arr = apr_table_elts(r->subprocess_env);
+    const apr_table_entry_t *el = (const apr_table_entry_t *)arr->elts;
+    int perl = !strcmp(lang, "perl");
+
+    for (int i = 0; i < arr->nelts; i++) {
+        const char *name = el[i].key, *val = el[i].val ? el[i].val : "", *own = "";
+        apr_size_t nlen;
+        int k;
+
+        if (!name || !*val)
+            continue;         /* empty: as if unset, for both */
+        if (perl) {
+            if (strncmp(name, "PERL", 4))
+                continue;
+            for (k = 0; perl_vars[k] && strcmp(perl_vars[k], name); k++)
+                ;
+            if (!perl_vars[k])
+                continue;
+        }
+        else {
+            if (strncmp(name, "PYTHON", 6))
+                continue;
+            for (k = 0; python_later[k] && strcmp(python_later[k], name); k++)
+                ;
+            if (python_later[k])
+                continue;
+        }
+        nlen = strlen(name);
+        for (k = 0; set && k < set->nelts; k++) {
+            const char *e = APR_ARRAY_IDX(set, k, const char *);
+            if (!strncmp(e, name, nlen) && e[nlen] == '=')
+                own = e + nlen + 1; /* the last one is the engine's */
+        }
+        if (strcmp(own, val))
+            return name;
+    }
+    return NULL;
+}
+
 /* A /cgi-bin/ holds programs of every kind: a shell wrapper, a Python
  * script, a compiled program beside the Perl ones. The Perl engine would
  * fail to compile them (500); mod_cgi runs them. So a file whose "#!" line
@@ -217,7 +324,7 @@ int cgiplus_engine_runs(request_rec *r, const cgiplus_dir_conf *dc)
     apr_file_t *f;
     apr_status_t rv;
     cgp_shebang sb;
-    const char *name, *end;
+    const char *name, *end, *sw = NULL, *swend = NULL, *why;
 
     if (!lang || apr_file_open(&f, r->filename, APR_FOPEN_READ, 0, r->pool) != APR_SUCCESS)
         return 1;
@@ -241,8 +348,32 @@ int cgiplus_engine_runs(request_rec *r, const cgiplus_dir_conf *dc)
             end = sb.arg + sb.arg_len;
     }
     len = strlen(lang);
-    if ((size_t)(end - name) >= len && !memcmp(name, lang, len))
-        return 1;
+    if ((size_t)(end - name) < len || memcmp(name, lang, len))
+        goto other;
+    /* Its switches, the line's rest. Under env, words after the name are
+     * part of the name the kernel gives env (no such program: mod_cgi's
+     * 500), never switches. */
+    if (sb.arg) {
+        sw = name == sb.arg ? end : sb.arg;
+        swend = sb.arg + sb.arg_len;
+    }
+    if (sw && (why = name == sb.arg && sw < swend ? sw
+                     : engine_switch_other(lang, sw, (apr_size_t)(swend - sw))) != NULL) {
+        ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r, CGIPLUS_LOGNO(3700)
+                      "%s: its #! line's '%s' is not all the %s engine's to apply "
+                      "(from '%s'): run as plain CGI, not on the engine", r->filename,
+                      ap_escape_logitem(r->pool, apr_pstrmemdup(r->pool, sw, (apr_size_t)(swend - sw))),
+                      lang, ap_escape_logitem(r->pool, apr_pstrmemdup(r->pool, why, (apr_size_t)(swend - why))));
+        return 0;
+    }
+    if (!python_ignores_env(lang, sw, swend) &&
+        (why = engine_env_other(r, dc, lang)) != NULL) {
+        ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r, CGIPLUS_LOGNO(3701)
+                      "%s: the request's %s, which %s reads as it starts, is not the "
+                      "engine's: run as plain CGI, not on the engine", r->filename, why, lang);
+        return 0;
+    }
+    return 1;
 other:
     ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r, CGIPLUS_LOGNO(1360)
                   "%s is not a %s script (its #! line, or a compiled program): "

@@ -38,6 +38,11 @@ my %corpus = (
         ['stderr.pl?after'],
         ['recurse.pl'],
         ['recurse_pkg.pl'],
+        ['switch_l.pl'], ['switch_0.pl', '--data-binary', "a=1\nb\n"], ['switch_s.pl?-debug'],
+        ['switch_n.pl', '--data-binary', "a=1\nb\n"], ['switch_C.pl'], ['switch_M.pl'], ['switch_I.pl'],
+        ['envstart_lib.pl'], ['envstart_hash.pl'], ['cginph.pl'],
+        ['tiestdin.pl'], ['tieout.pl'], ['sysread.pl', '--data-binary', "a=1\nb"], ['sysread.pl'], ['readcl.pl', '--data', 'after=tie'],
+        ['setglobals.pl'], ['defaults.pl'], ['dollar0.pl'], ['doplain.pl'],
     ],
     py => [
         ['os_exit.py', 'ends'],
@@ -60,11 +65,15 @@ my %corpus = (
         ['pickle_main.py'],
         ['maxlen_set.py', '--data', 'a=1'], ['maxlen_after.py', '--data', 'long=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'],
         ['wsgi_base.py?a=1', '-H', 'Cookie: who=ann', '-H', 'X-Corpus: 1', '-H', 'Content-Type: text/x-corpus'], ['wsgi_base.py'],
+        ['switch_B.py'], ['switch_I.py'], ['switch_P.py'], ['switch_S.py'], ['envstart.py'], ['envstart_E.py'],
+        ['setsys.py'], ['pydefaults.py'], ['i18n_user.py'], ['pydefaults.py?after-i18n'],
     ],
 );
 
 sub ends { my @a = @{ $_[0] }; return @a > 1 && $a[-1] eq 'ends' }
-plan tests => 2 * scalar(grep { !ends($_) } @{ $corpus{perl} }, @{ $corpus{py} }) + 10;
+plan tests => 2 * scalar(grep { !ends($_) } @{ $corpus{perl} }, @{ $corpus{py} }) + 15;
+my $logf = Apache::Test::config()->{vars}{t_logs} . '/error_log';
+my $log_at = -s $logf;
 
 # A library the script requires, changed between its runs: under CGI each
 # run reads the file as it is then.
@@ -195,3 +204,21 @@ my $bt_got = answer('/eperl/corpus/basetime.pl');
 unlink $stamp;
 ok t_cmp($bt_want, qr/stamp older than the start\n\z/, 'mod_cgid: a file written before the request is older than the script');
 ok t_cmp($bt_got, $bt_want, "-M counts from this run's start (\$^T), as under mod_cgid");
+
+# The switches and variables above that a persistent interpreter cannot
+# take for one script: the module ran those scripts as plain CGI, and said
+# why (3700, 3701, at debug). -T is the engine's, without taint checks,
+# said once per script and engine (3702).
+{
+    my @taint = map { answer('/eperl/corpus/taint.pl') } 1 .. 2;
+    ok t_cmp(join("\n==\n", @taint), join("\n==\n", ("200\ncontent-type: text/plain\n\ntaint=0\n") x 2),
+             '-wT: on the engine, without taint checks');
+    open my $fh, '<', $logf or die "$logf: $!";
+    seek $fh, $log_at, 0;
+    my $log = do { local $/; <$fh> // '' };
+    ok t_cmp($log, qr{CGIPLUS3700: \S*/corpus/switch_l\.pl: its #! line's '-l' is not all the perl engine's}, '3700: switch_l.pl as plain CGI, logged');
+    ok t_cmp($log, qr{CGIPLUS3700: \S*/corpus/switch_B\.py: its #! line's '-B' is not all the python engine's}, '3700: switch_B.py as plain CGI, logged');
+    ok t_cmp($log, qr{CGIPLUS3701: \S*/corpus/envstart\.py: the request's PYTHON\w+, which python reads}, '3701: envstart.py as plain CGI, logged');
+    ok t_cmp(scalar(() = $log =~ m{CGIPLUS3702: cgiplus-engine-perl: \S*/corpus/taint\.pl: its #! line asks for taint checks}g), 1,
+             '3702: taint.pl logged once');
+}

@@ -1,0 +1,3 @@
+package CorpusSwitchI;
+sub hello { 'from lib_i' }
+1;

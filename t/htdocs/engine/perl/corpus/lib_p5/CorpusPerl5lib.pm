@@ -1,0 +1,3 @@
+package CorpusPerl5lib;
+sub hello { 'from PERL5LIB' }
+1;

@@ -1,0 +1,2 @@
+import gettext
+gettext.install("corpus")       # _ for every module, as it is imported
