@@ -43,6 +43,9 @@ my %corpus = (
         ['envstart_lib.pl'], ['envstart_hash.pl'], ['cginph.pl'],
         ['tiestdin.pl'], ['tieout.pl'], ['sysread.pl', '--data-binary', "a=1\nb"], ['sysread.pl'], ['readcl.pl', '--data', 'after=tie'],
         ['setglobals.pl'], ['defaults.pl'], ['dollar0.pl'], ['doplain.pl'],
+        ['stdinutf8.pl', '--data-binary', "\xc3\xa9t\xc3\xa9"], ['stdinutf8.pl'],
+        ['stdinlayer.pl', '--data-binary', "a\r\nb\r\n"], ['readcl.pl', '--data-binary', "after\r\ncrlf"],
+        ['sigchld.pl'],
     ],
     py => [
         ['os_exit.py', 'ends'],
@@ -67,11 +70,12 @@ my %corpus = (
         ['wsgi_base.py?a=1', '-H', 'Cookie: who=ann', '-H', 'X-Corpus: 1', '-H', 'Content-Type: text/x-corpus'], ['wsgi_base.py'],
         ['switch_B.py'], ['switch_I.py'], ['switch_P.py'], ['switch_S.py'], ['envstart.py'], ['envstart_E.py'],
         ['setsys.py'], ['pydefaults.py'], ['i18n_user.py'], ['pydefaults.py?after-i18n'],
+        ['audithook.py'], ['listdir.py'],
     ],
 );
 
 sub ends { my @a = @{ $_[0] }; return @a > 1 && $a[-1] eq 'ends' }
-plan tests => 2 * scalar(grep { !ends($_) } @{ $corpus{perl} }, @{ $corpus{py} }) + 15;
+plan tests => 2 * scalar(grep { !ends($_) } @{ $corpus{perl} }, @{ $corpus{py} }) + 16;
 my $logf = Apache::Test::config()->{vars}{t_logs} . '/error_log';
 my $log_at = -s $logf;
 
@@ -208,7 +212,8 @@ ok t_cmp($bt_got, $bt_want, "-M counts from this run's start (\$^T), as under mo
 # The switches and variables above that a persistent interpreter cannot
 # take for one script: the module ran those scripts as plain CGI, and said
 # why (3700, 3701, at debug). -T is the engine's, without taint checks,
-# said once per script and engine (3702).
+# said once per script and engine (3702). A Python engine whose script
+# added an audit hook ends after that response (3703).
 {
     my @taint = map { answer('/eperl/corpus/taint.pl') } 1 .. 2;
     ok t_cmp(join("\n==\n", @taint), join("\n==\n", ("200\ncontent-type: text/plain\n\ntaint=0\n") x 2),
@@ -221,4 +226,6 @@ ok t_cmp($bt_got, $bt_want, "-M counts from this run's start (\$^T), as under mo
     ok t_cmp($log, qr{CGIPLUS3701: \S*/corpus/envstart\.py: the request's PYTHON\w+, which python reads}, '3701: envstart.py as plain CGI, logged');
     ok t_cmp(scalar(() = $log =~ m{CGIPLUS3702: cgiplus-engine-perl: \S*/corpus/taint\.pl: its #! line asks for taint checks}g), 1,
              '3702: taint.pl logged once');
+    ok t_cmp($log, qr{CGIPLUS3703: cgiplus-engine-python: \S*/corpus/audithook\.py added an audit hook \(sys\.addaudithook\), which stays for the process's life: this engine ends after its response},
+             '3703: audithook.py, the engine retired');
 }

@@ -553,7 +553,27 @@ sub OPEN {
 # "Can't locate object method SEEK".
 sub SEEK     { $! = Errno::ESPIPE; return 0 }
 sub TELL     { my ($self) = @_; return $self->{got} - length $self->{pend} }
-sub BINMODE  { return 1 }
+# binmode STDIN, ':encoding(UTF-8)' (':utf8', ':crlf'): a tie has no
+# layers, and the script read bytes where a CGI process reads characters.
+# Where descriptor 0 holds just what is left of the body, nothing read
+# yet (a file: the engine keeps each body in one; /dev/null), STDIN
+# becomes perl's own handle on it again, with the layer; the next request
+# ties it afresh. On a pipe that goes on past the body (a CGIplus
+# worker's) the bytes stay as they come.
+sub BINMODE {
+    my ($self, @layer) = @_;
+    return 1 if !@layer || $layer[0] =~ /\A\s*:(?:raw|bytes)\s*\z/ || $self->{pend} ne '' || $self->{got};
+    my @st = stat $self->{fh};
+    my $pos = @st && -f _ ? sysseek($self->{fh}, 0, 1) : undef;
+    # (no body: the engine's /dev/null)
+    return 1 unless defined $pos ? $st[7] - $pos == $self->{left} : @st && -c _ && !$self->{left};
+    no warnings 'untie';
+    untie *STDIN;
+    # (reopened, not an earlier request's end of file; perl keeps STDIN's
+    # own PerlIO on descriptor 0, so its layers are taken off too)
+    CORE::open(*STDIN, '<&', $self->{fh}) && CORE::binmode(*STDIN) or return 0;
+    return CORE::binmode(*STDIN, $layer[0]);
+}
 sub FILENO   { return 0 }
 sub UNTIE    { return }
 sub DESTROY  { return }
