@@ -211,14 +211,15 @@ static const char *engine_language(const char *path)
  * interpreter another for the whole file, which a persistent one cannot
  * be: the script runs as plain CGI, where the kernel applies its #! line.
  * Returns the first switch not applied, or NULL. The kernel gives the
- * line's rest as one argument: perl reads its words, python3 the one. */
+ * line's rest as one argument: perl reads its words (a CR, a file saved
+ * with Windows line ends, is a blank to it), python3 the one. */
 static const char *engine_switch_other(const char *lang, const char *s, apr_size_t len)
 {
     int perl = !strcmp(lang, "perl");
     apr_size_t i = 0;
 
     while (i < len) {
-        if (s[i] == ' ' || s[i] == '\t') {
+        if (s[i] == ' ' || s[i] == '\t' || (perl && s[i] == '\r')) {
             if (!perl)
                 return s + i; /* python3: one argument, " -B" in it is no switch */
             i++;
@@ -228,7 +229,7 @@ static const char *engine_switch_other(const char *lang, const char *s, apr_size
             return s + i;     /* a word that is not a switch */
         if (perl && i + 1 < len && s[i + 1] == '-')
             return NULL;      /* "--": the switches end */
-        for (i++; i < len && s[i] != ' ' && s[i] != '\t'; i++) {
+        for (i++; i < len && s[i] != ' ' && s[i] != '\t' && !(perl && s[i] == '\r'); i++) {
             if (perl ? !strchr("wTt*-", s[i]) : !strchr("uOEqRW", s[i]))
                 return s + i;
             if (!perl && s[i] == 'W')

@@ -45,7 +45,7 @@ my %corpus = (
         ['setglobals.pl'], ['defaults.pl'], ['dollar0.pl'], ['doplain.pl'],
         ['stdinutf8.pl', '--data-binary', "\xc3\xa9t\xc3\xa9"], ['stdinutf8.pl'],
         ['stdinlayer.pl', '--data-binary', "a\r\nb\r\n"], ['readcl.pl', '--data-binary', "after\r\ncrlf"],
-        ['sigchld.pl'],
+        ['sigchld.pl'], ['crlf_w.pl'],
     ],
     py => [
         ['os_exit.py', 'ends'],
@@ -75,7 +75,7 @@ my %corpus = (
 );
 
 sub ends { my @a = @{ $_[0] }; return @a > 1 && $a[-1] eq 'ends' }
-plan tests => 2 * scalar(grep { !ends($_) } @{ $corpus{perl} }, @{ $corpus{py} }) + 16;
+plan tests => 2 * scalar(grep { !ends($_) } @{ $corpus{perl} }, @{ $corpus{py} }) + 17;
 my $logf = Apache::Test::config()->{vars}{t_logs} . '/error_log';
 my $log_at = -s $logf;
 
@@ -222,6 +222,7 @@ ok t_cmp($bt_got, $bt_want, "-M counts from this run's start (\$^T), as under mo
     seek $fh, $log_at, 0;
     my $log = do { local $/; <$fh> // '' };
     ok t_cmp($log, qr{CGIPLUS3700: \S*/corpus/switch_l\.pl: its #! line's '-l' is not all the perl engine's}, '3700: switch_l.pl as plain CGI, logged');
+    ok t_cmp(scalar(() = $log =~ m{CGIPLUS3700: \S*/corpus/crlf_w\.pl}g), 0, 'crlf_w.pl (-w and a CR) on the engine');
     ok t_cmp($log, qr{CGIPLUS3700: \S*/corpus/switch_B\.py: its #! line's '-B' is not all the python engine's}, '3700: switch_B.py as plain CGI, logged');
     ok t_cmp($log, qr{CGIPLUS3701: \S*/corpus/envstart\.py: the request's PYTHON\w+, which python reads}, '3701: envstart.py as plain CGI, logged');
     ok t_cmp(scalar(() = $log =~ m{CGIPLUS3702: cgiplus-engine-perl: \S*/corpus/taint\.pl: its #! line asks for taint checks}g), 1,
