@@ -45,7 +45,7 @@ my %corpus = (
         ['setglobals.pl'], ['defaults.pl'], ['dollar0.pl'], ['doplain.pl'],
         ['stdinutf8.pl', '--data-binary', "\xc3\xa9t\xc3\xa9"], ['stdinutf8.pl'],
         ['stdinlayer.pl', '--data-binary', "a\r\nb\r\n"], ['readcl.pl', '--data-binary', "after\r\ncrlf"],
-        ['sigchld.pl'], ['crlf_w.pl'],
+        ['sigchld.pl'], ['crlf_w.pl'], ['dataseek.pl'], ['dataend.pl'], ['datapod.pl'],
     ],
     py => [
         ['os_exit.py', 'ends'],
