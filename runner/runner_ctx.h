@@ -53,6 +53,7 @@ typedef struct runner_ctx {
     uint64_t held;            /* PARAMS bytes of requests not on a worker (queue_memory) */
     int trim_owed;            /* held grew large: give the heap back once it is 0 */
     struct runner_pool_list pools, slot_waiters;
+    struct runner_pool_list owed; /* pools whose pass_owed is set (runner_twait.c), by olink */
     struct runner_worker_list workers, dead_workers;
 } runner_ctx;
 

@@ -22,7 +22,7 @@
 
 #define LIST(f) .f = TAILQ_HEAD_INITIALIZER(runner_g.f)
 runner_ctx runner_g = { LIST(clients), LIST(dead_clients), LIST(unauth), LIST(pools),
-                        LIST(slot_waiters), LIST(workers), LIST(dead_workers) };
+                        LIST(slot_waiters), LIST(owed), LIST(workers), LIST(dead_workers) };
 #undef LIST
 
 /* The loop's own state; for the runner's life. */

@@ -16,6 +16,7 @@
 #include "cgp_twait.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -33,12 +34,64 @@ const char *runner_mode_name(runner_mode m)
 
 static const runner_wowner pool_owner; /* what its workers tell a pool: below */
 
+/* So that a loop turn costs the same with 1 pool or 3,000: the pools'
+ * timers in a heap (a turn visits the due ones only), the pools in a hash
+ * by (mode, script, site), the retired ones (which pools_gc looks at) in
+ * a list of their own. */
+static runner_heap pool_heap;
+static runner_htab pool_tab;
+static TAILQ_HEAD(, runner_pool) retired_pools = TAILQ_HEAD_INITIALIZER(retired_pools);
+
+#define POOL_OF(member, ptr) \
+    ((runner_pool *)(void *)((char *)(ptr) - offsetof(runner_pool, member)))
+
+/* Never fails: each pool reserved its room in the heap. */
+static void set_deadline(runner_pool *p, uint64_t dl)
+{
+    p->deadline = dl;
+    (void)runner_heap_set(&pool_heap, &p->tn, dl);
+}
+
+static void pass_paid(runner_pool *p)
+{
+    if (!p->pass_owed)
+        return;
+    p->pass_owed = 0;
+    TAILQ_REMOVE(&runner_g.owed, p, olink);
+}
+
+static void set_retired(runner_pool *p, int retired)
+{
+    if (p->retired == retired)
+        return;
+    p->retired = retired;
+    if (retired)
+        TAILQ_INSERT_TAIL(&retired_pools, p, rlink);
+    else
+        TAILQ_REMOVE(&retired_pools, p, rlink);
+}
+
+/* The hash of a pool's key: the site's presence too (a pool without one
+ * takes every site's requests). */
+static uint32_t key_hash(runner_mode mode, const char *script, const char *site, size_t sitelen)
+{
+    uint32_t h = runner_hash_bytes(RUNNER_HASH_INIT, &mode, sizeof(mode));
+    h = runner_hash_bytes(h, script, strlen(script) + 1);
+    h = runner_hash_bytes(h, site ? "s" : "n", 1);
+    return site ? runner_hash_bytes(h, site, sitelen) : h;
+}
+
+static uint32_t pool_hash(const runner_pool *p)
+{
+    return key_hash(p->mode, p->script, p->site, p->site ? strlen(p->site) : 0);
+}
+
 static void pool_retire(runner_pool *p, const char *why)
 {
     runner_worker *w, *wn;
     if (p->retired)
         return;
-    p->retired = 1;
+    set_retired(p, 1);
     runner_table_pool_sync(p); /* children send its requests to the runner again */
     runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2064) "pool #%llu of %s retired (%s): idle "
                "workers stop, busy ones after their request", (unsigned long long)p->id,
@@ -61,10 +114,17 @@ static int siblings(const runner_pool *a, const runner_pool *b)
 /* The pools that a newer configuration supersedes (runner_stamp.h). */
 static int pool_sibling(const void *pool, runner_stamp_sib *sib)
 {
-    runner_pool *q = sib->it ? TAILQ_NEXT((runner_pool *)sib->it, link) : TAILQ_FIRST(&runner_g.pools);
+    /* siblings have the same (mode, script, site): the same hash */
+    const runner_pool *p = pool;
+    runner_hlink *e = sib->it ? runner_htab_next(&((runner_pool *)sib->it)->hl)
+                              : runner_htab_first(&pool_tab, p->hl.hash);
+    runner_pool *q = NULL;
 
-    while (q && !siblings(pool, q))
-        q = TAILQ_NEXT(q, link);
+    for (; e; e = runner_htab_next(e))
+        if (siblings(pool, q = POOL_OF(hl, e)))
+            break;
+    if (!e)
+        q = NULL;
     return runner_stamp_found(sib, q, q ? &q->use : NULL, q && q->retired);
 }
 
@@ -132,6 +192,23 @@ static int same_site(const runner_pool *p, const char *site, size_t sitelen)
     return site && strlen(p->site) == sitelen && !memcmp(p->site, site, sitelen);
 }
 
+/* The first pool made (the lowest id, as the list's order) of those under
+ * hash that take a request for (mode, path, settings, site); better if
+ * it is older. */
+static runner_pool *find_in(uint32_t hash, runner_mode mode, const runner_pool_key *id,
+                            const char *site, size_t sitelen, runner_pool *better)
+{
+    for (runner_hlink *e = runner_htab_first(&pool_tab, hash); e; e = runner_htab_next(e)) {
+        runner_pool *p = POOL_OF(hl, e);
+        if (better && better->id < p->id)
+            break; /* a bucket keeps the order pools were made */
+        if (p->mode == mode && strcmp(p->script, id->path) == 0 &&
+            runner_set_equal(&p->set, &id->set) && same_site(p, site, sitelen))
+            return p;
+    }
+    return better;
+}
+
 runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
                              const runner_set_over *begin, const char *site, size_t sitelen,
                              uint32_t httpd_gen, int *err)
@@ -142,20 +219,24 @@ runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
 
     if (aside < 0)
         return NULL;
-    TAILQ_FOREACH(p, &runner_g.pools, link)
-        if (p->mode == mode && strcmp(p->script, id.path) == 0 &&
-            runner_set_equal(&p->set, &id.set) && same_site(p, site, sitelen)) {
-            runner_set_free(&id.set);
-            if (p->retired) {
-                p->retired = 0; /* in use again */
-                runner_table_pool_sync(p);
-            }
-            note_aside(p, aside);
-            return stamp_pool(p, httpd_gen);
+    /* A pool of this site, or one for any site (a [pool] section's): as a
+     * walk of the list in order would, the one made first. */
+    p = site ? find_in(key_hash(mode, id.path, site, sitelen), mode, &id, site, sitelen, NULL)
+             : NULL;
+    p = find_in(key_hash(mode, id.path, NULL, 0), mode, &id, site, sitelen, p);
+    if (p) {
+        runner_set_free(&id.set);
+        if (p->retired) {
+            set_retired(p, 0); /* in use again */
+            runner_table_pool_sync(p);
         }
+        note_aside(p, aside);
+        return stamp_pool(p, httpd_gen);
+    }
 
     if (!(p = calloc(1, sizeof(*p))) || runner_pool_names(id.path, &p->script, &p->dir) < 0 ||
-        (site && !(p->site = strndup(site, sitelen)))) {
+        (site && !(p->site = strndup(site, sitelen))) ||
+        runner_heap_reserve(&pool_heap, pool_tab.n + 1) < 0) {
         if (p) {
             free(p->script);
             free(p->dir);
@@ -166,6 +247,15 @@ runner_pool *runner_pool_get(const char *script, size_t slen, runner_mode mode,
         return NULL;
     }
     p->mode = mode;
+    if (runner_htab_add(&pool_tab, &p->hl, pool_hash(p)) < 0) {
+        free(p->script);
+        free(p->dir);
+        free(p->site);
+        free(p);
+        runner_set_free(&id.set);
+        *err = ENOMEM;
+        return NULL;
+    }
     p->set = id.set;
     p->owner = &pool_owner;
     p->id = ++runner_g.next_pool_id;
@@ -601,7 +691,7 @@ void runner_pool_dispatch(runner_pool *p)
 {
     runner_worker *w;
 
-    p->pass_owed = 0;
+    pass_paid(p);
     /* Workers the runner holds idle (freed here, or taken back from a
      * ticket that left) go to the oldest waiting request first. */
     if (p->tidx >= 0)
@@ -752,7 +842,7 @@ void runner_pool_submit(runner_req *r)
         return;
     }
     if (p->retired) { /* retired since its BEGIN: the children may use it again */
-        p->retired = 0;
+        set_retired(p, 0);
         runner_table_pool_sync(p);
     }
     unsigned qmax;
@@ -982,12 +1072,12 @@ void runner_pool_rearm(runner_pool *p)
         MIN_DL(runner_stamp_due(&p->use));
     MIN_DL(p->relook_at);
 #undef MIN_DL
-    p->deadline = dl;
+    set_deadline(p, dl);
 }
 
 static void pool_timer(runner_pool *p)
 {
-    p->deadline = 0;
+    set_deadline(p, 0);
     runner_table_pool_used(p);
     if (p->relook_at && runner_g.now >= p->relook_at)
         look(p);
@@ -1067,6 +1157,10 @@ static void pool_free(runner_pool *p)
     slot_done(p);
     runner_table_pool_del(p);
     runner_watch_drop(&p->watch);
+    set_retired(p, 0);
+    pass_paid(p);
+    set_deadline(p, 0);
+    runner_htab_del(&pool_tab, &p->hl);
     TAILQ_REMOVE(&runner_g.pools, p, link);
     runner_set_free(&p->set);
     free(p->script);
@@ -1117,8 +1211,8 @@ static void pools_gc(void)
 {
     runner_pool *p, *pn;
     runner_client *c;
-    for (p = TAILQ_FIRST(&runner_g.pools); p; p = pn) {
-        pn = TAILQ_NEXT(p, link);
+    for (p = TAILQ_FIRST(&retired_pools); p; p = pn) {
+        pn = TAILQ_NEXT(p, rlink);
         unsigned qmax;
         if (!p->retired || p->nworkers || p->qlen || runner_twait_depth(p, &qmax))
             continue;
@@ -1158,27 +1252,45 @@ static void pools_free_all(void)
         }
         pool_free(p);
     }
+    runner_heap_free(&pool_heap);
+    runner_htab_free(&pool_tab);
 }
 
 static uint64_t pools_deadline(void)
 {
-    uint64_t dl = 0;
-    runner_pool *p;
-    TAILQ_FOREACH(p, &runner_g.pools, link) {
-        uint64_t d = p->pass_owed ? runner_g.now : p->deadline; /* a worker came back */
-        if (d && (!dl || d < dl))
-            dl = d;
-    }
-    return dl;
+    const runner_hnode *e = runner_heap_min(&pool_heap);
+    if (!TAILQ_EMPTY(&runner_g.owed))
+        return runner_g.now; /* a worker came back */
+    return e ? e->at : 0;
 }
 
-/* Pools are only freed by pools_gc, never in a timer. */
+/* Each pool whose worker came back or whose deadline is due, once a pass,
+ * as a walk of them all did. Pools are only freed by pools_gc, never in a
+ * timer: those taken due stay valid through the pass. */
 static void pools_timers(void)
 {
+    static unsigned long pass;
+    runner_hnode *e, *next;
     runner_pool *p;
-    TAILQ_FOREACH(p, &runner_g.pools, link)
-        if (p->pass_owed || (p->deadline && runner_g.now >= p->deadline))
+
+    pass++;
+    e = runner_heap_take_due(&pool_heap, runner_g.now);
+    /* pool_timer's dispatch takes p out of the list; one owed again meanwhile
+     * is behind the others and waits for the next turn */
+    while ((p = TAILQ_FIRST(&runner_g.owed)) && p->timer_pass != pass) {
+        p->timer_pass = pass;
+        pool_timer(p);
+    }
+    for (; e; e = next) {
+        p = POOL_OF(tn, e);
+        next = e->due_next;
+        if (p->timer_pass != pass && p->deadline && runner_g.now >= p->deadline) {
+            p->timer_pass = pass;
             pool_timer(p);
+        } else {
+            set_deadline(p, p->deadline); /* not due (any more): back in the heap */
+        }
+    }
 }
 
 const runner_room runner_pool_room = {

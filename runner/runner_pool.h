@@ -8,6 +8,8 @@
 #include "runner_loop.h"
 #include "runner_watch.h"
 #include "runner_stamp.h"
+#include "runner_heap.h"
+#include "runner_htab.h"
 #include "cgp_proto.h"
 
 #define RUNNER_SETTLE_MS        200u    /* a script changed in place must be still this long */
@@ -63,8 +65,13 @@ struct runner_pool {
     uint32_t wfirst, wsize;   /* its ring of waiter entries there */
     unsigned converting;      /* waiters asked to relay (RELAY) for new workers, not yet here */
     uint64_t converting_at;
-    int pass_owed;            /* an idle worker came back to the runner: dispatch soon */
-    TAILQ_ENTRY(runner_pool) link, slink;
+    int pass_owed;            /* an idle worker came back to the runner: dispatch soon;
+                               * in runner_g.owed while set */
+    unsigned long timer_pass; /* the last pools_timers pass that ran its timer */
+    runner_hnode tn;          /* in the pools' timer heap, at deadline */
+    runner_hlink hl;          /* in the pools' hash, by (mode, script, site) */
+    TAILQ_ENTRY(runner_pool) link, slink, olink;
+    TAILQ_ENTRY(runner_pool) rlink; /* among the retired pools (pools_gc), while retired */
 };
 
 /* What tells one pool from another: BEGIN's script as a C string and its

@@ -29,8 +29,10 @@ static void reclaimed(uint32_t sl, uint32_t g)
 {
     runner_worker *w = runner_table_owner(sl);
 
-    if (w && w->sgen == g)
+    if (w && w->sgen == g && !w->pool->pass_owed) {
         w->pool->pass_owed = 1;
+        TAILQ_INSERT_TAIL(&runner_g.owed, w->pool, olink); /* the pools' timers find it */
+    }
 }
 
 runner_worker *runner_twait_accept(runner_req *r, uint32_t grant_pid)

@@ -16,6 +16,7 @@
 #include "cgp_table.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdatomic.h>
@@ -69,8 +70,26 @@ static void worker_close_fds(runner_worker *w)
     w->body_peer = -1;
 }
 
+/* The workers' timers, nearest first: a loop turn visits the due ones
+ * only, not every worker. */
+static runner_heap worker_heap;
+
+int runner_worker_heap_reserve(void)
+{
+    return runner_heap_reserve(&worker_heap, runner_g.nworkers + 1);
+}
+
+/* Never fails: the heap holds live workers only, and each reserved its
+ * room (runner_worker_heap_reserve). */
+static void set_deadline(runner_worker *w, uint64_t dl)
+{
+    w->deadline = dl;
+    (void)runner_heap_set(&worker_heap, &w->tn, dl);
+}
+
 void runner_worker_free(runner_worker *w)
 {
+    set_deadline(w, 0);
     worker_close_fds(w);
     if (w->req) {
         if (w->req->client)
@@ -358,7 +377,7 @@ void runner_worker_reaped(runner_worker *w, int status)
         log_exit(w, NULL, 0, in_child);
     }
     runner_worker_step(w, RUNNER_WE_REAP);
-    w->deadline = 0;
+    set_deadline(w, 0);
     worker_close_fds(w);
     TAILQ_REMOVE(&p->workers, w, plink);
     p->nworkers--;
@@ -385,7 +404,7 @@ void runner_worker_rearm(runner_worker *w)
     uint64_t dl = 0, t;
 #define MIN_DL(x) do { t = (x); if (t && (!dl || t < dl)) dl = t; } while (0)
     if (w->state == RUNNER_W_DEAD || w->exited) {
-        w->deadline = 0;
+        set_deadline(w, 0);
         return;
     }
     if (w->t_term && !w->killed)
@@ -424,7 +443,7 @@ void runner_worker_rearm(runner_worker *w)
             MIN_DL(w->started + s->v[CGP_S_MAX_AGE]);
     }
 #undef MIN_DL
-    w->deadline = dl;
+    set_deadline(w, dl);
 }
 
 /* A request over its time: 504 (or a cut response) for the client, and the
@@ -449,7 +468,7 @@ void runner_worker_deadline(runner_worker *w)
 {
     uint64_t now = runner_g.now;
     const runner_pool_set *s = &w->pool->set;
-    w->deadline = 0;
+    set_deadline(w, 0);
     if (w->exited || w->state == RUNNER_W_DEAD)
         return;
     if (w->dl_sigterm && now >= w->dl_sigterm) {
@@ -850,21 +869,26 @@ unsigned runner_worker_count_usable(const runner_pool *p, int idle_only)
 
 static uint64_t workers_deadline(void)
 {
-    uint64_t dl = 0;
-    runner_worker *w;
-    TAILQ_FOREACH(w, &runner_g.workers, glink)
-        if (w->deadline && (!dl || w->deadline < dl))
-            dl = w->deadline;
-    return dl;
+    const runner_hnode *e = runner_heap_min(&worker_heap);
+    return e ? e->at : 0;
 }
 
+#define WORKER_OF(ptr) \
+    ((runner_worker *)(void *)((char *)(ptr) - offsetof(runner_worker, tn)))
+
+/* Workers are freed at the turn's end only (workers_bury): those taken due
+ * stay valid through the pass. One whose timer was set again meanwhile
+ * runs if it is still due, as in a walk of them all. */
 static void workers_timers(void)
 {
-    runner_worker *w, *wn;
-    for (w = TAILQ_FIRST(&runner_g.workers); w; w = wn) {
-        wn = TAILQ_NEXT(w, glink);
+    runner_hnode *e, *next;
+    for (e = runner_heap_take_due(&worker_heap, runner_g.now); e; e = next) {
+        runner_worker *w = WORKER_OF(e);
+        next = e->due_next;
         if (w->deadline && runner_g.now >= w->deadline)
             runner_worker_deadline(w);
+        else
+            set_deadline(w, w->deadline); /* not due any more: back in the heap */
     }
 }
 
@@ -912,8 +936,14 @@ static void workers_bury(void)
     }
 }
 
+static void workers_fini(void)
+{
+    workers_bury();
+    runner_heap_free(&worker_heap);
+}
+
 const runner_room runner_worker_room = {
     .name = "workers", .deadline = workers_deadline, .timers = workers_timers,
     .reaped = workers_reaped, .busy = workers_busy, .live = workers_live,
-    .signal = workers_signal, .turn_end = workers_bury, .fini = workers_bury,
+    .signal = workers_signal, .turn_end = workers_bury, .fini = workers_fini,
 };

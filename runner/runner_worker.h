@@ -10,6 +10,7 @@
 #define RUNNER_WORKER_H
 
 #include "runner_types.h"
+#include "runner_heap.h"
 #include "runner_buf.h"
 #include "runner_end.h"
 #include "runner_conf.h"
@@ -199,6 +200,7 @@ struct runner_worker {
     runner_wend retire;       /* stop for this once the current request is done */
     runner_wend why;          /* why the runner stopped it */
     uint64_t deadline;        /* nearest timer (monotonic ms), 0: none */
+    runner_hnode tn;          /* in the workers' timer heap, at deadline */
     uint64_t dl_orphan, dl_reap; /* orphan waiting for a body; closed stdout */
     uint64_t dl_orphan_max;   /* a no-abort orphan is stopped at this time */
     uint64_t t_orphan;        /* when its request ended without it */
@@ -266,6 +268,9 @@ void runner_worker_break(runner_worker *w, runner_wend why, int sig);
  * (unless now), SIGTERM then SIGKILL after kill_grace. */
 void runner_worker_stop(runner_worker *w, runner_wend why, int now);
 void runner_worker_free(runner_worker *w);
+/* Room in the workers' timer heap for one more worker: before it is made
+ * (0, or -1 ENOMEM), so that its timers never fail later. */
+int runner_worker_heap_reserve(void);
 /* A child saw its stdout close mid-request: it should be exiting. */
 void runner_worker_gone(runner_worker *w);
 /* Takes back a worker mid-response: its output is read to the sentinel and

@@ -152,7 +152,8 @@ int runner_worker_start(const runner_wkind *kind, runner_pool *p, runner_req *r,
         pl.child[i] = pl.ours[i] = -1;
     if (may_start(p, &pl.spec) < 0)
         return -1;
-    if (!(w = calloc(1, sizeof(*w))) || !(w->obuf = malloc(RUNNER_OBUF_CAP))) {
+    if (!(w = calloc(1, sizeof(*w))) || !(w->obuf = malloc(RUNNER_OBUF_CAP)) ||
+        runner_worker_heap_reserve() < 0) {
         err = ENOMEM;
         goto fail;
     }
