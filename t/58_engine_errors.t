@@ -23,7 +23,7 @@ my %cases = (
 my @scopes = ('', 'ed', 'edc');
 my $n_cases = @{ $cases{perl} } + @{ $cases{py} };
 
-plan tests => 2 + 3 + $n_cases * @scopes + $n_cases + 8 + 2 * 2;
+plan tests => 2 + 3 + $n_cases * @scopes + $n_cases + 12 + 2 * 2;
 
 my $logf = Apache::Test::config()->{vars}{t_logs} . '/error_log';
 sub log_from { open my $fh, '<', $logf or return ''; seek $fh, $_[0], 0; local $/; <$fh> // '' }
@@ -101,23 +101,32 @@ sub logged {
     return ($code, $text);
 }
 my @die = (qr/errors-stderr-marker before the die/, qr{errors/die\.pl died: errors-die-marker},
-           qr{CGIPLUS1324: End of script output before headers: \S*/errors/die\.pl .*answering 500});
+           qr{CGIPLUS1324: End of script output before headers: \S*/errors/die\.pl .*answering 500},
+           qr{CGIPLUS3234: cgiplus-engine-perl: \S*/errors/die\.pl died: errors-die-marker});
 my ($code, $text) = logged('/eperl/errors/die.pl', @die);
 ok t_cmp($code, 500, 'perl die.pl: 500');
 ok t_cmp($text, $die[0], "perl die.pl: its stderr is logged");
 ok t_cmp($text, $die[1], 'perl die.pl: its die message, naming it');
 ok t_cmp($text, $die[2], 'perl die.pl: "End of script output before headers", naming it');
+ok t_cmp($text, $die[3], "perl die.pl: the engine's own line (3234), naming it");
 my $compile = qr{errors/compile\.pl: .*Global symbol "\$errors_undeclared" requires explicit package name};
-($code, $text) = logged('/eperl/errors/compile.pl', $compile, qr/End of script output before headers/);
+my $c3233 = qr{CGIPLUS3233: cgiplus-engine-perl: \S*/errors/compile\.pl: Global symbol};
+($code, $text) = logged('/eperl/errors/compile.pl', $compile, $c3233, qr/End of script output before headers/);
 ok t_cmp($text, $compile, "perl compile.pl: perl's compile error, naming it");
+ok t_cmp($text, $c3233, "perl compile.pl: the engine's own line (3233), naming it");
 my @raise = (qr/errors-stderr-marker before the raise.*Traceback.*RuntimeError: errors-raise-marker/s,
-             qr{CGIPLUS1324: End of script output before headers: \S*/errors/raise\.py .*answering 500});
+             qr{CGIPLUS1324: End of script output before headers: \S*/errors/raise\.py .*answering 500},
+             qr{CGIPLUS3214: cgiplus-engine-python: /\S*/errors/raise\.py raised RuntimeError});
 ($code, $text) = logged('/epy/errors/raise.py', @raise);
 ok t_cmp($text, $raise[0], 'py raise.py: its stderr and its traceback are logged');
 ok t_cmp($text, $raise[1], 'py raise.py: "End of script output before headers", naming it');
+# (it named the script's sys.path, a list, for the script)
+ok t_cmp($text, $raise[2], "py raise.py: the engine's own line (3214), naming the script");
 my $syntax = qr{File "\S*/errors/syntax\.py", line 4.*SyntaxError}s;
-($code, $text) = logged('/epy/errors/syntax.py', $syntax, qr/End of script output before headers/);
+my $c3212 = qr{CGIPLUS3212: cgiplus-engine-python: /\S*/errors/syntax\.py: does not compile};
+($code, $text) = logged('/epy/errors/syntax.py', $syntax, $c3212, qr/End of script output before headers/);
 ok t_cmp($text, $syntax, "py syntax.py: the SyntaxError as the interpreter reports it (file, line)");
+ok t_cmp($text, $c3212, "py syntax.py: the engine's own line (3212), naming it");
 
 for my $lang (qw(perl py)) {
     ok t_cmp(ok_pid($lang, "e$lang"), $pid{$lang}, "$lang: one engine served every request");
