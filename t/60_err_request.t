@@ -1,0 +1,128 @@
+# What an administrator or a script author meets first: a request mod_cgiplus
+# refuses before (or as) a script runs. Each is answered as mod_cgi answers
+# it, logged with its id, runs nothing twice, and the next request is fine:
+# Options ExecCGI off (1082, 403), no such script (1084, 404), a directory
+# (1085, 403), path info under AcceptPathInfo Off (1086, 404), a persistent
+# script without an execute bit (the runner's answer, 1065, 403), the same
+# under an engine (1300, 403). A private httpd.
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use Time::HiRes qw(sleep);
+use lib 't/lib';
+use PrivateHttpd qw(private_conf private_start private_dir private_log private_wait_log
+                    private_get resp_code resp_pid);
+use FreePort qw(free_port);
+
+plan tests => 21;
+
+my $vars = Apache::Test::config()->{vars};
+my $top = $vars->{top_dir};
+my $dir = private_dir('err-request');
+mkdir "$dir/$_" or die "$dir/$_: $!" for qw(s s/sub s/noexec e);
+chmod 0755, "$dir/$_" for qw(s s/sub s/noexec e);
+
+# A persistent script: one line per request, its pid and a count (a request
+# run twice shows as a count that skips).
+my $plus = <<"PL";
+#!/usr/bin/perl
+use strict;
+use lib '$top/lib/perl';
+use CGIplus;
+\$| = 1;
+my \$n = 0;
+while (CGIplus::accept()) {
+    \$n++;
+    print "Content-Type: text/plain\\nX-Pid: \$\$\\n\\n";
+    print "pid=\$\$ n=\$n\\n";
+    CGIplus::finish();
+}
+PL
+my $cgi = "#!/usr/bin/perl\nprint \"Content-Type: text/plain\\nX-Pid: \$\$\\n\\nran \$ENV{SCRIPT_NAME}\\n\";\n";
+my %files = ('s/ok.pl' => [$plus, 0755], 's/noexec/ok.pl' => [$plus, 0755],
+             's/plain.pl' => [$plus, 0644],
+             'e/ok.pl' => [$cgi, 0755], 'e/plain.pl' => [$cgi, 0644]);
+for my $f (sort keys %files) {
+    open my $fh, '>', "$dir/$f" or die "$dir/$f: $!";
+    print $fh $files{$f}[0];
+    close $fh;
+    chmod $files{$f}[1], "$dir/$f";
+}
+
+my $port = free_port();
+open my $cf, '>', "$dir/httpd.conf" or die "httpd.conf: $!";
+print $cf private_conf($dir, $port, ['alias'], <<"CONF");
+LogLevel info cgiplus:info
+Alias /s/ $dir/s/
+Alias /nopi/ $dir/s/
+Alias /e/ $dir/e/
+<Directory $dir/s>
+    Require all granted
+    Options +ExecCGI
+    SetHandler cgiplus-script
+    CGIplusMaxWorkers 1
+</Directory>
+<Directory $dir/s/noexec>
+    Options -ExecCGI
+</Directory>
+<Location /nopi/>
+    AcceptPathInfo Off
+</Location>
+<Directory $dir/e>
+    Require all granted
+    Options +ExecCGI
+    SetHandler cgiplus-script
+    CGIplusEngine $top/lib/perl/cgiplus-engine-perl
+</Directory>
+CONF
+close $cf;
+ok t_cmp(private_start("$dir/httpd.conf", $port) ? 1 : 0, 1, 'the private httpd started');
+
+# status and body of one GET
+sub get {
+    my $r = private_get($port, $_[0]);
+    my ($head, $body) = $r =~ /\A(.*?\r\n)\r\n(.*)\z/s;
+    if (($head // '') =~ /^Transfer-Encoding: chunked/mi) {
+        my $plain = '';
+        while ($body =~ s/\A([0-9a-fA-F]+)\r\n//) {
+            my $len = hex $1;
+            last unless $len;
+            $plain .= substr $body, 0, $len, '';
+            $body =~ s/\A\r\n//;
+        }
+        $body = $plain;
+    }
+    return (resp_code($r), $body // '', resp_pid($r));
+}
+
+my ($code, $body, $pid) = get('/s/ok.pl');
+ok t_cmp("$code $body", qr/\A200 pid=\d+ n=1\n\z/, 'a persistent script answers');
+my $n = 1;
+# The next request to the worker: its own count, one more (nothing ran twice).
+sub next_fine {
+    my ($what) = @_;
+    my ($c, $b) = get('/s/ok.pl');
+    $n++;
+    ok t_cmp("$c $b", "200 pid=$pid n=$n\n", "after $what: the same worker serves the next request, once");
+}
+
+my @cases = (
+    ['/s/noexec/ok.pl', 403, qr{CGIPLUS1082: Options ExecCGI is off in this directory: \S+/s/noexec/ok\.pl}, 'Options -ExecCGI'],
+    ['/s/nosuch.pl', 404, qr{CGIPLUS1084: script not found or unable to stat: \S+/s/nosuch\.pl}, 'no such script'],
+    ['/s/sub/', 403, qr{CGIPLUS1085: attempt to invoke directory as script: \S+/s/sub/?}, 'a directory'],
+    ['/nopi/ok.pl/extra', 404, qr{CGIPLUS1086: AcceptPathInfo off disallows user's path: \S+/s/ok\.pl}, 'path info, AcceptPathInfo Off'],
+    ['/s/plain.pl', 403, qr{CGIPLUS1065: the runner cannot run \S+/s/plain\.pl: Permission denied}, 'no execute bit, persistent'],
+    ['/e/plain.pl', 403, qr{CGIPLUS1300: script not executable \(an engine runs only what plain CGI would\): \S+/e/plain\.pl}, 'no execute bit, under an engine'],
+);
+for my $c (@cases) {
+    my ($u, $want, $re, $what) = @$c;
+    ($code, $body) = get($u);
+    ok t_cmp($code, $want, "$what: $want");
+    ok t_cmp(private_wait_log($dir, $re), 1, "$what: logged with its id");
+    next_fine($what);
+}
+
+# Under the engine, an executable script runs.
+($code, $body) = get('/e/ok.pl');
+ok t_cmp("$code $body", "200 ran /e/ok.pl\n", 'the engine runs an executable script');
