@@ -74,7 +74,7 @@ for my $mode ('cgi-', '') {
     push @cases, map { ["${mode}pl.psgi", $_, qr/^GOOD\n\z/] } @psgi_q[0, 1];
 }
 
-plan tests => 2 * @cases + 12;
+plan tests => 2 * @cases + 14;
 
 for my $c (@cases) {
     my ($file, $q, $want) = @$c;
@@ -132,6 +132,11 @@ for my $c (['cgi-ww.cgp', "$evil/evilw.cgp"], ['cgi-pw.cgp', "$evil/evilp.cgp"])
 $log = do { local (@ARGV, $/) = "$vars->{t_logs}/error_log"; <> };
 my $n_wsgi = () = $log =~ /CGIPLUS3100: cgiplus-wsgi: under CGI the application must come from a file/g;
 ok t_cmp($n_wsgi, 2, 'cgiplus-wsgi says why (once for cgi-wrap.cgp, once now)');
-ok t_cmp($log =~ /cgiplus-psgi: under CGI the application must come from a file/ ? 1 : 0, 1,
-         'cgiplus-psgi says why');
+ok t_cmp($log =~ /CGIPLUS3152: cgiplus-psgi: under CGI the application must come from a file/ ? 1 : 0, 1,
+         'cgiplus-psgi says why (3152)');
+# The arguments a query made, ignored, are said (someone probing shows).
+ok t_cmp($log, qr{CGIPLUS3200: cgiplus-wsgi: \S+/launch/cgi-w\.cgp: ignoring \d+ argument\(s\) after it \(a request's query makes them},
+         'cgiplus-wsgi says it ignored the arguments (3200)');
+ok t_cmp($log, qr{CGIPLUS3250: cgiplus-psgi: \S+/launch/cgi-p\.cgp: ignoring \d+ argument\(s\) after it \(a request's query makes them},
+         'cgiplus-psgi says it ignored the arguments (3250)');
 ok t_cmp(-e $mark ? do { local (@ARGV, $/) = $mark; <> } : '', '', 'no evil code ran through a wrapper');

@@ -30,7 +30,9 @@ my %scripts = (
     'psgi.cgp'     => [500, 1],
 );
 my @paths = map { my $s = $_; map { "/$_/$s" } qw(fail failr) } sort keys %scripts;
-plan tests => 9 * @paths;
+# the launchers' own line for a failure after the response started
+my %late_id = ('boom_wsgi.py' => 3210, 'psgi.cgp' => 3251);
+plan tests => 9 * @paths + 2 * keys %late_id;
 
 # curl from a local port of our choosing, so that the error log's
 # "[client 127.0.0.1:PORT]" tells which request a line was logged under.
@@ -102,4 +104,9 @@ for my $u (@paths) {
     ok t_cmp(scalar(@marker) > 0 ? 1 : 0, 1, "$u: the failure is logged");
     ok t_cmp(join("\n", grep { /\[client 127\.0\.0\.1:\d+\]/ && !/\[client 127\.0\.0\.1:$bport\]/ } @marker), '',
              "$u: under the failed request");
+    if (my $id = $late_id{$script}) {
+        for (1 .. 200) { last if log_since($off) =~ /CGIPLUS$id:/; sleep 0.05 }
+        my $n_late = () = log_since($off) =~ /CGIPLUS$id: [^\n]*after its response had started: the worker exits without ending the response, so the client sees it cut/g;
+        ok t_cmp($n_late, 1, "$u?late: the launcher says so, once ($id)");
+    }
 }
