@@ -110,13 +110,23 @@ my @policy = (
 my @same = map { my $m = $_; map { [$m, $_] } '/hello.txt', '/big.txt', '/sub/' }
            qw(POST PUT DELETE OPTIONS PATCH);
 
-plan tests => 2 * @refused + 2 * @served + 2 + 2 * @methods * @policy + 3 * 2 * @same + 2;
+plan tests => 2 * @refused + 3 + 2 * @served + 2 + 2 * @methods * @policy + 3 * 2 * @same + 2;
 
 for my $t (@refused) {
     my ($path, $want, $what) = @$t;
     my ($status, $resp) = raw(GET => $path);
     ok t_cmp($status, $want, "$what: $path");
     ok $resp !~ /root:.*:0:0:/ && $resp !~ /a dotfile: refused|secret/;
+}
+# What the admin reads: each refusal with its id and the file.
+{
+    my $logf = Apache::Test::vars('t_logs') . '/error_log';
+    my $log = do { open my $fh, '<', $logf or die "$logf: $!"; local $/; <$fh> // '' };
+    ok t_cmp($log, qr{CGIPLUS1511: file permissions deny server access: \S+/static/fresh-noperm\.txt},
+             'a file httpd may not read: logged (1511)');
+    ok t_cmp($log, qr{CGIPLUS1516: refused \S+/static/fifo: not a regular file}, 'a FIFO: logged (1516)');
+    ok t_cmp($log, qr{CGIPLUS1512: refused \S*/static/link-out: a symbolic link on its path leads out of the served directory},
+             'a symlink out: logged (1512)');
 }
 for my $t (@served) {
     my ($path, $want, $what) = @$t;

@@ -24,7 +24,7 @@ sub req {
 
 sub slurp { open my $fh, '<', shift or die $!; local $/; return scalar <$fh> }
 
-plan tests => 34;
+plan tests => 38;
 
 my $r = req(GET => 'hello');
 ok t_cmp($r->code, 200, 'offloaded file: 200');
@@ -72,7 +72,9 @@ ok t_cmp($r->content, "Hello, static\n", 'dot-dot that stays inside');
 $r = req(GET => 'body');
 ok t_cmp($r->content, "Hello, static\n", "the script's own body is dropped");
 
-# refused
+# refused, each logged with its id (the script's mistake named)
+my $logf = Apache::Test::vars('t_logs') . '/error_log';
+my $at = -s $logf;
 for my $t (['outside', 403], ['dotdot', 403], ['linkout', 403], ['dir', 403],
            ['relative', 502], ['missing', 404]) {
     my ($q, $want) = @$t;
@@ -80,5 +82,13 @@ for my $t (['outside', 403], ['dotdot', 403], ['linkout', 403], ['dir', 403],
     ok t_cmp($r->code, $want, "X-CGIplus-File case '$q'");
     ok $r->content !~ /root:.*:0:0:/ if $q eq 'outside' || $q eq 'linkout';
 }
+my $log = do { open my $fh, '<', $logf or die "$logf: $!"; seek $fh, $at, 0; local $/; <$fh> // '' };
+ok t_cmp($log, qr{CGIPLUS1541: script \S+/offload\.cgp answered X-CGIplus-File /etc/passwd, which is outside every CGIplusOffloadRoot; answering 403},
+         'outside: logged (1541)');
+ok t_cmp($log, qr{CGIPLUS1512: refused \S+/link-out: a symbolic link on its path leads out of the served directory},
+         'linkout: logged (1512)');
+ok t_cmp($log, qr{CGIPLUS1517: refused \S+/static/sub: a directory}, 'dir: logged (1517)');
+ok t_cmp($log, qr{CGIPLUS1540: script \S+/offload\.cgp answered X-CGIplus-File 'hello\.txt', which is not an absolute path; answering 502},
+         'relative: logged (1540)');
 $r = req(GET => 'none');
 ok t_cmp($r->content, "no offload\n", 'without the header: the script answers');

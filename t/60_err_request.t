@@ -4,7 +4,8 @@
 # Options ExecCGI off (1082, 403), no such script (1084, 404), a directory
 # (1085, 403), path info under AcceptPathInfo Off (1086, 404), a persistent
 # script without an execute bit (the runner's answer, 1065, 403), the same
-# under an engine (1300, 403). A private httpd.
+# under an engine (1300, 403), X-CGIplus-File where the server has no
+# CGIplusOffloadRoot (1542, 403). A private httpd.
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -15,7 +16,7 @@ use PrivateHttpd qw(private_conf private_start private_dir private_log private_w
                     private_get resp_code resp_pid);
 use FreePort qw(free_port);
 
-plan tests => 21;
+plan tests => 24;
 
 my $vars = Apache::Test::config()->{vars};
 my $top = $vars->{top_dir};
@@ -34,6 +35,7 @@ use CGIplus;
 my \$n = 0;
 while (CGIplus::accept()) {
     \$n++;
+    print "X-CGIplus-File: /etc/hostname\\n" if (\$ENV{QUERY_STRING} // '') eq 'off';
     print "Content-Type: text/plain\\nX-Pid: \$\$\\n\\n";
     print "pid=\$\$ n=\$n\\n";
     CGIplus::finish();
@@ -114,10 +116,14 @@ my @cases = (
     ['/nopi/ok.pl/extra', 404, qr{CGIPLUS1086: AcceptPathInfo off disallows user's path: \S+/s/ok\.pl}, 'path info, AcceptPathInfo Off'],
     ['/s/plain.pl', 403, qr{CGIPLUS1065: the runner cannot run \S+/s/plain\.pl: Permission denied}, 'no execute bit, persistent'],
     ['/e/plain.pl', 403, qr{CGIPLUS1300: script not executable \(an engine runs only what plain CGI would\): \S+/e/plain\.pl}, 'no execute bit, under an engine'],
+    # (this one runs the script: its count goes on)
+    ['/s/ok.pl?off', 403, qr{CGIPLUS1542: script \S+/s/ok\.pl answered X-CGIplus-File /etc/hostname, but no CGIplusOffloadRoot is configured for this server; answering 403},
+     'X-CGIplus-File, no CGIplusOffloadRoot', 1],
 );
 for my $c (@cases) {
-    my ($u, $want, $re, $what) = @$c;
+    my ($u, $want, $re, $what, $ran) = @$c;
     ($code, $body) = get($u);
+    $n++ if $ran;
     ok t_cmp($code, $want, "$what: $want");
     ok t_cmp(private_wait_log($dir, $re), 1, "$what: logged with its id");
     next_fine($what);
