@@ -124,7 +124,10 @@ static int scan_callout(cgp_scan *sc, const unsigned char *buf, size_t len, size
     *pos = end + 1;
     if (l && buf[end - 1] == '\r')
         l--;
-    if (sc->skipping) {
+    if (sc->skipping || l > CGP_SCAN_LINE_MAX) {
+        /* (as long when it came whole, in one read, as in pieces) */
+        if (!sc->skipping)
+            sc->skip_first = buf[start];
         sc->skipping = 0;
         *out = &sc->skip_first;
         *outlen = 1;

@@ -753,12 +753,15 @@ void runner_worker_publish(runner_worker *w)
  * written with no request, and would be the next request's response. One
  * poll for all of them; a readable one is taken (IDLE -> RUNNER, so no
  * child can claim it meanwhile) and looked at again: stopped as broken, or
- * published again as it was. */
+ * published again as it was. Its stderr likewise: a line written with no
+ * request (after its response ended) is the runner's to log (2011), not
+ * the next request's. */
 static void look(void)
 {
     static uint64_t next;
     struct pollfd pf[64];
     runner_worker *ws[64], *w;
+    int err[64];
 
     if (runner_g.now < next)
         return;
@@ -766,23 +769,32 @@ static void look(void)
     for (w = TAILQ_FIRST(&runner_g.workers); w; ) {
         nfds_t n = 0;
 
-        for (; w && n < 64; w = TAILQ_NEXT(w, glink)) {
+        for (; w && n + 2 <= 64; w = TAILQ_NEXT(w, glink)) {
             int fd = w->kind->idle_fd ? w->kind->idle_fd(w) : -1;
             if (w->state != RUNNER_W_IDLE || fd < 0 || !runner_table_slot_idle(w))
                 continue;
             pf[n].fd = fd;
             pf[n].events = POLLIN;
+            err[n] = 0;
             ws[n++] = w;
+            if (w->ev_err.fd >= 0) {
+                pf[n].fd = w->ev_err.fd;
+                pf[n].events = POLLIN;
+                err[n] = 1;
+                ws[n++] = w;
+            }
         }
         if (n == 0 || poll(pf, n, 0) <= 0)
             continue;
         for (nfds_t i = 0; i < n; i++) {
             int unread = 0;
-            if (!(pf[i].revents & POLLIN) || !runner_table_slot_idle(ws[i]) ||
-                !runner_worker_claim(ws[i]))
+            if (!(pf[i].revents & POLLIN) ||
+                !runner_table_slot_idle(ws[i]) || !runner_worker_claim(ws[i]))
                 continue; /* a child holds it: the output is its request's */
             atomic_thread_fence(memory_order_seq_cst);
-            if (!ws[i]->ready_len) { /* a FastCGI worker: no ready line */
+            if (err[i]) {
+                runner_worker_take_stderr(ws[i]); /* no request: 2011 */
+            } else if (!ws[i]->ready_len) { /* a FastCGI worker: no ready line */
                 if (ioctl(pf[i].fd, FIONREAD, &unread) == 0 && unread > 0) {
                     runner_worker_junk(ws[i], (size_t)unread, "while it was idle");
                     continue;

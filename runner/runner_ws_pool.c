@@ -348,13 +348,25 @@ void runner_ws_pool_reaped(runner_ws_worker *w)
 
 /* ------------------------------------------------------------ timers */
 
+/* A worker of this generation still within its HELLO time: the queue
+ * waits for its outcome, so an upgrade to a script that is no WebSocket
+ * script is answered 501 (2815), not 503 by queue_wait (both 10 s). */
+static int starting(const runner_ws_pool *p)
+{
+    const runner_ws_worker *w;
+    TAILQ_FOREACH(w, &p->workers, link)
+        if (w->gen == p->gen && w->state == RUNNER_WS_W_STARTING && w->deadline > runner_g.now)
+            return 1;
+    return 0;
+}
+
 uint64_t runner_ws_pool_deadline(runner_ws_pool *p)
 {
     uint64_t dl = 0, t;
     runner_ws_worker *w;
 #define MIN_DL(x) do { t = (x); if (t && (!dl || t < dl)) dl = t; } while (0)
     if (!TAILQ_EMPTY(&p->queue)) {
-        if (SET(p, QUEUE_WAIT))
+        if (SET(p, QUEUE_WAIT) && !starting(p))
             MIN_DL(TAILQ_FIRST(&p->queue)->t_arrive + SET(p, QUEUE_WAIT));
         t = spawn_gate(p);
         if (t > 1)
@@ -386,6 +398,8 @@ static void expire_queue(runner_ws_pool *p)
 {
     uint64_t wait = SET(p, QUEUE_WAIT);
     runner_ws_open *o;
+    if (starting(p))
+        return;
     while (wait && (o = TAILQ_FIRST(&p->queue)) && runner_g.now >= o->t_arrive + wait)
         runner_ws_open_limit(o, RUNNER_WS_L_WAIT, "queue_wait (no worker took it in time)");
 }
@@ -431,7 +445,6 @@ static void retire(runner_ws_pool *p, const char *why)
 void runner_ws_pool_timer(runner_ws_pool *p)
 {
     runner_ws_worker *w, *wn;
-    expire_queue(p);
     for (w = TAILQ_FIRST(&p->workers); w; w = wn) {
         runner_ws_open *o;
         wn = TAILQ_NEXT(w, link);
@@ -444,6 +457,7 @@ void runner_ws_pool_timer(runner_ws_pool *p)
         if (w->deadline && runner_g.now >= w->deadline)
             runner_ws_worker_timer(w);
     }
+    expire_queue(p); /* after a HELLO time's end has answered the queue (starting) */
     trim(p);
     if (!p->retired && !p->nconns && TAILQ_EMPTY(&p->queue) &&
         runner_g.now >= p->use.last_used + runner_g.conf.v[CGP_S_POOL_IDLE])
