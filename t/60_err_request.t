@@ -5,7 +5,8 @@
 # (1085, 403), path info under AcceptPathInfo Off (1086, 404), a persistent
 # script without an execute bit (the runner's answer, 1065, 403), the same
 # under an engine (1300, 403), X-CGIplus-File where the server has no
-# CGIplusOffloadRoot (1542, 403). A private httpd.
+# CGIplusOffloadRoot (1542, 403); the runner's queue full or waited out
+# (2008, 2063, 503). A private httpd.
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -16,7 +17,7 @@ use PrivateHttpd qw(private_conf private_start private_dir private_log private_w
                     private_get resp_code resp_pid);
 use FreePort qw(free_port);
 
-plan tests => 24;
+plan tests => 32;
 
 my $vars = Apache::Test::config()->{vars};
 my $top = $vars->{top_dir};
@@ -36,13 +37,14 @@ my \$n = 0;
 while (CGIplus::accept()) {
     \$n++;
     print "X-CGIplus-File: /etc/hostname\\n" if (\$ENV{QUERY_STRING} // '') eq 'off';
+    select undef, undef, undef, \$1 if (\$ENV{QUERY_STRING} // '') =~ /sleep=([\\d.]+)/;
     print "Content-Type: text/plain\\nX-Pid: \$\$\\n\\n";
     print "pid=\$\$ n=\$n\\n";
     CGIplus::finish();
 }
 PL
 my $cgi = "#!/usr/bin/perl\nprint \"Content-Type: text/plain\\nX-Pid: \$\$\\n\\nran \$ENV{SCRIPT_NAME}\\n\";\n";
-my %files = ('s/ok.pl' => [$plus, 0755], 's/noexec/ok.pl' => [$plus, 0755],
+my %files = ('s/ok.pl' => [$plus, 0755], 's/q.pl' => [$plus, 0755], 's/noexec/ok.pl' => [$plus, 0755],
              's/plain.pl' => [$plus, 0644],
              'e/ok.pl' => [$cgi, 0755], 'e/plain.pl' => [$cgi, 0644]);
 for my $f (sort keys %files) {
@@ -68,6 +70,12 @@ Alias /e/ $dir/e/
 <Directory $dir/s/noexec>
     Options -ExecCGI
 </Directory>
+# relayed: the runner's own queue
+<Location /s/q.pl>
+    CGIplusDirect off
+    CGIplusQueueDepth 1
+    CGIplusQueueWait 1s
+</Location>
 <Location /nopi/>
     AcceptPathInfo Off
 </Location>
@@ -132,3 +140,31 @@ for my $c (@cases) {
 # Under the engine, an executable script runs.
 ($code, $body) = get('/e/ok.pl');
 ok t_cmp("$code $body", "200 ran /e/ok.pl\n", 'the engine runs an executable script');
+
+# The runner's queue (relayed): one worker busy, one request waiting; the
+# next is refused at once (2008, and httpd's 1061 says why), the waiting one
+# gets 503 after CGIplusQueueWait (2063, 1061); the busy one completes, and
+# the next request is served. Each answered 503 with Retry-After.
+my $q0 = private_get($port, '/s/q.pl');
+my ($qpid) = $q0 =~ /pid=(\d+) n=1/;
+my $busy = PrivateHttpd::private_start_get($port, '/s/q.pl?sleep=2.5');
+sleep 0.3;
+my $waits = PrivateHttpd::private_start_get($port, '/s/q.pl?waits');
+sleep 0.3;
+my $full = private_get($port, '/s/q.pl?full');
+ok t_cmp(resp_code($full) . ($full =~ /^Retry-After: \d+/mi ? ' retry' : ''), '503 retry', 'the runner\'s queue full: 503 with Retry-After');
+ok t_cmp(private_wait_log($dir, qr{CGIPLUS2008: \S+/s/q\.pl: queue full \(1 waiting, 1 worker of 1\); answering overloaded at once}), 1,
+         'the runner says so (2008)');
+ok t_cmp(private_wait_log($dir, qr{CGIPLUS1061: \S+/s/q\.pl: all of its workers are busy and its queue is full}), 1,
+         'and httpd too (1061)');
+my $w = PrivateHttpd::private_finish($waits);
+ok t_cmp(resp_code($w) . ($w =~ /^Retry-After: \d+/mi ? ' retry' : ''), '503 retry', 'the waiting one: 503 after CGIplusQueueWait');
+ok t_cmp(private_wait_log($dir, qr{CGIPLUS2063: \S+/s/q\.pl: 1 request waited 1000 ms for a worker; answered overloaded}), 1,
+         'the runner says so (2063)');
+ok t_cmp(private_wait_log($dir, qr{CGIPLUS1061: \S+/s/q\.pl: it waited CGIplusQueueWait in the runner's queue and no worker came free}), 1,
+         'and httpd too (1061)');
+my $b = PrivateHttpd::private_finish($busy);
+ok t_cmp(resp_code($b) . ' ' . ($b =~ /pid=(\d+) n=(\d+)/ ? "$1 $2" : ''), "200 $qpid 2", 'the busy one completes');
+my $q3 = private_get($port, '/s/q.pl');
+ok t_cmp(resp_code($q3) . ' ' . ($q3 =~ /pid=(\d+) n=(\d+)/ ? "$1 $2" : ''), "200 $qpid 3",
+         'the next is served by the same worker: neither refused request ran');
