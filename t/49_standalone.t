@@ -14,7 +14,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(wire_connect wire_request wire_frames wire_status wait_for wire_key_file);
 
-plan tests => 20;
+plan tests => 22;
 
 my $vars = Apache::Test::config()->{vars};
 my $bin = "$vars->{top_dir}/runner/cgiplus-runner";
@@ -117,12 +117,21 @@ ok t_cmp(pool($st, 'declared2') && !pool($st, 'declared2')->{retired} ? 1 : 0, 1
 my $old = wait_for(sub { my $p = pool(wire_status($s), 'declared'); !$p || $p->{retired} }, 6, 0.2);
 ok t_cmp($old ? 1 : 0, 1, 'and the old one retires once unused');
 
+# A log_level the runner does not know on SIGHUP: said (2401), the level
+# in force stays, the rest of the file applies.
+write_conf("$dir/runner.conf", "log_level loud\n" . ($conf2 =~ s/max_workers_total 5/max_workers_total 6/r));
+kill 'HUP', $runner;
+ok t_cmp(wait_for(sub { log_of('runner') =~ /CGIPLUS2401: SIGHUP: log_level loud is not error, warn, info or debug; keeping \w+/ }, 3)
+         ? 1 : 0, 1, 'SIGHUP: an unknown log_level is said (2401)');
+ok t_cmp(wait_for(sub { wire_status($s)->{runner}{max_workers_total} == 6 ? 1 : undef }, 3) // 0, 1,
+         'and the rest of the file applies');
+
 # A bad file on SIGHUP: refused, the settings in force stay.
 write_conf("$dir/runner.conf", "bogus_setting 1\n");
 kill 'HUP', $runner;
 ok t_cmp(wait_for(sub { log_of('runner') =~ /CGIPLUS2078: SIGHUP: \S+: line 1: bogus_setting: unknown global setting/ }, 3)
          ? 1 : 0, 1, 'a bad file is refused with its line (2078)');
-ok t_cmp(wire_status($s)->{runner}{max_workers_total}, 5, 'the settings in force stay');
+ok t_cmp(wire_status($s)->{runner}{max_workers_total}, 6, 'the settings in force stay');
 close $s;
 close $s2;
 
