@@ -6,7 +6,9 @@
 # reads nothing for a while fills it (1152: the write failed); the
 # directory made unusable for httpd's children (mode 0700, root's): no
 # spool file (1150). Each time the client gets every byte, and the next
-# request is served by the same worker.
+# request is served by the same worker. Then the script log
+# (CGIplusScriptLog) on the full disk: a failed request is answered as
+# ever, and the failed write is said (1101).
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -19,24 +21,25 @@ use PrivateHttpd qw(private_conf private_start private_dir private_log private_w
                     private_get resp_code resp_pid);
 use FreePort qw(free_port);
 
-plan tests => 1 + 2 * 4;
+plan tests => 1 + 2 * 4 + 3;
 $SIG{PIPE} = 'IGNORE';
 
 my $vars = Apache::Test::config()->{vars};
-my $full = "$vars->{t_logs}/err-spool-full";
+my $full = "$vars->{t_logs}/err-disk-full";
 system('umount', $full) if -d $full && `findmnt -n -o TARGET '$full'` =~ /\S/;
 mkdir $full;
 my $mounted = system('mount', '-t', 'tmpfs', '-o', 'size=256k,mode=0755', 'cgiplus-full', $full) == 0;
 END { system('umount', $full) if $mounted }
 ok t_cmp($mounted ? 1 : 0, 1, "a tmpfs of 256 KiB mounted on $full");
 
-my $dir = private_dir('err-spool');
+my $dir = private_dir('err-disk');
 my $pool = "$vars->{documentroot}/pool";
 my $port = free_port();
 open my $cf, '>', "$dir/httpd.conf" or die "httpd.conf: $!";
 print $cf private_conf($dir, $port, ['alias'], <<"CONF");
 LogLevel info cgiplus:info
 CGIplusResponseSpoolDir $full/resp
+CGIplusScriptLog $full/script.log
 Alias /p/ $pool/
 <Directory $pool>
     Require all granted
@@ -47,6 +50,8 @@ Alias /p/ $pool/
 </Directory>
 CONF
 close $cf;
+{ open my $sl, '>', "$full/script.log" or die "script.log: $!"; }
+chmod 0666, "$full/script.log";
 private_start("$dir/httpd.conf", $port) or die "httpd did not start\n";
 
 my $SIZE = 8 * 1024 * 1024;
@@ -99,3 +104,15 @@ for my $case (['full', 1152, qr{CGIPLUS1152: writing the response spool file of 
     ok t_cmp(resp_pid(private_get($port, '/p/big.pl?size=64')), $worker,
              "spool $what: the same worker serves the next request");
 }
+
+# The disk full: a failed request is answered as ever (502: the worker dies
+# before its response), the next one served, the failed write said.
+{
+    open my $fill, '>', "$full/filler" or die "filler: $!";
+    1 while syswrite $fill, 'x' x 65536;
+}
+chmod 0755, "$full/resp";
+ok t_cmp(resp_code(private_get($port, '/p/app.pl?die_early')), 502, 'script log on a full disk: a failed request is answered 502');
+ok t_cmp(private_wait_log($dir, qr{\(28\)No space left on device: \[client [^]]+\] CGIPLUS1101: cannot write to the script log of \S+/app\.pl}), 1, 'and the failed write is said (1101)');
+ok t_cmp(resp_code(private_get($port, '/p/app.pl')), 200, 'the next request is served');
+unlink "$full/filler";
