@@ -215,8 +215,19 @@ void runner_ws_pool_dispatch(runner_ws_pool *p)
         runner_ws_open_send(o, best);
     }
     /* No worker, and none may start: nobody would take them. */
-    if (!TAILQ_EMPTY(&p->queue) && !p->nworkers && spawn_gate(p) == 1)
+    if (!TAILQ_EMPTY(&p->queue) && !p->nworkers && spawn_gate(p) == 1) {
         fail_queue(p, CGP_O_SPAWN_FAILED, 1, 0);
+    } else if (!TAILQ_EMPTY(&p->queue) && p->fail_streak >= 2 && runner_g.now < p->backoff_until) {
+        /* The crash-loop backoff (2803) and no worker that may take them:
+         * 503 with the time left at once, as a request pool answers in
+         * its backoff (1069), not after queue_wait as if it were full. */
+        runner_ws_worker *w;
+        TAILQ_FOREACH(w, &p->workers, link)
+            if (usable(p, w))
+                return;
+        uint64_t left = (p->backoff_until - runner_g.now + 999) / 1000;
+        fail_queue(p, CGP_O_SPAWN_FAILED, left < 1 ? 1 : left > 3600 ? 3600 : (unsigned)left, 0);
+    }
 }
 
 /* Per-address counts: entries of (pool, address), a short list per bucket. */

@@ -8,7 +8,9 @@
 # - an upgrade to a script that does not speak WebSocket: no HELLO within
 #   10 s, 501 (2815), 501 at once for the next upgrade, and the deploy of
 #   a WebSocket script ends it (101); what that one writes on stdout is
-#   discarded (2812), its stderr logged (2813).
+#   discarded (2812), its stderr logged (2813); one that ignores SIGTERM
+#   is killed after CGIplusKillGrace (2817); one that dies at its start
+#   puts the pool in a crash-loop backoff (2803).
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -20,7 +22,7 @@ use PrivateHttpd qw(private_conf private_start private_dir private_log private_w
                     private_get resp_code resp_pid);
 use FreePort qw(free_port);
 
-plan tests => 17;
+plan tests => 25;
 
 my $vars = Apache::Test::config()->{vars};
 my $top = $vars->{top_dir};
@@ -67,6 +69,7 @@ my $port = free_port();
 open my $cf, '>', "$dir/httpd.conf" or die "httpd.conf: $!";
 print $cf private_conf($dir, $port, ['alias'], <<"CONF");
 LogLevel info cgiplus:info
+CGIplusKillGrace 1s
 Alias /s/ $dir/s/
 Alias /r/ $dir/s/
 <Location /r/>
@@ -137,11 +140,19 @@ ok t_cmp(resp_code($r4) . ' ' . body_of($r4) . resp_pid($r4), "200 n=4\n$pid", '
 
 # WebSocket upgrades: the status line of the answer
 sub upgrade {
+    my ($path) = @_;
+    $path //= '/s/ws.pl';
     my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port", Timeout => 30) or return 0;
-    print $s "GET /s/ws.pl HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    print $s "GET $path HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
            . "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n";
     my $line = <$s> // '';
-    return $line =~ m{^HTTP/1\.1 (\d+)} ? $1 : 0;
+    my $code = $line =~ m{^HTTP/1\.1 (\d+)} ? $1 : 0;
+    my $retry = '-';
+    while (defined(my $h = <$s>)) {
+        last if $h =~ /^\r?\n\z/;
+        $retry = $1 if $h =~ /^Retry-After: (\d+)/i;
+    }
+    return wantarray ? ($code, $retry) : $code;
 }
 my $t0 = time;
 my $code = upgrade();
@@ -160,7 +171,9 @@ put('ws.pl', <<"PY");
 #!/usr/bin/python3
 import sys
 sys.path.insert(0, '$top/lib/python')
+import signal
 import cgiplus
+signal.signal(signal.SIGTERM, signal.SIG_IGN)   # (its stop, below)
 sys.stderr.write("ws-stderr-marker\\n")
 sys.stderr.flush()
 print("ws-stdout-marker", flush=True)
@@ -174,3 +187,42 @@ ok t_cmp(private_wait_log($dir, qr{CGIPLUS2813: stderr from WebSocket worker pid
          'its stderr line: logged (2813)');
 ok t_cmp(private_wait_log($dir, qr{CGIPLUS2812: WebSocket worker pid \d+ of \Q$dir\E/s/ws\.pl wrote on stdout \(discarded: its messages go on its channel\): ws-stdout-marker}), 1,
          'what it wrote on stdout: discarded, said (2812)');
+
+# A deploy stops that worker: it ignores SIGTERM, and is killed after
+# CGIplusKillGrace (2817); the new one takes upgrades.
+sleep 1.1;
+put('ws.pl', <<"PY");
+#!/usr/bin/python3
+import sys
+sys.path.insert(0, '$top/lib/python')
+import cgiplus
+ws = cgiplus.WebSocket()
+for ev in ws.events():
+    if ev.type == "open":
+        ws.accept(ev.conn)
+PY
+ok t_cmp(upgrade(), 101, 'the next deploy: upgraded (101)');
+ok t_cmp(private_wait_log($dir, qr{CGIPLUS2817: WebSocket worker pid \d+ of \Q$dir\E/s/ws\.pl ignored SIGTERM}), 1,
+         'the old worker ignored SIGTERM: killed, said (2817)');
+
+# A WebSocket script that dies at its start (a module it imports is
+# missing): its traceback is logged (2813), the pool backs off after two
+# in a row (2803), upgrades meanwhile 503 with Retry-After, the fixed file
+# upgraded at once.
+put('wsbad.py', "#!/usr/bin/python3\nimport cgiplus_no_such_module\n");
+$t0 = time;
+my @codes = map { join ' ', upgrade('/s/wsbad.py') } 1 .. 3;
+$took = time - $t0;
+ok t_cmp(join(', ', map { s/ \d+$/ retry/r } @codes), '503 retry, 503 retry, 503 retry',
+         "a script that dies at its start: 503 with Retry-After (@codes)");
+# (they waited queue_wait, 10 s each, and httpd's 1061 said the queue was full)
+ok t_cmp($took < 6 ? 1 : $took, 1, sprintf('at once, as a request pool in its backoff answers (%.1f s)', $took));
+ok t_cmp(private_wait_log($dir, qr{CGIPLUS1069: workers of \Q$dir\E/s/wsbad\.py keep ending before serving a request: the runner backs off starting new ones; answering 503}), 1,
+         'httpd says why (1069)');
+ok t_cmp(private_wait_log($dir, qr{CGIPLUS2813: stderr from WebSocket worker pid \d+ of \Q$dir\E/s/wsbad\.py: ModuleNotFoundError: No module named 'cgiplus_no_such_module'}), 1,
+         'its error: logged (2813)');
+ok t_cmp(private_wait_log($dir, qr{CGIPLUS2803: \Q$dir\E/s/wsbad\.py: 2 WebSocket workers in a row ended before saying HELLO; no new worker for \d+ ms}), 1,
+         'the crash loop: backed off (2803)');
+sleep 1.1;
+put('wsbad.py', do { open my $fh, '<', "$dir/s/ws.pl" or die $!; local $/; <$fh> });
+ok t_cmp(upgrade('/s/wsbad.py'), 101, 'fixed: upgraded (101)');
