@@ -16,7 +16,7 @@ use lib 't/htdocs/apps', 't/htdocs/pool/lib';
 use PoolTest qw(status script_requests wait_for);
 use AppTest qw(write_file curl url);
 
-plan tests => 86;
+plan tests => 87;
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{documentroot}/engine/python";
@@ -174,4 +174,10 @@ for my $p (qw(epyrss epyrssr)) {
     }
     ok t_cmp($ok, 4, "/$p: every request served");
     ok t_cmp(scalar keys %seen, 4, "/$p: by a new engine each time (RETIRE)");
+}
+# and each says why (3215), as the Perl engine does (3235, t/58_engine_perl.t)
+{
+    my $rss = do { local (@ARGV, $/) = "$vars->{t_logs}/error_log"; <> };
+    my $n = () = $rss =~ /CGIPLUS3215: cgiplus-engine-python: resident memory \d+ MiB is past CGIPLUS_ENGINE_MAX_RSS 1 MiB: replaced after this request/g;
+    ok t_cmp($n >= 8 ? 1 : $n, 1, "past CGIplusEngineMaxRSS: said for each request (3215): $n lines");
 }

@@ -3,8 +3,8 @@
 # the docs say, nothing runs twice, and the next request is fine.
 # - A script with an exec, whose run forks first (3217, 3238), when the
 #   pool's user may start no more processes (CGIplusRLimit nproc 1, a user
-#   of its own): the fork fails (3218, 3239), the run is the engine's own,
-#   the exec replaces the engine and its program's output ends the response.
+#   of its own): the fork fails (3218, 3239) and the script is not run:
+#   500, as mod_cgi answers a script it cannot fork for; the engine goes on.
 # - No file in TMPDIR for a request's body (3219, 3240): the body still
 #   reaches the script, said once per engine.
 # - The body's file cannot be written whole (a full disk: TMPDIR on a
@@ -19,7 +19,7 @@ use lib 't/lib';
 use PrivateHttpd qw(private_conf private_start private_dir private_log private_wait_log);
 use FreePort qw(free_port);
 
-plan tests => 3 + 2 * 12;
+plan tests => 3 + 2 * 12 + 4;
 
 my $vars = Apache::Test::config()->{vars};
 my $top = $vars->{top_dir};
@@ -49,6 +49,7 @@ my %files = (
                   . "print \"Content-Type: text/plain\\n\\ngot \", length(\$b), \" of \$ENV{CONTENT_LENGTH}\\n\";\n",
 );
 $files{big} = 'x' x (300 * 1024);
+$files{'pl/enddie.pl'} = "#!/usr/bin/perl\nprint \"Content-Type: text/plain\\n\\nanswered \$\$\\n\";\nEND { die \"end-marker\\n\" }\n";
 # where the Perl engine kept the body: descriptor 0's file, deleted at once
 $files{'pl/tmpdir.pl'} = "#!/usr/bin/perl\nmy \$f = readlink '/proc/self/fd/0';\n"
     . "print \"Content-Type: text/plain\\n\\nstdin is \", (\$f =~ m{\\A/tmp/} ? 'a file in /tmp' : \$f), \"\\n\";\n";
@@ -112,26 +113,24 @@ my %id = (py => {fork => 3218, notmp => 3219, write => 3220, exec => 3217},
 for my $l (qw(py pl)) {
     my $id = $id{$l};
     my $e = $l eq 'py' ? 'python' : 'perl';
-    # The fork for the exec fails: the run is the engine's, the exec
-    # replaces it, the program's output is the rest of the response, and
-    # its exit the engine's: the runner, which cannot tell that from a
-    # crash, cuts the connection (1072) where a CGI process's exit would
-    # have ended the response.
+    # The fork for the exec fails: not run, as mod_cgi runs nothing it
+    # cannot fork for: 500 (1324). (It ran in the engine, whose exec then
+    # replaced the engine mid-response: a 500 or a cut 200 by a race, and
+    # a new engine each time.) The engine goes on.
     my ($code, $body) = req("/${l}x/ok.$l");
     my ($first) = $body =~ /^ok (\d+)$/m;
     ok t_cmp("$code $body", qr/\A200 ok \d+\n\z/, "$l, nproc 1: a script without exec runs");
-    my $rc;
-    ($code, $body, $rc) = req("/${l}x/exec.$l");
-    ok t_cmp("$code $body", "200 the script\nthe program\n",
-             "$l, nproc 1: the exec's script answers with what it and its program wrote");
-    ok t_cmp($rc == 18 && private_wait_log($dir, qr{CGIPLUS1072: script \Q$dir\E/$l/exec\.$l \(worker pid \d+\) ended with outcome crashed: exited with status 0 after its response started; cutting the client connection}) ? 1 : "curl $rc",
-             1, "$l, nproc 1: and the response is cut at the program's exit (curl 18, 1072)");
-    ok t_cmp(private_wait_log($dir, qr{CGIPLUS$id->{fork}: cgiplus-engine-$e: \Q$dir\E/$l/exec\.$l: cannot fork for its run \(Resource temporarily unavailable\): it runs in the engine}), 1,
+    ($code, $body) = req("/${l}x/exec.$l");
+    ok t_cmp($code . ($body =~ /the script|the program/ ? ' ran' : ''), 500,
+             "$l, nproc 1: a script with an exec that cannot fork for its run: 500, not run");
+    ok t_cmp(private_wait_log($dir, qr{CGIPLUS1324: End of script output before headers: \Q$dir\E/$l/exec\.$l}), 1,
+             "$l: answered as a script that wrote nothing (1324)");
+    ok t_cmp(private_wait_log($dir, qr{CGIPLUS$id->{fork}: cgiplus-engine-$e: \Q$dir\E/$l/exec\.$l: cannot fork for its run \(Resource temporarily unavailable\): not run; the request ends without output}), 1,
              "$l: the failed fork is logged ($id->{fork}), naming the script");
     ($code, $body) = req("/${l}x/ok.$l");
     my ($second) = $body =~ /^ok (\d+)$/m;
-    ok t_cmp("$code " . (($second // 0) != ($first // 0) ? 'a new engine' : 'the old engine'), '200 a new engine',
-             "$l: the next request is served, by a new engine (the exec replaced the old one)");
+    ok t_cmp("$code " . (($second // 0) == ($first // -1) ? 'the same engine' : 'another engine'), '200 the same engine',
+             "$l: the next request is served by the same engine");
     ok t_cmp(count(qr{CGIPLUS$id->{fork}:}), 1, "$l: one $id->{fork} line: nothing ran twice");
 
     # TMPDIR unusable: every body still reaches the script. Python says so
@@ -160,5 +159,16 @@ for my $l (qw(py pl)) {
     ($code, $body) = req("/${l}b/body.$l", '--data-binary', 'small');
     ok t_cmp("$code $body", "200 got 5 of 5\n", "$l: the next body is whole");
 }
-ok t_cmp(private_log($dir) =~ /CGIPLUS3214|CGIPLUS3234|CGIPLUS1064|CGIPLUS1324/ ? 1 : 0, 0,
-         'no request failed');
+ok t_cmp(private_log($dir) =~ /CGIPLUS3214|CGIPLUS3234|CGIPLUS1064|CGIPLUS1072|CGIPLUS1324: [^\n]*(?:ok|body)\.(?:py|pl)/ ? 1 : 0, 0,
+         'no other request failed');
+
+# An END block that dies: the response is the script's, as under CGI; the
+# error is logged (3234, "END failed"); the engine goes on.
+my @end = map { [req('/plt/enddie.pl')] } 1 .. 2;
+ok t_cmp("$end[0][0] $end[0][1]", qr/\A200 answered \d+\n\z/, 'an END that dies: the response is the script\'s');
+ok t_cmp(private_wait_log($dir, qr{CGIPLUS3234: cgiplus-engine-perl: \Q$dir\E/pl/enddie\.pl: END failed: end-marker}), 1,
+         'and its error is logged (3234)');
+ok t_cmp("$end[1][0] $end[1][1]", "$end[0][0] $end[0][1]", 'the same engine answers the next request');
+# (the die message's line end made an empty line after the 3234 line)
+ok t_cmp(private_log($dir) =~ /CGIPLUS1050: stderr from \S+\/enddie\.pl \(pid \d+\): $/m ? 1 : 0, 0,
+         'and no empty line after it');
