@@ -16,7 +16,7 @@ use Time::HiRes qw(sleep);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(hget wire_connect wire_request wire_frames);
 
-plan tests => 53 + 3 * 2 + 2 * 2;
+plan tests => 54 + 3 * 2 + 2 * 2;
 
 my $vars = Apache::Test::config()->{vars};
 my $nobody = getpwnam('nobody');
@@ -121,6 +121,11 @@ wire_request($s, 2, [script => $script, uri => '/x', user => '2:2'], [CONTENT_LE
 @f = wire_frames($s, 10, 3);
 ok t_cmp(@f ? "$f[-1]{outcome} $f[-1]{detail}" : '', '5 1',
          'a user no CGIplusUser names is refused (not-found, EPERM: 403)');
+{
+    my $l = do { local (@ARGV, $/) = "$vars->{t_logs}/error_log"; <> };
+    ok t_cmp($l, qr{CGIPLUS2077: request 2 for \S+/pool/whoami\.pl names a user the runner may not run scripts as \(not allowed by allow_user\); refused},
+             'and the runner says so (2077)');
+}
 # The same for a WebSocket upgrade (its own pools, runner_ws_conn.c).
 my $log_off = -s "$vars->{t_logs}/error_log";
 wire_request($s, 3, [script => $script, uri => '/x', user => '2:2', mode => 'websocket'],
