@@ -21,7 +21,7 @@ use PrivateHttpd qw(private_conf private_start private_stop fresh_dir);
 my @files = ('exec-cgi.shtml?q=a%20b', 'exec-cmd.shtml/pi?q=a%20b', 'exec-cmd.shtml',
              'exec-nph.shtml', 'exec-redirect.shtml', 'exec-bad.shtml',
              'exec-malformed.shtml', 'noexec/exec-cgi.shtml', 'noexec/exec-cmd.shtml');
-plan tests => 2 * @files + 1 + 1 + 4 + 2;
+plan tests => 2 * @files + 1 + 1 + 4 + 2 + 4;
 
 my $cfg = Apache::Test::config();
 my $vars = $cfg->{vars};
@@ -101,3 +101,12 @@ ok t_cmp($log, qr/CGIPLUS1252: exec used but not allowed in \S+noexec\/exec-cmd\
          'IncludesNOEXEC: logged with its reason');
 ok t_cmp($log, qr/CGIPLUS1083: attempt to include NPH CGI script: \S+nph-x\.pl/,
          'an nph script is not included: logged');
+# exec-bad.shtml's mistakes, each said as mod_include says them for mod_cgid
+ok t_cmp($log, qr/CGIPLUS1253: invalid CGI ref "env\.pl\?x=1" in \S+exec-bad\.shtml/,
+         'exec cgi with a query: logged (1253)');
+ok t_cmp($log, qr/CGIPLUS1253: invalid CGI ref "no-such\.pl" in \S+exec-bad\.shtml/,
+         'exec cgi naming no script file: logged (1253)');
+ok t_cmp($log, qr/CGIPLUS1254: unknown parameter "foo" to tag exec in \S+exec-bad\.shtml/,
+         'an unknown parameter: logged (1254)');
+ok t_cmp($log, qr/CGIPLUS1251: missing argument for exec element in \S+exec-bad\.shtml/,
+         'an exec element without an argument: logged (1251)');
