@@ -14,7 +14,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(wire_connect wire_request wire_frames wire_status wait_for wire_key_file);
 
-plan tests => 22;
+plan tests => 25;
 
 my $vars = Apache::Test::config()->{vars};
 my $bin = "$vars->{top_dir}/runner/cgiplus-runner";
@@ -132,10 +132,23 @@ kill 'HUP', $runner;
 ok t_cmp(wait_for(sub { log_of('runner') =~ /CGIPLUS2078: SIGHUP: \S+: line 1: bogus_setting: unknown global setting/ }, 3)
          ? 1 : 0, 1, 'a bad file is refused with its line (2078)');
 ok t_cmp(wire_status($s)->{runner}{max_workers_total}, 6, 'the settings in force stay');
-close $s;
 close $s2;
 
+# SIGTERM with a request still running: its worker gets 5 s, then SIGTERM
+# (2049), and the request ends crashed (502), not cut without an END.
+req($s, 300, 'sleep=30');
+wire_frames($s, 1, 5, until => sub { $_[0]{type} == 14 });   # STARTED: on a worker
+my $t_term = time;
 kill 'TERM', $runner;
+my @fin = wire_frames($s, 1000, 15);
+my $took_term = time - $t_term;
+ok t_cmp(@fin && $fin[-1]{type} == 8 ? $fin[-1]{outcome} : 'no END', 3,
+         'SIGTERM: a request still running ends crashed (502)');
+ok t_cmp($took_term > 4 && $took_term < 10 ? 1 : $took_term, 1, sprintf('after the 5 s its worker gets (%.1f s)', $took_term));
+ok t_cmp(log_of('runner'), qr/CGIPLUS2048: stopping: 1 busy worker gets 5 s to finish.*CGIPLUS2049: 1 worker still busy; terminating it/s,
+         'and the runner says so (2048, 2049)');
+close $s;
+
 waitpid $runner, 0;
 ok t_cmp($?, 0, 'SIGTERM: the runner stops cleanly');
 ok t_cmp(log_of('runner'), qr/CGIPLUS2057: stopped/, 'and says so');
