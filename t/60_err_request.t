@@ -11,13 +11,14 @@ use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
+use IO::Socket::INET;
 use Time::HiRes qw(sleep);
 use lib 't/lib';
 use PrivateHttpd qw(private_conf private_start private_dir private_log private_wait_log
                     private_get resp_code resp_pid);
 use FreePort qw(free_port);
 
-plan tests => 32;
+plan tests => 35;
 
 my $vars = Apache::Test::config()->{vars};
 my $top = $vars->{top_dir};
@@ -58,6 +59,8 @@ my $port = free_port();
 open my $cf, '>', "$dir/httpd.conf" or die "httpd.conf: $!";
 print $cf private_conf($dir, $port, ['alias'], <<"CONF");
 LogLevel info cgiplus:info
+# (headers big enough to pass the 1 MiB of CGI variables a request may have)
+LimitRequestFieldSize 65000
 Alias /s/ $dir/s/
 Alias /nopi/ $dir/s/
 Alias /e/ $dir/e/
@@ -168,3 +171,19 @@ ok t_cmp(resp_code($b) . ' ' . ($b =~ /pid=(\d+) n=(\d+)/ ? "$1 $2" : ''), "200 
 my $q3 = private_get($port, '/s/q.pl');
 ok t_cmp(resp_code($q3) . ' ' . ($q3 =~ /pid=(\d+) n=(\d+)/ ? "$1 $2" : ''), "200 $qpid 3",
          'the next is served by the same worker: neither refused request ran');
+
+# CGI variables over the protocol's 1 MiB in all (20 headers of 60000
+# bytes, which this server's LimitRequestFieldSize lets through): 500, said
+# (1031); the script does not run, and the next request is served.
+{
+    my $big = join '', map { "X-Big-$_: " . ('v' x 60000) . "\r\n" } 1 .. 20;
+    my $sock = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port", Timeout => 10) or die "connect: $!";
+    print $sock "GET /s/ok.pl HTTP/1.1\r\nHost: 127.0.0.1\r\n${big}Connection: close\r\n\r\n";
+    my $resp = do { local $/; <$sock> } // '';
+    ok t_cmp(resp_code($resp), 500, 'CGI variables over 1 MiB: 500');
+    ok t_cmp(private_wait_log($dir, qr{CGIPLUS1031: the CGI variables of this request take \d+ bytes, more than the protocol's 1048576: \S+/s/ok\.pl}), 1,
+             'and says why (1031)');
+    my ($c, $b) = get('/s/ok.pl');
+    $n++;
+    ok t_cmp("$c $b", "200 pid=$pid n=$n\n", 'the script did not run; the next request is served, once');
+}
