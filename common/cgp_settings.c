@@ -23,6 +23,12 @@ const cgp_enum cgp_ws_overflow_names[] = {
     { NULL, NULL },
 };
 
+const cgp_enum cgp_fcgi_conn_names[] = {
+    { "keep", "one connection for the worker's life (FCGI_KEEP_CONN)" },
+    { "per-request", "a new connection for each request, as mod_fcgid" },
+    { NULL, NULL },
+};
+
 #define CGP_SETTING(id, key_, directive_, type_, scope_, min_, max_, dflt_, flags_, form, set, \
                     most_, names_, help)                                                     \
     [CGP_S_##id] = { .key = key_, .directive = directive_, .type = CGP_ST_##type_,           \

@@ -101,6 +101,10 @@ int cgp_mode_find(const char *s, size_t len);
 extern const cgp_enum cgp_ws_overflow_names[];
 enum { CGP_WS_OV_1008, CGP_WS_OV_1011, CGP_WS_OV_DROP };
 
+/* CGIplusFastCGIConnection's names, indexed by these. */
+extern const cgp_enum cgp_fcgi_conn_names[];
+enum { CGP_FCGI_CONN_KEEP, CGP_FCGI_CONN_PER_REQUEST };
+
 /* The id of the row of this scope with this key, or -1. */
 int cgp_setting_find(const char *key, size_t len, cgp_sscope scope);
 

@@ -138,6 +138,10 @@ enum cgp_tstate {
                             * Without it they break the protocol, so that a process a script
                             * left holding the kept connection cannot answer another
                             * client's request as "1" (t/59_php_leftover_inject.t) */
+#define CGP_TS_FCGI_UNTAKEN 8192u /* FastCGI per request: it exited with the holder's
+                            * connection unaccepted (set by the runner at its reap, before
+                            * that connection is closed): the holder's request never
+                            * reached it and goes to the runner */
 
 #define CGP_TGEN_MASK 0xffffffu
 

@@ -33,6 +33,8 @@ typedef struct direct_chan {
     size_t ready_len;
     int refs;
     int dead;                 /* no longer in cgiplus_dp.chans: closed at the last unref */
+    int per_request;          /* FastCGI: fd_out names the worker's socket (O_PATH), and
+                               * each request connects anew (cgiplus_fcgi_direct.c) */
 } direct_chan;
 
 /* A pool key's entry in the table, as the runner named it (POOL). */

@@ -12,11 +12,14 @@
 #include "cgiplus_scriptlog.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <string.h>
 #include <linux/sockios.h> /* SIOCOUTQ */
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "cgp_fcgi.h"
@@ -49,6 +52,7 @@ typedef struct cgiplus_fcgi_dx {
     int probing;              /* BEGIN_REQUEST alone goes first (out_len), the rest after */
     apr_size_t full_len;      /* while probing: the request's whole length */
     apr_uint64_t probe_t0;    /* when the probe went */
+    int own_fd;               /* fd is this request's own connection (per request) */
 } cgiplus_fcgi_dx;
 
 static cgiplus_fcgi_dx *fcgi_x(cgiplus_req *q)
@@ -98,6 +102,8 @@ static direct_chan *fcgi_chan_get(request_rec *r, uint32_t sidx, uint32_t sgen)
     ch->pid = atomic_load(&cgp_table_slot(base, sidx)->worker_pid);
     ch->fd_in = ch->fd_body = ch->fd_peer = ch->fd_err = -1;
     ch->fd_out = fd;
+    /* the pool connects per request: the runner sent its socket's name */
+    ch->per_request = (fcntl(fd, F_GETFL) & O_PATH) != 0;
     ch->refs = 1;
     cgiplus_direct_chan_keep(ch);
     return ch;
@@ -122,7 +128,8 @@ static apr_status_t fcgi_pack(cgiplus_req *q, cgiplus_fcgi_dx *fx, const char *b
         return APR_EINVAL;
     fx->out = apr_palloc(q->r->pool, rsize + blen + nrec * CGP_FCGI_HDR_LEN);
     if (cgp_fcgi_request_pack((unsigned char *)fx->out, rsize, &len, fx->reqid,
-                              CGP_FCGI_RESPONDER, CGP_FCGI_KEEP_CONN, pairs, np) != CGP_FCGI_OK)
+                              CGP_FCGI_RESPONDER, fx->own_fd ? 0 : CGP_FCGI_KEEP_CONN, pairs,
+                              np) != CGP_FCGI_OK)
         return APR_EINVAL;
     for (off = 0;;) {
         apr_size_t k = blen - off > CGP_FCGI_MAX_CONTENT ? CGP_FCGI_MAX_CONTENT : blen - off;
@@ -183,7 +190,8 @@ static void fcgi_unread(cgiplus_fcgi_dx *fx)
     fx->probing = 0;
     fx->x.eof = 1;
     fx->x.unfit = 1;
-    fcgi_learn_oneshot(&fx->x);
+    if (!fx->own_fd)
+        fcgi_learn_oneshot(&fx->x);
 }
 
 /* Whether q's BEGIN_REQUEST goes alone first (runner_fcgi.c, wants_probe):
@@ -268,6 +276,46 @@ static int fcgi_ended(int fd)
     return n == 0 || (n < 0 && errno == ECONNRESET);
 }
 
+/* r->pool's cleanup of a request's own connection: it runs before the
+ * handler's (registered later), whose abandon then finds fd -1, never a
+ * number another request's connection may have by then. */
+static apr_status_t fcgi_close_fd(void *data)
+{
+    cgiplus_fcgi_dx *fx = data;
+
+    if (fx->fd >= 0)
+        close(fx->fd);
+    fx->fd = -1;
+    return APR_SUCCESS;
+}
+
+/* Per request: q's own connection to the worker's listening socket,
+ * through the name the runner sent (O_PATH: the runner's 0700 directory
+ * is not walked), as mod_fcgid connects for each request. 0, or errno:
+ * refused, the program exited by itself (its socket is gone), so nothing
+ * of q reached it. */
+static int fcgi_connect(cgiplus_req *q, cgiplus_fcgi_dx *fx)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    int fd, rc;
+
+    snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d", fx->x.ch->fd_out);
+    if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0)
+        return errno;
+    do
+        rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+    while (rc < 0 && errno == EINTR);
+    if (rc < 0) {
+        int err = errno;
+
+        close(fd);
+        return err;
+    }
+    fx->fd = fd;
+    apr_pool_cleanup_register(q->r->pool, fx, fcgi_close_fd, apr_pool_cleanup_null);
+    return 0;
+}
+
 /* The claimed (or granted) worker x takes q: its records are written. */
 static int fcgi_start(cgiplus_req *q, cgiplus_direct *x, const char *body, apr_size_t blen)
 {
@@ -276,7 +324,8 @@ static int fcgi_start(cgiplus_req *q, cgiplus_direct *x, const char *body, apr_s
     apr_status_t rv;
     int err = 0, unread = 0, used;
 
-    fx->fd = x->ch->fd_out;
+    fx->own_fd = x->ch->per_request;
+    fx->fd = fx->own_fd ? -1 : x->ch->fd_out;
     x->err_eof = 1; /* no stderr pipe: STDERR records come on the connection */
     /* a new id: nothing written for an earlier request passes for this one's */
     fx->reqid = cgp_tslot_fcgi_next(x->slot);
@@ -296,6 +345,19 @@ static int fcgi_start(cgiplus_req *q, cgiplus_direct *x, const char *body, apr_s
     }
     cgiplus_direct_started(q, &fcgi_proto, x, body, blen);
     x->orphan_runs = 1;
+    if (fx->own_fd) {
+        /* A new connection: nothing on it yet, no probe. Refused, or
+         * closed before it took a byte (its listening socket closed with
+         * the connection unaccepted): q never reached it, and goes to the
+         * runner, which sends it to another worker. */
+        if ((err = fcgi_connect(q, fx)) == 0 && ((err = fcgi_write(q)) == 0 || fx->out_off))
+            goto written;
+        ap_log_rerror(APLOG_MARK, APLOG_DEBUG, err, r, CGIPLUS_LOGNO(3601)
+                      "FastCGI worker pid %lu of %s no longer listens (it exited by "
+                      "itself); handing it back and sending the request through the runner",
+                      (unsigned long)x->ch->pid, r->filename);
+        goto refused;
+    }
     /* Records it wrote with no request would pass for this one's answer:
      * unfit, it goes back to be stopped and the request, which never
      * reached it, to the runner (cgiplus_direct_wait_first; issue 20,
@@ -320,6 +382,7 @@ static int fcgi_start(cgiplus_req *q, cgiplus_direct *x, const char *body, apr_s
                       (unsigned long)x->ch->pid, r->filename);
         if (used) /* (a fresh one closed unused: libfcgi's 2 s, runner_fcgi.c) */
             fcgi_learn_oneshot(x);
+    refused:
         cgiplus_direct_hand_back(q, CGP_TS_EOF); /* counted where it runs */
         /* the whole body again: a granted request's went to the runner once */
         cgiplus_body_reset(&q->in, body, blen, r->connection->bucket_alloc);
@@ -327,6 +390,7 @@ static int fcgi_start(cgiplus_req *q, cgiplus_direct *x, const char *body, apr_s
         q->worker_pid = 0;
         return DECLINED;
     }
+written:
     if (err) {
         fx->closed = 1;
         x->eof = 1;
@@ -415,7 +479,8 @@ static apr_status_t fcgi_read(cgiplus_req *q, int keep)
         return APR_SUCCESS;
     }
     if (((n < 0 && errno == ECONNRESET) || n == 0) && keep && !fx->heard && !q->ended &&
-        fx->probing) {
+        (fx->probing || (fx->own_fd && (atomic_fetch_and(&x->slot->flags, ~CGP_TS_FCGI_UNTAKEN) &
+                                         CGP_TS_FCGI_UNTAKEN)))) {
         /* It closed the connection with bytes unread, of which only the
          * probe's BEGIN_REQUEST had gone (on AF_UNIX, ECONNRESET:
          * runner_fcgi.c, resend), as an application that closes after each
@@ -426,7 +491,9 @@ static apr_status_t fcgi_read(cgiplus_req *q, int keep)
          * file, is a 502, never sent again. An end of file while only the
          * probe went says it read BEGIN_REQUEST alone at most (node-fastcgi
          * ends its side after each response and reads on): nothing to run,
-         * sent again as unread. */
+         * sent again as unread. Per request: the runner found this
+         * connection unaccepted as the program exited (runner_fcgi.c,
+         * fcgi_unaccepted), and said so before closing it. */
         apr_bucket_free(buf);
         fcgi_unread(fx);
         return APR_SUCCESS;
@@ -434,7 +501,9 @@ static apr_status_t fcgi_read(cgiplus_req *q, int keep)
     if (n <= 0) {
         apr_bucket_free(buf);
         fx->closed = 1;
-        x->eof = 1;
+        /* per request, its close after END_REQUEST is the rule: the worker
+         * serves on */
+        x->eof = !(fx->own_fd && fx->end_req && cgp_fcgi_parser_between(&fx->parser));
         if (fx->end_req && !q->ended)
             fcgi_end(q, fx->end_req - 1, 0); /* its padding is all that is missing */
         else if (!q->ended && keep) { /* closed before END_REQUEST: this request fails (502) */
@@ -601,7 +670,7 @@ static void fcgi_leave(cgiplus_req *q)
         /* Ended cleanly. An application known to close after each request:
          * back to the runner, which connects again, so no request is
          * written on a connection it is closing. */
-        if (atomic_load(&x->slot->flags) & CGP_TS_ONESHOT)
+        if (!fx->own_fd && (atomic_load(&x->slot->flags) & CGP_TS_ONESHOT))
             x->eof = 1;
         return;
     }
@@ -636,6 +705,21 @@ static void fcgi_leave(cgiplus_req *q)
     if (fx->end_req && !x->broken)
         x->eof = 1; /* ended meanwhile (php-cgi and libfcgi close after ABORT): the
                        runner takes it on over a new connection */
+    /* Per request the runner has no connection to read on (no DRAIN):
+     * not ended within FCGI_ALIGN_MS, it is stopped. */
+    if (fx->own_fd && !x->eof)
+        x->broken = 1;
+}
+
+/* Per request: the connection ends with the request (the program's
+ * close waits for ours: libfcgi's OS_Close reads to our end of file), before
+ * the worker goes back, once (finish may be followed by abandon). */
+static void fcgi_hang_up(cgiplus_req *q, cgiplus_fcgi_dx *fx)
+{
+    if (!fx->own_fd || fx->fd < 0)
+        return;
+    shutdown(fx->fd, SHUT_RDWR);
+    apr_pool_cleanup_run(q->r->pool, fx, fcgi_close_fd);
 }
 
 /* The worker goes back (after ABORT_REQUEST if q is not over): idle, or
@@ -643,6 +727,7 @@ static void fcgi_leave(cgiplus_req *q)
 static void fcgi_finish(cgiplus_req *q)
 {
     fcgi_leave(q);
+    fcgi_hang_up(q, fcgi_x(q));
     cgiplus_direct_release(q, 0);
 }
 
@@ -650,6 +735,7 @@ static void fcgi_finish(cgiplus_req *q)
 static void fcgi_abort(cgiplus_req *q)
 {
     fcgi_leave(q);
+    fcgi_hang_up(q, fcgi_x(q));
     cgiplus_direct_release(q, 1);
 }
 

@@ -34,6 +34,7 @@
 #include <linux/sockios.h> /* SIOCOUTQ */
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -66,6 +67,10 @@ typedef struct runner_fcgi {
     int wclosed;              /* a write met its close: nothing more is written, reading decides */
     int cut;                  /* its request given up: 1 our end is to shut, 2 shut (cut) */
     int back_wait;            /* cut, it closed: GET_VALUES on a new connection (await_back) */
+    int per_request;          /* a new connection for each request, no FCGI_KEEP_CONN (the
+                               * pool's fcgi_connection): none while idle */
+    int lfd;                  /* per request: our copy of its listening socket, so that a
+                               * connection it never accepted outlives it (unaccepted) */
 } runner_fcgi;
 
 /* Kept of a request to send it again (RUNNER_FCGI_QUEUE_HIGH and its
@@ -82,6 +87,8 @@ static void fcgi_read(runner_worker *w, int drain);
 static void fcgi_feed(runner_worker *w);
 static void fcgi_log(runner_worker *w, int drain);
 static int reconnect(runner_worker *w);
+static int connect_new(runner_worker *w);
+static void conn_gone(runner_worker *w);
 static void cut(runner_worker *w);
 
 /* Records of id 1 pass for the request in flight only from an application
@@ -142,8 +149,8 @@ static int wants_probe(runner_worker *w)
     runner_fcgi *f = fcgi(w);
     uint32_t fl = runner_worker_slot_flags(w);
 
-    return (f->used || (fl & CGP_TS_FCGI_USED)) && !f->kept && !(fl & CGP_TS_FCGI_KEPT) &&
-           !oneshot(w);
+    return !f->per_request && (f->used || (fl & CGP_TS_FCGI_USED)) && !f->kept &&
+           !(fl & CGP_TS_FCGI_KEPT) && !oneshot(w);
 }
 
 /* Logged once per worker, whoever learnt it first: a child that met the
@@ -209,6 +216,7 @@ static int plumb_fcgi(runner_worker *w, runner_req *r, runner_plumbing *pl)
         errno = ENOMEM;
         return -1;
     }
+    f->lfd = -1;
     runner_ev_init(&f->ev_sock, on_sock, -1, w);
     runner_ev_init(&f->ev_log, on_log, -1, w);
     cgp_fcgi_parser_init(&f->parser, CGP_FCGI_FROM_APP);
@@ -224,12 +232,24 @@ static int plumb_fcgi(runner_worker *w, runner_req *r, runner_plumbing *pl)
     if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
         return -1;
     runner_plumb(pl, 0, fd, -1, NULL);
-    if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 8) < 0 ||
-        (fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0)
+    f->per_request = p->set.v[CGP_S_FCGI_CONNECTION] == CGP_FCGI_CONN_PER_REQUEST;
+    if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 8) < 0)
         return -1;
-    runner_plumb(pl, 0, pl->child[0], fd, &f->ev_sock.fd);
-    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-        runner_plumb_pipe(pl, 1, 0, &f->ev_log.fd) < 0 ||
+    /* One connection per request: none ahead, and the name writable for
+     * httpd's children, which connect through the runner's O_PATH
+     * descriptor of it (runner_fcgi_on_channel): the directory (0700)
+     * keeps every other process out. */
+    if (f->per_request &&
+        (chmod(f->path, 0666) < 0 || (f->lfd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0))
+        return -1;
+    if (!f->per_request) {
+        if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0)
+            return -1;
+        runner_plumb(pl, 0, pl->child[0], fd, &f->ev_sock.fd);
+        if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+            return -1;
+    }
+    if (runner_plumb_pipe(pl, 1, 0, &f->ev_log.fd) < 0 ||
         (fd = fcntl(pl->child[1], F_DUPFD_CLOEXEC, 0)) < 0)
         return -1;
     runner_plumb(pl, 2, fd, -1, NULL);
@@ -271,6 +291,9 @@ static void fcgi_close(runner_worker *w)
     runner_ev_close(&f->ev_log);
     cgp_buf_free(&f->sent);
     cgp_buf_free(&f->held);
+    if (f->lfd >= 0)
+        close(f->lfd);
+    f->lfd = -1;
     if (f->path[0])
         unlink(f->path);
     f->path[0] = '\0';
@@ -293,10 +316,27 @@ static int fcgi_request(runner_worker *w, runner_req *r)
         runner_worker_junk(w, (size_t)unread, "with no request");
         return -1;
     }
+    /* Per request: its own connection. One refused (the program exited by
+     * itself: its socket is gone, or it is exiting) took nothing of r,
+     * which goes to another worker, or waits for a new one. */
+    if (f->per_request && connect_new(w) < 0) {
+        runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(3600) "FastCGI worker pid %ld of %s no longer "
+                   "listens (%s); request %u (%s) goes to another worker", (long)w->pid,
+                   w->pool->script, strerror(errno), r->reqid, r->uri);
+        f->eof = 0; /* so conn_gone does its work */
+        conn_gone(w);
+        if (runner_worker_unassign(w)) {
+            if (r->client)
+                w->pool->owner->requeue(r);
+            else
+                runner_req_client_gone(r);
+        }
+        return -1;
+    }
     /* Closed since its last request (while a child or the runner had it):
      * a new connection before r is written. If it no longer listens, it is
      * exiting, and r fails when it is reaped. */
-    if (f->ev_sock.fd >= 0 && !f->eof && closed_now(f->ev_sock.fd)) {
+    if (!f->per_request && f->ev_sock.fd >= 0 && !f->eof && closed_now(f->ev_sock.fd)) {
         int used = connection_used(w);
 
         if (reconnect(w) == 0 && used)
@@ -328,8 +368,10 @@ static int fcgi_request(runner_worker *w, runner_req *r)
         goto fail;
     f->reqid = runner_worker_fcgi_reqid(w, f->reqid, 1);
     f->first = !w->took;
+    w->keep_params = f->per_request; /* it may go elsewhere yet (unaccepted) */
     rc = cgp_fcgi_request_pack(w->inq.p + w->inq.len, w->inq.cap - w->inq.len, &len,
-                               f->reqid, CGP_FCGI_RESPONDER, CGP_FCGI_KEEP_CONN, pairs, np);
+                               f->reqid, CGP_FCGI_RESPONDER,
+                               f->per_request ? 0 : CGP_FCGI_KEEP_CONN, pairs, np);
     if (rc != CGP_FCGI_OK) {
         why = cgp_fcgi_strerror(rc);
         goto fail;
@@ -408,33 +450,22 @@ static int exiting(pid_t pid)
     return state == 'Z' || state == 'X' || (flags & 0x4u);
 }
 
-/* A new connection to the worker, between requests: php-cgi and libfcgi
- * close theirs after an aborted request, and an application that ignores
- * FCGI_KEEP_CONN after each one; both then accept again. The old one is
- * shut down for every holder (children keep copies of it), and the slot
- * gets a new generation so no child uses it again. -1: the application is
- * not listening any more (it is exiting). */
-static int reconnect(runner_worker *w)
+/* The connection ends, for every holder (children keep copies of it). */
+static void drop_conn(runner_worker *w)
 {
     runner_fcgi *f = fcgi(w);
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
-    int fd = -1;
 
     if (f->ev_sock.fd >= 0)
         shutdown(f->ev_sock.fd, SHUT_RDWR);
     runner_ev_close(&f->ev_sock);
     cgp_buf_reset(&w->inq);
-    memcpy(sa.sun_path, f->path, sizeof(sa.sun_path));
-    if (w->exited || !f->path[0] || exiting(w->pid) ||
-        (fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0 ||
-        connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-        if (fd >= 0)
-            close(fd);
-        f->eof = 0; /* so conn_gone does its work */
-        conn_gone(w);
-        return -1;
-    }
-    f->ev_sock.fd = fd;
+}
+
+/* What a connection knew starts over: a new one, or (per request) none. */
+static void conn_fresh(runner_worker *w)
+{
+    runner_fcgi *f = fcgi(w);
+
     f->eof = 0;
     f->unread = 0;
     f->end_pending = 0;
@@ -442,9 +473,70 @@ static int reconnect(runner_worker *w)
     cgp_buf_reset(&f->held);
     runner_worker_slot_flags_set(w, 0, CGP_TS_FCGI_USED);
     cgp_fcgi_parser_init(&f->parser, CGP_FCGI_FROM_APP);
-    runner_table_slot_renew(w);
-    runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2910) "FastCGI worker pid %ld of %s: connected "
-               "to it again (it closed its connection)", (long)w->pid, w->pool->script);
+}
+
+/* Connected to its listening socket: fd, or -1 (errno). */
+static int connect_to(const runner_fcgi *f)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    int fd;
+
+    memcpy(sa.sun_path, f->path, sizeof(sa.sun_path));
+    if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0)
+        return -1;
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+        int err = errno;
+        close(fd);
+        errno = err;
+        return -1;
+    }
+    return fd;
+}
+
+/* A new connection to the worker, between requests: php-cgi and libfcgi
+ * close theirs after an aborted request, and an application that ignores
+ * FCGI_KEEP_CONN after each one; both then accept again. The old one is
+ * shut down for every holder (children keep copies of it), and the slot
+ * gets a new generation so no child uses it again. Per request: none,
+ * the next request connects (connect_new). -1: the application is not
+ * listening any more (it is exiting). */
+static int reconnect(runner_worker *w)
+{
+    runner_fcgi *f = fcgi(w);
+    int fd = -1;
+
+    drop_conn(w);
+    if (w->exited || !f->path[0] || exiting(w->pid) ||
+        (!f->per_request && (fd = connect_to(f)) < 0)) {
+        f->eof = 0; /* so conn_gone does its work */
+        conn_gone(w);
+        return -1;
+    }
+    f->ev_sock.fd = fd;
+    conn_fresh(w);
+    if (!f->per_request) {
+        runner_table_slot_renew(w);
+        runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2910) "FastCGI worker pid %ld of %s: "
+                   "connected to it again (it closed its connection)", (long)w->pid,
+                   w->pool->script);
+    }
+    fcgi_watch(w, runner_worker_out_paused(w));
+    return 0;
+}
+
+/* Per request: r's own connection, as mod_fcgid connects for each. -1:
+ * it no longer listens (exiting, or its socket is gone: connect refused),
+ * so nothing of r reached it. */
+static int connect_new(runner_worker *w)
+{
+    runner_fcgi *f = fcgi(w);
+    int fd = -1;
+
+    drop_conn(w);
+    if (w->exited || !f->path[0] || exiting(w->pid) || (fd = connect_to(f)) < 0)
+        return -1;
+    f->ev_sock.fd = fd;
+    conn_fresh(w);
     fcgi_watch(w, runner_worker_out_paused(w));
     return 0;
 }
@@ -460,7 +552,7 @@ static void conn_eof(runner_worker *w)
 
     if (reconnect(w) < 0)
         return; /* exiting: its request ends when it is reaped */
-    if (!r && used) /* closed after a request, and still listens */
+    if (!r && used && !f->per_request) /* closed after a request, and still listens */
         learn_oneshot(w);
     /* A kept connection closed under a request it answered nothing of, and
      * it still listens: a pre-fork application's child that ends after its
@@ -470,7 +562,7 @@ static void conn_eof(runner_worker *w)
      * same: a new connection for each request from now on, so at most one
      * request per worker fails. (Not one given up: php-cgi and libfcgi
      * close after ABORT_REQUEST.) */
-    if (r && carried && !heard && !aborted && outcome != CGP_O_OK)
+    if (r && carried && !heard && !aborted && outcome != CGP_O_OK && !f->per_request)
         learn_oneshot(w);
     if (r) {
         if (outcome != CGP_O_OK)
@@ -570,7 +662,7 @@ static int resend(runner_worker *w, int unread)
         return 0;
     }
     f->resent = 1;
-    if (reconnect(w) < 0) {
+    if (reconnect(w) < 0 || (f->per_request && connect_new(w) < 0)) {
         cgp_buf_free(&again);
         return -1;
     }
@@ -656,6 +748,12 @@ static void await_back(runner_worker *w)
 
     if (reconnect(w) < 0)
         return; /* exiting: reaped */
+    if (f->per_request) {
+        /* no connection to ask on: the next request's waits until it
+         * accepts, as under mod_fcgid */
+        runner_worker_request_done(w, CGP_O_OK, 0, 0);
+        return;
+    }
     f->back_wait = 1;
     cgp_fcgi_hdr_pack(gv, &h);
     if (cgp_buf_append(&w->inq, gv, sizeof(gv)) == 0)
@@ -978,7 +1076,9 @@ static void records(runner_worker *w, const unsigned char *buf, size_t n)
             f->end_pending = 0;
             /* After ABORT_REQUEST, php-cgi and libfcgi close the connection:
              * a new one before the worker serves again. */
-            if ((f->aborted || oneshot(w)) && reconnect(w) < 0)
+            if (f->per_request)
+                drop_conn(w); /* over: its close lets it accept the next */
+            else if ((f->aborted || oneshot(w)) && reconnect(w) < 0)
                 return;
             if (pos < n) {
                 /* Records after END_REQUEST in the same read were written
@@ -1091,7 +1191,7 @@ static void fcgi_closed(runner_worker *w)
         runner_worker_stop(w, w->retire ? w->retire : RUNNER_END_MAX_REQUESTS, 1);
     else if (reconnect(w) == 0) {
         /* a child learnt it (2926 is the runner's); not for one exiting */
-        if (runner_worker_oneshot(w))
+        if (runner_worker_oneshot(w) && !fcgi(w)->per_request)
             learn_oneshot(w);
         w->pool->owner->idle(w);
     }
@@ -1144,14 +1244,19 @@ void runner_fcgi_on_channel(runner_client *c, uint32_t reqid, const unsigned cha
     unsigned char out[CGP_PAIR_LEN];
     cgp_pair pr, ans;
     runner_worker *w;
-    int fd = -1;
+    int fd = -1, opath = -1;
 
     if (cgp_pair_unpack(pl, len, &pr) != CGP_OK) {
         c->broken = 1;
         return;
     }
     w = runner_table_slot_owner(pr.a, pr.b);
-    if (w && w->kind == &runner_kind_fcgi && !w->exited && !fcgi(w)->eof)
+    /* Per request: its socket's name (O_PATH), which a child connects
+     * through for each request (/proc/self/fd/N: the 0700 directory is
+     * not walked); else the connection. */
+    if (w && w->kind == &runner_kind_fcgi && !w->exited && fcgi(w)->per_request)
+        fd = opath = open(fcgi(w)->path, O_PATH | O_CLOEXEC);
+    else if (w && w->kind == &runner_kind_fcgi && !w->exited && !fcgi(w)->eof)
         fd = fcgi(w)->ev_sock.fd;
     ans.a = pr.a;
     ans.b = fd >= 0 ? pr.b : 0;
@@ -1159,6 +1264,8 @@ void runner_fcgi_on_channel(runner_client *c, uint32_t reqid, const unsigned cha
     if (runner_client_send_fds(c, CGP_T_FCGI_CHANNEL_ACK, reqid, out, sizeof(out), &fd,
                               fd >= 0 ? 1 : 0) < 0)
         c->broken = 1;
+    if (opath >= 0)
+        close(opath);
 }
 
 /* Asked when it died before answering: whether it read the request it
@@ -1184,6 +1291,103 @@ static int fcgi_took(const runner_worker *w)
            !(poll(&pf, 1, 0) == 1 && (pf.revents & POLLERR));
 }
 
+/* r's body as it was before any of it was framed for w: the STDIN records'
+ * contents of what went (sent) and of what waits (w->inq), before what the
+ * spool still holds. -1: more went than sent keeps. */
+static int unframe_body(runner_worker *w, runner_req *r)
+{
+    runner_fcgi *f = fcgi(w);
+    cgp_buf all = { 0 }, body = { 0 };
+    size_t pos = 0;
+    int rc = -1;
+
+    if (f->replay_off || f->heard ||
+        cgp_buf_append(&all, f->sent.p + f->sent.off, cgp_buf_used(&f->sent)) < 0 ||
+        cgp_buf_append(&all, w->inq.p + w->inq.off, cgp_buf_used(&w->inq)) < 0)
+        goto out;
+    while (cgp_buf_used(&all) - pos >= CGP_FCGI_HDR_LEN) {
+        cgp_fcgi_hdr h;
+        size_t len;
+
+        if (cgp_fcgi_hdr_unpack(all.p + all.off + pos, &h) != CGP_FCGI_OK)
+            goto out;
+        len = CGP_FCGI_HDR_LEN + h.clen + h.plen;
+        if (cgp_buf_used(&all) - pos < len)
+            goto out; /* (the queue holds whole records) */
+        if (h.type == CGP_FCGI_STDIN && h.clen &&
+            cgp_buf_append(&body, all.p + all.off + pos + CGP_FCGI_HDR_LEN, h.clen) < 0)
+            goto out;
+        pos += len;
+    }
+    /* the spool's memory holds its oldest bytes: these go before them */
+    if (cgp_buf_append(&body, r->body.mem.p + r->body.mem.off, cgp_buf_used(&r->body.mem)) < 0)
+        goto out;
+    cgp_buf_free(&r->body.mem);
+    r->body.mem = body;
+    body = (cgp_buf){ 0 };
+    cgp_buf_reset(&w->inq);
+    cgp_buf_reset(&f->sent);
+    rc = 0;
+out:
+    cgp_buf_free(&all);
+    cgp_buf_free(&body);
+    return rc;
+}
+
+/* kind->unaccepted, as it is reaped. Per request the runner keeps a copy of
+ * its listening socket (lfd), so a connection it never accepted (one made
+ * as it was exiting: between its last request and its exit it listens
+ * without accepting) waits there with every byte unread, rather than being
+ * reset by its exit, which would not tell it from one it read and died in.
+ * Such a connection, still open at its other end and carrying the request
+ * in flight's BEGIN_REQUEST, proves that request never reached it: a
+ * relayed one goes to another worker (1, its body restored), a child's
+ * learns it from the slot (CGP_TS_FCGI_UNTAKEN) before the connection
+ * closes under it. */
+static int fcgi_unaccepted(runner_worker *w)
+{
+    runner_fcgi *f = fcgi(w);
+    int child = runner_worker_published(w), found = 0;
+    struct pollfd pf = { .fd = f ? f->lfd : -1, .events = POLLIN };
+    uint16_t want;
+
+    if (!f || f->lfd < 0)
+        return 0;
+    want = child ? runner_worker_fcgi_reqid(w, f->reqid, 0) : f->reqid;
+    /* (not O_NONBLOCK: that would be the program's descriptor 0's too) */
+    while (poll(&pf, 1, 0) == 1 && (pf.revents & POLLIN)) {
+        unsigned char b[CGP_FCGI_BEGIN_LEN];
+        struct pollfd cp = { .events = POLLIN | POLLRDHUP };
+        cgp_fcgi_hdr h;
+        ssize_t n;
+        int c = accept4(f->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+        if (c < 0)
+            break;
+        cp.fd = c;
+        /* its other end still open (a closed one hung up), with the
+         * BEGIN_REQUEST of the request in flight, or nothing yet (its
+         * holder connected and writes next: none of it can reach the
+         * program either) */
+        n = recv(c, b, sizeof(b), MSG_PEEK);
+        if (!found && (w->req || child) &&
+            ((n == (ssize_t)sizeof(b) && cgp_fcgi_hdr_unpack(b, &h) == CGP_FCGI_OK &&
+              h.type == CGP_FCGI_BEGIN_REQUEST && h.reqid == want) ||
+             (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))) &&
+            !(poll(&cp, 1, 0) == 1 && (cp.revents & (POLLHUP | POLLRDHUP)))) {
+            found = 1;
+            if (child) /* before its close: the holder reads it */
+                runner_worker_slot_mark_untaken(w);
+        }
+        close(c);
+    }
+    close(f->lfd);
+    f->lfd = -1;
+    if (f->path[0])
+        unlink(f->path); /* connect() is refused from now on */
+    return found && w->req && !child && !f->aborted && unframe_body(w, w->req) == 0;
+}
+
 static int fcgi_idle_fd(const runner_worker *w)
 {
     return fcgi(w)->eof ? -1 : fcgi(w)->ev_sock.fd;
@@ -1195,7 +1399,7 @@ const runner_wkind runner_kind_fcgi = {
     .abort = fcgi_abort, .adopt = fcgi_adopt, .adopt_handed_only = 1, .orphan_runs = 1,
     .closed = fcgi_closed,
     .idle_fd = fcgi_idle_fd, .close = fcgi_close, .term = fcgi_term, .took = fcgi_took,
-    .timer = fcgi_timer,
+    .unaccepted = fcgi_unaccepted, .timer = fcgi_timer,
 };
 
 /* A runner that died by a signal (kill -9, a crash) left its workers'

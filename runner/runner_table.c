@@ -373,6 +373,13 @@ void runner_table_slot_take(runner_worker *w)
         if (tb.owner[i])
             continue;
         cgp_tslot *s = cgp_table_slot(tb.base, i);
+        /* A child's request its worker died with unaccepted: the child
+         * reads that in the flags (runner_fcgi.c, fcgi_unaccepted), and
+         * clears it, before the slot serves another worker (1 s at most:
+         * it reads at once, unless it died). */
+        if ((atomic_load(&s->flags) & CGP_TS_FCGI_UNTAKEN) &&
+            runner_g.now < atomic_load(&s->last_ms) + 1000)
+            continue;
         atomic_store(&s->served, 0);
         atomic_store(&s->last_ms, runner_g.now);
         atomic_store(&s->lifetime, 0);
@@ -494,6 +501,16 @@ uint32_t runner_worker_slot_flags(const runner_worker *w)
     cgp_tslot *s = tslot(w);
 
     return s ? atomic_load(&s->flags) : 0;
+}
+
+void runner_worker_slot_mark_untaken(runner_worker *w)
+{
+    cgp_tslot *s = tslot(w);
+
+    if (!s)
+        return;
+    atomic_store(&s->last_ms, runner_g.now); /* (runner_table_slot_take's bound) */
+    atomic_fetch_or(&s->flags, CGP_TS_FCGI_UNTAKEN);
 }
 
 void runner_worker_slot_flags_set(runner_worker *w, uint32_t set, uint32_t clear)

@@ -338,12 +338,28 @@ void runner_worker_reaped(runner_worker *w, int status)
         runner_worker_read(w, 1); /* what it wrote before dying, a sentinel perhaps */
     runner_worker_take_stderr(w);
     runner_callout_log_summary(w, 1);
+    /* Its request never reached it (its connection waited unaccepted):
+     * asked while the slot is there, for a child's. */
+    int again = w->kind->unaccepted && w->kind->unaccepted(w) && w->req &&
+                !runner_req_ended(w->req);
     int in_child = runner_table_slot_dead(w); /* in a child's request */
     if (w->why == RUNNER_END_NONE)
         w->why = w->exec_failed ? RUNNER_END_EXEC_FAILED
                  : WIFSIGNALED(status) ? RUNNER_END_CRASHED : RUNNER_END_EXITED;
 
     runner_req *r = w->req;
+    if (again) {
+        runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(3602) "%s pid %ld of %s exited with request "
+                   "%u (%s) unaccepted; it goes to another worker", w->kind->name, (long)w->pid,
+                   p->script, r->reqid, r->uri);
+        if (runner_worker_unassign(w)) {
+            if (r->client)
+                p->owner->requeue(r);
+            else
+                runner_req_client_gone(r);
+        }
+        r = NULL;
+    }
     /* It wrote output and exited with its first request unread: not a
      * CGIplus program (a plain CGI one, most likely). The request never
      * reached it: it runs as plain CGI, and so does the pool from now on.

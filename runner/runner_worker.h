@@ -143,6 +143,11 @@ struct runner_wkind {
      * read that request, so its death is the request's, not a failed
      * start-up. NULL: the CGIplus look at its "!" line decides. */
     int (*took)(const runner_worker *w);
+    /* It died (reaped, before its slot is): 1 if its request, relayed,
+     * provably never reached it and may go to another worker (FastCGI per
+     * request: its connection waited unaccepted); a child's it tells
+     * through the slot. NULL: never. */
+    int (*unaccepted)(runner_worker *w);
     /* Its own timer (w->dl_kind) is due. NULL: it sets none. */
     void (*timer)(runner_worker *w);
 };
@@ -219,6 +224,8 @@ struct runner_worker {
      * (issue 20, hole 1). Its body waits too. */
     int rec_held;
     unsigned char rec_last;
+    int keep_params;          /* its request's variables are kept while it runs (the kind
+                               * may send it elsewhere: unaccepted) */
     /* First request: only its "!" line is on CGIPLUSIN until the worker has
      * read it; the rest of the record and the body wait in held. Output
      * before that is a start-up banner (or a program that is not CGIplus). */
@@ -406,6 +413,9 @@ unsigned long runner_worker_served(const runner_worker *w);
 uint64_t runner_worker_idle_since(const runner_worker *w);
 void runner_worker_set_struct(runner_worker *w, int on);
 void runner_worker_set_ready(runner_worker *w, int on);     /* the slot's CGP_TS_READY */
+/* A child's request its worker died with unaccepted (CGP_TS_FCGI_UNTAKEN):
+ * the slot waits for the child to read that before it serves another. */
+void runner_worker_slot_mark_untaken(runner_worker *w);
 void runner_worker_set_oneshot(runner_worker *w);          /* the slot's CGP_TS_ONESHOT */
 int runner_worker_oneshot(const runner_worker *w);
 uint32_t runner_worker_slot_flags(const runner_worker *w);   /* CGP_TS_*, 0: no slot */

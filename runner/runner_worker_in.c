@@ -279,7 +279,7 @@ void runner_worker_assign(runner_worker *w, runner_req *r)
      * the worker may turn out broken and the request go to another one
      * (runner_worker_junk), or a new worker's first one run again as
      * plain CGI (2080). */
-    runner_req_running(r, w->rec_held || w->sync_wait);
+    runner_req_running(r, w->rec_held || w->sync_wait || w->keep_params);
     send_started(w, r);
     w->kind->feed(w);
     runner_worker_update(w);

@@ -1,0 +1,151 @@
+# CGIplusFastCGIConnection per-request: each request gets a new connection
+# to the FastCGI worker's listening socket and no FCGI_KEEP_CONN, as
+# mod_fcgid connects, on the direct path (/fcgicn/) and relayed
+# (/fcgicnr/). Two programs a kept connection fails (docs/APPS.md, "One
+# connection per request"): a threaded libfcgi program written as libfcgi's
+# examples/threaded.c (t/src/fcgi_threaded: threads take turns at
+# FCGX_Accept_r under one mutex) and a Perl FCGI loop that exits by itself
+# after 2 requests (t/htdocs/fcgi/exit2.pl) while requests queue: 40
+# requests, 10 at once, all 200, each run once (a ledger line per run). A
+# request whose worker exited (its socket refuses the connection) goes to
+# another worker: never failed, never run twice. With the connection kept
+# (/fcgick/), the threaded program's next request on it waits for its
+# timeout (504), as documented.
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use Time::HiRes qw(time);
+use lib 't/htdocs/apps';
+use AppTest qw(curl url);
+
+plan tests => 17,
+    need { 'needs FCGI (libfcgi-perl)' => !system('perl -MFCGI -e1 2>/dev/null'),
+           'needs t/src/fcgi_threaded (make builds it where libfcgi-dev is installed)' =>
+               -x 't/src/fcgi_threaded' };
+
+my $vars = Apache::Test::config()->{vars};
+my $logf = "$vars->{t_logs}/error_log";
+my $ledger = "$vars->{t_logs}/fcgi-conn-ledger";
+unlink $ledger;
+open my $lf, '>', $ledger or die "$ledger: $!";
+close $lf;
+chmod 0666, $ledger;
+sub log_from { open my $fh, '<', $logf or return ''; seek $fh, $_[0], 0; local $/; <$fh> // '' }
+
+# $n requests to $path?id=BASE+i, $conc at once (POST: each with a body
+# of its own): { id => [code, answer's id, pid, answer's body length and
+# sum] }.
+sub body_of { 'b' . ($_[0] % 7) x (3000 + $_[0] % 500) }
+sub burst {
+    my ($path, $base, $n, $conc, $post) = @_;
+    pipe my $rd, my $wr or die "pipe: $!";
+    my @kids;
+    for my $k (0 .. $conc - 1) {
+        my $pid = fork // die "fork: $!";
+        if (!$pid) {
+            close $rd;
+            my $out = '';
+            for (my $i = $k; $i < $n; $i += $conc) {
+                my $id = $base + $i;
+                my ($c, undef, $b) = curl($post ? ('--data-binary', body_of($id)) : (),
+                                          url("$path?id=$id"));
+                my ($bid) = $b =~ /^id=(-?\d+)$/m;
+                my ($bpid) = $b =~ /^pid=(\d+)$/m;
+                my ($blen) = $b =~ /^body=(\d+ \d+)$/m;
+                $blen =~ s/ /:/ if defined $blen;
+                $out .= join(' ', $id, $c, $bid // '-', $bpid // '-', $blen // '-') . "\n";
+            }
+            print $wr $out;
+            exit 0;
+        }
+        push @kids, $pid;
+    }
+    close $wr;
+    my %got = map { my @f = split ' '; ($f[0] => [@f[1 .. 4]]) } <$rd>;
+    waitpid $_, 0 for @kids;
+    return \%got;
+}
+
+# How many times each id of this burst ran (ledger lines "TAG PID ID").
+sub runs {
+    my ($tag, $base, $n) = @_;
+    open my $fh, '<', $ledger or return {};
+    my %runs;
+    while (<$fh>) {
+        my ($t, undef, $id) = split ' ';
+        $runs{$id}++ if $t eq $tag && $id >= $base && $id < $base + $n;
+    }
+    return \%runs;
+}
+
+my $base = 0;
+for my $case ([fcgicn => 'direct path'], [fcgicnr => 'relayed']) {
+    my ($p, $how) = @$case;
+    for my $prog ([threaded => 'threaded', 'a threaded libfcgi program'],
+                  ['exit2.pl' => 'exit2', 'a Perl FCGI loop exiting after 2 requests']) {
+        my ($file, $tag, $what) = @$prog;
+        $base += 1000;
+        my $t0 = time;
+        my $got = burst("/$p/$file", $base, 40, 10);
+        my $took = time - $t0;
+        my @bad = grep { $got->{$_}[0] ne '200' || $got->{$_}[1] ne $_ } sort keys %$got;
+        my %codes;
+        $codes{$got->{$_}[0]}++ for keys %$got;
+        ok t_cmp(scalar(keys %$got) . ' ' . scalar(@bad), '40 0',
+                 "/$p/$file ($how, per request): $what serves 40 requests, 10 at once, "
+                 . 'each 200 with its own answer (' . join(', ', map { "$_: $codes{$_}" } sort keys %codes) . ')');
+        my $runs = runs($tag, $base, 40);
+        my @twice = grep { $runs->{$_} != 1 } keys %$runs;
+        ok t_cmp(scalar(keys %$runs) . ' ' . scalar(@twice), '40 0',
+                 "/$p/$file ($how): each request ran once");
+        if ($tag eq 'exit2') {
+            my %pids = map { $_->[2] => 1 } values %$got;
+            ok t_cmp(scalar(keys %pids) >= 15 ? 1 : 0, 1,
+                     "/$p/$file ($how): the program exited by itself every 2 requests ("
+                     . scalar(keys %pids) . ' processes served)');
+        }
+        else {
+            # a request waiting on a kept connection would wait 3 s (504)
+            ok t_cmp($took < 8 ? 1 : 0, 1,
+                     sprintf("/$p/$file ($how): none waited for a timeout (%.1f s)", $took));
+        }
+    }
+}
+
+# With bodies (POST), relayed and direct: a request sent again after its
+# worker exited with it unaccepted goes with its whole body.
+for my $p (qw(fcgicnr fcgicn)) {
+    $base += 1000;
+    my $got = burst("/$p/exit2.pl", $base, 40, 10, 1);
+    my @bad = grep {
+        my $want = body_of($_);
+        $got->{$_}[0] ne '200' || $got->{$_}[1] ne $_ ||
+            $got->{$_}[3] ne length($want) . ':' . unpack('%32C*', $want)
+    } sort keys %$got;
+    my $runs = runs('exit2', $base, 40);
+    ok t_cmp(scalar(keys %$got) . ' ' . scalar(@bad) . ' ' . scalar(grep { $runs->{$_} != 1 } keys %$runs)
+             . ' ' . scalar(keys %$runs), '40 0 0 40',
+             "/$p/exit2.pl with bodies: 40 requests, 10 at once, each 200 with its whole body, each ran once"
+             . (@bad ? " (bad: @bad[0 .. ($#bad < 4 ? $#bad : 4)])" : ''));
+}
+
+# A request on the direct path claims the worker and connects itself: no
+# FCGI_CHANNEL per request (its socket's name is asked once per worker).
+{
+    my ($c, undef, $b) = curl(url('/fcgicn/threaded?id=-5'));
+    ok t_cmp($c, 200, '/fcgicn/threaded: one more, after the bursts');
+}
+
+# Kept (/fcgick/): the threaded program's thread that finished a request
+# on the kept connection waits for the mutex another holds in accept():
+# the next request on it waits for the no-progress timeout (504), as
+# docs/APPS.md says.
+my @codes;
+for (1 .. 4) {
+    my ($c) = curl(url('/fcgick/threaded'));
+    push @codes, $c;
+}
+ok t_cmp(scalar(grep { $_ eq '504' } @codes) >= 1 ? 1 : 0, 1,
+         "/fcgick/threaded (connection kept): a request after the first waits for its timeout, 504 (@codes)");
+ok t_cmp($codes[0], 200, '/fcgick/threaded: its first request is answered');
