@@ -606,9 +606,14 @@ int cgiplus_direct_take_granted(cgiplus_req *q, const cgp_grant *g, int take,
     apr_size_t blen = 0;
     int ret;
 
-    /* Not held: the runner took the slot back (its worker ended). */
-    if (!cgiplus_direct_granted_slot(r, g, x))
+    /* Not held: the runner took the slot back (its worker ended). The
+     * request goes to the runner again with its whole body, which went
+     * to it once (a request is granted with it). */
+    if (!cgiplus_direct_granted_slot(r, g, x)) {
+        if (take && direct_body(q, &body, &blen) == OK)
+            cgiplus_body_reset(&q->in, body, blen, r->connection->bucket_alloc);
         return take ? direct_granted_gone(q, g, "ended") : OK;
+    }
     if (!take || direct_body(q, &body, &blen) != OK) {
         /* never written to: it goes back as it came */
         cgiplus_direct_unclaim(r, x);
@@ -622,6 +627,7 @@ int cgiplus_direct_take_granted(cgiplus_req *q, const cgp_grant *g, int take,
     /* No channel: the runner refused it (the worker ended meanwhile). */
     if (!(x->ch = p->chan_get(r, x->sidx, x->sgen))) {
         cgiplus_direct_unclaim(r, x);
+        cgiplus_body_reset(&q->in, body, blen, r->connection->bucket_alloc);
         return direct_granted_gone(q, g, "could not be reached");
     }
     /* DECLINED: it had closed its connection (a FastCGI application that

@@ -683,6 +683,18 @@ static void fcgi_leave(cgiplus_req *q)
             (void)send(fx->fd, ab, sizeof(ab), MSG_DONTWAIT | MSG_NOSIGNAL);
         return;
     }
+    if (fx->own_fd) {
+        /* Per request the runner has no connection to read on: as
+         * mod_fcgid, ABORT_REQUEST (its request whole), then the connection
+         * is cut (fcgi_hang_up): the program's writes fail, it ends the
+         * request (PHP as for a client that left) and goes back to
+         * accept(), where the next request's connection waits for it. The
+         * worker goes back through the runner (eof), idle. */
+        if (fx->out_off == fx->out_len && !fx->probing && !x->no_abort)
+            (void)send(fx->fd, ab, sizeof(ab), MSG_DONTWAIT | MSG_NOSIGNAL);
+        x->eof = 1;
+        return;
+    }
     /* Unfinished: it may go on only from a record boundary, with its
      * request written whole, told to stop unless no-abort (the runner reads
      * on to its END_REQUEST). */
@@ -705,10 +717,6 @@ static void fcgi_leave(cgiplus_req *q)
     if (fx->end_req && !x->broken)
         x->eof = 1; /* ended meanwhile (php-cgi and libfcgi close after ABORT): the
                        runner takes it on over a new connection */
-    /* Per request the runner has no connection to read on (no DRAIN):
-     * not ended within FCGI_ALIGN_MS, it is stopped. */
-    if (fx->own_fd && !x->eof)
-        x->broken = 1;
 }
 
 /* Per request: the connection ends with the request (the program's

@@ -1208,6 +1208,12 @@ static int fcgi_term(runner_worker *w)
 {
     runner_fcgi *f = fcgi(w);
 
+    /* Per request there is none to end, but the program may still be on
+     * its way back from the request just ended (libfcgi's close reads to
+     * our end of file); a signal there (Perl's FCGI retries its read on
+     * EINTR) would leave its handler unrun until killed: it waits too. */
+    if (f && f->per_request)
+        return !w->req && !runner_worker_published(w);
     if (!f || f->ev_sock.fd < 0 || f->eof || w->req || runner_worker_published(w))
         return 0;
     shutdown(f->ev_sock.fd, SHUT_RDWR);
@@ -1349,21 +1355,29 @@ static int fcgi_unaccepted(runner_worker *w)
     runner_fcgi *f = fcgi(w);
     int child = runner_worker_published(w), found = 0;
     struct pollfd pf = { .fd = f ? f->lfd : -1, .events = POLLIN };
-    uint16_t want;
 
     if (!f || f->lfd < 0)
         return 0;
-    want = child ? runner_worker_fcgi_reqid(w, f->reqid, 0) : f->reqid;
-    /* (not O_NONBLOCK: that would be the program's descriptor 0's too) */
+    /* Refused from now on, first: a process the runner forked for another
+     * worker and that has not exec'd yet holds a copy too, and would keep
+     * it listening after our close (a connection made then would be reset
+     * with nothing said). What waits is still accepted, then accept()
+     * fails (EINVAL). (Not O_NONBLOCK: that would be the program's
+     * descriptor 0's too.) */
+    shutdown(f->lfd, SHUT_RD);
     while (poll(&pf, 1, 0) == 1 && (pf.revents & POLLIN)) {
         unsigned char b[CGP_FCGI_BEGIN_LEN];
         struct pollfd cp = { .events = POLLIN | POLLRDHUP };
         cgp_fcgi_hdr h;
         ssize_t n;
         int c = accept4(f->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        uint16_t want;
 
         if (c < 0)
             break;
+        /* read after the accept: a child numbers its request before it
+         * connects */
+        want = child ? runner_worker_fcgi_reqid(w, f->reqid, 0) : f->reqid;
         cp.fd = c;
         /* its other end still open (a closed one hung up), with the
          * BEGIN_REQUEST of the request in flight, or nothing yet (its
