@@ -107,13 +107,16 @@ for my $round (1 .. 2) {
 ok t_cmp("@bad", '', 'after it every site answers, from its new pool');
 ok t_cmp(wait_until(sub { my @p = @{ status()->{pools} }; @p == $n && !grep { !gen2($_) } @p }, 15) ? 1 : 0, 1,
          'the old pools retire and are freed');
-my $got = 0;
+my @got;
 wait_until(sub {
     get("s$_.test", '/index.php') for 1 .. $n;
-    $got = grep { $_->{direct} && gen2($_) } @{ status()->{pools} };
-    $got == 32 }, 10);
-ok t_cmp($got, 32, 'and 32 of the new pools take the room they left on the direct path');
-ok t_cmp(scalar(() = substr(httpd_log($dir), $logged) =~ /CGIPLUS2508: pool #\d+ of \/usr\/bin\/php-cgi: room in the direct path's table now/g),
-         32, 'each says so (2508)');
+    @got = grep { $_->{direct} && gen2($_) } @{ status()->{pools} };
+    @got == 32 }, 10);
+ok t_cmp(scalar(@got), 32, 'and 32 of the new pools take the room they left on the direct path');
+# An old pool turned away too may get a freed entry before it retires
+# (and say so), depending on the order of the sites' first requests.
+my %said = map { $_ => 1 } substr(httpd_log($dir), $logged)
+    =~ /CGIPLUS2508: pool #(\d+) of \/usr\/bin\/php-cgi: room in the direct path's table now/g;
+ok t_cmp(join(' ', map { $_->{id} } grep { !$said{$_->{id}} } @got), '', 'each says so (2508)');
 @bad = grep { my ($c, $b) = get("s$_.test", '/index.php'); $c != 200 || $b !~ /^site $_ pid/ } 1 .. $n;
 ok t_cmp("@bad", '', 'and every site still answers');
