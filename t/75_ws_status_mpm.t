@@ -32,12 +32,17 @@ port = sys.argv[1]
 def get(q):
     return urllib.request.urlopen("http://127.0.0.1:%s/cgiplus-status%s" % (port, q)).read().decode()
 async def main():
-    cs = [await connect("ws://127.0.0.1:%s/c/ws_chat?name=u%d" % (port, i)) for i in range(3)]
-    for c in cs:                 # the joins
-        while True:
-            m = await c.recv()
-            if m == "* u2 joined":
-                break
+    # Each join reaches those there before the next connects: a worker
+    # broadcasts its join after its accept, and another worker's later
+    # join may overtake it (u1's then reaches u2 after u2's own: a CI
+    # failure; 14 of 60 rounds with the worker of u1 paused 1 ms after each
+    # write).
+    cs = []
+    for i in range(3):
+        cs.append(await connect("ws://127.0.0.1:%s/c/ws_chat?name=u%d" % (port, i)))
+        for c in cs:
+            m = await asyncio.wait_for(c.recv(), 10)
+            assert m == "* u%d joined" % i, m
     await cs[0].send("hi")
     for c in cs:
         assert await c.recv() == "u0: hi"
@@ -70,10 +75,12 @@ CONF
 import sys
 port = sys.argv[1]
 async def main():
-    cs = [await connect("ws://127.0.0.1:%s/py/ws_chat.py?name=p%d" % (port, i)) for i in range(6)]
-    for c in cs:
-        while await c.recv() != "* p5 joined":
-            pass
+    cs = []
+    for i in range(6):           # each join to all there first, as above
+        cs.append(await connect("ws://127.0.0.1:%s/py/ws_chat.py?name=p%d" % (port, i)))
+        for c in cs:
+            m = await asyncio.wait_for(c.recv(), 10)
+            assert m == "* p%d joined" % i, m
     await cs[3].send("to all")
     got = [await asyncio.wait_for(c.recv(), 10) for c in cs]
     e = await connect("ws://127.0.0.1:%s/c/ws_echo" % port)
