@@ -16,7 +16,8 @@ GET_VALUES with FCGI_MPXS_CONNS=1, then (a moment later) an empty
 GET_VALUES_RESULT that ends the stream, and lives through a connection
 closed before a request (it notes in the file marks next to itself, if
 writable, when the empty record is out). QUERY_STRING: size=N answers N bytes of body; n=TOKEN
-is echoed with the pid."""
+is echoed with the pid; hold=FILE sends the rest after the first record
+only once FILE exists (at most 60 s)."""
 import os
 import signal
 import socket
@@ -97,8 +98,13 @@ def serve(sock):
     size = int(q.get('size', ['0'])[0])
     out = b'Content-Type: text/plain\r\n\r\nn=%s pid=%d\n' % (q.get('n', [''])[0].encode(), os.getpid())
     out += b'x' * size
+    hold = q.get('hold', [''])[0]
     for i in range(0, len(out), 65535):
         sock.sendall(rec(6, out[i:i + 65535], reqid))
+        for _ in range(600 if hold and not i else 0):  # the rest once FILE exists
+            if os.path.exists(hold):
+                break
+            time.sleep(0.1)
     sock.sendall(rec(6, b'', reqid) + rec(3, struct.pack('>IB3x', 0, 0), reqid))
 
 
