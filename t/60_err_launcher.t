@@ -12,7 +12,7 @@ use Apache::TestUtil;
 use Time::HiRes qw(sleep);
 use lib 't/lib';
 use PrivateHttpd qw(private_conf private_start private_dir private_log private_wait_log
-                    private_get resp_code);
+                    private_get resp_code resp_body);
 use FreePort qw(free_port);
 
 my $vars = Apache::Test::config()->{vars};
@@ -72,22 +72,6 @@ CONF
 close $cf;
 ok t_cmp(private_start("$dir/httpd.conf", $port) ? 1 : 0, 1, 'the private httpd started');
 
-sub body_of {
-    my ($r) = @_;
-    my ($head, $body) = $r =~ /\A(.*?\r\n)\r\n(.*)\z/s;
-    $body //= '';
-    if (($head // '') =~ /^Transfer-Encoding: chunked/mi) {
-        my $plain = '';
-        while ($body =~ s/\A([0-9a-fA-F]+)\r\n//) {
-            my $len = hex $1;
-            last unless $len;
-            $plain .= substr $body, 0, $len, '';
-            $body =~ s/\A\r\n//;
-        }
-        $body = $plain;
-    }
-    return $body;
-}
 
 for my $name (sort keys %cases) {
     my ($broken, $why, $fixed) = @{ $cases{$name} };
@@ -102,7 +86,7 @@ for my $name (sort keys %cases) {
     # The deploy of the fixed file: served at once, each request once.
     sleep 1.1;  # (another mtime second)
     put($name, $fixed);
-    my @ok = map { body_of(private_get($port, "/app/$name")) } 1 .. 2;
+    my @ok = map { resp_body(private_get($port, "/app/$name")) } 1 .. 2;
     ok t_cmp($ok[0], qr/\Agood \d+ n=1\n\z/, "$name: fixed, it is served at once");
     my ($pid) = $ok[0] =~ /good (\d+)/;
     ok t_cmp($ok[1], "good " . ($pid // 0) . " n=2\n", "$name: by the same worker next, once per request");

@@ -15,7 +15,7 @@ use IO::Socket::INET;
 use Time::HiRes qw(sleep);
 use lib 't/lib';
 use PrivateHttpd qw(private_conf private_start private_dir private_log private_wait_log
-                    private_get resp_code resp_pid);
+                    private_get resp_code resp_pid resp_body);
 use FreePort qw(free_port);
 
 plan tests => 35;
@@ -95,18 +95,7 @@ ok t_cmp(private_start("$dir/httpd.conf", $port) ? 1 : 0, 1, 'the private httpd 
 # status and body of one GET
 sub get {
     my $r = private_get($port, $_[0]);
-    my ($head, $body) = $r =~ /\A(.*?\r\n)\r\n(.*)\z/s;
-    if (($head // '') =~ /^Transfer-Encoding: chunked/mi) {
-        my $plain = '';
-        while ($body =~ s/\A([0-9a-fA-F]+)\r\n//) {
-            my $len = hex $1;
-            last unless $len;
-            $plain .= substr $body, 0, $len, '';
-            $body =~ s/\A\r\n//;
-        }
-        $body = $plain;
-    }
-    return (resp_code($r), $body // '', resp_pid($r));
+    return (resp_code($r), resp_body($r), resp_pid($r));
 }
 
 my ($code, $body, $pid) = get('/s/ok.pl');

@@ -19,7 +19,7 @@ use IO::Socket::INET;
 use Time::HiRes qw(sleep time);
 use lib 't/lib';
 use PrivateHttpd qw(private_conf private_start private_dir private_log private_wait_log
-                    private_get resp_code resp_pid);
+                    private_get resp_code resp_pid resp_body);
 use FreePort qw(free_port);
 
 plan tests => 25;
@@ -85,22 +85,6 @@ CONF
 close $cf;
 ok t_cmp(private_start("$dir/httpd.conf", $port) ? 1 : 0, 1, 'the private httpd started');
 
-sub body_of {
-    my ($r) = @_;
-    my ($head, $body) = $r =~ /\A(.*?\r\n)\r\n(.*)\z/s;
-    $body //= '';
-    if (($head // '') =~ /^Transfer-Encoding: chunked/mi) {
-        my $plain = '';
-        while ($body =~ s/\A([0-9a-fA-F]+)\r\n//) {
-            my $len = hex $1;
-            last unless $len;
-            $plain .= substr $body, 0, $len, '';
-            $body =~ s/\A\r\n//;
-        }
-        $body = $plain;
-    }
-    return $body;
-}
 
 # stderr outside a request: before the first accept, the worker was
 # started for a request, under which the line is logged (1050); after a
@@ -115,7 +99,7 @@ for my $p (qw(r s)) {
 }
 my $r1 = private_get($port, '/r/late.pl');
 my $r2 = private_get($port, '/s/late.pl');
-ok t_cmp(resp_code($r1) . ' ' . body_of($r1) . resp_code($r2) . ' ' . body_of($r2), "200 n=3\n200 n=4\n",
+ok t_cmp(resp_code($r1) . ' ' . resp_body($r1) . resp_code($r2) . ' ' . resp_body($r2), "200 n=3\n200 n=4\n",
          'a script that writes on stderr outside its requests: each request served, once');
 ok t_cmp(private_wait_log($dir, qr{CGIPLUS1050: stderr from \Q$dir\E/s/late\.pl \(pid \d+\): noisy-startup-marker}), 1,
          'its line before the first accept: logged under the request it was started for (1050)');
@@ -130,13 +114,13 @@ my $pid = resp_pid(private_get($port, '/s/noisy.pl'));
 # came whole in one read.
 for my $p (qw(r s)) {
     my $r = private_get($port, "/$p/noisy.pl?long");
-    ok t_cmp(resp_code($r) . ' ' . (body_of($r) =~ s/n=\d+\n\z//r), "200 long: 400 callout line too long\nnext: 200 NOOP\n",
+    ok t_cmp(resp_code($r) . ' ' . (resp_body($r) =~ s/n=\d+\n\z//r), "200 long: 400 callout line too long\nnext: 200 NOOP\n",
              "/$p/: a callout line over 4096 bytes: answered 400, the next callout answered");
 }
 ok t_cmp(private_wait_log($dir, qr{CGIPLUS2031: worker pid \d+ of \Q$dir\E/s/noisy\.pl wrote a callout line over 4096 bytes; ignored}), 1,
          'relayed: logged (2031)');
 my $r4 = private_get($port, '/s/noisy.pl');
-ok t_cmp(resp_code($r4) . ' ' . body_of($r4) . resp_pid($r4), "200 n=4\n$pid", 'the same worker serves the next request, once');
+ok t_cmp(resp_code($r4) . ' ' . resp_body($r4) . resp_pid($r4), "200 n=4\n$pid", 'the same worker serves the next request, once');
 
 # WebSocket upgrades: the status line of the answer
 sub upgrade {

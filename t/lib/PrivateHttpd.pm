@@ -12,7 +12,7 @@ use Time::HiRes qw(sleep time);
 use Exporter 'import';
 our @EXPORT_OK = qw(private_conf private_start private_stop private_check private_fpm libexec
                     private_log private_wait_log private_get private_start_get private_finish
-                    resp_code resp_pid pid_in private_dir);
+                    resp_code resp_pid resp_body pid_in private_dir);
 
 my $vars = Apache::Test::config()->{vars};
 
@@ -170,6 +170,20 @@ sub private_get { return private_finish(private_start_get(@_)) }
 # name their worker so); 0 where there is none.
 sub resp_code { $_[0] =~ m{^HTTP/1\.1 (\d+)} ? $1 : 0 }
 sub resp_pid { $_[0] =~ /^X-Pid: (\d+)/m ? $1 : 0 }
+# A raw response's body, unchunked.
+sub resp_body {
+    my ($head, $body) = $_[0] =~ /\A(.*?\r\n)\r\n(.*)\z/s;
+    $body //= '';
+    return $body unless ($head // '') =~ /^Transfer-Encoding: chunked/mi;
+    my $plain = '';
+    while ($body =~ s/\A([0-9a-fA-F]+)\r\n//) {
+        my $len = hex $1;
+        last unless $len;
+        $plain .= substr $body, 0, $len, '';
+        $body =~ s/\A\r\n//;
+    }
+    return $plain;
+}
 
 # Stops the httpd whose pid file is given (SIGTERM to that pid only) and
 # waits for it to go.
