@@ -316,12 +316,11 @@ unsigned cgiplus_resp_act_parse(cgiplus_req *q, unsigned ev)
     int ret, as_is = 0;
 
     (void)ev;
-    if (q->nph && (ret = cgiplus_header_nph(q, &why, &io)) == OK) {
+    ret = q->nph ? cgiplus_header_nph(q, &why, &io) : cgiplus_header_scan(q, &why, &io);
+    if (q->nph && ret == OK) {
         resp_nph(q);
         return CGIPLUS_RE_HEADER;
     }
-    if (!q->nph)
-        ret = cgiplus_header_scan(q, &why, &io);
     /* CGI has its own framing: let the core choose C-L or chunked from
      * what is really sent, as mod_cgi does. */
     if (!apr_table_get(r->subprocess_env, AP_TRUST_CGILIKE_CL_ENVVAR))

@@ -102,9 +102,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
         rc = cgp_rd_line(&rd, &line, 64);
         if (rc == 1) {
             CHECK(line.len <= 64 && !memchr(line.p, '\n', line.len));
-            if (cgp_rec_sync(line.p, line.len, &sn) == 1)
+            if (cgp_rec_sync((const char *)line.p, line.len, &sn) == 1)
                 CHECK(sn >= 2 && sn <= CGP_REC_MAX_BLOCK);
-            int c = cgp_rec_check(line.p, line.len);
+            int c = cgp_rec_check((const char *)line.p, line.len);
             CHECK(c < 0 || ((size_t)c < line.len && line.p[c] == '='));
         } else if (rc == 0 || errno != EMSGSIZE) {
             break;

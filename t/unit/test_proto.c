@@ -819,6 +819,10 @@ static void t_req(void)
     /* Line caps: the longest record line passes, one byte more fails. */
     size_t ll = CGP_REC_MAX_LINE;
     char *line = malloc(ll + 16);
+    if (!line) {
+        ok(0, "malloc for the line caps");
+        return;
+    }
     memcpy(line, "!\nN=", 4);
     memset(line + 4, 'v', ll - 2);
     memcpy(line + 2 + ll, "\n\n", 2);
