@@ -18,7 +18,7 @@ use Socket qw(PF_INET SOCK_STREAM SOL_SOCKET SO_RCVBUF inet_aton pack_sockaddr_i
 use Time::HiRes qw(sleep time);
 use lib 't/lib';
 use PrivateHttpd qw(private_conf private_start private_dir private_log private_wait_log
-                    private_get resp_code resp_pid);
+                    private_get resp_code resp_pid resp_body);
 use FreePort qw(free_port);
 
 plan tests => 1 + 2 * 4 + 3;
@@ -58,21 +58,6 @@ my $SIZE = 8 * 1024 * 1024;
 # 64-byte lines: k in ten digits, 53 dots, a newline (big.pl)
 my $want = join '', map { sprintf('%010d', $_) . ('.' x 53) . "\n" } 0 .. $SIZE / 64 - 1;
 
-sub body_of {
-    my ($raw) = @_;
-    my ($head, $rest) = split /\r\n\r\n/, $raw, 2;
-    return (0, '') unless defined $rest && $head =~ m{^HTTP/1\.1 (\d+)};
-    my $code = $1;
-    return ($code, $rest) unless $head =~ /^Transfer-Encoding:\s*chunked/mi;
-    my ($out, $pos) = ('', 0);
-    while ($rest =~ /\G([0-9a-fA-F]+)[^\r\n]*\r\n/gc) {
-        my $n = hex $1;
-        last if $n == 0;
-        $out .= substr($rest, pos($rest), $n);
-        pos($rest) = pos($rest) + $n + 2;
-    }
-    return ($code, $out);
-}
 
 # A client with a small window that reads nothing for 3 s, then all.
 sub slow_get {
@@ -88,7 +73,7 @@ sub slow_get {
         my $n = sysread $s, $data, 262144, length $data;
         last unless $n;
     }
-    return body_of($data);
+    return (resp_code($data), resp_body($data));
 }
 
 my $worker = resp_pid(private_get($port, '/p/big.pl?size=64'));
