@@ -122,6 +122,7 @@ for my $peer (0, 1) {
         copy('t/htdocs/fcgi/getvalues.py', "$dir/app/$f") or die "copy: $!";
         chmod 0755, "$dir/app/$f";
     }
+    copy('t/htdocs/fcgi/fcgirec.py', "$dir/app/fcgirec.py") or die "copy: $!";
     my $lib = libexec();
     my $extra = ($peer ? "LoadModule fcgid_module $lib/mod_fcgid.so\nFcgidIPCDir $dir/ipc\n" : '') . <<"CONF";
 LoadModule alias_module $lib/mod_alias.so

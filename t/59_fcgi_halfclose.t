@@ -65,6 +65,7 @@ for my $peer (0, 1) {
         copy('t/htdocs/fcgi/halfclose.py', "$dir/app/halfclose$delay.py") or die "copy: $!";
         chmod 0755, "$dir/app/halfclose$delay.py";
     }
+    copy('t/htdocs/fcgi/fcgirec.py', "$dir/app/fcgirec.py") or die "copy: $!";
     write_file("$dir/ledger", '', 0666);
     my $extra = "LoadModule alias_module $lib/mod_alias.so\n";
     if ($peer) {

@@ -120,6 +120,7 @@ for my $peer (0, 1) {
     mkdir "$dir/app";
     chmod 0755, "$dir/app";
     copy('t/htdocs/fcgi/oneshot.py', "$dir/app/oneshot.py") or die "copy: $!";
+    copy('t/htdocs/fcgi/fcgirec.py', "$dir/app/fcgirec.py") or die "copy: $!";
     chmod 0755, "$dir/app/oneshot.py";
     write_file("$dir/ledger", '', 0666);
     my $lib = libexec();

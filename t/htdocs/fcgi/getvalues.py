@@ -25,6 +25,7 @@ import struct
 import sys
 import time
 from urllib.parse import parse_qs
+from fcgirec import nv_decode  # beside this file
 
 signal.signal(signal.SIGPIPE, signal.SIG_IGN)
 go = sys.argv[0].endswith('-go.py')
@@ -32,24 +33,6 @@ go = sys.argv[0].endswith('-go.py')
 
 def rec(t, content=b'', reqid=1):
     return struct.pack('>BBHHBB', 1, t, reqid, len(content), 0, 0) + content
-
-
-def nv_decode(data):
-    i, out = 0, {}
-
-    def ln():
-        nonlocal i
-        if data[i] < 128:
-            i += 1
-            return data[i - 1]
-        i += 4
-        return struct.unpack('>I', data[i - 4:i])[0] & 0x7fffffff
-    while i < len(data):
-        n = ln()
-        v = ln()
-        out[data[i:i + n]] = data[i + n:i + n + v]
-        i += n + v
-    return out
 
 
 def serve(sock):

@@ -14,6 +14,7 @@ import struct
 import threading
 import time
 from urllib.parse import parse_qs
+from fcgirec import nv_decode  # beside this file
 
 ledger = os.environ.get('FCGI_LEDGER')
 lock = threading.Lock()
@@ -21,24 +22,6 @@ lock = threading.Lock()
 
 def rec(t, rid, content=b''):
     return struct.pack('>BBHHBB', 1, t, rid, len(content), 0, 0) + content
-
-
-def nv_decode(data):
-    i, out = 0, {}
-
-    def ln():
-        nonlocal i
-        if data[i] < 128:
-            i += 1
-            return data[i - 1]
-        i += 4
-        return struct.unpack('>I', data[i - 4:i])[0] & 0x7fffffff
-    while i < len(data):
-        n = ln()
-        v = ln()
-        out[data[i:i + n]] = data[i + n:i + n + v]
-        i += n + v
-    return out
 
 
 def conn(sock):

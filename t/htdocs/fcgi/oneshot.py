@@ -13,6 +13,7 @@ import socket
 import struct
 import time
 from urllib.parse import parse_qs
+from fcgirec import nv_decode  # beside this file
 
 ledger = os.environ.get('FCGI_LEDGER')
 
@@ -21,24 +22,6 @@ ledger = os.environ.get('FCGI_LEDGER')
 # mod_fcgid always ask 1): hand-written responders often do.
 def rec(t, content=b''):
     return struct.pack('>BBHHBB', 1, t, 1, len(content), 0, 0) + content
-
-
-def nv_decode(data):
-    i, out = 0, {}
-
-    def ln():
-        nonlocal i
-        if data[i] < 128:
-            i += 1
-            return data[i - 1]
-        i += 4
-        return struct.unpack('>I', data[i - 4:i])[0] & 0x7fffffff
-    while i < len(data):
-        n = ln()
-        v = ln()
-        out[data[i:i + n]] = data[i + n:i + n + v]
-        i += n + v
-    return out
 
 
 def serve(sock):

@@ -28,6 +28,7 @@ import socket
 import struct
 import threading
 import time
+from fcgirec import nv, nv_decode  # beside this file
 
 NAMES = {1: 'BEGIN', 2: 'ABORT', 4: 'PARAMS', 5: 'STDIN', 9: 'GET_VALUES'}
 ledger = os.environ.get('FCGI_LEDGER')
@@ -45,30 +46,6 @@ def rec(t, content=b'', rid=None):
         out += struct.pack('>BBHHBB', 1, t, rid, len(chunk), 0, 0) + chunk
         if not content:
             return out
-
-
-def nv(name, value):
-    def ln(n):
-        return bytes([n]) if n < 128 else struct.pack('>I', n | 0x80000000)
-    return ln(len(name)) + ln(len(value)) + name + value
-
-
-def nv_decode(data):
-    i, out = 0, {}
-
-    def ln():
-        nonlocal i
-        if data[i] < 128:
-            i += 1
-            return data[i - 1]
-        i += 4
-        return struct.unpack('>I', data[i - 4:i])[0] & 0x7fffffff
-    while i < len(data):
-        n = ln()
-        v = ln()
-        out[data[i:i + n]] = data[i + n:i + n + v]
-        i += n + v
-    return out
 
 
 class Conn:
