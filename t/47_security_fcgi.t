@@ -1,0 +1,115 @@
+# Security: what a hostile script reaches of a FastCGI worker of another
+# pool that connects per request (CGIplusFastCGIConnection per-request).
+# Its listening socket is mode 0666, in the runner's spool directory (0700,
+# root's); httpd's children hold O_PATH descriptors of its name and connect
+# through /proc/self/fd/N; the runner keeps a copy of the socket. From
+# every worker kind that runs Perl (a CGIplus worker, plain CGI under
+# CGIplusCompat, the Perl engine, a FastCGI worker keeping its connection
+# and one connecting per request), each a pool of its own and all of
+# httpd's User: the socket's name is listed in /proc/net/unix but not
+# connectable (EACCES); the worker's descriptors (/proc/PID/fd, a connect
+# through /proc/PID/fd/N, pidfd_getfd) and memory (process_vm_readv) are
+# closed by its Landlock domain; httpd's children (the O_PATH descriptors)
+# by not being dumpable; the runner (its copy) by being root's. A plain CGI
+# script run by mod_cgid is outside every domain: it reaches the worker
+# (and could accept() its requests on the taken socket) but neither the
+# children nor the runner, nor the socket by name: pools that must not be
+# reached by such scripts need a CGIplusUser (docs/RELIABILITY.md).
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use lib 't/htdocs/pool/lib';
+use PoolTest qw(hget runner_pid);
+
+my @kinds = (['plus', 'reach.pl'], ['compat', 'reach.pl'], ['eperl', 'reach.pl'],
+             ['fcgi', 'reach_fcgi.pl'], ['fcgipr', 'reach_fcgi.pl']);
+plan tests => 6 + 9 * @kinds + 9;
+
+my $vars = Apache::Test::config()->{vars};
+my $nobody = getpwnam('nobody');
+sub field { my ($r, $k) = @_; return ($r->{body} =~ /^\Q$k\E=(.*)$/m)[0] // '' }
+sub slurp { my ($f) = @_; open my $fh, '<', $f or return ''; local $/; return <$fh> // '' }
+my $log = slurp("$vars->{t_logs}/error_log");
+my $domains = $log =~ /CGIPLUS2913: each worker starts in a Landlock domain/ ? 1 : 0;
+
+# The victim: a FastCGI worker connecting per request; several requests so
+# that httpd's children learn its socket (the direct path).
+my $v;
+$v = hget('/hostile/victim/reach_fcgi.pl') for 1 .. 12;
+my $victim = field($v, 'pid');
+ok t_cmp("$v->{code} " . ($victim =~ /^\d+$/ ? 'pid' : $victim), '200 pid', 'the victim pool answers');
+ok t_cmp(field($v, 'own_fds'), '0:socket 1:pipe 2:pipe 3:socket',
+         'the victim has its listening socket, its log pipe and its request\'s connection, nothing else');
+my $hpid = slurp("$vars->{t_logs}/httpd.pid") =~ /(\d+)/ ? $1 : 0;
+my @children = grep { (stat "/proc/$_")[4] == $nobody } map { /(\d+)/ } `pgrep -P $hpid`;
+my $runner = runner_pid() // 0;
+ok t_cmp(scalar(@children) > 0 && $runner > 0 ? 1 : 0, 1, "httpd's children (@children) and the runner ($runner)");
+# What is attacked is there: a child holds the socket's name (O_PATH),
+# and the runner its copy of the socket.
+my ($sock) = map { m{\s(/\S*/fcgi-\d+-\d+\.sock)$} ? $1 : () }
+             grep { /\Q(?:)\E/ || 1 } do { open my $fh, '<', '/proc/net/unix'; <$fh> };
+my $named = 0;
+for my $c (@children) {
+    $named += grep { (readlink($_) // '') =~ m{/fcgi-\d+-\d+\.sock$} } glob("/proc/$c/fd/*");
+}
+ok t_cmp($named > 0 ? 1 : 0, 1, "httpd's children hold O_PATH descriptors of FastCGI sockets ($named)");
+my $rsocks = grep { (readlink($_) // '') =~ /^socket:/ } glob("/proc/$runner/fd/*");
+ok t_cmp($rsocks > 0 ? 1 : 0, 1, 'the runner holds sockets');
+ok t_cmp($domains, 1, 'the runner starts each worker in a Landlock domain (2913)');
+
+my $q = "victim=$victim&children=" . join(',', @children) . "&runner=$runner";
+my $refused_ls = 'refused (Permission denied)';
+my $refused_op = 'refused (Operation not permitted)';
+for my $k (@kinds) {
+    my ($kind, $script) = @$k;
+    my $r = hget("/hostile/$kind/$script?$q");
+    ok t_cmp($r->{code}, 200, "$kind: the probe runs");
+    ok t_cmp(field($r, 'sockets'), qr/^[1-9]\d* found: refused \(Permission denied\) x\d+$/,
+             "$kind: FastCGI sockets by name (listed in /proc/net/unix): none connectable");
+    ok t_cmp(field($r, 'spool'), qr/^(0700 uid=0|unstattable \(Permission denied\))$/,
+             "$kind: their directory is root's, 0700");
+    # its descriptors' numbers may be listed (the directory is its uid's),
+    # not followed
+    ok t_cmp(join(' | ', map { field($r, "victim_$_") } qw(connect getfd mem)),
+             qr/^refused \(Permission denied\) x\d+ \| \Q$refused_op | $refused_op\E$/,
+             "$kind: the victim worker's descriptors (connected through, taken) and memory: refused");
+    my @ch = map { my $i = $_; join(' | ', map { field($r, "child${i}_$_") } qw(fds connect getfd mem)) } 0 .. $#children;
+    ok t_cmp(scalar(grep { $_ eq "$refused_ls | $refused_ls x64 | $refused_op | $refused_op" } @ch),
+             scalar(@children), "$kind: every httpd child's descriptors (its O_PATH ones) and memory: refused");
+    ok t_cmp(join(' | ', map { field($r, "runner_$_") } qw(fds connect getfd mem)),
+             "$refused_ls | $refused_ls x64 | $refused_op | $refused_op",
+             "$kind: the runner's (its copy of the socket): refused");
+    my $own = field($r, 'own_fds');
+    # (the Perl engine's own: the descriptors it keeps to put 1 and 2 back)
+    ok t_cmp($own, $kind =~ /^fcgi/ ? '0:socket 1:pipe 2:pipe 3:socket'
+                   : $kind eq 'compat' ? '0:pipe 1:pipe 2:pipe'
+                   : $kind eq 'eperl' ? qr/^0:\S+ 1:pipe 2:pipe 3:pipe(?: \d+:(?:pipe|\/[^ ]*))*$/
+                   : qr/^0:\S+ 1:pipe 2:pipe 3:pipe$/,
+             "$kind: its own descriptors, nothing of another pool or of httpd");
+    ok t_cmp(field($r, 'pid') ne $victim ? 1 : 0, 1, "$kind: not the victim");
+    $v = hget('/hostile/victim/reach_fcgi.pl');
+    ok t_cmp("$v->{code} " . field($v, 'pid'), "200 $victim", "$kind: the victim serves on, the same worker");
+}
+
+# mod_cgid's plain CGI, of the same user, outside every domain: the
+# control that the probes have teeth. It reaches the worker (takes its
+# listening socket), not the children, the runner or the socket by name.
+my $r = hget("/hostile/cgid/reach.pl?$q");
+ok t_cmp($r->{code}, 200, 'mod_cgid: the probe runs');
+ok t_cmp(field($r, 'sockets'), qr/^[1-9]\d* found: refused \(Permission denied\) x\d+$/,
+         'mod_cgid: FastCGI sockets by name: none connectable');
+ok t_cmp(field($r, 'victim_getfd'), qr/\btook socket\b/,
+         'mod_cgid: outside any domain, it takes the victim worker\'s sockets (hence CGIplusUser)');
+ok t_cmp(field($r, 'victim_mem'), 'read', 'mod_cgid: and reads its memory');
+ok t_cmp(field($r, 'victim_connect'), qr/^(error \(Connection refused\)|refused \(Connection refused\))/,
+         'mod_cgid: a connect through /proc/PID/fd/0 of the listening socket itself is refused');
+my @ch = map { my $i = $_; join(' | ', map { field($r, "child${i}_$_") } qw(fds connect getfd mem)) } 0 .. $#children;
+ok t_cmp(scalar(grep { $_ eq "$refused_ls | $refused_ls x64 | $refused_op | $refused_op" } @ch),
+         scalar(@children), "mod_cgid: every httpd child's descriptors and memory: refused (not dumpable)");
+ok t_cmp(join(' | ', map { field($r, "runner_$_") } qw(fds connect getfd mem)),
+         "$refused_ls | $refused_ls x64 | $refused_op | $refused_op", "mod_cgid: the runner's: refused");
+ok t_cmp(field($r, 'own_fds') =~ /(?:^|\s)(?:[3-9]|\d\d+):(?:socket|\/\S*fcgi-)/ ? 'leaked' : 'none',
+         'none', 'mod_cgid: no socket of the runner or of httpd\'s children among its descriptors');
+$v = hget('/hostile/victim/reach_fcgi.pl');
+ok t_cmp("$v->{code} " . field($v, 'pid'), "200 $victim", 'the victim serves on, the same worker');
