@@ -20,11 +20,13 @@ use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use lib 't/htdocs/pool/lib';
-use PoolTest qw(hget runner_pid);
+use PoolTest qw(hget hstart hfinish runner_pid);
+use Time::HiRes qw(sleep);
+use POSIX ();
 
 my @kinds = (['plus', 'reach.pl'], ['compat', 'reach.pl'], ['eperl', 'reach.pl'],
              ['fcgi', 'reach_fcgi.pl'], ['fcgipr', 'reach_fcgi.pl']);
-plan tests => 6 + 9 * @kinds + 9;
+plan tests => 6 + 9 * @kinds + 9 + 3 * 4;
 
 my $vars = Apache::Test::config()->{vars};
 my $nobody = getpwnam('nobody');
@@ -113,3 +115,58 @@ ok t_cmp(field($r, 'own_fds') =~ /(?:^|\s)(?:[3-9]|\d\d+):(?:socket|\/\S*fcgi-)/
          'none', 'mod_cgid: no socket of the runner or of httpd\'s children among its descriptors');
 $v = hget('/hostile/victim/reach_fcgi.pl');
 ok t_cmp("$v->{code} " . field($v, 'pid'), "200 $victim", 'the victim serves on, the same worker');
+
+# A FastCGI application flooding whoever reads its connection within one
+# request (t/htdocs/hostile/flood_fcgi.py): 4 MiB of STDERR records of
+# 65535 bytes without a newline, 16 MiB of GET_VALUES_RESULT and
+# UNKNOWN_TYPE records. An httpd child (direct, kept connection and per
+# request) or the runner (relayed) logs the STDERR in lines of at most
+# 4 KiB and keeps none of it: neither grows by more than 2 MB meanwhile
+# (sampled every 20 ms), and the request is answered.
+sub rss { my ($p) = @_; open my $f, '<', "/proc/$p/status" or return 0;
+          my ($k) = map { /^VmRSS:\s+(\d+)/ ? $1 : () } <$f>; return $k // 0 }
+for my $pre (qw(fcgi fcgipr fcgir)) {
+    hget("/hostile/$pre/flood_fcgi.py") for 1 .. 3;
+    my @ch = grep { (stat "/proc/$_")[4] == $nobody } map { /(\d+)/ } `pgrep -P $hpid`;
+    my $rn = runner_pid() // 0;
+    my %base = map { $_ => rss($_) } $rn, @ch;
+    pipe my $rd, my $wr or die $!;
+    my $sampler = fork // die $!;
+    if (!$sampler) {
+        close $rd;
+        my %max;
+        my $until = time + 120;
+        while (!-e "$vars->{t_logs}/flood-stop-$$" && time < $until) {
+            for my $p (keys %base) { my $k = rss($p); $max{$p} = $k if $k > ($max{$p} // 0) }
+            sleep 0.02;
+        }
+        print $wr join(' ', map { "$_=" . ($max{$_} // 0) } keys %base), "\n";
+        close $wr;
+        POSIX::_exit(0);
+    }
+    close $wr;
+    my $off = -s "$vars->{t_logs}/error_log";
+    my $r = hget("/hostile/$pre/flood_fcgi.py?stderr=4&mgmt=16", timeout => 120);
+    open my $stop, '>', "$vars->{t_logs}/flood-stop-$sampler" or die $!;
+    close $stop;
+    my %max = map { split /=/ } split ' ', <$rd> // '';
+    waitpid $sampler, 0;
+    unlink "$vars->{t_logs}/flood-stop-$sampler";
+    ok t_cmp("$r->{code} " . ($r->{body} =~ /^done \d+$/m ? 'done' : $r->{body}), '200 done',
+             "$pre: the flooding request is answered");
+    my $grew_runner = ($max{$rn} // 0) - $base{$rn};
+    my ($grew_child) = sort { $b <=> $a } map { ($max{$_} // 0) - $base{$_} } @ch;
+    ok t_cmp($grew_runner < 2048 ? 1 : "$grew_runner kB", 1, "$pre: the runner's RSS grew under 2 MB ($grew_runner kB)");
+    ok t_cmp(($grew_child // 0) < 2048 ? 1 : "$grew_child kB", 1,
+             "$pre: no httpd child's RSS grew by 2 MB (at most $grew_child kB)");
+    open my $lf, '<', "$vars->{t_logs}/error_log" or die $!;
+    seek $lf, $off, 0;
+    my ($n, $long) = (0, 0);
+    while (<$lf>) {
+        next unless /x{1000}/;
+        $n++;
+        $long++ if /x{4097}/;
+    }
+    ok t_cmp("$n lines, $long over 4 KiB" =~ /^(\d+) lines, 0 over/ && $1 >= 1000 ? 'bounded' : "$n lines, $long over 4 KiB",
+             'bounded', "$pre: the STDERR logged in lines of at most 4 KiB");
+}
