@@ -5,7 +5,8 @@
 # every later request (another script's clients' cookies, bodies, the
 # variables of their requests). So pools are per virtual host, as mod_fcgid
 # never gives a virtual host's request to another's processes (its process
-# class includes the virtual host).
+# class includes the virtual host). The Python engine and php-cgi
+# (CGIplusEngine php) too: the same file on both sites, two processes.
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -15,7 +16,8 @@ use JSON::PP ();
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(wire_connect wire_request wire_frames);
 
-plan tests => 10;
+my $php = -x '/usr/bin/php-cgi';
+plan tests => 11 + ($php ? 1 : 0);
 
 my $cfg = Apache::Test::config();
 
@@ -45,6 +47,18 @@ ok t_cmp(($a2->{seen} // '') =~ /site-b-secret/ ? 'saw it' : 'did not',
 # The price stays one interpreter per site: its other scripts share it.
 my (undef, $a3) = get('', '/sitea/pid.pl');
 ok t_cmp($a3->{pid}, $a1->{pid}, "another script of site A runs in site A's interpreter");
+# The same for the Python engine and php-cgi (CGIplusEngine php): the same
+# file on both sites runs in two processes, one per site.
+# (php where Debian's php-cgi is installed.)
+for my $e (['py', 'pid.py'], $php ? (['php', 'pid.php']) : ()) {
+    my ($kind, $file) = @$e;
+    my ($ca, $fa) = get('', "/site-$kind/$file");
+    my ($cb, $fb) = get('cgiplus_site_b', "/site-$kind/$file");
+    my ($ca2, $fa2) = get('', "/site-$kind/$file");
+    ok t_cmp("$ca $cb $ca2 " . (($fa->{pid} // 'a') ne ($fb->{pid} // 'a') && ($fa->{pid} // '') eq ($fa2->{pid} // '')
+                                ? 'apart' : "pids $fa->{pid} $fb->{pid} $fa2->{pid}"),
+             '200 200 200 apart', "$kind: one engine process per site for the same file");
+}
 # The status page names each engine pool's site.
 my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$cfg->{vars}{port}", Timeout => 30) or die "connect: $!";
 print $s "GET /cgiplus-status?json HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
