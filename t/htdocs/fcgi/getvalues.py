@@ -25,31 +25,18 @@ import struct
 import sys
 import time
 from urllib.parse import parse_qs
-from fcgirec import nv_decode  # beside this file
+from fcgirec import Conn, nv_decode, read_request, record  # beside this file
 
 signal.signal(signal.SIGPIPE, signal.SIG_IGN)
 go = sys.argv[0].endswith('-go.py')
 
 
 def rec(t, content=b'', reqid=1):
-    return struct.pack('>BBHHBB', 1, t, reqid, len(content), 0, 0) + content
+    return record(t, reqid, content)
 
 
 def serve(sock):
-    buf, params, body, done, reqid = b'', b'', b'', 0, 1
-    while done < 2:  # PARAMS and STDIN ended
-        while len(buf) < 8 or len(buf) < 8 + struct.unpack('>H', buf[4:6])[0] + buf[6]:
-            data = sock.recv(65536)
-            if not data and go:
-                return
-            if not data:  # fcgi.rb raises, and the process ends
-                sys.stderr.write('getvalues.py: must not happen: FCGI socket unexpected EOF '
-                                 '(RuntimeError), as fcgi.rb\n')
-                sys.stderr.flush()
-                os._exit(1)
-            buf += data
-        _, t, rid, cl, pl, _ = struct.unpack('>BBHHBB', buf[:8])
-        content, buf = buf[8:8 + cl], buf[8 + cl + pl:]
+    def management(t, rid, content):
         if t == 9 and go:
             sock.sendall(rec(10, b'\x0f\x01FCGI_MPXS_CONNS1', 0))
             time.sleep(0.2)
@@ -69,15 +56,17 @@ def serve(sock):
                 sys.stderr.flush()
                 os._exit(1)
             sock.sendall(rec(10, b'', 0))
-        elif t == 1:
-            reqid = rid
-        elif t == 4:
-            params += content
-            done += not content
-        elif t == 5:
-            body += content
-            done += not content
-    q = parse_qs(nv_decode(params).get(b'QUERY_STRING', b'').decode())
+    try:
+        reqid, env, _ = read_request(Conn(sock), management)
+    except EOFError:
+        if go:
+            return
+        # fcgi.rb raises, and the process ends
+        sys.stderr.write('getvalues.py: must not happen: FCGI socket unexpected EOF '
+                         '(RuntimeError), as fcgi.rb\n')
+        sys.stderr.flush()
+        os._exit(1)
+    q = parse_qs(env.get(b'QUERY_STRING', b'').decode())
     size = int(q.get('size', ['0'])[0])
     out = b'Content-Type: text/plain\r\n\r\nn=%s pid=%d\n' % (q.get('n', [''])[0].encode(), os.getpid())
     out += b'x' * size

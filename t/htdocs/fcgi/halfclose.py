@@ -14,47 +14,29 @@ import struct
 import threading
 import time
 from urllib.parse import parse_qs
-from fcgirec import nv_decode  # beside this file
+from fcgirec import Conn, read_request, record  # beside this file
 
 ledger = os.environ.get('FCGI_LEDGER')
 lock = threading.Lock()
 
 
-def rec(t, rid, content=b''):
-    return struct.pack('>BBHHBB', 1, t, rid, len(content), 0, 0) + content
-
-
 def conn(sock):
-    buf = b''
+    c = Conn(sock)
     try:
         while True:
-            params, body, done, rid = b'', b'', 0, 0
-            while done < 2:  # PARAMS and STDIN ended
-                while len(buf) < 8 or len(buf) < 8 + struct.unpack('>H', buf[4:6])[0] + buf[6]:
-                    data = sock.recv(65536)
-                    if not data:
-                        return
-                    buf += data
-                _, t, rid, cl, pl, _ = struct.unpack('>BBHHBB', buf[:8])
-                content, buf = buf[8:8 + cl], buf[8 + cl + pl:]
-                if t == 4:
-                    params += content
-                    done += not content
-                elif t == 5:
-                    body += content
-                    done += not content
-            query = nv_decode(params).get(b'QUERY_STRING', b'').decode()
+            rid, env, body = read_request(c)
+            query = env.get(b'QUERY_STRING', b'').decode()
             if ledger:
                 with lock, open(ledger, 'a') as f:
                     f.write('%d %s\n' % (os.getpid(), query))
-            sock.sendall(rec(6, rid, b'Content-Type: text/plain\r\n\r\n%s pid=%d body=%d\n'
-                             % (query.encode(), os.getpid(), len(body)))
-                         + rec(6, rid) + rec(3, rid, struct.pack('>IB3x', 0, 0)))
+            sock.sendall(record(6, rid, b'Content-Type: text/plain\r\n\r\n%s pid=%d body=%d\n'
+                                % (query.encode(), os.getpid(), len(body)))
+                         + record(6, rid) + record(3, rid, struct.pack('>IB3x', 0, 0)))
             delay = int(parse_qs(query).get('delay', ['0'])[0])
             if delay:
                 time.sleep(delay / 1000.0)
             sock.shutdown(socket.SHUT_WR)
-    except OSError:
+    except (OSError, EOFError):
         pass
     finally:
         sock.close()

@@ -13,7 +13,7 @@ import socket
 import struct
 import time
 from urllib.parse import parse_qs
-from fcgirec import nv_decode  # beside this file
+from fcgirec import Conn, read_request, record  # beside this file
 
 ledger = os.environ.get('FCGI_LEDGER')
 
@@ -21,26 +21,14 @@ ledger = os.environ.get('FCGI_LEDGER')
 # Every record says request id 1, whatever it was asked (as nginx and
 # mod_fcgid always ask 1): hand-written responders often do.
 def rec(t, content=b''):
-    return struct.pack('>BBHHBB', 1, t, 1, len(content), 0, 0) + content
+    return record(t, 1, content)
 
 
 def serve(sock):
-    buf, params, body, done = b'', b'', b'', 0
-    while done < 2:  # PARAMS and STDIN ended
-        while len(buf) < 8 or len(buf) < 8 + struct.unpack('>H', buf[4:6])[0] + buf[6]:
-            data = sock.recv(65536)
-            if not data:
-                return  # closed by the server: no request
-            buf += data
-        _, t, _, cl, pl, _ = struct.unpack('>BBHHBB', buf[:8])
-        content, buf = buf[8:8 + cl], buf[8 + cl + pl:]
-        if t == 4:
-            params += content
-            done += not content
-        elif t == 5:
-            body += content
-            done += not content
-    env = nv_decode(params)
+    try:
+        _, env, body = read_request(Conn(sock))
+    except EOFError:
+        return  # closed by the server: no request
     query = env.get(b'QUERY_STRING', b'').decode()
     q = parse_qs(query)
     if ledger:

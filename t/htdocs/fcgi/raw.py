@@ -22,13 +22,12 @@ record types it received. QUERY_STRING says what it answers:
 It keeps the connection after an aborted request, unlike php-cgi and
 libfcgi."""
 import os
-import select
 import signal
 import socket
 import struct
 import threading
 import time
-from fcgirec import nv, nv_decode  # beside this file
+from fcgirec import Conn, nv, nv_decode, record  # beside this file
 
 NAMES = {1: 'BEGIN', 2: 'ABORT', 4: 'PARAMS', 5: 'STDIN', 9: 'GET_VALUES'}
 ledger = os.environ.get('FCGI_LEDGER')
@@ -39,36 +38,7 @@ RID = [1]  # the request in hand's id (its BEGIN_REQUEST's)
 
 
 def rec(t, content=b'', rid=None):
-    rid = RID[0] if rid is None else rid
-    out = b''
-    while True:
-        chunk, content = content[:65535], content[65535:]
-        out += struct.pack('>BBHHBB', 1, t, rid, len(chunk), 0, 0) + chunk
-        if not content:
-            return out
-
-
-class Conn:
-    def __init__(self, sock):
-        self.sock, self.buf = sock, b''
-
-    def next(self, timeout=None):
-        """A whole record (type, reqid, content); None if none came within
-        timeout; EOFError when the server closed the connection."""
-        while True:
-            if len(self.buf) >= 8:
-                _, t, rid, cl, pl, _ = struct.unpack('>BBHHBB', self.buf[:8])
-                if len(self.buf) >= 8 + cl + pl:
-                    content = self.buf[8:8 + cl]
-                    self.buf = self.buf[8 + cl + pl:]
-                    return t, rid, content
-            ready, _, _ = select.select([self.sock], [], [], timeout)
-            if not ready:
-                return None
-            data = self.sock.recv(65536)
-            if not data:
-                raise EOFError
-            self.buf += data
+    return record(t, RID[0] if rid is None else rid, content)
 
 
 def serve(conn):
