@@ -56,6 +56,7 @@ typedef struct runner_fcgi {
     int resent;               /* the request went on a new connection once already */
     int replay_off;           /* the request is past what sent keeps: never sent again */
     cgp_buf sent;             /* what the socket took of the request, while nothing came back */
+    size_t sent_max;          /* what sent keeps at most (replay_cap) */
     int used;                 /* we wrote a request on this connection (the slot's FCGI_USED) */
     int carried;              /* it carried a request before the current one */
     int kept;                 /* it keeps its connections (learnt; the slot's FCGI_KEPT) */
@@ -475,6 +476,26 @@ static void conn_fresh(runner_worker *w)
     cgp_fcgi_parser_init(&f->parser, CGP_FCGI_FROM_APP);
 }
 
+/* What sent keeps of a request on connection fd. Per request, all that
+ * can wait unread in a connection nobody accepted: the kernel takes a
+ * write on AF_UNIX only while the bytes queued unread at the peer (counted
+ * with their overhead) are under our SO_SNDBUF, and at most half of it at
+ * a time (unix_stream_sendmsg), so less than 1.5 times it can wait
+ * unaccepted. A request past twice that was provably read in part (the
+ * program accepted it): never one found unaccepted (fcgi_unaccepted), so
+ * no copy is needed; below it, one found so goes to another worker with
+ * its whole body, whatever its size. */
+static size_t replay_cap(const runner_fcgi *f, int fd)
+{
+    int sndbuf = 0;
+    socklen_t len = sizeof(sndbuf);
+
+    if (!f->per_request || getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len) < 0 ||
+        sndbuf <= 0)
+        return FCGI_REPLAY_MAX;
+    return 2u * (size_t)sndbuf + FCGI_REPLAY_MAX;
+}
+
 /* Connected to its listening socket: fd, or -1 (errno). */
 static int connect_to(const runner_fcgi *f)
 {
@@ -536,6 +557,7 @@ static int connect_new(runner_worker *w)
     if (w->exited || !f->path[0] || exiting(w->pid) || (fd = connect_to(f)) < 0)
         return -1;
     f->ev_sock.fd = fd;
+    f->sent_max = replay_cap(f, fd);
     conn_fresh(w);
     fcgi_watch(w, runner_worker_out_paused(w));
     return 0;
@@ -611,14 +633,16 @@ static int frame_body(runner_worker *w)
 }
 
 /* What the socket took of a request (runner_buf_flush_tee), kept until a
- * byte of it comes back (at most FCGI_REPLAY_MAX), for resend. */
+ * byte of it comes back (at most sent_max: replay_cap), for resend and for
+ * a request found unaccepted (unframe_body). */
 static void keep_sent(void *arg, const void *p, size_t n)
 {
     runner_worker *w = arg;
     runner_fcgi *f = fcgi(w);
+    size_t max = f->sent_max ? f->sent_max : FCGI_REPLAY_MAX;
 
     if (w->req && !f->heard && !f->replay_off &&
-        (cgp_buf_used(&f->sent) + n > FCGI_REPLAY_MAX || cgp_buf_append(&f->sent, p, n) < 0)) {
+        (cgp_buf_used(&f->sent) + n > max || cgp_buf_append(&f->sent, p, n) < 0)) {
         f->replay_off = 1;
         cgp_buf_reset(&f->sent);
     }

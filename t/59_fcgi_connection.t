@@ -8,7 +8,9 @@
 # after 2 requests (t/htdocs/fcgi/exit2.pl) while requests queue: 40
 # requests, 10 at once, all 200, each run once (a ledger line per run). A
 # request whose worker exited (its socket refuses the connection) goes to
-# another worker: never failed, never run twice. With the connection kept
+# another worker: never failed, never run twice; the exit window made
+# long (a pool of 1, exit2.pl's then=) forces each way it can meet one
+# (3600, 3601, 3602, 1131), with bodies past 68 KiB. With the connection kept
 # (/fcgick/), the threaded program's next request on it waits for its
 # timeout (504), as documented.
 use strict;
@@ -20,7 +22,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 21,
+plan tests => 32,
     need { 'needs FCGI (libfcgi-perl)' => !system('perl -MFCGI -e1 2>/dev/null'),
            'needs t/src/fcgi_threaded (make builds it where libfcgi-dev is installed)' =>
                -x 't/src/fcgi_threaded' };
@@ -129,6 +131,68 @@ for my $p (qw(fcgicnr fcgicn)) {
              . ' ' . scalar(keys %$runs), '40 0 0 40',
              "/$p/exit2.pl with bodies: 40 requests, 10 at once, each 200 with its whole body, each ran once"
              . (@bad ? " (bad: @bad[0 .. ($#bad < 4 ? $#bad : 4)])" : ''));
+}
+
+# The exit window made long (exit2.pl's then=, a pool of 1 worker): a
+# request made after the program's last one went to the same worker as it
+# lingered before its exit. "shut": its socket refuses the connection
+# (relayed 3600, direct 3601); "linger": the connection waits unaccepted,
+# found so when the worker is reaped (relayed 3602, direct the slot tells
+# the child, 1131), relayed with bodies past what was once kept of a
+# request (68 KiB) and past the socket's buffer. Each: 200 from another process,
+# its whole body, run once.
+$base += 1000;
+# (A body over 64 KiB goes through the runner: the direct path's is 60 KiB.)
+for my $case (['fcgicwr', 'relayed', 3600, 3602, 100 * 1024, 1024 * 1024],
+              ['fcgicw', 'direct path', 3601, 1131, 60 * 1024]) {
+    my ($p, $how, $refused, $unacc, @sizes) = @$case;
+    for my $then (['shut', $refused, 2000], map { ['linger', $unacc, $_] } @sizes) {
+        my ($mode, $logno, $blen) = @$then;
+        $base += 10;
+        my $off = -s $logf;
+        my $f = "$vars->{t_logs}/exitwin";
+        my $want = join '', map { chr(48 + ($_ * 7 + $base) % 75) } 1 .. $blen;
+        open my $bf, '>', "$f-body" or die "$f-body: $!";
+        print $bf $want;
+        close $bf;
+        unlink "$f-1", "$f-2";
+        # one connection, so one httpd child, which learnt the pool from
+        # the first (a pool's first request is the runner's)
+        open my $cf, '-|', 'curl', '-s', '-S', '--max-time', '20', '-o', "$f-1", '-w', '%{http_code} ',
+            url("/$p/exit2.pl?id=$base&then=$mode"), '--next', '--max-time', '20', '-o', "$f-2",
+            '-w', '%{http_code}', '--data-binary', "\@$f-body", url("/$p/exit2.pl?id=" . ($base + 1))
+            or die "curl: $!";
+        my ($c1, $c2) = split ' ', do { local $/; <$cf> } // '';
+        close $cf;
+        my ($b1, $b2) = map { open my $fh, '<', $_ or return ''; local $/; <$fh> // '' } "$f-1", "$f-2";
+        my ($p1) = $b1 =~ /^pid=(\d+)$/m;
+        my ($p2) = $b2 =~ /^pid=(\d+)$/m;
+        my ($got) = $b2 =~ /^body=(\d+ \d+)$/m;
+        my $runs = runs('exit2', $base, 2);
+        ok t_cmp(join(' ', $c1, $c2, ($p1 // 0) != ($p2 // 0) ? 'other' : 'same',
+                      $got // '-', $runs->{$base} // 0, $runs->{$base + 1} // 0),
+                 join(' ', 200, 200, 'other', length($want) . ' ' . unpack('%32C*', $want), 1, 1),
+                 "/$p/exit2.pl ($how): the request after its last, as it lingered ($mode), "
+                 . "$blen bytes of body: 200 from another worker, its body whole, each ran once");
+        sleep 0.3;
+        my $log = log_from($off);
+        ok t_cmp(scalar(() = $log =~ /CGIPLUS$logno:/g) >= 1 ? 1 : 0, 1,
+                 "/$p/exit2.pl ($how, $mode): logged $logno");
+    }
+}
+
+# A body past what is kept of a request (twice the socket's buffer) to a
+# worker that reads it: 200, whole.
+{
+    my $f = "$vars->{t_logs}/exitwin-body";
+    my $want = join '', map { chr(48 + ($_ * 11) % 75) } 1 .. 4 * 1024 * 1024;
+    open my $bf, '>', $f or die "$f: $!";
+    print $bf $want;
+    close $bf;
+    my ($c, undef, $b) = curl('--data-binary', "\@$f", url('/fcgicwr/exit2.pl?id=' . ($base + 10)));
+    my ($got) = $b =~ /^body=(\d+ \d+)$/m;
+    ok t_cmp("$c " . ($got // '-'), '200 ' . length($want) . ' ' . unpack('%32C*', $want),
+             '/fcgicwr/exit2.pl: a 4 MiB body, read: 200, whole');
 }
 
 # A client that leaves mid-request: ABORT_REQUEST, the connection cut (as
