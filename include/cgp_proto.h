@@ -78,6 +78,16 @@ enum cgp_outcome {
     CGP_O_REFUSED = 9,    /* suEXEC's checks refused the script: 500; detail: cgp_suexec_why */
     CGP_O_MAX_ = 9
 };
+/* END's detail for overloaded: why (docs/PROTOCOL.md, "end"). Besides the
+ * errno values (ETIMEDOUT, ENOBUFS, ESHUTDOWN, EBUSY, ECHILD), a WebSocket
+ * upgrade's causes, above every errno. */
+enum cgp_overloaded_why {
+    CGP_OVL_WS_CONNS = 0x10001,  /* the pool's connection limit (ws_max_conns) */
+    CGP_OVL_WS_MEMORY = 0x10002, /* the runner's WebSocket buffers at ws_memory */
+    CGP_OVL_WS_QUEUE = 0x10003,  /* upgrades waiting for a worker at queue_depth */
+    CGP_OVL_WS_WAIT = 0x10004,   /* it waited queue_wait, no worker ready */
+    CGP_OVL_WS_NO_WORKER = 0x10005 /* no worker, none may start (max_workers_total, retired) */
+};
 
 /* Why a request failed, as the status page counts it: an END outcome
  * (1..CGP_O_MAX_) the runner decided, or one of these, which only httpd

@@ -89,6 +89,21 @@ static const char *overloaded_why(apr_pool_t *p, apr_uint32_t detail)
     case 0:
         return "all of its workers are busy and its queue is full (raise CGIplusMaxWorkers "
                "or CGIplusQueueDepth if this persists)";
+    /* a WebSocket upgrade's (the runner's 2823 line says more) */
+    case CGP_OVL_WS_CONNS:
+        return "the WebSocket upgrade is over its connection limit "
+               "(CGIplusWebSocketMaxConnections)";
+    case CGP_OVL_WS_MEMORY:
+        return "the WebSocket upgrade came with the runner's WebSocket buffers full "
+               "(CGIplusWebSocketMemory)";
+    case CGP_OVL_WS_QUEUE:
+        return "the WebSocket upgrade found CGIplusQueueDepth upgrades waiting for a worker "
+               "to be ready";
+    case CGP_OVL_WS_WAIT:
+        return "the WebSocket upgrade waited CGIplusQueueWait and no worker was ready";
+    case CGP_OVL_WS_NO_WORKER:
+        return "the WebSocket upgrade found no worker, and none may start (the runner's "
+               "max_workers_total is reached, or the pool was retiring)";
     default: /* taking its body failed */
         return apr_psprintf(p, "the runner could not take it (%s)", strerror((int)detail));
     }

@@ -214,9 +214,11 @@ void runner_ws_pool_dispatch(runner_ws_pool *p)
         p->qlen--;
         runner_ws_open_send(o, best);
     }
-    /* No worker, and none may start: nobody would take them. */
+    /* No worker, and none may start: nobody would take them. Overloaded,
+     * not spawn-failed with 0 (the module would log a crash loop, 1069). */
     if (!TAILQ_EMPTY(&p->queue) && !p->nworkers && spawn_gate(p) == 1) {
-        fail_queue(p, CGP_O_SPAWN_FAILED, 1, 0);
+        fail_queue(p, CGP_O_OVERLOADED, 1,
+                   runner_g.stop != RUNNER_RUN ? ESHUTDOWN : CGP_OVL_WS_NO_WORKER);
     } else if (!TAILQ_EMPTY(&p->queue) && p->fail_streak >= 2 && runner_g.now < p->backoff_until) {
         /* The crash-loop backoff (2803) and no worker that may take them:
          * 503 with the time left at once, as a request pool answers in
@@ -289,7 +291,7 @@ void runner_ws_pool_submit(runner_ws_open *o)
         return;
     }
     if (runner_g.stop != RUNNER_RUN) {
-        runner_ws_open_fail(o, CGP_O_OVERLOADED, 1, 0, 0);
+        runner_ws_open_fail(o, CGP_O_OVERLOADED, 1, 0, ESHUTDOWN);
         return;
     }
     if (p->not_ws) {
@@ -506,7 +508,7 @@ static void ws_stop(void)
     runner_ws_pool *p;
     runner_ws_worker *w, *wn;
     TAILQ_FOREACH(p, &runner_ws_g.pools, link) {
-        fail_queue(p, CGP_O_OVERLOADED, 1, 0);
+        fail_queue(p, CGP_O_OVERLOADED, 1, ESHUTDOWN);
         for (w = TAILQ_FIRST(&p->workers); w; w = wn) {
             wn = TAILQ_NEXT(w, link);
             runner_ws_worker_stop(w, RUNNER_END_SHUTDOWN);

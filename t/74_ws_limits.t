@@ -12,7 +12,7 @@ use lib 't/lib', 't/htdocs/pool/lib';
 use WsTest qw(ws_start ws_stop ws_py ws_py_start ws_py_wait ws_log ws_status);
 use PrivHttpd qw(ASAN_MEASURE);
 
-plan tests => 19, need { 'python3-websockets' =>
+plan tests => 21, need { 'python3-websockets' =>
                          !system("$WsTest::PYTHON -c 'import websockets' 2>/dev/null") };
 
 # The httpd children's RSS is bounded below: under the sanitizers, without
@@ -76,6 +76,11 @@ ok t_cmp($log, qr/CGIPLUS2823: WebSocket upgrade \/pool\/pid\.py from 127\.0\.0\
          'the pool limit logged (2823)');
 ok t_cmp($log, qr/CGIPLUS2823: WebSocket upgrade \/addr\/pid\.py from 127\.0\.0\.1 refused by the limit of connections per client address/,
          'the address limit logged (2823)');
+# The module's 503 line says the cause, not a full queue (it said "its
+# queue is full" for every refusal).
+ok t_cmp(join(' ', map { /queue is full/ ? 'queue-full' : /connection limit \(CGIplusWebSocketMaxConnections\)/ ? 'conn-limit' : 'other' }
+              $log =~ /(CGIPLUS1061: .*)/g), 'conn-limit',
+         "the module's 503 line (1061) names the pool's connection limit");
 
 # The message rate: a burst past 5 a second.
 $r = ws_py(<<'PY', $port);
@@ -192,4 +197,7 @@ $log = ws_log('lim');
 ok t_cmp(($log =~ /CGIPLUS2824: WebSocket buffers at ws_memory/ ? 1 : 0) .
          ($log =~ /CGIPLUS2823: WebSocket upgrade \/mem\/pid\.py .*refused by ws_memory/ ? 1 : 0), '11',
          'the runner said so (2824) and logged the refusal (2823)');
+ok t_cmp(join(' ', map { /queue is full/ ? 'queue-full' : /CGIplusWebSocketMaxConnections/ ? 'conn-limit' : /buffers full \(CGIplusWebSocketMemory\)/ ? 'ws-memory' : 'other' }
+              $log =~ /(CGIPLUS1061: .*)/g), 'conn-limit ws-memory',
+         "the module's 503 line (1061) names ws_memory");
 ws_stop('lim');
