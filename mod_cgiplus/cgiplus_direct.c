@@ -735,6 +735,62 @@ unsigned cgiplus_direct_wait_first(cgiplus_req *q, const direct_proto *p)
     return cgiplus_req_first_event(q);
 }
 
+/* As cgiplus_direct_wait_first watches the client before the first
+ * output, once the response runs: a stream (server-sent events) whose
+ * script writes now and then would else learn of a reset only at its next
+ * write, and hold its worker till then (t/53_sse_reset.t). */
+apr_status_t cgiplus_direct_read_watch(cgiplus_req *q, const direct_proto *p,
+                                       cgiplus_client_watch *w, int *gone)
+{
+    apr_status_t rv = APR_SUCCESS;
+    apr_off_t had = q->out_len;
+    conn_rec *c = q->r->connection;
+    int h2 = c->master != NULL;
+    apr_time_t quiet = apr_time_now();
+    apr_os_sock_t fd = -1;
+
+    *gone = 0;
+    if (w->cs && apr_os_sock_get(&fd, w->cs) != APR_SUCCESS)
+        fd = -1;
+    while (rv == APR_SUCCESS && q->out_len == had && !q->ended) {
+        int client_rd = 0;
+
+        if (h2) {
+            apr_interval_time_t left = quiet + q->timeout - apr_time_now();
+
+            if (c->aborted) {
+                *gone = 1;
+                break;
+            }
+            if (left <= 0) {
+                cgiplus_direct_timeout(q, 0); /* httpd's, as step(-1) would */
+                continue;
+            }
+            rv = p->step(q, left < DIRECT_H2_LOOK ? left : DIRECT_H2_LOOK, -1, 0, NULL);
+            if (rv == APR_TIMEUP)
+                rv = APR_SUCCESS;
+            else
+                quiet = apr_time_now();
+            continue;
+        }
+        rv = p->step(q, -1, fd, w->eof, &client_rd);
+        if (rv != APR_SUCCESS || !client_rd || q->out_len != had || q->ended)
+            continue;
+        if (cgiplus_req_client_seen(w, client_rd) == CGIPLUS_CLIENT_GONE) {
+            *gone = 1;
+            break;
+        }
+        if (!w->cs)
+            fd = -1; /* it sent more: no longer watched */
+    }
+    return rv;
+}
+
+static apr_status_t direct_read_watch(cgiplus_req *q, cgiplus_client_watch *w, int *gone)
+{
+    return cgiplus_direct_read_watch(q, &direct_cgiplus, w, gone);
+}
+
 /* The worker goes back: idle, or to the runner to drain or stop. */
 static void direct_finish(cgiplus_req *q)
 {
@@ -778,6 +834,7 @@ const cgiplus_xport cgiplus_direct_xport = {
     .learn = cgiplus_direct_learn,
     .wait_first = direct_wait_first,
     .read = direct_read_op,
+    .read_watch = direct_read_watch,
     .readable = direct_readable,
     .out_fd = direct_out_fd,
     .header = cgiplus_direct_script_control,

@@ -226,6 +226,9 @@ unsigned cgiplus_direct_take(cgiplus_req *q, const direct_proto *p);
 int cgiplus_direct_take_granted(cgiplus_req *q, const cgp_grant *g, int take,
                                 const direct_proto *p);
 unsigned cgiplus_direct_wait_first(cgiplus_req *q, const direct_proto *p);
+/* The op read_watch, for p's kind. */
+apr_status_t cgiplus_direct_read_watch(cgiplus_req *q, const direct_proto *p,
+                                       cgiplus_client_watch *w, int *gone);
 /* The op report: a request that failed before any worker had it, counted
  * in the table if this process knows its pool's entry. */
 int cgiplus_direct_report(cgiplus_req *q);

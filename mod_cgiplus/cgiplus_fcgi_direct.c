@@ -757,6 +757,11 @@ static int fcgi_grant(cgiplus_req *q, const cgp_grant *g, int take)
     return cgiplus_direct_take_granted(q, g, take, &fcgi_proto);
 }
 
+static apr_status_t fcgi_read_watch(cgiplus_req *q, cgiplus_client_watch *w, int *gone)
+{
+    return cgiplus_direct_read_watch(q, &fcgi_proto, w, gone);
+}
+
 static unsigned fcgi_wait_first(cgiplus_req *q)
 {
     return cgiplus_direct_wait_first(q, &fcgi_proto);
@@ -770,6 +775,7 @@ const cgiplus_xport cgiplus_fcgi_xport = {
     .learn = cgiplus_direct_learn,
     .wait_first = fcgi_wait_first,
     .read = fcgi_read_op,
+    .read_watch = fcgi_read_watch,
     .readable = fcgi_readable,
     .out_fd = fcgi_out_fd,
     .header = cgiplus_direct_script_control,

@@ -380,6 +380,35 @@ static apr_status_t relay_read(cgiplus_req *q)
     return cgiplus_relay_frame(q);
 }
 
+/* As relay_read, watching the client meanwhile, as relay_wait_first. */
+static apr_status_t relay_read_watch(cgiplus_req *q, cgiplus_client_watch *w, int *gone)
+{
+    cgiplus_relay *rl = q->xd;
+    apr_status_t rv;
+
+    *gone = 0;
+    if (!rl->conn)
+        return APR_EGENERAL;
+    for (;;) {
+        int runner_rd = 1, client_rd = 0;
+
+        if (w->cs && (rv = relay_wait_both(q, w->cs, w->eof, &runner_rd,
+                                           &client_rd)) != APR_SUCCESS)
+            return rv;
+        if (!w->cs && q->r->connection->master) {
+            if ((rv = relay_wait_stream(q, &runner_rd)) != APR_SUCCESS)
+                return rv;
+            client_rd = !runner_rd ? 2 : 0; /* 2: gone, as after an end of file */
+        }
+        if (runner_rd)
+            return cgiplus_relay_frame(q);
+        if (client_rd && cgiplus_req_client_seen(w, client_rd) == CGIPLUS_CLIENT_GONE) {
+            *gone = 1;
+            return APR_SUCCESS;
+        }
+    }
+}
+
 static int relay_readable(cgiplus_req *q, apr_interval_time_t wait)
 {
     cgiplus_relay *rl = q->xd;
@@ -422,6 +451,7 @@ const cgiplus_xport cgiplus_relay_xport = {
     .learn = NULL,
     .wait_first = relay_wait_first,
     .read = relay_read,
+    .read_watch = relay_read_watch,
     .readable = relay_readable,
     .out_fd = relay_out_fd,
     .header = NULL, /* the runner applies Script-Control */

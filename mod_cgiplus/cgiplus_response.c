@@ -493,12 +493,14 @@ unsigned cgiplus_resp_act_pass(cgiplus_req *q, unsigned ev)
     resp_state *rs = resp_get(q);
     apr_off_t pending = 0;
     apr_status_t rv;
+    cgiplus_client_watch cw;
 
     (void)ev;
     rs->bb = apr_brigade_create(r->pool, c->bucket_alloc);
     rs->ob = cgiplus_outbuf_make(r);
+    cgiplus_req_watch_init(q, &cw);
     for (;;) {
-        int more, src_ready;
+        int more, src_ready, gone = 0;
 
         if (q->out_len > 0) {
             pending += q->out_len;
@@ -527,7 +529,24 @@ unsigned cgiplus_resp_act_pass(cgiplus_req *q, unsigned ev)
             q->out_len = 0;
             return CGIPLUS_RE_CLIENT_GONE;
         }
-        if ((rv = cgiplus_req_read(q)) != APR_SUCCESS) {
+        /* Everything went to the client and the script is quiet: the
+         * client is watched while it is (a stream of server-sent events
+         * reset between two events), not only at the next write. */
+        if (!more && !cgiplus_outbuf_held(rs->ob) && q->xp && q->xp->read_watch)
+            rv = q->xp->read_watch(q, &cw, &gone);
+        else
+            rv = cgiplus_req_read(q);
+        if (rv == APR_SUCCESS && gone) {
+            ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, CGIPLUS_LOGNO(3610)
+                          "client reset its connection (or HTTP/2 stream) while the "
+                          "response of %s waited for the script's output; sending ABORT "
+                          "to the runner", r->filename);
+            c->aborted = 1; /* nothing more is written to it */
+            apr_brigade_cleanup(q->out);
+            q->out_len = 0;
+            return CGIPLUS_RE_CLIENT_GONE;
+        }
+        if (rv != APR_SUCCESS) {
             ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, CGIPLUS_LOGNO(1071)
                           "lost the runner in the middle of the response of %s; "
                           "cutting the client connection", r->filename);

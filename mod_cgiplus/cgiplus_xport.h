@@ -15,6 +15,7 @@
 #include "cgp_proto.h"
 
 struct cgiplus_req;
+struct cgiplus_client_watch;
 
 /* One kind of worker. Static and const: lives as long as the module. An
  * op that does not apply to the kind is NULL where noted. Each op that
@@ -51,6 +52,12 @@ typedef struct cgiplus_xport {
     /* Reads until more output (q->out), the end (cgiplus_req_end) or a
      * failure (an error). */
     apr_status_t (*read)(struct cgiplus_req *q);
+    /* As read, watching the client while it waits (w: the response's,
+     * cgiplus_req_watch_init; an HTTP/2 stream by its connection's aborted
+     * mark, looked at every 200 ms): *gone set if it left first (a reset
+     * connection or stream), with nothing read. */
+    apr_status_t (*read_watch)(struct cgiplus_req *q, struct cgiplus_client_watch *w,
+                               int *gone);
     /* Nonzero if output (or the end) can be read within wait. */
     int (*readable)(struct cgiplus_req *q, apr_interval_time_t wait);
     /* The descriptor more output comes on, to wait on with the client's. */

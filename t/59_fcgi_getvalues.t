@@ -88,7 +88,7 @@ sub survives {
     ok t_cmp("$code $after", "200 $before", "$name: the client left mid-response; the same process serves on");
     return unless $log;
     my $rest = substr(text($log), $mark);
-    ok t_cmp($rest =~ /CGIPLUS(?:1070|2506)\b/ ? 1 : 0, 1, "$name: the client's leaving reached the worker (1070/2506)");
+    ok t_cmp($rest =~ /CGIPLUS(?:1070|3610|2506)\b/ ? 1 : 0, 1, "$name: the client's leaving reached the worker (1070/3610/2506)");
     my @died = $rest =~ /(CGIPLUS2028: worker pid $before [^\n]*)/g;
     ok t_cmp(scalar(@died) ? $died[0] : 'none', 'none', "$name: the worker did not end for it");
 }

@@ -82,4 +82,5 @@ def main():
     print("A %s D %s %.2f" % (c.status.get(a, "-"), c.status.get(d, "-"), time.time() - t0))
 
 
-main()
+if __name__ == "__main__":
+    main()
