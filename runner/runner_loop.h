@@ -13,6 +13,10 @@
 /* From ending a FastCGI worker's kept connection to its SIGTERM: time to
  * be back in accept(), where the signal interrupts it (runner_worker_break) */
 #define RUNNER_TERM_AFTER_CLOSE_MS 100u
+/* Then, while the worker says it is not there yet (kind->term_ready), the
+ * signal is looked at again this often, for at most this long. */
+#define RUNNER_TERM_LOOK_MS     20u
+#define RUNNER_TERM_WAIT_MAX_MS 1000u
 
 typedef struct runner_ev runner_ev;
 /* What a descriptor's events mean to its owner; events are epoll's, 0 for

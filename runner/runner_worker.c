@@ -488,8 +488,18 @@ void runner_worker_deadline(runner_worker *w)
     if (w->exited || w->state == RUNNER_W_DEAD)
         return;
     if (w->dl_sigterm && now >= w->dl_sigterm) {
-        w->dl_sigterm = 0;
-        runner_worker_kill(w, SIGTERM);
+        if (!w->t_term_due)
+            w->t_term_due = now;
+        if (w->kind->term_ready && !w->kind->term_ready(w) &&
+            now < w->t_term_due + RUNNER_TERM_WAIT_MAX_MS) {
+            /* not back in accept() yet (a loaded machine): the kill grace
+             * counts from the signal */
+            w->dl_sigterm = w->t_term = now + RUNNER_TERM_LOOK_MS;
+        } else {
+            w->dl_sigterm = 0;
+            w->t_term = now;
+            runner_worker_kill(w, SIGTERM);
+        }
     }
     if (w->t_term && !w->killed && now >= w->t_term + runner_g.conf.v[CGP_S_KILL_GRACE]) {
         runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2071) "worker pid %ld of %s did not exit %llu "

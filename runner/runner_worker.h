@@ -139,6 +139,10 @@ struct runner_wkind {
      * so the signal waits RUNNER_TERM_AFTER_CLOSE_MS for the worker to be
      * back in accept(). NULL: nothing. */
     int (*term)(runner_worker *w);
+    /* That SIGTERM is due: 1 if it may go now (the worker is back in
+     * accept()), 0 if it waits RUNNER_TERM_LOOK_MS more (at most
+     * RUNNER_TERM_WAIT_MAX_MS in all). NULL: it goes. */
+    int (*term_ready)(const runner_worker *w);
     /* It died with a request on it (relayed, or a child's): 1 if it had
      * read that request, so its death is the request's, not a failed
      * start-up. NULL: the CGIplus look at its "!" line decides. */
@@ -245,6 +249,7 @@ struct runner_worker {
     uint64_t dl_drain;        /* a drain of output nobody wants ends (killed) at this time */
     uint64_t dl_kind;         /* its kind's timer (kind->timer), 0: none */
     uint64_t dl_sigterm;      /* its SIGTERM is due (kind->term said wait), 0: none */
+    uint64_t t_term_due;      /* when it was first due (kind->term_ready said wait) */
     void *kdata;              /* its kind's own (a FastCGI connection), freed with it */
     TAILQ_ENTRY(runner_worker) plink, glink;
 };

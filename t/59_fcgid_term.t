@@ -10,7 +10,8 @@
 # end once the process is back in accept(): the handler runs, the process
 # exits 0. So with CGIplusFastCGIConnection per-request (no kept
 # connection; the signal waits 100 ms, the program may be on its way back
-# from its last request).
+# from its last request). And on a loaded machine (made so with strace,
+# below): the signal waits until the program is back in accept().
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -19,9 +20,10 @@ use lib 't/lib', 't/htdocs/apps';
 use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec private_log);
 use FreePort qw(free_port);
 use AppTest qw(write_file curl lines_of);
+use POSIX ();
 use Time::HiRes qw(sleep time);
 
-plan tests => 3 * 4 + 2,
+plan tests => 3 * 4 + 2 + 2 * 2,
     need { 'needs FCGI (libfcgi-perl)' => !system('perl -MFCGI -e1 2>/dev/null'),
            'needs mod_fcgid (libapache2-mod-fcgid)' => -f libexec() . '/mod_fcgid.so' };
 
@@ -111,4 +113,78 @@ CONF
                  ' | ' . join(', ', ('exited with code 0') x 4),
                  'none was killed after SIGTERM (2071, 2050); all 4 exited 0');
     }
+}
+
+# A loaded machine, made so: strace delays each read and close of the
+# process by 0.3 s from its second request on, so that it is not back in
+# accept() 100 ms after that request ended (libfcgi's close reads to the
+# end of file first). At httpd's stop its SIGTERM waits until a thread of
+# it is in accept() (/proc/PID/task/*/syscall), so its handler runs. Sent
+# after a fixed 100 ms, it came in that read: FCGI went on into accept()
+# with the handler pending, and the process was killed 2 s later.
+for my $mode ('keep', 'per-request') {
+  SKIP: {
+    skip 'needs strace', 2 unless -x '/usr/bin/strace';
+    my $port = free_port();
+    my $base = "http://127.0.0.1:$port";
+    fresh_dir($dir);
+    mkdir "$dir/$_" for qw(keep tmp);
+    chmod 0755, "$dir/keep";
+    chmod 0777, "$dir/tmp";
+    write_file("$dir/keep/app.fcgi", <<"PL", 0755);
+#!/usr/bin/perl
+use FCGI;
+\$SIG{TERM} = sub {
+    open my \$fh, '>>', "$dir/tmp/keep";
+    print \$fh "TERM\\n";
+    close \$fh;
+    exit 0;
+};
+my \$req = FCGI::Request();
+while (\$req->Accept() >= 0) { print "Content-Type: text/plain\\r\\n\\r\\npid=\$\$\\n" }
+PL
+    my $conf = "$dir/httpd.conf";
+    write_file($conf, private_conf($dir, $port, [qw(mime)], <<"CONF"), 0644);
+CGIplusFastCGIConnection $mode
+TypesConfig /etc/mime.types
+AddHandler fcgid-script .fcgi
+<Directory $dir>
+    Options +ExecCGI
+    Require all granted
+</Directory>
+DocumentRoot $dir/keep
+CONF
+    private_start($conf, $port);
+    my (undef, undef, $body) = curl("$base/app.fcgi");
+    my ($pid) = $body =~ /^pid=(\d+)$/m;
+    my $tracer = fork // die "fork: $!";
+    if (!$tracer) {
+        open STDERR, '>', '/dev/null';
+        { exec 'strace', '-f', '-p', $pid, '-o', '/dev/null',
+               '-e', 'inject=read,recvfrom,close:delay_enter=300000' }
+        POSIX::_exit(127);
+    }
+    # attached: its TracerPid
+    my $traced = 0;
+    for (1 .. 50) {
+        open my $st, '<', "/proc/$pid/status" or last;
+        $traced = 1, last if grep { /^TracerPid:\s*[1-9]/ } <$st>;
+        sleep 0.1;
+    }
+    if (!$traced) {
+        kill 'TERM', $tracer;
+        waitpid $tracer, 0;
+        private_stop("$dir/httpd.pid");
+        skip 'strace cannot attach to the worker here (ptrace not allowed)', 2;
+    }
+    my ($code) = curl("$base/app.fcgi");
+    private_stop("$dir/httpd.pid");
+    my @term = wait_lines("$dir/tmp/keep", 1);
+    kill 'TERM', $tracer;
+    waitpid $tracer, 0;
+    ok t_cmp("$code " . join(',', @term), '200 TERM',
+             "$mode, slowed down by strace: at httpd's stop its SIGTERM handler runs");
+    my @ended = private_log($dir) =~ /CGIPLUS2028: worker pid $pid of \S+ ended: \w+ \((exited with code \d+|killed by signal \d+)\)/g;
+    ok t_cmp("@ended", 'exited with code 0', "$mode: it exited 0, not killed");
+  }
 }
