@@ -46,6 +46,8 @@ my %corpus = (
         ['stdinutf8.pl', '--data-binary', "\xc3\xa9t\xc3\xa9"], ['stdinutf8.pl'],
         ['stdinlayer.pl', '--data-binary', "a\r\nb\r\n"], ['readcl.pl', '--data-binary', "after\r\ncrlf"],
         ['sigchld.pl'], ['crlf_w.pl'], ['dataseek.pl'], ['dataend.pl'], ['datapod.pl'],
+        ['initlate.pl'], ['initsig_a.pl'], ['initsig_b.pl'], ['initsig_c.pl'],
+        ['datautf8.pl'], ['datautf8end.pl'], ['databytes.pl'], ['warnw_set.pl'], ['warnw_get.pl'],
     ],
     py => [
         ['os_exit.py', 'ends'],
