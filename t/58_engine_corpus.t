@@ -73,11 +73,13 @@ my %corpus = (
         ['switch_B.py'], ['switch_I.py'], ['switch_P.py'], ['switch_S.py'], ['envstart.py'], ['envstart_E.py'],
         ['setsys.py'], ['pydefaults.py'], ['i18n_user.py'], ['pydefaults.py?after-i18n'],
         ['audithook.py'], ['listdir.py'],
+        ['decimal_ctx.py'], ['decimal_set.py'], ['warn_once.py'], ['log_capture.py'], ['log_disable.py'],
+        ['sigstate.py'], ['hooks.py'], ['sslctx.py'], ['rlimit.py'], ['rlimit_hard.py'],
     ],
 );
 
 sub ends { my @a = @{ $_[0] }; return @a > 1 && $a[-1] eq 'ends' }
-plan tests => 2 * scalar(grep { !ends($_) } @{ $corpus{perl} }, @{ $corpus{py} }) + 17;
+plan tests => 2 * scalar(grep { !ends($_) } @{ $corpus{perl} }, @{ $corpus{py} }) + 18;
 my $logf = Apache::Test::config()->{vars}{t_logs} . '/error_log';
 my $log_at = -s $logf;
 
@@ -215,7 +217,8 @@ ok t_cmp($bt_got, $bt_want, "-M counts from this run's start (\$^T), as under mo
 # take for one script: the module ran those scripts as plain CGI, and said
 # why (3700, 3701, at debug). -T is the engine's, without taint checks,
 # said once per script and engine (3702). A Python engine whose script
-# added an audit hook ends after that response (3703).
+# added an audit hook ends after that response (3703), as one whose script
+# lowered a hard resource limit (3710).
 {
     my @taint = map { answer('/eperl/corpus/taint.pl') } 1 .. 2;
     ok t_cmp(join("\n==\n", @taint), join("\n==\n", ("200\ncontent-type: text/plain\n\ntaint=0\n") x 2),
@@ -231,4 +234,6 @@ ok t_cmp($bt_got, $bt_want, "-M counts from this run's start (\$^T), as under mo
              '3702: taint.pl logged once');
     ok t_cmp($log, qr{CGIPLUS3703: cgiplus-engine-python: \S*/corpus/audithook\.py added an audit hook \(sys\.addaudithook\), which stays for the process's life: this engine ends after its response},
              '3703: audithook.py, the engine retired');
+    ok t_cmp($log, qr{CGIPLUS3710: cgiplus-engine-python: \S*/corpus/rlimit_hard\.py lowered the hard limit RLIMIT_NOFILE, which this process cannot raise again: this engine ends after its response},
+             '3710: rlimit_hard.py, the engine retired');
 }
