@@ -48,6 +48,7 @@ my %corpus = (
         ['sigchld.pl'], ['crlf_w.pl'], ['dataseek.pl'], ['dataend.pl'], ['datapod.pl'],
         ['initlate.pl'], ['initsig_a.pl'], ['initsig_b.pl'], ['initsig_c.pl'],
         ['datautf8.pl'], ['datautf8end.pl'], ['databytes.pl'], ['warnw_set.pl'], ['warnw_get.pl'],
+        ['sigstate.pl'], ['fmtstate.pl'], ['openstd.pl'], ['carpverbose.pl'], ['carpplain.pl'],
     ],
     py => [
         ['os_exit.py', 'ends'],
