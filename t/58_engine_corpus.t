@@ -49,6 +49,7 @@ my %corpus = (
         ['initlate.pl'], ['initsig_a.pl'], ['initsig_b.pl'], ['initsig_c.pl'],
         ['datautf8.pl'], ['datautf8end.pl'], ['databytes.pl'], ['warnw_set.pl'], ['warnw_get.pl'],
         ['sigstate.pl'], ['fmtstate.pl'], ['openstd.pl'], ['carpverbose.pl'], ['carpplain.pl'],
+        ['setprio.pl'], ['nice.pl'],
     ],
     py => [
         ['os_exit.py', 'ends'],
@@ -76,11 +77,12 @@ my %corpus = (
         ['audithook.py'], ['listdir.py'],
         ['decimal_ctx.py'], ['decimal_set.py'], ['warn_once.py'], ['log_capture.py'], ['log_disable.py'],
         ['sigstate.py'], ['hooks.py'], ['sslctx.py'], ['rlimit.py'], ['rlimit_hard.py'],
+        ['asyncloop.py'], ['asyncpolicy.py'], ['affinity.py'], ['nice.py'],
     ],
 );
 
 sub ends { my @a = @{ $_[0] }; return @a > 1 && $a[-1] eq 'ends' }
-plan tests => 2 * scalar(grep { !ends($_) } @{ $corpus{perl} }, @{ $corpus{py} }) + 18;
+plan tests => 2 * scalar(grep { !ends($_) } @{ $corpus{perl} }, @{ $corpus{py} }) + 20;
 my $logf = Apache::Test::config()->{vars}{t_logs} . '/error_log';
 my $log_at = -s $logf;
 
@@ -219,7 +221,7 @@ ok t_cmp($bt_got, $bt_want, "-M counts from this run's start (\$^T), as under mo
 # why (3700, 3701, at debug). -T is the engine's, without taint checks,
 # said once per script and engine (3702). A Python engine whose script
 # added an audit hook ends after that response (3703), as one whose script
-# lowered a hard resource limit (3710).
+# lowered a hard resource limit (3710) or its priority (3711; Perl: 3712).
 {
     my @taint = map { answer('/eperl/corpus/taint.pl') } 1 .. 2;
     ok t_cmp(join("\n==\n", @taint), join("\n==\n", ("200\ncontent-type: text/plain\n\ntaint=0\n") x 2),
@@ -237,4 +239,8 @@ ok t_cmp($bt_got, $bt_want, "-M counts from this run's start (\$^T), as under mo
              '3703: audithook.py, the engine retired');
     ok t_cmp($log, qr{CGIPLUS3710: cgiplus-engine-python: \S*/corpus/rlimit_hard\.py lowered the hard limit RLIMIT_NOFILE, which this process cannot raise again: this engine ends after its response},
              '3710: rlimit_hard.py, the engine retired');
+    ok t_cmp($log, qr{CGIPLUS3711: cgiplus-engine-python: \S*/corpus/nice\.py lowered its priority to 19 \(os\.nice, os\.setpriority\), which this process cannot raise again: this engine ends after its response},
+             '3711: nice.py, the engine retired');
+    ok t_cmp($log, qr{CGIPLUS3712: cgiplus-engine-perl: \S*/corpus/nice\.pl lowered its priority to 19 \(POSIX::nice, setpriority\), which this process cannot raise again: this engine ends after its response},
+             '3712: nice.pl, the engine retired');
 }
