@@ -78,6 +78,7 @@ my %corpus = (
         ['decimal_ctx.py'], ['decimal_set.py'], ['warn_once.py'], ['log_capture.py'], ['log_disable.py'],
         ['sigstate.py'], ['hooks.py'], ['sslctx.py'], ['rlimit.py'], ['rlimit_hard.py'],
         ['asyncloop.py'], ['asyncpolicy.py'], ['affinity.py'], ['nice.py'],
+        ['tmpdir.py'], ['tmpdir_env.py'], ['tmpdir.py?again'],
     ],
 );
 
