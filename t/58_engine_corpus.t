@@ -78,7 +78,7 @@ my %corpus = (
         ['decimal_ctx.py'], ['decimal_set.py'], ['warn_once.py'], ['log_capture.py'], ['log_disable.py'],
         ['sigstate.py'], ['hooks.py'], ['sslctx.py'], ['rlimit.py'], ['rlimit_hard.py'],
         ['asyncloop.py'], ['asyncpolicy.py'], ['affinity.py'], ['nice.py'],
-        ['tmpdir.py'], ['tmpdir_env.py'], ['tmpdir.py?again'],
+        ['tmpdir.py'], ['tmpdir_env.py'], ['tmpdir.py?again'], ['log_named.py'], ['log_module.py'],
     ],
 );
 
