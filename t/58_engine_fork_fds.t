@@ -26,10 +26,11 @@ for my $f (qw(engine_forkfds_flag engine_forkfds_go)) {
 }
 
 # [ name, the engine's URL, mod_cgid's ]
-my @cases = (['perl', '/eperl/forkfds.pl', '/cgidperl/forkfds.pl'],
-             ['perl relayed', '/eperlr/forkfds.pl', '/cgidperl/forkfds.pl'],
-             ['python', '/epy/forkfds.py', '/cgidpy/forkfds.py'],
-             ['python relayed', '/epyr/forkfds.py', '/cgidpy/forkfds.py']);
+# (engines of their own: t/conf/extra_libs.conf.in says why)
+my @cases = (['perl', '/eperlfork/forkfds.pl', '/cgidperl/forkfds.pl'],
+             ['perl relayed', '/eperlforkr/forkfds.pl', '/cgidperl/forkfds.pl'],
+             ['python', '/epyfork/forkfds.py', '/cgidpy/forkfds.py'],
+             ['python relayed', '/epyforkr/forkfds.py', '/cgidpy/forkfds.py']);
 plan tests => 5 * @cases;
 
 sub slurp {
