@@ -122,7 +122,8 @@ sub php_pool_served_all {
 # each with a cookie jar in $dir: each step (a sub given what that side
 # answered last, not a HEAD nor a redirect, returning [METHOD, path, curl
 # arguments]) is run on each side, its answers ({code, type, loc, body,
-# nbody, etag}; loc and nbody through $norm->(text, port)) handed to
+# nbody, etag, h: the headers as curl() gives them}; loc and nbody through
+# $norm->(text, port)) handed to
 # $compare->("METHOD path", \%answers). Returns the last answers.
 sub walk {
     my ($steps, $port, $dir, $norm, $compare) = @_;
@@ -138,7 +139,7 @@ sub walk {
             $what = "$method $path";
             $r{$who} = { code => $code, type => $h->{'content-type'} // '',
                          loc => $norm->($h->{location} // '', $p), body => $body,
-                         nbody => $norm->($body, $p), etag => $h->{etag} // '' };
+                         nbody => $norm->($body, $p), etag => $h->{etag} // '', h => $h };
             $last{$who} = $r{$who} unless $method eq 'HEAD' || $code >= 300 && $code < 400;
         }
         $compare->($what, \%r);
