@@ -120,7 +120,7 @@ sub php_pool_served_all {
 
 # A walk through an application on every side of %$port (name => port),
 # each with a cookie jar in $dir: each step (a sub given what that side
-# answered last, not a HEAD nor a redirect, returning [METHOD, path, curl
+# answered last, not a HEAD nor a redirect, and the side's name, returning [METHOD, path, curl
 # arguments]) is run on each side, its answers ({code, type, loc, body,
 # nbody, etag, h: the headers as curl() gives them}; loc and nbody through
 # $norm->(text, port)) handed to
@@ -132,7 +132,7 @@ sub walk {
         my (%r, $what);
         for my $who (sort keys %$port) {
             my $p = $port->{$who};
-            my ($method, $path, @args) = @{ $step->($last{$who}) };
+            my ($method, $path, @args) = @{ $step->($last{$who}, $who) };
             my @m = $method eq 'HEAD' ? ('-I') : ();
             my ($code, $h, $body) = curl(@m, '-c', "$dir/jar-$who", '-b', "$dir/jar-$who", @args,
                                          "http://127.0.0.1:$p$path");

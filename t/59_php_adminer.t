@@ -1,0 +1,167 @@
+# Debian 12's adminer (4.8) through a php pool (CGIplusEngine php) direct
+# and relayed, against php-fpm + mod_proxy_fcgi, in one private httpd: the
+# package's conf-available/adminer.conf (Alias /adminer to its conf.php's
+# directory) and conf.php, a copy with the login-password-less plugin on
+# (Adminer refuses a database without a password otherwise), on an SQLite
+# file for each side. The same walk, with a cookie jar each: the log-in
+# page, a wrong and a right password, the database, a table's structure,
+# select and edit pages, a row inserted by the edit form's POST with its
+# CSRF token, a bad SQL command, an export, Adminer's own CSS, JS and icon
+# (served by PHP: ?file=), HEAD, log-out. Status, headers (but the date,
+# Server, the framing, cookies' and tokens' values) and bodies must match;
+# one php-cgi process serves each side's walk.
+use strict;
+use warnings FATAL => 'all';
+use Apache::Test;
+use Apache::TestUtil;
+use lib 't/lib', 't/htdocs/apps';
+use PrivateHttpd qw(fresh_dir);
+use PhpPeer qw(php_need php_fpm php_httpd php_stop);
+use FreePort qw(free_ports);
+use AppTest qw(write_file curl);
+use SideBySide qw(walk same_answer);
+use JSON::PP ();
+
+my $debconf = '/etc/apache2/conf-available/adminer.conf';
+my $debphp = '/etc/adminer/conf.php';
+my $ver = '4.8.1';
+my $db = '/adminer/?sqlite=&username=&db=DB';
+sub tok { ($_[0] =~ /name=["']token["'] value=["']([^"']+)["']/)[0] // '' }
+my @steps = (
+    sub { [GET => '/adminer/'] },
+    sub { [POST => '/adminer/', '--data-urlencode', 'auth[driver]=sqlite', '--data-urlencode', 'auth[server]=',
+           '--data-urlencode', 'auth[username]=', '--data-urlencode', 'auth[password]=wrong', '--data-urlencode', 'auth[db]=DB'] },
+    sub { [POST => '/adminer/', '--data-urlencode', 'auth[driver]=sqlite', '--data-urlencode', 'auth[server]=',
+           '--data-urlencode', 'auth[username]=', '--data-urlencode', 'auth[password]=s3cret', '--data-urlencode', 'auth[db]=DB'] },
+    sub { [GET => $db] },
+    sub { [GET => "$db&table=fruit"] },
+    sub { [GET => "$db&select=fruit"] },
+    sub { [GET => "$db&edit=fruit"] },
+    sub { [POST => "$db&edit=fruit", '--data-urlencode', 'fields[name]=cherry', '--data-urlencode', 'fields[qty]=7',
+           '--data-urlencode', 'save=1', '--data-urlencode', 'token=' . tok($_[0]{body})] },
+    sub { [GET => "$db&select=fruit"] },
+    sub { [GET => "$db&sql="] },
+    sub { [POST => "$db&sql=", '--data-urlencode', 'query=SELECT nosuch FROM fruit;', '--data-urlencode', 'limit=',
+           '--data-urlencode', 'token=' . tok($_[0]{body})] },
+    sub { [GET => "$db&dump="] },
+    sub { [POST => "$db&dump=", '--data-urlencode', 'output=text', '--data-urlencode', 'format=sql',
+           '--data-urlencode', 'db_style=', '--data-urlencode', 'table_style=DROP+CREATE',
+           '--data-urlencode', 'data_style=INSERT', '--data-urlencode', 'tables[]=fruit',
+           '--data-urlencode', 'data[]=fruit', '--data-urlencode', 'token=' . tok($_[0]{body})] },
+    sub { [GET => "/adminer/?file=default.css&version=$ver"] },
+    sub { [GET => "/adminer/?file=functions.js&version=$ver"] },
+    sub { [GET => "/adminer/?file=favicon.ico&version=$ver"] },
+    sub { [HEAD => $db] },
+    sub { [GET => $db] },
+    sub { [POST => $db, '--data-urlencode', 'logout=Logout', '--data-urlencode', 'token=' . tok($_[0]{body})] },
+    sub { [GET => $db] },
+);
+my @pairs = (['pool', 'fpm'], ['poolr', 'fpm']);
+plan tests => 2 + 5 * @pairs * @steps + 1 + 2,
+    need php_need('needs adminer and php-sqlite3 (Debian packages adminer, php-sqlite3)' =>
+                  (-f $debconf && -f $debphp && -f '/usr/share/adminer/plugins/login-password-less.php'
+                   && `php -m 2>/dev/null` =~ /^pdo_sqlite$/m));
+
+my $vars = Apache::Test::config()->{vars};
+my $dir = "$vars->{t_logs}/adminer";
+my ($pport, $rport, $fport) = free_ports(3);
+fresh_dir($dir);
+my $sock = "$dir/fpm.sock";
+my ($uid, $gid) = (getpwnam($vars->{user}))[2, 3];
+my %port = (pool => $pport, poolr => $rport, fpm => $fport);
+
+# ---- Debian's conf.php, the plugin that lets a password-less SQLite file
+# in on; a database a side
+mkdir "$dir/conf";
+my $hash = `php -r 'echo password_hash("s3cret", PASSWORD_DEFAULT);'`;
+my $php = do { local $/; open my $fh, '<', $debphp or die "$debphp: $!"; <$fh> };
+$php =~ s{(new AdminerVersionNoverify\(\),)}{$1\n        new AdminerLoginPasswordLess('$hash'),} or die 'conf.php: no plugin list';
+write_file("$dir/conf/conf.php", $php, 0644);
+for my $side (sort keys %port) {
+    mkdir "$dir/$side";
+    my $out = `php -r '\$d = new PDO("sqlite:$dir/$side/shop.db"); \$d->exec("CREATE TABLE fruit (id INTEGER PRIMARY KEY, name TEXT NOT NULL, qty INTEGER); INSERT INTO fruit (name, qty) VALUES (\\"apple\\", 3), (\\"pear\\", 5);") !== false or exit(1);' 2>&1`;
+    die "the database for $side: $out" if $?;
+    system('chown', '-R', "$uid:$gid", "$dir/$side") if $> == 0;
+}
+
+# ---- one httpd: Debian's adminer.conf, its directory ours; a virtual host
+# a side
+my $fpm = php_fpm($dir, 1);
+END { kill 'TERM', $fpm if $fpm and kill 0, $fpm }
+my $deb = do { local $/; open my $fh, '<', $debconf or die "$debconf: $!"; <$fh> };
+$deb =~ s{/etc/adminer}{$dir/conf}g;
+my $pool = "    AddHandler cgiplus-script .php\n    CGIplusEngine php\n    CGIplusMaxWorkers 1\n";
+sub side {
+    my ($side, $handler) = @_;
+    return <<"CONF";
+<VirtualHost 127.0.0.1:$port{$side}>
+$deb
+    <Directory $dir/conf>
+$handler
+    </Directory>
+    <Location /status>
+        SetHandler cgiplus-status
+    </Location>
+</VirtualHost>
+CONF
+}
+php_httpd($dir, $pport, [$rport, $fport], [qw(dir authz_host)], <<"CONF", 'a private httpd with php pools and php-fpm');
+@{[side('pool', $pool)]}
+@{[side('poolr', "$pool    CGIplusDirect off\n")]}
+@{[side('fpm', "    <FilesMatch \".+\\\\.ph(?:ar|p|tml)\$\">\n        SetHandler \"proxy:unix:$sock|fcgi://localhost\"\n    </FilesMatch>\n")]}
+CONF
+
+# What may differ: the port, the side's database path, the session's token,
+# nonces, clock times and durations.
+sub norm {
+    my ($s, $port) = @_;
+    $s =~ s/127\.0\.0\.1:$port/127.0.0.1:PORT/g;
+    $s =~ s{[^'"&=\s]*(?:%2F|\\?/)(?:pool|poolr|fpm)(?:%2F|\\?/)shop\.db}{DB}g;
+    $s =~ s/(name=["']token["'] value=["'])[^"']+/$1TOKEN/g;
+    $s =~ s/(nonce=["'])[^"']+/$1NONCE/g;
+    $s =~ s/'\d+:\d+'\)/'TOKEN')/g;
+    $s =~ s/\b\d+\.\d+ s\b/DURATION/g;
+    $s =~ s/\b\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\b/TIME/g;
+    $s =~ s{(<span class='time' title=')[^']*'>\d\d:\d\d:\d\d<}{$1DAY'>TIME<}g;
+    return $s;
+}
+# The headers but the date, Server, the framing, Location (compared
+# normalised above); cookies' values, the CSP nonce.
+sub heads {
+    my ($h) = @_;
+    my @k = grep { !/^(date|server|content-length|transfer-encoding|connection|keep-alive|location)$/ } keys %$h;
+    return join "\n", map { my $v = $h->{$_};
+                            $v =~ s/=[^;]+/=VALUE/ if $_ eq 'set-cookie';
+                            $v =~ s/'nonce-[^']+'/'nonce-NONCE'/g;
+                            $v = 'TIME' if /^(expires|last-modified)$/ && $v !~ /1981/;
+                            "$_: $v" } sort @k;
+}
+my ($nphp, @diff) = (0);
+walk([map { my $st = $_; sub { my $r = $st->(@_); s/\bDB\b/$dir\/$_[1]\/shop.db/ for @$r; $r } } @steps],
+     \%port, $dir, \&norm, sub {
+    my ($what, $r) = @_;
+    $nphp++;
+    $what =~ s{\Q$dir\E/\w+/shop\.db}{DB}g;
+    for my $pair (@pairs) {
+        my ($me, $peer) = @$pair;
+        same_answer("$me: $what", $me, $r->{$me}, $r->{$peer});
+        ok t_cmp(heads($r->{$me}{h}), heads($r->{$peer}{h}), "$me: $what: the same other headers");
+        push @diff, "$me: $what" if $r->{$me}{code} ne $r->{$peer}{code} || $r->{$me}{nbody} ne $r->{$peer}{nbody};
+    }
+});
+t_debug("differs: $_") for @diff;
+
+# The walk went through Adminer: the row the pool's side inserted is in its
+# file.
+my $rows = `php -r '\$d = new PDO("sqlite:$dir/pool/shop.db"); echo implode(",", \$d->query("SELECT name FROM fruit ORDER BY id")->fetchAll(PDO::FETCH_COLUMN));'`;
+ok t_cmp($rows, 'apple,pear,cherry', "the pool's side inserted the row through Adminer's form");
+
+for my $side (qw(pool poolr)) {
+    my $st = eval { JSON::PP::decode_json((curl("http://127.0.0.1:$port{$side}/status?json"))[2]) } // {};
+    my ($mine) = grep { ($_->{script} // '') eq '/usr/bin/php-cgi' && ($_->{site} // '') =~ /:$port{$side}\b/ }
+                 @{ $st->{pools} // [] };
+    ok t_cmp($mine ? "$mine->{counters}{spawns} spawn, $mine->{counters}{served} served" : 'no pool',
+             "1 spawn, $nphp served", "$side: one php-cgi process served the walk");
+}
+
+php_stop($dir, $fpm);
