@@ -1,5 +1,7 @@
 # Debian 12's adminer (4.8) through a php pool (CGIplusEngine php) direct
-# and relayed, against php-fpm + mod_proxy_fcgi, in one private httpd: the
+# and relayed, against php-fpm + mod_proxy_fcgi, and through mod_fcgid's
+# PHP set-up (FcgidWrapper /usr/bin/php-cgi) on the fcgid-script drop-in
+# against mod_fcgid itself (a second httpd), all with the
 # package's conf-available/adminer.conf (Alias /adminer to its conf.php's
 # directory) and conf.php, a copy with the login-password-less plugin on
 # (Adminer refuses a database without a password otherwise), on an SQLite
@@ -15,7 +17,7 @@ use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use lib 't/lib', 't/htdocs/apps';
-use PrivateHttpd qw(fresh_dir);
+use PrivateHttpd qw(fresh_dir libexec private_conf private_start private_stop pid_in);
 use PhpPeer qw(php_need php_fpm php_httpd php_stop);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
@@ -56,19 +58,20 @@ my @steps = (
     sub { [POST => $db, '--data-urlencode', 'logout=Logout', '--data-urlencode', 'token=' . tok($_[0]{body})] },
     sub { [GET => $db] },
 );
-my @pairs = (['pool', 'fpm'], ['poolr', 'fpm']);
-plan tests => 2 + 5 * @pairs * @steps + 1 + 2,
+my @pairs = (['pool', 'fpm'], ['poolr', 'fpm'], ['dropin', 'fcgid']);
+plan tests => 3 + 5 * @pairs * @steps + 1 + 4,
     need php_need('needs adminer and php-sqlite3 (Debian packages adminer, php-sqlite3)' =>
                   (-f $debconf && -f $debphp && -f '/usr/share/adminer/plugins/login-password-less.php'
-                   && `php -m 2>/dev/null` =~ /^pdo_sqlite$/m));
+                   && `php -m 2>/dev/null` =~ /^pdo_sqlite$/m),
+                  'needs mod_fcgid (libapache2-mod-fcgid)' => -f libexec() . '/mod_fcgid.so');
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{t_logs}/adminer";
-my ($pport, $rport, $fport) = free_ports(3);
+my ($pport, $rport, $fport, $dport, $gport) = free_ports(5);
 fresh_dir($dir);
 my $sock = "$dir/fpm.sock";
 my ($uid, $gid) = (getpwnam($vars->{user}))[2, 3];
-my %port = (pool => $pport, poolr => $rport, fpm => $fport);
+my %port = (pool => $pport, poolr => $rport, fpm => $fport, dropin => $dport, fcgid => $gport);
 
 # ---- Debian's conf.php, the plugin that lets a password-less SQLite file
 # in on; a database a side
@@ -105,18 +108,33 @@ $handler
 </VirtualHost>
 CONF
 }
-php_httpd($dir, $pport, [$rport, $fport], [qw(dir authz_host)], <<"CONF", 'a private httpd with php pools and php-fpm');
+# mod_fcgid's PHP set-up: the fcgid-script drop-in, and mod_fcgid itself
+my $fcgid = "    Options +ExecCGI\n    AddHandler fcgid-script .php\n    FcgidWrapper /usr/bin/php-cgi .php\n";
+php_httpd($dir, $pport, [$rport, $fport, $dport], [qw(dir authz_host)], <<"CONF", 'a private httpd with php pools, php-fpm and the drop-in');
+FcgidMaxProcessesPerClass 1
+@{[side('dropin', $fcgid)]}
 @{[side('pool', $pool)]}
 @{[side('poolr', "$pool    CGIplusDirect off\n")]}
 @{[side('fpm', "    <FilesMatch \".+\\\\.ph(?:ar|p|tml)\$\">\n        SetHandler \"proxy:unix:$sock|fcgi://localhost\"\n    </FilesMatch>\n")]}
 CONF
+
+mkdir "$dir/fcgid-httpd";
+write_file("$dir/fcgid-httpd/httpd.conf", private_conf("$dir/fcgid-httpd", $gport, [qw(alias mime dir authz_host fcgid)], <<"CONF"), 0644);
+TypesConfig /etc/mime.types
+FcgidIPCDir $dir/fcgid-httpd/ipc
+FcgidProcessTableFile $dir/fcgid-httpd/shm
+FcgidMaxProcessesPerClass 1
+@{[side('fcgid', $fcgid)]}
+CONF
+ok t_cmp(private_start("$dir/fcgid-httpd/httpd.conf", $gport), 1, 'a private httpd with mod_fcgid');
+END { private_stop("$dir/fcgid-httpd/httpd.pid") }
 
 # What may differ: the port, the side's database path, the session's token,
 # nonces, clock times and durations.
 sub norm {
     my ($s, $port) = @_;
     $s =~ s/127\.0\.0\.1:$port/127.0.0.1:PORT/g;
-    $s =~ s{[^'"&=\s]*(?:%2F|\\?/)(?:pool|poolr|fpm)(?:%2F|\\?/)shop\.db}{DB}g;
+    $s =~ s{[^'"&=\s]*(?:%2F|\\?/)(?:pool|poolr|fpm|dropin|fcgid)(?:%2F|\\?/)shop\.db}{DB}g;
     $s =~ s/(name=["']token["'] value=["'])[^"']+/$1TOKEN/g;
     $s =~ s/(nonce=["'])[^"']+/$1NONCE/g;
     $s =~ s/'\d+:\d+'\)/'TOKEN')/g;
@@ -132,6 +150,7 @@ sub heads {
     my @k = grep { !/^(date|server|content-length|transfer-encoding|connection|keep-alive|location)$/ } keys %$h;
     return join "\n", map { my $v = $h->{$_};
                             $v =~ s/=[^;]+/=VALUE/ if $_ eq 'set-cookie';
+                            $v =~ s/(expires=)[^;]+/$1TIME/i if $_ eq 'set-cookie';
                             $v =~ s/'nonce-[^']+'/'nonce-NONCE'/g;
                             $v = 'TIME' if /^(expires|last-modified)$/ && $v !~ /1981/;
                             "$_: $v" } sort @k;
@@ -156,12 +175,19 @@ t_debug("differs: $_") for @diff;
 my $rows = `php -r '\$d = new PDO("sqlite:$dir/pool/shop.db"); echo implode(",", \$d->query("SELECT name FROM fruit ORDER BY id")->fetchAll(PDO::FETCH_COLUMN));'`;
 ok t_cmp($rows, 'apple,pear,cherry', "the pool's side inserted the row through Adminer's form");
 
-for my $side (qw(pool poolr)) {
+for my $side (qw(pool poolr dropin)) {
     my $st = eval { JSON::PP::decode_json((curl("http://127.0.0.1:$port{$side}/status?json"))[2]) } // {};
     my ($mine) = grep { ($_->{script} // '') eq '/usr/bin/php-cgi' && ($_->{site} // '') =~ /:$port{$side}\b/ }
                  @{ $st->{pools} // [] };
     ok t_cmp($mine ? "$mine->{counters}{spawns} spawn, $mine->{counters}{served} served" : 'no pool',
              "1 spawn, $nphp served", "$side: one php-cgi process served the walk");
 }
+sub slurp { open my $fh, '<', $_[0] or return ''; local $/; <$fh> // '' }
+sub proc_pids { opendir my $d, '/proc' or return (); grep { /^\d+$/ } readdir $d }
+sub children_of { my ($pp) = @_; grep { ((split ' ', (slurp("/proc/$_/stat") =~ s/^.*\)//sr))[1] // 0) == $pp } proc_pids() }
+my @procs = grep { slurp("/proc/$_/cmdline") =~ /php-cgi/ } map { children_of($_) } children_of(pid_in("$dir/fcgid-httpd/httpd.pid"));
+my @started = slurp("$dir/fcgid-httpd/error_log") =~ /mod_fcgid: server \S+ started/g;
+ok t_cmp(scalar(@procs) . ' running, ' . scalar(@started) . ' started', '1 running, 1 started',
+         "mod_fcgid: one php-cgi process served the walk");
 
 php_stop($dir, $fpm);

@@ -1,6 +1,8 @@
 # Debian 12's roundcube (1.6, roundcube-core) on SQLite, through a php
 # pool (CGIplusEngine php) direct and relayed, against php-fpm +
-# mod_proxy_fcgi (Debian's php8.2-fpm.conf way), in one private httpd: the
+# mod_proxy_fcgi (Debian's php8.2-fpm.conf way), and through mod_fcgid's
+# PHP set-up (FcgidWrapper /usr/bin/php-cgi) on the fcgid-script drop-in
+# against mod_fcgid itself (a second httpd), all with the
 # package's /etc/roundcube/apache.conf unedited (its tree's .htaccess
 # applies: mod_rewrite's refusals, mod_expires, mod_headers, mod_deflate),
 # its commented "Alias /roundcube", and for each side a configuration
@@ -13,13 +15,14 @@
 # images (static, beside PHP), the favicon by rewrite, the refused
 # directories, a missing .php, HEAD, gzip, log-out. Status, headers (but
 # the date, Server, the framing and the session's cookie and token) and
-# bodies must match; one php-cgi process serves each side's walk.
+# bodies must match (php-fpm's own 404 for a missing .php aside); one
+# php-cgi process serves each side's walk.
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use lib 't/lib', 't/htdocs/apps';
-use PrivateHttpd qw(fresh_dir libexec);
+use PrivateHttpd qw(fresh_dir libexec private_conf private_start private_stop pid_in);
 use PhpPeer qw(php_need php_fpm php_httpd php_stop);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
@@ -50,19 +53,20 @@ my @steps = (
     sub { [GET => '/roundcube/?_task=logout&_token=' . tok($_[0]{body})] },
     sub { [GET => '/roundcube/?_task=login'] },
 );
-my @pairs = (['pool', 'fpm'], ['poolr', 'fpm']);
-plan tests => 2 + 5 * @pairs * @steps + 2 + 2,
-    need php_need('needs roundcube and php-sqlite3 (Debian packages roundcube, php-sqlite3)' =>
+my @pairs = (['pool', 'fpm'], ['poolr', 'fpm'], ['dropin', 'fcgid']);
+plan tests => 3 + 5 * @pairs * @steps + 2 + 4,
+    need php_need('needs roundcube and php-sqlite3 (Debian packages roundcube-core, php-sqlite3)' =>
                   (-f '/var/lib/roundcube/public_html/index.php' && -f $debconf
-                   && `php -m 2>/dev/null` =~ /^pdo_sqlite$/m));
+                   && `php -m 2>/dev/null` =~ /^pdo_sqlite$/m),
+                  'needs mod_fcgid (libapache2-mod-fcgid)' => -f libexec() . '/mod_fcgid.so');
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{t_logs}/roundcube";
-my ($pport, $rport, $fport, $imap) = free_ports(4);
+my ($pport, $rport, $fport, $dport, $gport, $imap) = free_ports(6);
 fresh_dir($dir);
 my $sock = "$dir/fpm.sock";
 my ($uid, $gid) = (getpwnam($vars->{user}))[2, 3];
-my %port = (pool => $pport, poolr => $rport, fpm => $fport);
+my %port = (pool => $pport, poolr => $rport, fpm => $fport, dropin => $dport, fcgid => $gport);
 
 # the session's form token (the log-in form's, or the page's JS env's)
 sub tok {
@@ -106,6 +110,15 @@ my $pool = <<'CONF';
         CGIplusMaxWorkers 1
     </Directory>
 CONF
+# mod_fcgid's PHP set-up: the fcgid-script drop-in, and mod_fcgid itself
+my $fcgid = <<'CONF';
+    <Directory /var/lib/roundcube/public_html/>
+        Options +ExecCGI
+        AddHandler fcgid-script .php
+        FcgidWrapper /usr/bin/php-cgi .php
+    </Directory>
+    FcgidMaxProcessesPerClass 1
+CONF
 sub side {
     my ($side, $handler) = @_;
     return <<"CONF";
@@ -120,7 +133,8 @@ $handler
 </VirtualHost>
 CONF
 }
-php_httpd($dir, $pport, [$rport, $fport], [qw(dir authz_host rewrite expires headers deflate env setenvif filter)], <<"CONF", 'a private httpd with php pools and php-fpm');
+my @mods = qw(dir authz_host rewrite expires headers deflate env setenvif filter);
+my $common = <<"CONF";
 DirectoryIndex index.php index.html
 # Debian's apache2.conf
 <Directory />
@@ -129,10 +143,26 @@ DirectoryIndex index.php index.html
     Require all denied
 </Directory>
 Include $debconf
+CONF
+php_httpd($dir, $pport, [$rport, $fport, $dport], \@mods, <<"CONF", 'a private httpd with php pools, php-fpm and the drop-in');
+$common
+@{[side('dropin', $fcgid)]}
 @{[side('pool', $pool)]}
 @{[side('poolr', "$pool    CGIplusDirect off\n")]}
 @{[side('fpm', "    <FilesMatch \".+\\\\.ph(?:ar|p|tml)\$\">\n        SetHandler \"proxy:unix:$sock|fcgi://localhost\"\n    </FilesMatch>\n")]}
 CONF
+
+mkdir "$dir/fcgid-httpd";
+my $lib = libexec();
+write_file("$dir/fcgid-httpd/httpd.conf", private_conf("$dir/fcgid-httpd", $gport, [@mods, qw(alias mime fcgid)], <<"CONF"), 0644);
+TypesConfig /etc/mime.types
+FcgidIPCDir $dir/fcgid-httpd/ipc
+FcgidProcessTableFile $dir/fcgid-httpd/shm
+$common
+@{[side('fcgid', $fcgid)]}
+CONF
+ok t_cmp(private_start("$dir/fcgid-httpd/httpd.conf", $gport), 1, 'a private httpd with mod_fcgid');
+END { private_stop("$dir/fcgid-httpd/httpd.pid") }
 
 # What may differ: the port, the session's token and cookie, clock times.
 sub norm {
@@ -150,6 +180,7 @@ sub heads {
     my @k = grep { !/^(date|server|content-length|transfer-encoding|connection|keep-alive)$/ } keys %$h;
     return join "\n", map { my $v = $h->{$_};
                             $v =~ s/=[^;=]{16,}(;|$)/=VALUE$1/ if $_ eq 'set-cookie';
+                            $v =~ s/(expires=)[^;]+/$1TIME/i if $_ eq 'set-cookie';
                             $v = 'TIME' if /^(expires|last-modified)$/ && $v =~ /GMT$/ && $v !~ /1981/;
                             "$_: $v" } sort @k;
 }
@@ -160,7 +191,7 @@ walk(\@steps, \%port, $dir, \&norm, sub {
     $what =~ s/_token=[^&]*/_token=.../;
     for my $pair (@pairs) {
         my ($me, $peer) = @$pair;
-        if ($what =~ /nosuch\.php/) {
+        if ($what =~ /nosuch\.php/ && $peer eq 'fpm') {
             # docs/APPS.md ("Where php-fpm and mod_fcgid differ"): a .php
             # that does not exist is php-fpm's own 404 "File not found.",
             # httpd's on a php pool, as under mod_php and mod_fcgid
@@ -187,12 +218,19 @@ my $errors = do { local $/; my $fh; open($fh, '<', "$dir/pool/logs/errors.log") 
 ok t_cmp($errors, qr/Login failed for alice/, "Roundcube logged the failed log-in on the pool's side");
 
 # One php-cgi worker each, which served its side's whole walk.
-for my $side (qw(pool poolr)) {
+for my $side (qw(pool poolr dropin)) {
     my $st = eval { JSON::PP::decode_json((curl("http://127.0.0.1:$port{$side}/status?json"))[2]) } // {};
     my @p = grep { ($_->{script} // '') eq '/usr/bin/php-cgi' } @{ $st->{pools} // [] };
     my ($mine) = grep { ($_->{site} // '') =~ /:$port{$side}\b/ } @p;
     ok t_cmp($mine ? "$mine->{counters}{spawns} spawn, $mine->{counters}{served} served" : 'no pool',
-             "1 spawn, " . ($php + ($side eq 'pool')) . ' served', "$side: one php-cgi process served the walk's PHP requests (and the check above)");
+             "1 spawn, " . ($php + ($side eq 'pool')) . ' served', "$side: one php-cgi process served the walk's PHP requests");
 }
+sub slurp { open my $fh, '<', $_[0] or return ''; local $/; <$fh> // '' }
+sub proc_pids { opendir my $d, '/proc' or return (); grep { /^\d+$/ } readdir $d }
+sub children_of { my ($pp) = @_; grep { ((split ' ', (slurp("/proc/$_/stat") =~ s/^.*\)//sr))[1] // 0) == $pp } proc_pids() }
+my @procs = grep { slurp("/proc/$_/cmdline") =~ /php-cgi/ } map { children_of($_) } children_of(pid_in("$dir/fcgid-httpd/httpd.pid"));
+my @started = slurp("$dir/fcgid-httpd/error_log") =~ /mod_fcgid: server \S+ started/g;
+ok t_cmp(scalar(@procs) . ' running, ' . scalar(@started) . ' started', '1 running, 1 started',
+         "mod_fcgid: one php-cgi process served the walk");
 
 php_stop($dir, $fpm);
