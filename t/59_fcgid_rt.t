@@ -156,7 +156,7 @@ walk([map { my $st = $_; sub { my %last = (%{ $_[0] }, port => $port{$_[1]}); $s
     $what =~ s/:\d+\/rt/:PORT\/rt/;
     for my $pair (@pairs) {
         my ($me, $peer) = @$pair;
-        same_answer("$me: $what", $me, $r->{$me}, $r->{$peer});
+        same_answer("$me: $what", $me, $r->{$me}, $r->{$peer}, $peer eq 'fcgid' ? 'mod_fcgid' : 'php-fpm');
         ok t_cmp(heads($r->{$me}{h}), heads($r->{$peer}{h}), "$me: $what: the same other headers");
         push @diff, "$me: $what" if $r->{$me}{code} ne $r->{$peer}{code} || $r->{$me}{nbody} ne $r->{$peer}{nbody};
     }

@@ -59,7 +59,7 @@ my @steps = (
     sub { [GET => $db] },
 );
 my @pairs = (['pool', 'fpm'], ['poolr', 'fpm'], ['dropin', 'fcgid']);
-plan tests => 3 + 5 * @pairs * @steps + 1 + 4,
+plan tests => 3 + 5 * @pairs * @steps + 2 + 4,
     need php_need('needs adminer and php-sqlite3 (Debian packages adminer, php-sqlite3)' =>
                   (-f $debconf && -f $debphp && -f '/usr/share/adminer/plugins/login-password-less.php'
                    && `php -m 2>/dev/null` =~ /^pdo_sqlite$/m),
@@ -89,11 +89,18 @@ for my $side (sort keys %port) {
 
 # ---- one httpd: Debian's adminer.conf, its directory ours; a virtual host
 # a side
-my $fpm = php_fpm($dir, 1);
+# Adminer counts failed log-ins in its temporary directory (the system's
+# /tmp, shared by every run: 30 lock the address out for 30 minutes); each
+# side gets the test's own, by upload_tmp_dir, which Adminer takes first
+mkdir "$dir/$_" for qw(tmp ini);
+chmod 01777, "$dir/tmp";
+write_file("$dir/ini/adminer-test.ini", "upload_tmp_dir = $dir/tmp\n", 0644);
+my $fpm = php_fpm($dir, 1, "php_admin_value[upload_tmp_dir] = $dir/tmp");
 END { kill 'TERM', $fpm if $fpm and kill 0, $fpm }
 my $deb = do { local $/; open my $fh, '<', $debconf or die "$debconf: $!"; <$fh> };
 $deb =~ s{/etc/adminer}{$dir/conf}g;
-my $pool = "    AddHandler cgiplus-script .php\n    CGIplusEngine php\n    CGIplusMaxWorkers 1\n";
+my $pool = "    AddHandler cgiplus-script .php\n    CGIplusEngine php\n    CGIplusMaxWorkers 1\n"
+         . "    CGIplusSetEnv PHP_INI_SCAN_DIR :$dir/ini\n";
 sub side {
     my ($side, $handler) = @_;
     return <<"CONF";
@@ -112,6 +119,7 @@ CONF
 my $fcgid = "    Options +ExecCGI\n    AddHandler fcgid-script .php\n    FcgidWrapper /usr/bin/php-cgi .php\n";
 php_httpd($dir, $pport, [$rport, $fport, $dport], [qw(dir authz_host)], <<"CONF", 'a private httpd with php pools, php-fpm and the drop-in');
 FcgidMaxProcessesPerClass 1
+FcgidInitialEnv PHP_INI_SCAN_DIR :$dir/ini
 @{[side('dropin', $fcgid)]}
 @{[side('pool', $pool)]}
 @{[side('poolr', "$pool    CGIplusDirect off\n")]}
@@ -124,6 +132,7 @@ TypesConfig /etc/mime.types
 FcgidIPCDir $dir/fcgid-httpd/ipc
 FcgidProcessTableFile $dir/fcgid-httpd/shm
 FcgidMaxProcessesPerClass 1
+FcgidInitialEnv PHP_INI_SCAN_DIR :$dir/ini
 @{[side('fcgid', $fcgid)]}
 CONF
 ok t_cmp(private_start("$dir/fcgid-httpd/httpd.conf", $gport), 1, 'a private httpd with mod_fcgid');
@@ -163,7 +172,7 @@ walk([map { my $st = $_; sub { my $r = $st->(@_); s/\bDB\b/$dir\/$_[1]\/shop.db/
     $what =~ s{\Q$dir\E/\w+/shop\.db}{DB}g;
     for my $pair (@pairs) {
         my ($me, $peer) = @$pair;
-        same_answer("$me: $what", $me, $r->{$me}, $r->{$peer});
+        same_answer("$me: $what", $me, $r->{$me}, $r->{$peer}, $peer eq 'fcgid' ? 'mod_fcgid' : 'php-fpm');
         ok t_cmp(heads($r->{$me}{h}), heads($r->{$peer}{h}), "$me: $what: the same other headers");
         push @diff, "$me: $what" if $r->{$me}{code} ne $r->{$peer}{code} || $r->{$me}{nbody} ne $r->{$peer}{nbody};
     }
@@ -174,6 +183,9 @@ t_debug("differs: $_") for @diff;
 # file.
 my $rows = `php -r '\$d = new PDO("sqlite:$dir/pool/shop.db"); echo implode(",", \$d->query("SELECT name FROM fruit ORDER BY id")->fetchAll(PDO::FETCH_COLUMN));'`;
 ok t_cmp($rows, 'apple,pear,cherry', "the pool's side inserted the row through Adminer's form");
+my $invalid = do { local $/; my $fh; open($fh, '<', "$dir/tmp/adminer.invalid") ? <$fh> // '' : '' };
+ok t_cmp(($invalid =~ /i:1;i:(\d+);/)[0] // 'none', 5,
+         "the wrong password counted once a side, in the test's own directory (not /tmp)");
 
 for my $side (qw(pool poolr dropin)) {
     my $st = eval { JSON::PP::decode_json((curl("http://127.0.0.1:$port{$side}/status?json"))[2]) } // {};

@@ -203,7 +203,7 @@ walk(\@steps, \%port, $dir, \&norm, sub {
             ok t_cmp($o->{loc}, '', "$me: $what: no Location");
             next;
         }
-        same_answer("$me: $what", $me, $r->{$me}, $r->{$peer});
+        same_answer("$me: $what", $me, $r->{$me}, $r->{$peer}, $peer eq 'fcgid' ? 'mod_fcgid' : 'php-fpm');
         ok t_cmp(heads($r->{$me}{h}), heads($r->{$peer}{h}), "$me: $what: the same other headers");
         push @diff, "$me: $what" if $r->{$me}{code} ne $r->{$peer}{code} || $r->{$me}{nbody} ne $r->{$peer}{nbody};
     }

@@ -72,11 +72,13 @@ sub pool_of {
 }
 
 # The status, type, Location and normalised body of $got (who: $side) and
-# $ref (php-fpm), as four assertions named after $what; where the bodies
-# part, their first differing line is shown (t_debug).
+# $ref (its peer, $peer: php-fpm unless named), as four assertions named
+# after $what; where the bodies part, their first differing line is shown
+# (t_debug).
 sub same_answer {
-    my ($what, $side, $got, $ref) = @_;
-    ok t_cmp($got->{code}, $ref->{code} || 'an answer from php-fpm', "$what: the same status ($ref->{code})");
+    my ($what, $side, $got, $ref, $peer) = @_;
+    $peer //= 'php-fpm';
+    ok t_cmp($got->{code}, $ref->{code} || "an answer from $peer", "$what: the same status ($ref->{code})");
     ok t_cmp($got->{type}, $ref->{type}, "$what: the same Content-Type");
     ok t_cmp($got->{loc}, $ref->{loc}, "$what: the same Location");
     my $same = $got->{nbody} eq $ref->{nbody};
@@ -89,7 +91,7 @@ sub same_answer {
         $j++ while $j < length($a[$i] // '') && substr($a[$i], $j, 1) eq substr($b[$i] // '', $j, 1);
         $j = $j > 100 ? $j - 100 : 0;
         t_debug("line $i differs: $side '" . substr($a[$i] // '(none)', $j, 300)
-                . "', php-fpm '" . substr($b[$i] // '(none)', $j, 300) . "'");
+                . "', $peer '" . substr($b[$i] // '(none)', $j, 300) . "'");
     }
     ok t_cmp($same ? 'same' : 'different', 'same', "$what: the same body (" . length($ref->{body}) . ' bytes)');
 }
