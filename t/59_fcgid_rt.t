@@ -7,12 +7,13 @@
 # configuration naming it, by RT_SITE_CONFIG and RT_SITE_CONFIG_DIR. The
 # same walk, with a cookie jar each: the log-in page, a wrong and a right
 # password, the home page, a ticket created by the form's POST, its page,
-# a search, REST 1.0 and 2.0 by the session, a missing page, a static file,
-# HEAD, log-out. Status, headers (but the date, Server, the framing, the
-# session cookie's value) and bodies (tokens, times, the port and what RT
-# writes in a Perl hash's order, each process its own: JSON, hidden inputs)
-# must match; each side's database holds the ticket once; one
-# rt-server.fcgi process serves each side's walk.
+# a comment with a file by multipart POST, a search, REST 1.0 and 2.0 by
+# the session, a missing page, a static file, HEAD, log-out. Status,
+# headers (but the date, Server, the framing, the session cookie's value)
+# and bodies (tokens, times, the port and what RT writes in a Perl hash's
+# order, each process its own: JSON, hidden inputs) must match; each
+# side's database holds the ticket and the file once; one rt-server.fcgi
+# process serves each side's walk.
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -27,6 +28,9 @@ use JSON::PP ();
 my $debconf = '/etc/request-tracker5/apache2-fcgid.conf';
 my $rtdb = '/var/lib/dbconfig-common/sqlite3/request-tracker5/rtdb';
 my $fcgi = '/usr/share/request-tracker5/libexec/rt-server.fcgi';
+my $vars = Apache::Test::config()->{vars};
+my $dir = "$vars->{t_logs}/fcgid_rt";
+my $attach = "$dir/notes.txt";
 my @steps = (
     sub { [GET => '/rt/'] },
     sub { [POST => '/rt/NoAuth/Login.html', '--data', 'user=root&pass=wrong&next=' . nxt($_[0]{body})] },
@@ -37,6 +41,13 @@ my @steps = (
            '--data-urlencode', 'id=new', '--data-urlencode', 'Queue=1', '--data-urlencode', 'Status=new',
            '--data-urlencode', "Subject=From a test, caf\xc3\xa9", '--data-urlencode', "Content=Made through POST.\n",
            '--data-urlencode', 'Requestors=root@localhost', '--data-urlencode', 'SubmitTicket=Create'] },
+    sub { [GET => '/rt/Ticket/Display.html?id=1'] },
+    sub { [GET => '/rt/Ticket/Update.html?id=1&Action=Comment'] },
+    # a comment with an attachment, multipart
+    sub { [POST => '/rt/Ticket/Update.html', '-H', "Referer: http://127.0.0.1:$_[0]{port}/rt/Ticket/Update.html?id=1&Action=Comment",
+           '-F', 'id=1', '-F', 'Action=Comment', '-F', 'UpdateType=private', '-F', 'Status=open',
+           '-F', "UpdateContent=A comment with a file.\n", '-F', "Attach=\@$attach;type=text/plain",
+           '-F', 'SubmitTicket=Update Ticket'] },
     sub { [GET => '/rt/Ticket/Display.html?id=1'] },
     sub { [GET => '/rt/Search/Results.html?Query=id%3E0&Format=%27__id__%27%2C%27__Subject__%27'] },
     sub { [GET => '/rt/REST/1.0/ticket/1/show'] },
@@ -55,11 +66,10 @@ plan tests => 4 + 5 * @pairs * @steps + 1 + 3,
 
 sub nxt { ($_[0] =~ /name="next" value="([^"]*)"/)[0] // '' }
 
-my $vars = Apache::Test::config()->{vars};
 my $top = $vars->{top_dir};
 my $lib = libexec();
-my $dir = "$vars->{t_logs}/fcgid_rt";
 fresh_dir($dir);
+write_file($attach, join('', map { "line $_ of an attachment\n" } 1 .. 2000), 0644);
 my ($gport, $dport, $rport) = free_ports(3);
 my %port = (fcgid => $gport, dropin => $dport, relayed => $rport);
 my ($uid, $gid) = (getpwnam($vars->{user}))[2, 3];
@@ -164,9 +174,9 @@ walk([map { my $st = $_; sub { my %last = (%{ $_[0] }, port => $port{$_[1]}); $s
 t_debug("differs: $_") for @diff;
 
 # The walk went through RT: the ticket is in each side's database, once.
-my @tickets = map { `perl -MDBI -e 'my \$d = DBI->connect("dbi:SQLite:dbname=$dir/$_/rtdb", "", "", { RaiseError => 1 }); print join ",", map { \$_->[0] } \@{ \$d->selectall_arrayref("SELECT Subject FROM Tickets ORDER BY id") }' 2>&1` } sort keys %port;
-ok t_cmp(join(' | ', @tickets), join(' | ', ("From a test, caf\xc3\xa9") x 3),
-         "each side's database holds the ticket its form created, once");
+my @tickets = map { `perl -MDBI -e 'my \$d = DBI->connect("dbi:SQLite:dbname=$dir/$_/rtdb", "", "", { RaiseError => 1 }); print join ",", map { \$_->[0] } \@{ \$d->selectall_arrayref("SELECT Subject FROM Tickets ORDER BY id") }; print " + ", \$d->selectrow_array("SELECT COUNT(*) FROM Attachments WHERE Filename = ?", undef, "notes.txt"), " file"' 2>&1` } sort keys %port;
+ok t_cmp(join(' | ', @tickets), join(' | ', ("From a test, caf\xc3\xa9 + 1 file") x 3),
+         "each side's database holds the ticket its form created and the comment's file, once");
 
 # One rt-server.fcgi process a side served the walk.
 sub slurp { open my $fh, '<', $_[0] or return ''; local $/; <$fh> // '' }
