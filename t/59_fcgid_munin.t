@@ -5,7 +5,8 @@
 # relayed. The data is real: munin-update (as the munin user) once against
 # a private munin-node on a free port. munin-cgi-html's pages and
 # munin-cgi-graph's graphs (cached and not, pinpointed, 304, HEAD, 404s, a
-# graph it cannot write: its own 500) are compared page by page: status, headers (but the date, Server, the framing,
+# graph it cannot write: its own 500; 12 graphs at once) are compared page
+# by page: status, headers (but the date, Server, the framing,
 # the process's pid and the cache file's times) and bodies (the generation
 # time aside); each CGI is one process across its requests on every side.
 use strict;
@@ -50,7 +51,7 @@ my @pages = (
     # 500 with a text body
     ['/munin-cgi/munin-cgi-graph/test/node1/uptime-day.png'],
 );
-plan tests => 4 + 4 * 2 * @pages + 3 + 3,
+plan tests => 4 + 4 * 2 * @pages + 3 + 3 + 2,
     need { 'needs mod_fcgid (libapache2-mod-fcgid)' => -f libexec() . '/mod_fcgid.so',
            "needs munin's CGIs and munin-node (Debian packages munin, munin-node)"
                => (-r $debconf && -x '/usr/lib/munin/cgi/munin-cgi-graph' && -x '/usr/sbin/munin-node'
@@ -248,3 +249,26 @@ for my $who (qw(dropin relayed)) {
              '1 spawn, ' . scalar(grep { $_->[0] =~ /html/ } @pages) . ' served',
              "$who: one munin-cgi-html worker served the pages");
 }
+
+# 12 graphs at once (sizes all different) on each side: mod_fcgid starts
+# processes for them, the drop-in queues them on its workers; the same
+# answers.
+my %burst;
+for my $who (sort keys %port) {
+    my @kids;
+    for my $i (1 .. 12) {
+        my $w = 300 + 10 * $i;
+        my $pid = open(my $fh, '-|') // die "fork: $!";
+        if (!$pid) {
+            my ($c, undef, $b) = curl("http://127.0.0.1:$port{$who}/munin-cgi/munin-cgi-graph/test/node1/load-pinpoint=$pin.png?size_x=$w&size_y=200");
+            print "$c " . length($b) . ' ' . unpack('%32C*', $b);
+            STDOUT->flush;
+            POSIX::_exit(0);  # not this test's END blocks
+        }
+        push @kids, $fh;
+    }
+    $burst{$who} = join ' | ', map { local $/; my $x = <$_> // ''; close $_; $x } @kids;
+}
+ok t_cmp($burst{fcgid}, qr/^200 \d+ \d+(?: \| 200 \d+ \d+){11}$/, 'mod_fcgid: 12 graphs at once, all 200');
+ok t_cmp("$burst{dropin} || $burst{relayed}", "$burst{fcgid} || $burst{fcgid}",
+         'the drop-in, direct and relayed: the same 12 graphs (status, length, checksum)');
