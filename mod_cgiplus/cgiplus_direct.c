@@ -675,76 +675,22 @@ static unsigned direct_unfit(cgiplus_req *q)
     return CGIPLUS_RE_RETRY;
 }
 
-unsigned cgiplus_direct_wait_first(cgiplus_req *q, const direct_proto *p)
-{
-    cgiplus_client_watch w;
-    apr_os_sock_t fd = -1;
-    apr_status_t rv = APR_SUCCESS;
-    conn_rec *c = q->r->connection;
-    /* HTTP/2: no socket, but mod_http2 marks the stream's connection
-     * aborted when the client resets it; looked at between short waits,
-     * which add up to httpd's Timeout as one wait would */
-    int h2 = c->master != NULL;
-    apr_time_t quiet = apr_time_now();
-
-    cgiplus_req_watch_init(q, &w);
-    if (w.cs && apr_os_sock_get(&fd, w.cs) != APR_SUCCESS)
-        fd = -1;
-    while (rv == APR_SUCCESS && q->out_len == 0 && !q->ended) {
-        int client_rd = 0;
-
-        if (direct_x(q)->unfit)
-            return direct_unfit(q);
-        if (h2) {
-            apr_interval_time_t left = quiet + q->timeout - apr_time_now();
-
-            if (c->aborted) {
-                client_rd = 2; /* gone, as after an end of file */
-            }
-            else if (left <= 0) {
-                cgiplus_direct_timeout(q, 0); /* httpd's, as step(-1) would */
-                continue;
-            }
-            else {
-                rv = p->step(q, left < DIRECT_H2_LOOK ? left : DIRECT_H2_LOOK, -1, 0, NULL);
-                if (rv == APR_TIMEUP)
-                    rv = APR_SUCCESS;
-                else
-                    quiet = apr_time_now();
-                continue;
-            }
-        }
-        else
-            rv = p->step(q, -1, fd, w.eof, &client_rd);
-        if (rv != APR_SUCCESS || !client_rd || q->out_len || q->ended)
-            continue;
-        if (cgiplus_req_client_seen(&w, client_rd) != CGIPLUS_CLIENT_GONE) {
-            if (!w.cs)
-                fd = -1; /* it sent more: no longer watched */
-            continue;
-        }
-        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, q->r, CGIPLUS_LOGNO(1710)
-                      "client connection reset before the response of %s began; worker pid %lu "
-                      "is drained and kept", q->r->filename, (unsigned long)direct_x(q)->ch->pid);
-        return cgiplus_req_client_left(q);
-    }
-    if (rv != APR_SUCCESS) {
-        q->status = HTTP_BAD_GATEWAY;
-        return CGIPLUS_RE_LOST;
-    }
-    return cgiplus_req_first_event(q);
-}
-
-/* As cgiplus_direct_wait_first watches the client before the first
- * output, once the response runs: a stream (server-sent events) whose
- * script writes now and then would else learn of a reset only at its next
- * write, and hold its worker till then (t/53_sse_reset.t). */
-apr_status_t cgiplus_direct_read_watch(cgiplus_req *q, const direct_proto *p,
-                                       cgiplus_client_watch *w, int *gone)
+/* Waits for the script's next output (the first, or more once the
+ * response runs) while watching the client: a client that resets before
+ * the response began, or a stream (server-sent events) reset between two
+ * writes, would else be seen only at the script's next write, and hold
+ * its worker till then (t/53_sse_reset.t). *gone: the client left.
+ * first: before the first output, where a worker found unfit (it never
+ * had the request) ends the wait too. */
+static apr_status_t direct_watch(cgiplus_req *q, const direct_proto *p, cgiplus_client_watch *w,
+                                 int *gone, int first)
 {
     apr_status_t rv = APR_SUCCESS;
     apr_off_t had = q->out_len;
     conn_rec *c = q->r->connection;
+    /* HTTP/2: no socket, but mod_http2 marks the stream's connection
+     * aborted when the client resets it; looked at between short waits,
+     * which add up to httpd's Timeout as one wait would */
     int h2 = c->master != NULL;
     apr_time_t quiet = apr_time_now();
     apr_os_sock_t fd = -1;
@@ -752,7 +698,7 @@ apr_status_t cgiplus_direct_read_watch(cgiplus_req *q, const direct_proto *p,
     *gone = 0;
     if (w->cs && apr_os_sock_get(&fd, w->cs) != APR_SUCCESS)
         fd = -1;
-    while (rv == APR_SUCCESS && q->out_len == had && !q->ended) {
+    while (rv == APR_SUCCESS && q->out_len == had && !q->ended && !(first && direct_x(q)->unfit)) {
         int client_rd = 0;
 
         if (h2) {
@@ -784,6 +730,35 @@ apr_status_t cgiplus_direct_read_watch(cgiplus_req *q, const direct_proto *p,
             fd = -1; /* it sent more: no longer watched */
     }
     return rv;
+}
+
+unsigned cgiplus_direct_wait_first(cgiplus_req *q, const direct_proto *p)
+{
+    cgiplus_client_watch w;
+    apr_status_t rv;
+    int gone;
+
+    cgiplus_req_watch_init(q, &w);
+    rv = direct_watch(q, p, &w, &gone, 1);
+    if (rv != APR_SUCCESS) {
+        q->status = HTTP_BAD_GATEWAY;
+        return CGIPLUS_RE_LOST;
+    }
+    if (gone) {
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, q->r, CGIPLUS_LOGNO(1710)
+                      "client connection reset before the response of %s began; worker pid %lu "
+                      "is drained and kept", q->r->filename, (unsigned long)direct_x(q)->ch->pid);
+        return cgiplus_req_client_left(q);
+    }
+    if (!q->out_len && !q->ended && direct_x(q)->unfit)
+        return direct_unfit(q);
+    return cgiplus_req_first_event(q);
+}
+
+apr_status_t cgiplus_direct_read_watch(cgiplus_req *q, const direct_proto *p,
+                                       cgiplus_client_watch *w, int *gone)
+{
+    return direct_watch(q, p, w, gone, 0);
 }
 
 static apr_status_t direct_read_watch(cgiplus_req *q, cgiplus_client_watch *w, int *gone)
