@@ -327,12 +327,7 @@ static int fcgi_request(runner_worker *w, runner_req *r)
                    w->pool->script, strerror(errno), r->reqid, r->uri);
         f->eof = 0; /* so conn_gone does its work */
         conn_gone(w);
-        if (runner_worker_unassign(w)) {
-            if (r->client)
-                w->pool->owner->requeue(r);
-            else
-                runner_req_client_gone(r);
-        }
+        runner_worker_send_elsewhere(w);
         return -1;
     }
     /* Closed since its last request (while a child or the runner had it):
@@ -558,7 +553,8 @@ static int connect_new(runner_worker *w)
     if (w->exited || !f->path[0] || exiting(w->pid) || (fd = connect_to(f)) < 0)
         return -1;
     f->ev_sock.fd = fd;
-    f->sent_max = replay_cap(f, fd);
+    if (!f->sent_max) /* each new connection has the same default buffer */
+        f->sent_max = replay_cap(f, fd);
     conn_fresh(w);
     fcgi_watch(w, runner_worker_out_paused(w));
     return 0;

@@ -47,6 +47,18 @@ int runner_worker_unassign(runner_worker *w)
     return runner_req_detach(r);
 }
 
+void runner_worker_send_elsewhere(runner_worker *w)
+{
+    runner_req *r = w->req;
+
+    if (!runner_worker_unassign(w))
+        return; /* answered already: freed */
+    if (r->client)
+        w->pool->owner->requeue(r);
+    else
+        runner_req_client_gone(r);
+}
+
 int runner_worker_step(runner_worker *w, runner_wevent ev)
 {
     unsigned to = runner_wnext(w->state, ev);
@@ -352,12 +364,7 @@ void runner_worker_reaped(runner_worker *w, int status)
         runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(3602) "%s pid %ld of %s exited with request "
                    "%u (%s) unaccepted; it goes to another worker", w->kind->name, (long)w->pid,
                    p->script, r->reqid, r->uri);
-        if (runner_worker_unassign(w)) {
-            if (r->client)
-                p->owner->requeue(r);
-            else
-                runner_req_client_gone(r);
-        }
+        runner_worker_send_elsewhere(w);
         r = NULL;
     }
     /* It wrote output and exited with its first request unread: not a

@@ -261,6 +261,9 @@ int runner_worker_step(runner_worker *w, runner_wevent ev);
 /* w lets its request go (done, dead, or it never had it): 1 if the request
  * still waits for its answer, 0 if it had one and is freed. */
 int runner_worker_unassign(runner_worker *w);
+/* w never had its request (it never read a byte of it): the request goes
+ * back to its pool's queue for another worker, or ends if its client left. */
+void runner_worker_send_elsewhere(runner_worker *w);
 /* w takes r (the request's and the worker's link; the pool's busy count). */
 void runner_worker_link(runner_worker *w, runner_req *r);
 /* The workers' room (the loop's hooks): their timers, their reaping, the

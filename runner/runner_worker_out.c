@@ -44,12 +44,7 @@ void runner_worker_junk(runner_worker *w, size_t n, const char *when)
      * which may run elsewhere (its body was not sent). */
     w->rec_held = 0;
     cgp_buf_reset(&w->inq);
-    if (!runner_worker_unassign(w))
-        return; /* answered already: freed */
-    if (r->client)
-        w->pool->owner->requeue(r);
-    else
-        runner_req_client_gone(r);
+    runner_worker_send_elsewhere(w);
 }
 
 int runner_worker_ready(runner_worker *w, const unsigned char *have, size_t n, const char *when)
