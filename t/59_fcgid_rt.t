@@ -22,7 +22,7 @@ use lib 't/lib', 't/htdocs/apps';
 use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec pid_in);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
-use SideBySide qw(walk same_answer);
+use SideBySide qw(walk same_pairs);
 use JSON::PP ();
 
 my $debconf = '/etc/request-tracker5/apache2-fcgid.conf';
@@ -164,12 +164,7 @@ walk([map { my $st = $_; sub { my %last = (%{ $_[0] }, port => $port{$_[1]}); $s
     my ($what, $r) = @_;
     $what =~ s/next=[0-9a-f]*/next=.../;
     $what =~ s/:\d+\/rt/:PORT\/rt/;
-    for my $pair (@pairs) {
-        my ($me, $peer) = @$pair;
-        same_answer("$me: $what", $me, $r->{$me}, $r->{$peer}, $peer eq 'fcgid' ? 'mod_fcgid' : 'php-fpm');
-        ok t_cmp(heads($r->{$me}{h}), heads($r->{$peer}{h}), "$me: $what: the same other headers");
-        push @diff, "$me: $what" if $r->{$me}{code} ne $r->{$peer}{code} || $r->{$me}{nbody} ne $r->{$peer}{nbody};
-    }
+    same_pairs(\@pairs, $what, $r, \&heads, \@diff);
 });
 t_debug("differs: $_") for @diff;
 

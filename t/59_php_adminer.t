@@ -21,7 +21,7 @@ use PrivateHttpd qw(fresh_dir libexec private_conf private_start private_stop pi
 use PhpPeer qw(php_need php_fpm php_httpd php_stop);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
-use SideBySide qw(walk same_answer);
+use SideBySide qw(walk same_pairs);
 use JSON::PP ();
 
 my $debconf = '/etc/apache2/conf-available/adminer.conf';
@@ -170,12 +170,7 @@ walk([map { my $st = $_; sub { my $r = $st->(@_); s/\bDB\b/$dir\/$_[1]\/shop.db/
     my ($what, $r) = @_;
     $nphp++;
     $what =~ s{\Q$dir\E/\w+/shop\.db}{DB}g;
-    for my $pair (@pairs) {
-        my ($me, $peer) = @$pair;
-        same_answer("$me: $what", $me, $r->{$me}, $r->{$peer}, $peer eq 'fcgid' ? 'mod_fcgid' : 'php-fpm');
-        ok t_cmp(heads($r->{$me}{h}), heads($r->{$peer}{h}), "$me: $what: the same other headers");
-        push @diff, "$me: $what" if $r->{$me}{code} ne $r->{$peer}{code} || $r->{$me}{nbody} ne $r->{$peer}{nbody};
-    }
+    same_pairs(\@pairs, $what, $r, \&heads, \@diff);
 });
 t_debug("differs: $_") for @diff;
 

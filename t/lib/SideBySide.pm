@@ -10,7 +10,8 @@ use Exporter 'import';
 use JSON::PP ();
 use lib 't/htdocs/apps';
 use AppTest qw(curl);
-our @EXPORT_OK = qw(git_fixture same_pages pool_of walk same_answer engine_served_all php_pool_served_all);
+our @EXPORT_OK = qw(git_fixture same_pages pool_of walk same_answer same_pairs engine_served_all
+                    php_pool_served_all);
 
 # A repository in $dir/work with fixed dates (so relative ages do not
 # move): README and src/main.c, two commits, the second with a non-ASCII
@@ -94,6 +95,21 @@ sub same_answer {
                 . "', $peer '" . substr($b[$i] // '(none)', $j, 300) . "'");
     }
     ok t_cmp($same ? 'same' : 'different', 'same', "$what: the same body (" . length($ref->{body}) . ' bytes)');
+}
+
+# For each [side, peer] of @$pairs, one walk step's answers ($r->{side})
+# compared: same_answer's four assertions and one on the other headers,
+# as $heads->(\%headers) normalises them; a step whose status or body
+# parts is named in @$diff (for t_debug).
+sub same_pairs {
+    my ($pairs, $what, $r, $heads, $diff) = @_;
+    for my $pair (@$pairs) {
+        my ($me, $peer) = @$pair;
+        same_answer("$me: $what", $me, $r->{$me}, $r->{$peer}, $peer eq 'fcgid' ? 'mod_fcgid' : 'php-fpm');
+        ok t_cmp($heads->($r->{$me}{h}), $heads->($r->{$peer}{h}), "$me: $what: the same other headers");
+        push @$diff, "$me: $what"
+            if $r->{$me}{code} ne $r->{$peer}{code} || $r->{$me}{nbody} ne $r->{$peer}{nbody};
+    }
 }
 
 # One assertion: the engine pool whose settings carry POOL_$tag
