@@ -9,6 +9,10 @@ management records."""
 import os
 import socket
 import struct
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'fcgi'))
+from fcgirec import nv_decode  # noqa: E402 (t/htdocs/fcgi/fcgirec.py)
 
 HDR = struct.Struct('>BBHHBB')
 
@@ -28,23 +32,6 @@ def read_exact(c, n):
     return b
 
 
-def params(data):
-    i, out = 0, {}
-
-    def ln():
-        nonlocal i
-        if data[i] < 128:
-            i += 1
-            return data[i - 1]
-        i += 4
-        return struct.unpack('>I', data[i - 4:i])[0] & 0x7fffffff
-    while i < len(data):
-        n, v = ln(), ln()
-        out[data[i:i + n]] = data[i + n:i + n + v]
-        i += n + v
-    return out
-
-
 lsock = socket.socket(fileno=0)
 while True:
     c, _ = lsock.accept()
@@ -60,7 +47,7 @@ while True:
                     pbuf += body
                 elif t == 5 and clen == 0:
                     break
-            q = dict(kv.split('=', 1) for kv in params(pbuf).get(b'QUERY_STRING', b'').decode().split('&') if '=' in kv)
+            q = dict(kv.split('=', 1) for kv in nv_decode(pbuf).get(b'QUERY_STRING', b'').decode().split('&') if '=' in kv)
             chunk = b'x' * 65535
             for _ in range(int(q.get('stderr', 0)) * 16):
                 c.sendall(rec(7, rid, chunk))
