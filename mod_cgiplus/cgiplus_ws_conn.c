@@ -260,7 +260,8 @@ static void on_client_close(cgiplus_ws *w, const cgp_ws_event *ev)
 {
     char reason[CGP_WSR_REASON_MAX + 1];
     apr_size_t n = ev->rlen > CGP_WSR_REASON_MAX ? CGP_WSR_REASON_MAX : ev->rlen;
-    memcpy(reason, ev->reason, n);
+    if (n) /* a close with no reason has none to copy (NULL: UBSan's report) */
+        memcpy(reason, ev->reason, n);
     reason[n] = '\0';
     w->close_rcvd = 1;
     /* Answered with its own code (none if it sent none), as RFC 6455 5.5.1. */
