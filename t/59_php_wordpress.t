@@ -37,7 +37,7 @@ use Apache::TestUtil;
 use Time::HiRes qw(sleep);
 use POSIX ();
 use lib 't/lib', 't/htdocs/apps';
-use PrivateHttpd qw(fresh_dir);
+use PrivateHttpd qw(fresh_dir private_stop);
 use PhpPeer qw(php_need php_fpm php_httpd php_stop);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
@@ -242,6 +242,8 @@ DirectoryIndex index.php index.html
 </Location>
 $vhosts
 CONF
+# stopped by php_stop at the end; here too should the test die before
+END { private_stop("$dir/httpd.pid") }
 
 # What may differ between the sides: the port; WordPress's nonces (ten hex
 # digits of a hash with the session's random token), its cookie hash (of
