@@ -138,11 +138,12 @@ sub php_pool_served_all {
 
 # A walk through an application on every side of %$port (name => port),
 # each with a cookie jar in $dir: each step (a sub given what that side
-# answered last, not a HEAD nor a redirect, and the side's name, returning [METHOD, path, curl
-# arguments]) is run on each side, its answers ({code, type, loc, body,
-# nbody, etag, h: the headers as curl() gives them}; loc and nbody through
-# $norm->(text, port)) handed to
-# $compare->("METHOD path", \%answers). Returns the last answers.
+# answered last, not a HEAD nor a redirect, and the side's name, returning
+# [METHOD, path, curl arguments], the first argument 'no-jar' for a
+# request without the jar) is run on each side, its answers ({code, type,
+# loc, body, nbody, etag, h: the headers as curl() gives them}; loc and
+# nbody through $norm->(text, port)) handed to $compare->("METHOD path",
+# \%answers). Returns the last answers.
 sub walk {
     my ($steps, $port, $dir, $norm, $compare) = @_;
     my %last = map { ($_ => { body => '' }) } keys %$port;
@@ -152,8 +153,11 @@ sub walk {
             my $p = $port->{$who};
             my ($method, $path, @args) = @{ $step->($last{$who}, $who) };
             my @m = $method eq 'HEAD' ? ('-I') : ();
-            my ($code, $h, $body) = curl(@m, '-c', "$dir/jar-$who", '-b', "$dir/jar-$who", @args,
-                                         "http://127.0.0.1:$p$path");
+            # 'no-jar' first: a client without the side's cookies (an
+            # API's, with its own credentials)
+            my @jar = ('-c', "$dir/jar-$who", '-b', "$dir/jar-$who");
+            @jar = () if @args && $args[0] eq 'no-jar' && shift @args;
+            my ($code, $h, $body) = curl(@m, @jar, @args, "http://127.0.0.1:$p$path");
             $what = "$method $path";
             $r{$who} = { code => $code, type => $h->{'content-type'} // '',
                          loc => $norm->($h->{location} // '', $p), body => $body,
