@@ -41,7 +41,7 @@ typedef struct cgp_tpool {
     _Atomic uint32_t max_requests; /* 0: no limit */
     _Atomic uint32_t tmo_output, tmo_noprogress; /* ms, 0: none */
     _Atomic uint64_t last_used;  /* monotonic ms of the last direct request */
-    _Atomic uint64_t served;     /* requests answered on the direct path */
+    _Atomic uint64_t served;     /* requests answered well on the direct path (no error cause) */
     /* The script file the current workers run; a request whose file
      * differs goes through the runner, which rolls the pool over. */
     _Atomic uint64_t ident_dev, ident_ino, ident_size, ident_mtime_us, ident_ctime_us;
@@ -66,7 +66,7 @@ typedef struct cgp_tpool {
 #define CGP_TSLOT_URI 64u
 typedef struct cgp_tslot {
     _Atomic uint64_t word;       /* state << 56 | generation << 32 | holder pid */
-    _Atomic uint64_t served;     /* requests this worker finished, both paths */
+    _Atomic uint64_t served;     /* requests this worker finished while wanted, both paths */
     _Atomic uint64_t last_ms;    /* monotonic ms it was last released */
     _Atomic int64_t lifetime;    /* LIFETIME callout: 0 the pool's, -1 none, >0 ms */
     _Atomic uint32_t flags;      /* CGP_TS_* */

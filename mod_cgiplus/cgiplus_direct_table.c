@@ -441,7 +441,7 @@ void cgiplus_direct_release(cgiplus_req *q, int client_gone)
                 x->in_off == x->in_len;
     uint64_t now = cgiplus_direct_now_ms();
     uint32_t slow = atomic_load(&x->tp->slow_ms);
-    unsigned cause;
+    unsigned cause, as;
 
     if (x->released)
         return;
@@ -453,12 +453,15 @@ void cgiplus_direct_release(cgiplus_req *q, int client_gone)
                       "past the first %d were dropped", q->r->filename,
                       (unsigned long)x->ch->pid, x->logs, x->logs - DIRECT_LOG_MAX,
                       DIRECT_LOG_MAX);
-    /* what the client got: the module's cause if it failed the request */
+    /* what the client got, counted once: the module's cause if it failed
+     * the request, else its end (ok: served) */
     cause = cgiplus_req_report(q);
-    atomic_fetch_add(&x->tp->outcomes[cause ? cause
-                                      : client_gone && !q->ended ? CGP_O_ABORTED
-                                      : q->ended && q->end.outcome < CGP_TPOOL_OUTCOMES
-                                      ? q->end.outcome : CGP_O_CRASHED], 1);
+    as = cause ? cause
+         : client_gone && !q->ended ? CGP_O_ABORTED
+         : q->ended && q->end.outcome < CGP_TPOOL_OUTCOMES ? q->end.outcome : CGP_O_CRASHED;
+    atomic_fetch_add(&x->tp->outcomes[as], 1);
+    if (as == CGP_O_OK)
+        atomic_fetch_add(&x->tp->served, 1);
     if (slow && now - x->t_start > slow)
         atomic_fetch_add(&x->tp->slow, 1); /* as the runner's slow_request */
     if (clean) {
@@ -476,8 +479,7 @@ void cgiplus_direct_release(cgiplus_req *q, int client_gone)
                    (n < 0 && errno == EINTR))
                 ;
         }
-        served = atomic_fetch_add(&s->served, 1) + 1;
-        atomic_fetch_add(&x->tp->served, 1);
+        served = atomic_fetch_add(&s->served, 1) + 1; /* the worker's, for CGIplusMaxRequests */
         atomic_store(&s->last_ms, now);
         atomic_store(&x->tp->last_used, now);
         if ((atomic_load(&s->flags) & CGP_TS_RETIRE) || (maxr && served >= maxr))

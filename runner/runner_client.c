@@ -506,7 +506,7 @@ static void on_channel(runner_client *c, uint32_t reqid, const unsigned char *pl
 /* ABORT: the client went away (no payload), or httpd failed the request
  * for a cause (1 byte): the request ends, counted under that cause. For
  * the request that ended last here (its END was ok: httpd found its
- * output bad, say) the cause is counted alone. */
+ * output bad, say) the cause replaces what its END was counted under. */
 static void on_abort(runner_client *c, const cgp_hdr *h, const unsigned char *pl)
 {
     unsigned cause;
@@ -522,7 +522,7 @@ static void on_abort(runner_client *c, const cgp_hdr *h, const unsigned char *pl
         runner_req_end(r, CGP_O_ABORTED, 0, r->worker ? (uint32_t)r->worker->pid : 0, 0);
     } else if (h->len && c->last_reqid && h->reqid == c->last_reqid) {
         c->last_reqid = 0; /* once */
-        runner_pool_count_failure(c->last_pool, cause);
+        runner_pool_recount(c->last_pool, c->last_as, cause);
     }
 }
 

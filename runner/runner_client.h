@@ -45,6 +45,7 @@ struct runner_client {
     int corked;               /* frames wait in out until runner_client_uncork */
     uint32_t last_reqid;      /* the request that ended last here (its END sent), 0: none */
     uint64_t last_pool;       /* ...and its pool's id: a later ABORT may count a cause for it */
+    unsigned last_as;         /* ...and what it was counted under (> CGP_C_MAX_: nothing) */
     TAILQ_ENTRY(runner_client) link, ulink;
 };
 

@@ -583,11 +583,17 @@ static void worker_busy(runner_worker *w, int delta)
         p->max_active = p->busy;
 }
 
-void runner_pool_count_failure(uint64_t pool_id, unsigned cause)
+void runner_pool_recount(uint64_t pool_id, unsigned was, unsigned cause)
 {
     runner_pool *p;
     TAILQ_FOREACH(p, &runner_g.pools, link)
         if (p->id == pool_id) {
+            /* one request, one count: as the direct path counts it */
+            if (was <= CGP_C_MAX_ && p->outcomes[was]) {
+                p->outcomes[was]--;
+                if (was == CGP_O_OK && p->served)
+                    p->served--;
+            }
             p->outcomes[cause]++;
             return;
         }

@@ -101,8 +101,9 @@ void runner_pool_kick(runner_pool *p);
  * back, its waiting requests leave the table's queue. */
 void runner_pool_child_gone(pid_t pid);
 /* ABORT with a cause for the request that ended last on a connection:
- * counted for the pool of that id, if it still exists. */
-void runner_pool_count_failure(uint64_t pool_id, unsigned cause);
+ * for the pool of that id, if it still exists, the request counted under
+ * was (its END's outcome; ok: served) is counted under cause instead. */
+void runner_pool_recount(uint64_t pool_id, unsigned was, unsigned cause);
 void runner_pool_rearm(runner_pool *p);
 void runner_pool_reload(void);
 void runner_pool_declared(void);

@@ -244,26 +244,34 @@ void runner_req_granted(runner_req *r)
     runner_req_free(r);
 }
 
-/* Counts r for its pool: under the cause httpd gave with ABORT, if any,
- * else its outcome; in the pool's requests if it ended before it was
- * submitted (a bad request, one httpd failed before its body). */
-static void req_count(runner_req *r, unsigned outcome)
+/* Counts r for its pool, once: under the cause httpd gave with ABORT, if
+ * any, else its outcome (ok: served); in the pool's requests if it ended
+ * before it was submitted (a bad request, one httpd failed before its
+ * body). Returns what it was counted under. */
+static unsigned req_count(runner_req *r, unsigned outcome)
 {
+    unsigned as = r->cause ? r->cause : outcome;
+
     if (!r->pool)
-        return;
+        return as;
     if (!r->counted) {
         r->counted = 1;
         r->pool->requests++;
     }
-    r->pool->outcomes[r->cause ? r->cause : outcome]++;
+    r->pool->outcomes[as]++;
+    if (as == CGP_O_OK)
+        r->pool->served++;
+    return as;
 }
 
 void runner_req_end(runner_req *r, int outcome, unsigned retry, uint32_t pid, uint32_t detail)
 {
+    unsigned as = CGP_C_MAX_ + 1; /* not counted */
+
     if (!answered(r))
         return;
     if ((unsigned)outcome <= CGP_O_MAX_)
-        req_count(r, (unsigned)outcome);
+        as = req_count(r, (unsigned)outcome);
     if (r->pool && r->t_start && runner_g.now - r->t_start > runner_g.conf.v[CGP_S_SLOW_REQUEST]) {
         /* php-fpm's slowlog, as one line: which request, how long, on which worker */
         r->pool->slow++;
@@ -279,6 +287,7 @@ void runner_req_end(runner_req *r, int outcome, unsigned retry, uint32_t pid, ui
         runner_client_send_end(c, r->reqid, outcome, retry, pid, detail);
         c->last_reqid = r->reqid;
         c->last_pool = r->pool ? r->pool->id : 0;
+        c->last_as = as;
         c->req = NULL;
         r->client = NULL;
         runner_client_kick(c); /* frames behind this request may now be read */

@@ -74,7 +74,7 @@ static const family families[] = {
       NULL, NULL },
     { "cgiplus_pool_requests_total", "counter", "Requests accepted by the pool (php-fpm: accepted conn).",
       SUM, g_requests, 0, 1, NULL, NULL },
-    { "cgiplus_pool_served_total", "counter", "Requests the workers completed.", SUM, g_served, 0, 1,
+    { "cgiplus_pool_served_total", "counter", "Requests answered without error.", SUM, g_served, 0, 1,
       NULL, NULL },
     { "cgiplus_pool_slow_requests_total", "counter",
       "Requests that ran longer than slow_request (php-fpm: slow requests).", SUM, g_slow, 0, 1, NULL,

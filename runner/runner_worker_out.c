@@ -193,10 +193,11 @@ static void request_done(runner_worker *w, int outcome, unsigned retry, uint32_t
     take_stderr(w);
     runner_callout_log_summary(w, 1);
     runner_callout_expire(w, 2); /* unanswered and no longer awaited */
-    if (!r->drain && outcome == CGP_O_OK) {
+    /* Not one that ended before its worker did (its client left, or a
+     * drain): counted then, under its cause, as on the direct path. The
+     * pool's served is counted with its END (runner_req.c). */
+    if (outcome == CGP_O_OK && !runner_req_ended(r))
         runner_worker_count(w);
-        p->served++;
-    }
     w->dl_drain = 0;
     w->body_blocked = 0;
     w->dl_orphan = w->dl_orphan_max = 0;
@@ -318,8 +319,8 @@ static void out_eof(runner_worker *w)
         if (r && w->had_output) {
             hdr_feed(w, NULL, 0, 1);
             take_stderr(w);
-            w->served++;
-            w->pool->served++;
+            if (!runner_req_ended(r)) /* (counted when it ended: aborted) */
+                w->served++;
             if (runner_worker_unassign(w))
                 runner_req_end(r, CGP_O_OK, 0, (uint32_t)w->pid, 0);
         }

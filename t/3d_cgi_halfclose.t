@@ -7,7 +7,9 @@
 # its connection while the request is queued is dropped (it never runs,
 # CGIPLUS1730 or 1077); one that closed is found out by the first failed write
 # (CGIPLUS1070), and its worker finishes its response unseen and serves
-# again (issue 11: a client that leaves costs no worker).
+# again (issue 11: a client that leaves costs no worker), on the direct
+# path and relayed. The status page counts each request once: the reset
+# and the closed one as aborted, never also as served.
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -18,6 +20,8 @@ use Socket qw(SOL_SOCKET SO_LINGER);
 use Time::HiRes qw(sleep time);
 use lib 't/lib';
 use RawHTTP qw(raw_request);
+use lib 't/htdocs/pool/lib';
+use PoolTest qw(status pool_of);
 
 my @prefixes = qw(/hc-plain /hc-plus /hc-compat /hc-compat-plus);
 my @ways = (
@@ -25,7 +29,7 @@ my @ways = (
 );
 my @methods = ([ GET => undef ], [ POST => 'half-closed body' ]);
 
-plan tests => @ways * @methods * (2 + 2 * @prefixes) + 14;
+plan tests => @ways * @methods * (2 + 2 * @prefixes) + 2 * 6 + 2 * 5;
 
 my $hp = Apache::TestRequest::hostport();
 my $vars = Apache::Test::vars();
@@ -110,11 +114,23 @@ my @queues = (
       "its queue (1730 or 1077)" ],
     [ '/hc-queue-relay', $in_runner, "the runner's queue (1077)" ],
 );
+my %tag = ('/hc-queue' => 'hcq', '/hc-queue-relay' => 'hcqr');
+# A pool's requests, served, aborted and other errors, as a list.
+sub counts {
+    my ($p) = @_;
+    my $q = pool_of(status(), $tag{$p}) or return (0, 0, 0, 0);
+    my $c = $q->{counters};
+    my $other = 0;
+    $other += $c->{errors}{$_} for grep { $_ ne 'aborted' } keys %{ $c->{errors} };
+    return ($c->{requests}, $c->{served}, $c->{errors}{aborted}, $other);
+}
+sub delta { my ($b, $a) = @_; return join ' ', map { $a->[$_] - $b->[$_] } 0 .. $#$a }
 my ($off, $slow);
 for my $qu (@queues) {
     my ($p, $logged, $where) = @$qu;
     raw_request($hp, 'GET', "$p/hc.pl?id=warm", [], undef, {}); # its worker is up
     truncate $ledger, 0;
+    my @before = counts($p);
     $off = log_size();
     $slow = send_req("$p/hc.pl?sleep=2&ledger=$ledger&id=slow");
     wait_until(sub { ledger() =~ /start slow/ }, 5);
@@ -135,6 +151,9 @@ for my $qu (@queues) {
     ok t_cmp(ledger() =~ /reset/ ? 'ran' : 'never ran', 'never ran', "$p: the reset one never ran");
     ok t_cmp(join(' ', ledger() =~ /^(\w+ \w+)$/mg), 'start slow done slow start half done half',
              "$p: the ledger: slow, then the half-closed one");
+    # (the half-closed one's worker is handed back once it is answered)
+    wait_until(sub { (counts($p))[0] - $before[0] >= 3 && (counts($p))[1] - $before[1] >= 2 }, 5);
+    ok t_cmp(delta(\@before, [counts($p)]), '3 2 1 0', "$p: 3 requests: 2 served, the reset one aborted");
 }
 
 # A client that closes (end of file, as a half-closed one) while queued is
@@ -144,18 +163,30 @@ for my $qu (@queues) {
 # 3610); its worker is
 # drained to its sentinel, not stopped (it ends within the 5 s a worker
 # whose client left has; an endless stream is stopped, t/53_gone_stream).
-$off = log_size();
-$slow = send_req("/hc-queue/hc.pl?sleep=1&ledger=$ledger&id=slow2");
-wait_until(sub { ledger() =~ /start slow2/ }, 5);
-my $gone = send_req("/hc-queue/hc.pl?stream=10&ledger=$ledger&id=fin");
-sleep 0.3;
-close $gone;
-read_all($slow);
-ok t_cmp(wait_until(sub { ledger() =~ /start fin/ }, 3), 1, 'it runs when the worker is free');
-ok t_cmp(wait_until(sub { log_from($off) =~ /CGIPLUS(?:1070: client went away during|3610: client reset its connection \(or HTTP\/2 stream\) while) the response of \S+hc\.pl/ }, 3),
-         1, 'the first write ends it (1070, or the reset it met, 3610)');
-# the 10 lines take 2 s; a stopped worker never writes "done"
-ok t_cmp(wait_until(sub { ledger() =~ /done fin/ }, 20) ? 'finished' : 'stopped', 'finished',
-         'its worker finished its response unseen (drained, not stopped)');
-my $after = raw_request($hp, 'GET', '/hc-queue/hc.pl?id=after', [], undef, { half_close => 1 });
-ok t_cmp($after->{body}, "method=GET query=id=after len=0 body=\n", 'the pool serves the next one');
+for my $p (map { $_->[0] } @queues) {
+    my $n = $tag{$p};
+    my @before = counts($p);
+    my $q0 = pool_of(status(), $n);
+    my %served0 = map { $_->{pid} => $_->{requests} } @{ $q0 ? $q0->{workers} : [] };
+    $off = log_size();
+    $slow = send_req("$p/hc.pl?sleep=1&ledger=$ledger&id=slow$n");
+    wait_until(sub { ledger() =~ /start slow$n/ }, 5);
+    my $gone = send_req("$p/hc.pl?stream=10&ledger=$ledger&id=fin$n");
+    sleep 0.3;
+    close $gone;
+    read_all($slow);
+    ok t_cmp(wait_until(sub { ledger() =~ /start fin$n/ }, 3), 1, "$p: it runs when the worker is free");
+    ok t_cmp(wait_until(sub { log_from($off) =~ /CGIPLUS(?:1070: client went away during|3610: client reset its connection \(or HTTP\/2 stream\) while) the response of \S+hc\.pl/ }, 3),
+             1, "$p: the first write ends it (1070, or the reset it met, 3610)");
+    # the 10 lines take 2 s; a stopped worker never writes "done"
+    ok t_cmp(wait_until(sub { ledger() =~ /done fin$n/ }, 20) ? 'finished' : 'stopped', 'finished',
+             "$p: its worker finished its response unseen (drained, not stopped)");
+    # (on the same worker, after it: it has reached its end by then)
+    my $after = raw_request($hp, 'GET', "$p/hc.pl?id=after", [], undef, { half_close => 1 });
+    ok t_cmp($after->{body}, "method=GET query=id=after len=0 body=\n", "$p: the pool serves the next one");
+    wait_until(sub { (counts($p))[0] - $before[0] >= 3 && (counts($p))[1] - $before[1] >= 2 }, 5);
+    my $q1 = pool_of(status(), $n);
+    my ($w) = grep { exists $served0{$_->{pid}} } @{ $q1 ? $q1->{workers} : [] };
+    ok t_cmp(delta(\@before, [counts($p)]) . ' ' . ($w ? $w->{requests} - $served0{$w->{pid}} : 'a new worker'),
+             '3 2 1 0 2', "$p: 3 requests: 2 served, the closed one aborted only; its worker's count 2");
+}

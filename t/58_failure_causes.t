@@ -21,7 +21,7 @@ use PoolTest qw(hget hstart hfinish hfinish_all status wait_for);
 my @paths = qw(d r);
 my @causes = qw(overloaded timeout crashed spawn_failed not_found too_large bad_request aborted refused
                 bad_header bad_body);
-plan tests => 2 * (17 + 3 * 1 + 2 * 4);
+plan tests => 2 * (18 + 3 * 1 + 2 * 4);
 
 my $vars = Apache::Test::config()->{vars};
 my $lib = "$vars->{top_dir}/lib/perl";
@@ -147,6 +147,16 @@ for my $p (@paths) {
                                overloaded => 1, aborted => 1),
              "$name: fail.pl's errors by cause (JSON)");
     ok t_cmp($fp->{counters}{requests}, 12, "$name: and all 12 requests are counted, the refused ones too");
+    # Each once: the 4 answered well are the served ones; a bad header is
+    # not served too, nor is the reset one once its worker has run it to
+    # its end (drained on the direct path, an orphan relayed).
+    wait_for(sub { my $q = pool_by_script(status(), $script);
+                   $q && !grep { $_->{state} ne 'idle' } @{ $q->{workers} } }, 10, 0.1);
+    my $done = pool_by_script(status(), $script);
+    my $failed = 0;
+    $failed += $done->{counters}{errors}{$_} // 0 for @causes;
+    ok t_cmp("$done->{counters}{requests} $done->{counters}{served} $failed", '12 4 8',
+             "$name: 12 requests: 4 served, 8 failed, each counted once");
     ok t_cmp("$fp->{counters}{max_active} $fp->{counters}{max_reached} $fp->{queue}{max}", '2 1 1',
              "$name: max active 2, the limit reached once, one request queued at most");
     my $m = hget('/cgiplus-status?metrics')->{body};
