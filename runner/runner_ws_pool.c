@@ -139,10 +139,22 @@ void runner_ws_watched(int all)
 
 /* ------------------------------------------------------------ starting workers */
 
+/* Workers that count toward max_workers: a draining one keeps its
+ * connections for ws_drain (10 minutes) and takes no new one; counted, it
+ * would keep a deploy's new workers out (max_workers_total still counts it). */
+unsigned runner_ws_pool_counted(const runner_ws_pool *p)
+{
+    const runner_ws_worker *w;
+    unsigned n = 0;
+    TAILQ_FOREACH(w, &p->workers, link)
+        n += w->state != RUNNER_WS_W_DRAINING;
+    return n;
+}
+
 /* 0 if a worker may start now, else when it may (or 1: not by time). */
 static uint64_t spawn_gate(const runner_ws_pool *p)
 {
-    if (p->nworkers >= SET(p, MAX_WORKERS) ||
+    if (runner_ws_pool_counted(p) >= SET(p, MAX_WORKERS) ||
         runner_g.nworkers >= runner_g.conf.v[CGP_S_MAX_WORKERS_TOTAL] ||
         runner_g.stop != RUNNER_RUN || p->retired)
         return 1;
@@ -177,6 +189,20 @@ static void fail_queue(runner_ws_pool *p, int outcome, unsigned retry, uint32_t 
     runner_ws_open *o;
     while ((o = TAILQ_FIRST(&p->queue)))
         runner_ws_open_fail(o, outcome, retry, 0, detail);
+}
+
+/* The queue of a pool without a worker where none may start. */
+static void no_worker(runner_ws_pool *p)
+{
+    runner_ws_open *o;
+    if (runner_g.stop != RUNNER_RUN) {
+        fail_queue(p, CGP_O_OVERLOADED, 1, ESHUTDOWN);
+        return;
+    }
+    while ((o = TAILQ_FIRST(&p->queue)))
+        runner_ws_open_limit(o, RUNNER_WS_L_NO_WORKER, p->retired
+                             ? "no worker (the pool is retiring; none may start)"
+                             : "max_workers_total (no worker, and none may start)");
 }
 
 void runner_ws_pool_dispatch(runner_ws_pool *p)
@@ -217,8 +243,7 @@ void runner_ws_pool_dispatch(runner_ws_pool *p)
     /* No worker, and none may start: nobody would take them. Overloaded,
      * not spawn-failed with 0 (the module would log a crash loop, 1069). */
     if (!TAILQ_EMPTY(&p->queue) && !p->nworkers && spawn_gate(p) == 1) {
-        fail_queue(p, CGP_O_OVERLOADED, 1,
-                   runner_g.stop != RUNNER_RUN ? ESHUTDOWN : CGP_OVL_WS_NO_WORKER);
+        no_worker(p);
     } else if (!TAILQ_EMPTY(&p->queue) && p->fail_streak >= 2 && runner_g.now < p->backoff_until) {
         /* The crash-loop backoff (2803) and no worker that may take them:
          * 503 with the time left at once, as a request pool answers in

@@ -1,6 +1,7 @@
 # WebSocket supervision: a worker that dies closes its connections with
 # 1011 and the pool starts another (connections are not moved); a deploy
-# lets the old worker keep its connections (new ones go to the new worker)
+# lets the old worker keep its connections (new ones go to the new worker,
+# which starts though the old one fills CGIplusMaxWorkers)
 # until CGIplusWebSocketDrain passes, then they get 1001; apachectl
 # graceful keeps live connections (the runner and the old child stay);
 # the idle, ping and message timeouts close what they must. A script that
@@ -50,7 +51,8 @@ Alias /dep/ $dep/
     Options +ExecCGI
     SetHandler cgiplus-script
     CGIplusWebSocketDrain 3s
-    CGIplusMaxWorkers 2
+    # the draining worker does not count: the new one may start
+    CGIplusMaxWorkers 1
 </Directory>
 Alias /idle/ \@DOCROOT\@/ws/
 <Location /idle/>
@@ -172,7 +174,7 @@ done(asyncio.run(main(sys.argv[1], sys.argv[2])))
 PY
 my ($pa) = ($r->{a1} // '') =~ /^v1 (\d+) x$/;
 ok t_cmp($pa ? 1 : 0, 1, "before the deploy: v1 ($r->{a1})");
-ok t_cmp($r->{b1} // '', qr/^v2 \d+ y$/, 'after it a new connection meets the new script');
+ok t_cmp($r->{b1} // '', qr/^v2 \d+ y$/, 'after it a new connection meets the new script (CGIplusMaxWorkers 1: the old worker draining does not count)');
 ok t_cmp($r->{a2} // '', qr/^v1 $pa z$/, 'the old connection stays with its old worker');
 ok t_cmp($r->{a_code} // 0, 1001, "CGIplusWebSocketDrain 3s: then it gets 1001 (after $r->{a_after} s)");
 ok t_cmp($r->{b2} // '', qr/^v2 \d+ w$/, 'the new one goes on');
