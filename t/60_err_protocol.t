@@ -26,7 +26,7 @@ use lib 't/lib', 't/htdocs/pool/lib';
 use MainLog qw(log_offset log_since log_wait);
 use PoolTest qw(wire_connect wire_key wire_request wire_frames wire_status wire_send wire_kv);
 
-plan tests => 25;
+plan tests => 26;
 
 my $vars = Apache::Test::config()->{vars};
 my $sock = "$vars->{t_logs}/cgiplus-runner.sock";
@@ -169,3 +169,5 @@ ok t_cmp(callout(10, undef), qr/answer=503 no answer/, 'a callout not answered: 
 ok t_cmp(log_wait($off, qr/CGIPLUS2202: a CALLOUT_ANSWER for worker pid \d+ is not one line.*\n(?s:.*)CGIPLUS2074: worker pid \d+ of \Q$callout\E: no answer from httpd to a forwarded callout/) ? 1 : 0, 1,
          '... logged (2202, 2074)');
 ok t_cmp(wire_status(wire_connect())->{runner}{pid}, $rpid, 'the same runner throughout');
+ok t_cmp(log_since($off) =~ /CGIPLUS2038: connection from pid $$ uid 0\n(?s:.*)CGIPLUS2044: connection from pid $$ closed/ ? 1 : 0, 1,
+         "its connections' accept and close logged (2038, 2044, debug)");

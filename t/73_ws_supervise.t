@@ -17,7 +17,7 @@ use Time::HiRes qw(sleep);
 use lib 't/lib';
 use WsTest qw(ws_start ws_stop ws_py ws_py_start ws_py_wait ws_log ws_status ws_graceful ws_dir);
 
-plan tests => 26, need { 'python3-websockets' =>
+plan tests => 32, need { 'python3-websockets' =>
                          !system("$WsTest::PYTHON -c 'import websockets' 2>/dev/null") };
 
 my $vars = Apache::Test::config()->{vars};
@@ -178,6 +178,17 @@ ok t_cmp($r->{b1} // '', qr/^v2 \d+ y$/, 'after it a new connection meets the ne
 ok t_cmp($r->{a2} // '', qr/^v1 $pa z$/, 'the old connection stays with its old worker');
 ok t_cmp($r->{a_code} // 0, 1001, "CGIplusWebSocketDrain 3s: then it gets 1001 (after $r->{a_after} s)");
 ok t_cmp($r->{b2} // '', qr/^v2 \d+ w$/, 'the new one goes on');
+# the pool's lines, each with its id ($dw: the deployed script, as logged)
+my $dw = qr{\S+/ws-sup-deploy/pid\.py};
+sub logged { my ($re) = @_; for (1 .. 100) { return 1 if ws_log('sup') =~ $re; sleep 0.1 } return 0 }
+ok t_cmp(logged(qr/CGIPLUS2800: new WebSocket pool #\d+ for $dw \(max_workers 1, max connections 0, max message 1048576 bytes\)/), 1,
+         'the pool was logged with its settings (2800)');
+ok t_cmp(logged(qr/CGIPLUS2801: $dw changed \(inode \d+\): WebSocket pool #\d+ rolls over to generation 1; 1 old workers keep their connections \(drain 3000 ms\)/), 1,
+         'the deploy logged (2801)');
+ok t_cmp(logged(qr/CGIPLUS2807: started WebSocket worker pid \d+ for $dw \(1 of 1, generation 1\)/), 1,
+         "... the new worker counted 1 of 1, the draining one left out (2807)");
+ok t_cmp(logged(qr/CGIPLUS2816: WebSocket worker pid $pa of $dw: drain time over, closing its 1 connections with 1001.*\n(?s:.*)CGIPLUS2814: stopping WebSocket worker pid $pa of $dw \(deploy, 0 connections\)/), 1,
+         '... the drain time over, the old worker stopped (2816, 2814)');
 
 # the timeouts' clients are done before the restart
 $tmo{$_} = (ws_py_wait($tmo{$_}) // {})->{$_} for qw(idle pinged noanswer mto);
@@ -222,6 +233,8 @@ ok t_cmp(($r->{idle}[1] // 0) >= 0.9 && $r->{idle}[1] < 4 ? 1 : 0, 1, '... about
 ok t_cmp($r->{pinged} // '', qr/ alive$/, 'CGIplusWebSocketPing 1s: a client that answers stays');
 ok t_cmp(($r->{noanswer}[0] // 0) >= 1 && $r->{noanswer}[1] ? 1 : 0, 1,
          "one that does not is pinged ($r->{noanswer}[0]) and dropped after $r->{noanswer}[2] s");
+ok t_cmp(ws_log('sup'), qr/CGIPLUS1809: WebSocket \d+ of \S+\/pid\.py: client 127\.0\.0\.1 answered no ping; closing it/,
+         '... logged (1809)');
 ok t_cmp($r->{mto}[0] // 0, 1008, "CGIplusWebSocketMessageTimeout 1s: a stalled message gets 1008 (after $r->{mto}[1] s)");
 
 # ---- scripts that cannot run
@@ -254,6 +267,8 @@ ok t_cmp(scalar(grep { defined $_->[1] } @{ $r->{nointerp} // [] }, @{ $r->{crlf
          '... no Retry-After (it will not pass by itself)');
 ok t_cmp($r->{noexec} // 0, 403, 'a script that is not executable: 403');
 my $log = ws_log('sup');
+ok t_cmp($log, qr{CGIPLUS2802: \S+/noexec\.py: Permission denied \(WebSocket upgrade /dep/noexec\.py\)},
+         '... logged (2802)');
 ok t_cmp($log, qr{CGIPLUS2818: cannot start \S+/nointerp\.py: exec: its interpreter '/nonexistent/python3' \(named on its #! line\) does not exist},
          'the runner names the missing interpreter (2818)');
 ok t_cmp($log, qr{CGIPLUS2818: cannot start \S+/crlf\.py: exec: its #! line ends in a carriage return .*\^M}
