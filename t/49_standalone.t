@@ -14,7 +14,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(wire_connect wire_request wire_frames wire_status wait_for wire_key_file);
 
-plan tests => 25;
+plan tests => 27;
 
 my $vars = Apache::Test::config()->{vars};
 my $bin = "$vars->{top_dir}/runner/cgiplus-runner";
@@ -104,6 +104,8 @@ ok t_cmp($max <= 3 ? 1 : 0, 1, "never more than 3 workers ($max at most)");
 $st = wire_status($s);
 ok t_cmp(pool($st, 'declared')->{counters}{deaths}{evicted} >= 1 ? 1 : 0, 1,
          'an idle declared worker made room (evicted)');
+ok t_cmp(log_of('runner'), qr{CGIPLUS2067: all 3 workers of the runner are taken; stopping idle worker pid \d+ of \Q$script\E for \S+/pool/other\.pl},
+         '... logged (2067)');
 
 # SIGHUP: new settings from the file.
 (my $conf2 = $conf) =~ s/max_workers_total 3/max_workers_total 5/;
@@ -116,6 +118,8 @@ ok t_cmp(pool($st, 'declared2') && !pool($st, 'declared2')->{retired} ? 1 : 0, 1
          'the changed pool section makes a new pool');
 my $old = wait_for(sub { my $p = pool(wire_status($s), 'declared'); !$p || $p->{retired} }, 6, 0.2);
 ok t_cmp($old ? 1 : 0, 1, 'and the old one retires once unused');
+ok t_cmp(log_of('runner'), qr{CGIPLUS2064: pool #\d+ of \Q$script\E retired \(superseded by a newer configuration\)},
+         '... logged (2064)');
 
 # A log_level the runner does not know on SIGHUP: said (2401), the level
 # in force stays, the rest of the file applies.
