@@ -66,6 +66,7 @@ struct runner_ws_pool {
                                * errno, what opens get while the backoff lasts (500); 0: none */
     unsigned sx_refused;      /* suEXEC refused its last start: the cgp_suexec_why, 0: no */
     uint64_t backoff_until, tokens_at, created;
+    uint64_t due;             /* the deadline last given to the loop (ws_deadline) */
     runner_stamp use;         /* which configuration used it last, and when */
     unsigned long spawned, opens, accepted, refused, failed;
     unsigned long limited[RUNNER_WS_L_N_];

@@ -165,21 +165,30 @@ static uint64_t spawn_gate(const runner_ws_pool *p)
 
 static void fail_queue(runner_ws_pool *p, int outcome, unsigned retry, uint32_t detail);
 
+static int usable(const runner_ws_pool *p, const runner_ws_worker *w)
+{
+    return w->gen == p->gen && (w->state == RUNNER_WS_W_STARTING || w->state == RUNNER_WS_W_READY);
+}
+
 static void start_one(runner_ws_pool *p)
 {
     runner_ws_worker *w;
     runner_rate_take(SET(p, SPAWN_RATE), &p->tokens_at);
     if (runner_ws_worker_spawn(p, &w) < 0) {
+        int err = errno;
         p->fail_streak++;
         p->backoff_until = runner_g.now + runner_g.conf.v[CGP_S_BACKOFF_BASE];
-        if (p->sx_refused) /* 500, as mod_cgi answers suexec's refusal (logged: 2700) */
+        if (p->sx_refused) { /* 500, as mod_cgi answers suexec's refusal (logged: 2700) */
             fail_queue(p, CGP_O_REFUSED, 0, p->sx_refused);
+            return;
+        }
+        /* No worker to wait for: spawn-failed with its errno at once, as a
+         * request pool answers a start that failed (2806, 2808 said why). */
+        TAILQ_FOREACH(w, &p->workers, link)
+            if (usable(p, w))
+                return;
+        fail_queue(p, CGP_O_SPAWN_FAILED, 1, (uint32_t)err);
     }
-}
-
-static int usable(const runner_ws_pool *p, const runner_ws_worker *w)
-{
-    return w->gen == p->gen && (w->state == RUNNER_WS_W_STARTING || w->state == RUNNER_WS_W_READY);
 }
 
 /* ------------------------------------------------------------ opens */
@@ -511,18 +520,23 @@ static uint64_t ws_deadline(void)
     uint64_t dl = 0, t;
     runner_ws_pool *p;
     TAILQ_FOREACH(p, &runner_ws_g.pools, link)
-        if ((t = runner_ws_pool_deadline(p)) && (!dl || t < dl))
+        if ((p->due = t = runner_ws_pool_deadline(p)) && (!dl || t < dl))
             dl = t;
     return dl;
 }
 
+/* The deadline the loop waited for, not one computed again: a gate that
+ * has opened by now (the backoff's end, the spawn rate's next token) is in
+ * no new deadline, and its queue would wait for queue_wait instead. */
 static void ws_timers(void)
 {
     runner_ws_pool *p;
     TAILQ_FOREACH(p, &runner_ws_g.pools, link) {
         uint64_t dl = runner_ws_pool_deadline(p);
-        if (dl && runner_g.now >= dl)
+        if ((dl && runner_g.now >= dl) || (p->due && runner_g.now >= p->due)) {
+            p->due = 0;
             runner_ws_pool_timer(p);
+        }
     }
 }
 

@@ -14,7 +14,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(wire_connect wire_request wire_frames wire_status wait_for wire_key_file);
 
-plan tests => 27;
+plan tests => 29;
 
 my $vars = Apache::Test::config()->{vars};
 my $bin = "$vars->{top_dir}/runner/cgiplus-runner";
@@ -194,6 +194,16 @@ req($s, 1, 'x=1');
 ok t_cmp(@f ? "$f[-1]{outcome} $f[-1]{detail}" : '', '4 1',
          'a root runner without --user answers spawn-failed (EPERM)');
 ok t_cmp(log_of('root'), qr/CGIPLUS2010: refusing to run \S+app\.pl as root/, 'and logs why (2010)');
+close $s;
+# the same for a WebSocket upgrade
+$s = wire_connect("$dir/root.sock");
+wire_request($s, 2, [script => "$vars->{documentroot}/ws/pid.py", uri => '/ws', mode => 'websocket'],
+             [REMOTE_ADDR => '127.0.0.1', REQUEST_METHOD => 'GET', CONTENT_LENGTH => 0]);
+@f = wire_frames($s, 100, 15);
+ok t_cmp(@f ? "$f[-1]{outcome} $f[-1]{detail}" : '', '4 1',
+         'a WebSocket upgrade to a root runner without --user: spawn-failed (EPERM) at once, as a request');
+ok t_cmp(log_of('root'), qr/CGIPLUS2806: refusing to run \S+\/ws\/pid\.py as root: start cgiplus-runner with --user/,
+         'and logs why (2806)');
 close $s;
 kill 'TERM', $rootr;
 waitpid $rootr, 0;

@@ -17,7 +17,7 @@ use Time::HiRes qw(sleep);
 use lib 't/lib';
 use WsTest qw(ws_start ws_stop ws_py ws_py_start ws_py_wait ws_log ws_status ws_graceful ws_dir);
 
-plan tests => 32, need { 'python3-websockets' =>
+plan tests => 34, need { 'python3-websockets' =>
                          !system("$WsTest::PYTHON -c 'import websockets' 2>/dev/null") };
 
 my $vars = Apache::Test::config()->{vars};
@@ -54,6 +54,11 @@ Alias /dep/ $dep/
     # the draining worker does not count: the new one may start
     CGIplusMaxWorkers 1
 </Directory>
+Alias /slow/ \@DOCROOT\@/ws/
+<Location /slow/>
+    CGIplusMaxWorkers 1
+    CGIplusSpawnRate 1
+</Location>
 Alias /idle/ \@DOCROOT\@/ws/
 <Location /idle/>
     CGIplusWebSocketIdleTimeout 1s
@@ -93,6 +98,34 @@ ok t_cmp(join(',', @{ $r->{codes} // [] }), '1011,1011,1011', 'a worker died: it
 ok t_cmp($r->{pid2} && $r->{pid2} ne $r->{pid1} ? 1 : 0, 1, 'a new connection meets a new worker');
 ok t_cmp(ws_log('sup'), qr/CGIPLUS2820: WebSocket worker pid $r->{pid1} of \S+ ended: exited \(exited with code 3\) with 3 connections open/,
          'the runner logged the death with its connections (2820)');
+
+# ---- CGIplusSpawnRate 1: the worker that replaces a dead one waits for
+# the rate's next token (a second after the first start), then starts;
+# the upgrade waits for it, not for CGIplusQueueWait (10 s, then 503).
+$r = ws_py(<<'PY', $port);
+import sys, time
+async def main(port):
+    url = "ws://127.0.0.1:%s/slow/pid.py" % port
+    out = {}
+    a = await connect(url)
+    await a.send("die")
+    try:
+        await asyncio.wait_for(a.recv(), 10)
+    except websockets.ConnectionClosed as e:
+        out["code"] = e.code
+    t0 = time.time()
+    try:
+        b = await connect(url)
+        await b.send("x"); out["b"] = await b.recv()
+        await b.close()
+    except Exception as e:
+        out["b"] = repr(e)
+    out["after"] = round(time.time() - t0, 1)
+    return out
+done(asyncio.run(main(sys.argv[1])))
+PY
+ok t_cmp($r->{code} // 0, 1011, 'CGIplusSpawnRate 1: the worker died (1011)');
+ok t_cmp($r->{b} // '', qr/^v0 \d+ x$/, "the next upgrade meets a new worker once the rate allows (after $r->{after} s)");
 
 # The timeouts' four cases (below) run meanwhile, each in a client of its
 # own: their pools are their own (/idle/, /ping/, /mto/), and their waits
