@@ -2,19 +2,21 @@
 # before its script gets it, past 1 MiB in a file. The file is in the spool
 # directory (CGIplusSpoolDir / spool_dir; default DefaultRuntimeDir/
 # cgiplus-spool, made 0700), never /tmp, and has its own cap (spool_max):
-# a body that needs more ends too-large (413), logged 2201. One whose file
+# a body that needs more ends too-large (413), logged 2201 (and 1066 by
+# httpd for one it relays). One whose file
 # cannot be made gets 503 with Retry-After (2001, 1061).
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use File::Path qw(make_path remove_tree);
+use IO::Select;
 use IO::Socket::INET;
 use Time::HiRes qw(sleep);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(runner_pid wait_for wire_connect wire_frames wire_send standalone_runner);
 
-plan tests => 16;
+plan tests => 18;
 
 my $vars = Apache::Test::config()->{vars};
 my $spool = "$vars->{t_logs}/cgiplus-spool";
@@ -51,6 +53,44 @@ print $sock "0\r\n\r\n";
 my $resp = do { local $/; <$sock> } // '';
 ok t_cmp($resp =~ m{^HTTP/1\.1 200} && $resp =~ /len=(\d+)/ ? $1 : $resp, length $chunk,
          'the script gets the whole body');
+
+# Past CGIplusSpoolMax (60M) through httpd: 413, said by the runner (2201)
+# and by httpd (1066); the upload is written until the answer comes.
+{
+    my $errlog = "$vars->{t_logs}/error_log";
+    my $off = -s $errlog;
+    my $up = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $vars->{port}) or die;
+    $up->blocking(0);
+    local $SIG{PIPE} = 'IGNORE';
+    my $mib = 'y' x (1024 * 1024);
+    my $out = "POST /cgi-plus/count.pl HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        . "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
+    my $sel = IO::Select->new($up);
+    my ($chunks, $until) = (0, time + 60);
+    while (time < $until) {
+        if (!length $out && $chunks < 62) {
+            $out = sprintf("%x\r\n", length $mib) . $mib . "\r\n";
+            $out .= "0\r\n\r\n" if ++$chunks == 62;
+        }
+        last if !length $out || $sel->can_read(0);  # all sent, or the answer came first
+        next unless $sel->can_write(1);
+        my $n = syswrite $up, $out;
+        last if !defined $n && !$!{EAGAIN};         # closed
+        substr($out, 0, $n) = '' if $n;
+    }
+    $up->blocking(1);
+    my $answer = '';
+    while ($sel->can_read(30)) {
+        my $n = sysread $up, $answer, 65536, length $answer;
+        last unless $n;
+    }
+    ok t_cmp($answer =~ m{^HTTP/1\.1 (\d+)} ? $1 : $answer, 413, 'a chunked body past CGIplusSpoolMax (60M): 413');
+    open my $lf, '<', $errlog or die;
+    seek $lf, $off, 0;
+    my $log = do { local $/; <$lf> };
+    ok t_cmp($log, qr{CGIPLUS2201: request \d+ \(/cgi-plus/count\.pl\): its body needs more than spool_max \(62914560 bytes\)(?s:.*)CGIPLUS1066: the request body for \S+count\.pl is over the runner's limit},
+             'said by the runner (2201), then by httpd (1066)');
+}
 
 # ---- the spool cannot be made: 503 with Retry-After, and the log says why ----
 # The spool directory replaced by a file for one request: the runner cannot
