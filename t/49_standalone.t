@@ -2,19 +2,24 @@
 # declared there start warm, module requests without settings meet them,
 # the global worker cap is kept by stopping idle workers of other pools,
 # SIGHUP reads the file again (a bad file is refused and the old settings
-# stay), an unsafe file is refused at start, and a runner running as root
-# with no user to switch to refuses to run scripts.
+# stay), an unsafe file is refused at start, a runner running as root
+# with no user to switch to refuses to run scripts (and WebSocket
+# workers), a [pool] section it cannot set up is said, and the last
+# descriptors are kept for connections that prove the key at once.
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use File::Path qw(make_path remove_tree);
+use IO::Select;
+use IO::Socket::UNIX;
+use Socket qw(SOCK_STREAM);
 use POSIX ();
 use Time::HiRes qw(sleep time);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(wire_connect wire_request wire_frames wire_status wait_for wire_key_file);
 
-plan tests => 29;
+plan tests => 33;
 
 my $vars = Apache::Test::config()->{vars};
 my $bin = "$vars->{top_dir}/runner/cgiplus-runner";
@@ -207,3 +212,48 @@ ok t_cmp(log_of('root'), qr/CGIPLUS2806: refusing to run \S+\/ws\/pid\.py as roo
 close $s;
 kill 'TERM', $rootr;
 waitpid $rootr, 0;
+
+# A [pool] section the runner cannot set up (a user it may not run
+# scripts as): said at start (2069), the rest of the file applies.
+# Descriptors: with 64 (prlimit), the last 32 are kept for connections
+# that prove the key at once; one that sends nothing there is closed at
+# once (2100), one with its HELLO is served.
+write_conf("$dir/lim.conf", <<"CONF");
+socket $dir/lim.sock
+key_file $key
+user nobody
+[pool $vars->{documentroot}/pool/other.pl]
+user daemon
+CONF
+my $limr = fork // die;
+if (!$limr) {
+    open STDERR, '>>', "$dir/lim.log" or die;
+    open STDOUT, '>', '/dev/null';
+    exec 'prlimit', '--nofile=64:64', $bin, '--config', "$dir/lim.conf" or POSIX::_exit(127);
+}
+wait_for(sub { -S "$dir/lim.sock" }, 5);
+ok t_cmp(log_of('lim'), qr/CGIPLUS2069: cannot set up the pool of \S+\/pool\/other\.pl: /,
+         'a [pool] section with a user not allowed: said (2069)');
+# fill descriptors 0 to 31 with connections that prove the key
+my @held;
+sub low_fds { opendir my $d, "/proc/$limr/fd" or return 99; return scalar grep { /^\d+$/ && $_ < 32 } readdir $d }
+push @held, wire_connect("$dir/lim.sock") while low_fds() < 32 && @held < 40;
+my $mute = IO::Socket::UNIX->new(Peer => "$dir/lim.sock", Type => SOCK_STREAM) or die "lim.sock: $!";
+my $gone = IO::Select->new($mute)->can_read(5) && !sysread($mute, my $buf, 1);
+ok t_cmp($gone ? 1 : 0, 1, 'a connection without HELLO in the last 32 of 64 descriptors: closed at once');
+ok t_cmp(wait_for(sub { log_of('lim') =~ /CGIPLUS2100: refused a connection from pid $$ before its HELLO: descriptor \d+ is among the last 32 of 64/ }, 5) ? 1 : 0, 1,
+         '... said (2100)');
+# (its HELLO may come a moment after the accept: the module tries again
+# then, as here)
+my $served;
+{
+    local $SIG{PIPE} = 'IGNORE';
+    for (1 .. 10) {
+        last if $served = eval { wire_status(wire_connect("$dir/lim.sock"))->{runner}{pid} };
+        sleep 0.05;
+    }
+}
+ok t_cmp($served // 0, $limr, 'one that proves the key there is served');
+close $_ for @held, $mute;
+kill 'TERM', $limr;
+waitpid $limr, 0;
