@@ -16,7 +16,7 @@ use Time::HiRes qw(sleep);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(runner_pid wait_for wire_connect wire_frames wire_send standalone_runner);
 
-plan tests => 18;
+plan tests => 20;
 
 my $vars = Apache::Test::config()->{vars};
 my $spool = "$vars->{t_logs}/cgiplus-spool";
@@ -169,6 +169,26 @@ chunked_request($s, 2, 3 * 1024 * 1024);
 ok t_cmp(@f ? $f[-1]{outcome} : -1, 6, 'a chunked body of 3 MiB (2 MiB in the file) ends too-large (413)');
 ok t_cmp(log_of('cap'), qr/CGIPLUS2201: request 2 \(\/spool\): its body needs more than spool_max \(1048576 bytes\)/,
          'logged (2201)');
+close $s;
+kill 'TERM', $runner;
+waitpid $runner, 0;
+
+# A spool directory whose path leaves no room for a FastCGI worker's socket
+# name (108 bytes in all): the worker cannot start, said (2009), and its
+# request ends spawn-failed (503).
+my $long = "$dir/" . ('d' x (100 - length "$dir/"));
+mkdir $long, 0700 or die "$long: $!";
+$runner = start('long', "socket $dir/l.sock\nuser nobody\nspool_dir $long\n");
+wait_for(sub { -S "$dir/l.sock" }, 5);
+$s = wire_connect("$dir/l.sock");
+wire_send($s, 3, 0, 1, pack('nN', 6, length "$vars->{top_dir}/t/src/fcgi_app") . 'script' . "$vars->{top_dir}/t/src/fcgi_app"
+                       . pack('nN', 4, 7) . 'mode' . 'fastcgi' . pack('nN', 3, 5) . 'uri' . '/fcgi');
+wire_send($s, 4, 1, 1, pack('nN', 14, 3) . 'REQUEST_METHOD' . 'GET' . pack('nN', 14, 1) . 'CONTENT_LENGTH' . '0');
+wire_send($s, 5, 1, 1, '');
+@f = wire_frames($s, 100, 10);
+ok t_cmp(@f ? $f[-1]{outcome} : -1, 4, 'a FastCGI worker whose socket name would be too long: spawn-failed');
+ok t_cmp(log_of('long'), qr{CGIPLUS2009: cannot start a FastCGI worker for \S+/fcgi_app: File name too long},
+         'logged (2009)');
 close $s;
 kill 'TERM', $runner;
 waitpid $runner, 0;
