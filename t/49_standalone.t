@@ -226,6 +226,8 @@ user nobody
 user daemon
 CONF
 my $limr = fork // die;
+# however the test ends, this runner stops
+END { kill 'TERM', $limr if $limr && kill 0, $limr }
 if (!$limr) {
     open STDERR, '>>', "$dir/lim.log" or die;
     open STDOUT, '>', '/dev/null';
