@@ -648,13 +648,19 @@ static void client_run(runner_client *c)
         int rc = cgp_hdr_unpack(f, &h);
         if (rc != CGP_OK) {
             if (c->state == RUNNER_C_HELLO && rc == CGP_E_VERSION && f[3] == CGP_T_HELLO) {
-                /* Another protocol version: tell it ours, then part. */
+                /* Another protocol version: tell it ours, then part. No
+                 * key proved yet: any process of httpd's group gets here,
+                 * so its lines are limited as 2200's. */
+                static runner_log_limit lim;
+                unsigned long dropped;
                 cgp_hello out = { .version = CGP_VERSION, .pid = (uint32_t)getpid() };
                 unsigned char b[CGP_HELLO_ACK_LEN];
                 cgp_hello_ack_pack(b, &out);
                 runner_client_send(c, CGP_T_HELLO_ACK, 0, cgp_get32(f + 8), b, sizeof(b));
-                runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2094) "pid %ld speaks protocol version "
-                           "%u, we speak %u; closing", (long)c->pid, f[2], CGP_VERSION);
+                if (runner_log_limit_ok(&lim, &dropped))
+                    runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2094) "pid %ld speaks protocol "
+                               "version %u, we speak %u; closing%s", (long)c->pid, f[2],
+                               CGP_VERSION, runner_log_dropped(dropped));
                 c->state = RUNNER_C_CLOSING;
             } else if (c->state == RUNNER_C_HELLO) {
                 hello_refused(c, &h, cgp_strerror(rc));

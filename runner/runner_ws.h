@@ -41,7 +41,8 @@ TAILQ_HEAD(runner_ws_open_list, runner_ws_open);
 
 /* Why an open was refused before any worker saw it; counted per pool. */
 enum runner_ws_limit { RUNNER_WS_L_POOL, RUNNER_WS_L_ADDR, RUNNER_WS_L_MEMORY,
-                       RUNNER_WS_L_QUEUE, RUNNER_WS_L_WAIT, RUNNER_WS_L_N_ };
+                       RUNNER_WS_L_QUEUE, RUNNER_WS_L_WAIT, RUNNER_WS_L_NO_WORKER,
+                       RUNNER_WS_L_N_ };
 
 /* One WebSocket pool: a (script, settings) key; its settings are a pool's
  * (set.v[CGP_S_*]), the ws_* rows included. Owned by the list in
@@ -65,6 +66,7 @@ struct runner_ws_pool {
                                * errno, what opens get while the backoff lasts (500); 0: none */
     unsigned sx_refused;      /* suEXEC refused its last start: the cgp_suexec_why, 0: no */
     uint64_t backoff_until, tokens_at, created;
+    uint64_t due;             /* the deadline last given to the loop (ws_deadline) */
     runner_stamp use;         /* which configuration used it last, and when */
     unsigned long spawned, opens, accepted, refused, failed;
     unsigned long limited[RUNNER_WS_L_N_];
@@ -274,6 +276,7 @@ runner_ws_pool *runner_ws_pool_get(const char *script, size_t slen, const runner
                                    uint32_t httpd_gen, int *err);
 void runner_ws_pool_submit(runner_ws_open *o);
 void runner_ws_pool_dispatch(runner_ws_pool *p);
+unsigned runner_ws_pool_counted(const runner_ws_pool *p);
 void runner_ws_pool_reaped(runner_ws_worker *w);
 uint64_t runner_ws_pool_deadline(runner_ws_pool *p);
 void runner_ws_pool_timer(runner_ws_pool *p);

@@ -185,10 +185,12 @@ void runner_ws_open_limit(runner_ws_open *o, int limit, const char *why)
     static const uint32_t why_of[RUNNER_WS_L_N_] = {
         [RUNNER_WS_L_POOL] = CGP_OVL_WS_CONNS, [RUNNER_WS_L_ADDR] = CGP_OVL_WS_CONNS,
         [RUNNER_WS_L_MEMORY] = CGP_OVL_WS_MEMORY, [RUNNER_WS_L_QUEUE] = CGP_OVL_WS_QUEUE,
-        [RUNNER_WS_L_WAIT] = CGP_OVL_WS_WAIT,
+        [RUNNER_WS_L_WAIT] = CGP_OVL_WS_WAIT, [RUNNER_WS_L_NO_WORKER] = CGP_OVL_WS_NO_WORKER,
     };
-    /* the cause in END's detail: the module's 503 line names it (1061) */
-    runner_ws_open_fail(o, CGP_O_OVERLOADED, 5, 0, why_of[limit]);
+    /* the cause in END's detail: the module's 503 line names it (1061);
+     * a worker of another pool may end any moment, so no worker: 1 s */
+    runner_ws_open_fail(o, CGP_O_OVERLOADED, limit == RUNNER_WS_L_NO_WORKER ? 1 : 5, 0,
+                        why_of[limit]);
 }
 
 /* A fresh id: never 0, never one in use. */

@@ -139,10 +139,22 @@ void runner_ws_watched(int all)
 
 /* ------------------------------------------------------------ starting workers */
 
+/* Workers that count toward max_workers: a draining one keeps its
+ * connections for ws_drain (10 minutes) and takes no new one; counted, it
+ * would keep a deploy's new workers out (max_workers_total still counts it). */
+unsigned runner_ws_pool_counted(const runner_ws_pool *p)
+{
+    const runner_ws_worker *w;
+    unsigned n = 0;
+    TAILQ_FOREACH(w, &p->workers, link)
+        n += w->state != RUNNER_WS_W_DRAINING;
+    return n;
+}
+
 /* 0 if a worker may start now, else when it may (or 1: not by time). */
 static uint64_t spawn_gate(const runner_ws_pool *p)
 {
-    if (p->nworkers >= SET(p, MAX_WORKERS) ||
+    if (runner_ws_pool_counted(p) >= SET(p, MAX_WORKERS) ||
         runner_g.nworkers >= runner_g.conf.v[CGP_S_MAX_WORKERS_TOTAL] ||
         runner_g.stop != RUNNER_RUN || p->retired)
         return 1;
@@ -153,21 +165,30 @@ static uint64_t spawn_gate(const runner_ws_pool *p)
 
 static void fail_queue(runner_ws_pool *p, int outcome, unsigned retry, uint32_t detail);
 
+static int usable(const runner_ws_pool *p, const runner_ws_worker *w)
+{
+    return w->gen == p->gen && (w->state == RUNNER_WS_W_STARTING || w->state == RUNNER_WS_W_READY);
+}
+
 static void start_one(runner_ws_pool *p)
 {
     runner_ws_worker *w;
     runner_rate_take(SET(p, SPAWN_RATE), &p->tokens_at);
     if (runner_ws_worker_spawn(p, &w) < 0) {
+        int err = errno;
         p->fail_streak++;
         p->backoff_until = runner_g.now + runner_g.conf.v[CGP_S_BACKOFF_BASE];
-        if (p->sx_refused) /* 500, as mod_cgi answers suexec's refusal (logged: 2700) */
+        if (p->sx_refused) { /* 500, as mod_cgi answers suexec's refusal (logged: 2700) */
             fail_queue(p, CGP_O_REFUSED, 0, p->sx_refused);
+            return;
+        }
+        /* No worker to wait for: spawn-failed with its errno at once, as a
+         * request pool answers a start that failed (2806, 2808 said why). */
+        TAILQ_FOREACH(w, &p->workers, link)
+            if (usable(p, w))
+                return;
+        fail_queue(p, CGP_O_SPAWN_FAILED, 1, (uint32_t)err);
     }
-}
-
-static int usable(const runner_ws_pool *p, const runner_ws_worker *w)
-{
-    return w->gen == p->gen && (w->state == RUNNER_WS_W_STARTING || w->state == RUNNER_WS_W_READY);
 }
 
 /* ------------------------------------------------------------ opens */
@@ -177,6 +198,20 @@ static void fail_queue(runner_ws_pool *p, int outcome, unsigned retry, uint32_t 
     runner_ws_open *o;
     while ((o = TAILQ_FIRST(&p->queue)))
         runner_ws_open_fail(o, outcome, retry, 0, detail);
+}
+
+/* The queue of a pool without a worker where none may start. */
+static void no_worker(runner_ws_pool *p)
+{
+    runner_ws_open *o;
+    if (runner_g.stop != RUNNER_RUN) {
+        fail_queue(p, CGP_O_OVERLOADED, 1, ESHUTDOWN);
+        return;
+    }
+    while ((o = TAILQ_FIRST(&p->queue)))
+        runner_ws_open_limit(o, RUNNER_WS_L_NO_WORKER, p->retired
+                             ? "no worker (the pool is retiring; none may start)"
+                             : "max_workers_total (no worker, and none may start)");
 }
 
 void runner_ws_pool_dispatch(runner_ws_pool *p)
@@ -217,8 +252,7 @@ void runner_ws_pool_dispatch(runner_ws_pool *p)
     /* No worker, and none may start: nobody would take them. Overloaded,
      * not spawn-failed with 0 (the module would log a crash loop, 1069). */
     if (!TAILQ_EMPTY(&p->queue) && !p->nworkers && spawn_gate(p) == 1) {
-        fail_queue(p, CGP_O_OVERLOADED, 1,
-                   runner_g.stop != RUNNER_RUN ? ESHUTDOWN : CGP_OVL_WS_NO_WORKER);
+        no_worker(p);
     } else if (!TAILQ_EMPTY(&p->queue) && p->fail_streak >= 2 && runner_g.now < p->backoff_until) {
         /* The crash-loop backoff (2803) and no worker that may take them:
          * 503 with the time left at once, as a request pool answers in
@@ -486,18 +520,23 @@ static uint64_t ws_deadline(void)
     uint64_t dl = 0, t;
     runner_ws_pool *p;
     TAILQ_FOREACH(p, &runner_ws_g.pools, link)
-        if ((t = runner_ws_pool_deadline(p)) && (!dl || t < dl))
+        if ((p->due = t = runner_ws_pool_deadline(p)) && (!dl || t < dl))
             dl = t;
     return dl;
 }
 
+/* The deadline the loop waited for, not one computed again: a gate that
+ * has opened by now (the backoff's end, the spawn rate's next token) is in
+ * no new deadline, and its queue would wait for queue_wait instead. */
 static void ws_timers(void)
 {
     runner_ws_pool *p;
     TAILQ_FOREACH(p, &runner_ws_g.pools, link) {
         uint64_t dl = runner_ws_pool_deadline(p);
-        if (dl && runner_g.now >= dl)
+        if ((dl && runner_g.now >= dl) || (p->due && runner_g.now >= p->due)) {
+            p->due = 0;
             runner_ws_pool_timer(p);
+        }
     }
 }
 

@@ -15,7 +15,7 @@
 #include <string.h>
 
 static const char *const limit_names[RUNNER_WS_L_N_] = { "pool", "address", "memory", "queue",
-                                                         "wait" };
+                                                         "wait", "no_worker" };
 
 static const char *wstate(const runner_ws_worker *w)
 {

@@ -105,7 +105,7 @@ int runner_ws_worker_spawn(runner_ws_pool *p, runner_ws_worker **out)
     runner_g.nworkers++;
     runner_ws_worker_update(w);
     runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2807) "started WebSocket worker pid %ld for %s "
-               "(%u of %llu, generation %u)", (long)pid, p->script, p->nworkers,
+               "(%u of %llu, generation %u)", (long)pid, p->script, runner_ws_pool_counted(p),
                (unsigned long long)p->set.v[CGP_S_MAX_WORKERS], p->gen);
     *out = w;
     return 0;

@@ -7,7 +7,7 @@ use Apache::TestUtil;
 use Apache::TestRequest qw(GET);
 use Time::HiRes qw(sleep time);
 
-plan tests => 7;
+plan tests => 9;
 
 my $vars = Apache::Test::config()->{vars};
 my $pidfile = "$vars->{t_logs}/cgiplus-runner.pid";
@@ -51,3 +51,14 @@ for (1 .. 100) {
 }
 ok $new > 1 && $new != $old && kill(0, $new);
 ok t_cmp(names_of($old), 0, 'the new runner removed the killed runner\'s socket names');
+sub main_log { local (@ARGV, $/) = "$vars->{t_logs}/error_log"; return <> // '' }
+ok t_cmp(main_log(), qr/CGIPLUS2970: removed \d+ FastCGI socket names? an earlier runner \(pid $old\) left in \Q$spool\E/,
+         '... and said so (2970)');
+# the children take the new runner's table for the direct path (debug)
+my $table = 0;
+for (1 .. 20) {
+    GET '/c/hello';
+    last if ($table = main_log() =~ /CGIPLUS1703: direct path: got the table of runner pid $new\b/);
+    sleep 0.1;
+}
+ok t_cmp($table ? 1 : 0, 1, 'the children map the new runner\'s table (1703, debug)');

@@ -110,7 +110,7 @@ my @policy = (
 my @same = map { my $m = $_; map { [$m, $_] } '/hello.txt', '/big.txt', '/sub/' }
            qw(POST PUT DELETE OPTIONS PATCH);
 
-plan tests => 2 * @refused + 3 + 2 * @served + 2 + 2 * @methods * @policy + 3 * 2 * @same + 2;
+plan tests => 2 * @refused + 6 + 2 * @served + 2 + 2 * @methods * @policy + 3 * 2 * @same + 2;
 
 for my $t (@refused) {
     my ($path, $want, $what) = @$t;
@@ -127,6 +127,12 @@ for my $t (@refused) {
     ok t_cmp($log, qr{CGIPLUS1516: refused \S+/static/fifo: not a regular file}, 'a FIFO: logged (1516)');
     ok t_cmp($log, qr{CGIPLUS1512: refused \S*/static/link-out: a symbolic link on its path leads out of the served directory},
              'a symlink out: logged (1512)');
+    ok t_cmp($log, qr{CGIPLUS1515: refused /static/hello\.txt%00\.html: an encoded NUL in the path},
+             'an encoded NUL: logged (1515)');
+    ok t_cmp($log, qr{CGIPLUS1518: refused /static/\.hidden: a name starting with '\.' \(dotfiles=deny\)},
+             'a dotfile in the quick handler: logged (1518)');
+    ok t_cmp($log, qr{CGIPLUS1513: refused /hstatic/\.hidden: a name starting with '\.' \(dotfiles=deny\)},
+             '... in the handler phase: logged (1513)');
 }
 for my $t (@served) {
     my ($path, $want, $what) = @$t;

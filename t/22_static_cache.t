@@ -41,7 +41,7 @@ sub put_file {
 
 sub slurp { open my $fh, '<', shift or die $!; local $/; return scalar <$fh> }
 
-plan tests => 54;
+plan tests => 56;
 
 # -- replaced (new inode), changed in place, forced, deleted; small file
 put_file('fresh.txt', "one\n");
@@ -65,6 +65,12 @@ unlink "$dir/fresh.txt";
 sleep 0.5;
 $r = req('/static/fresh.txt');
 ok t_cmp($r->code, 404, 'deleted file: 404 after the interval');
+{
+    my $log = slurp("$vars->{t_logs}/error_log");
+    ok t_cmp($log, qr{CGIPLUS1520: \Q$dir\E/fresh\.txt changed on disk; dropping it from the cache},
+             'each change seen is logged (1520, debug)');
+    ok t_cmp($log, qr{CGIPLUS1510: File does not exist: \Q$dir\E/fresh\.txt}, 'the deleted file: 1510');
+}
 
 # -- the same for a large file (descriptor path), both vhosts
 for my $v ('', 'nommap:') {

@@ -13,9 +13,11 @@ use Apache::Test;
 use Apache::TestUtil;
 use Apache::TestRequest qw(GET GET_RC POST_RC);
 use File::Path qw(remove_tree);
+use lib 't/lib';
+use MainLog qw(log_offset log_wait);
 
 my @post_content = (10, 99, 250, 255, 256, 257, 258, 1024);
-plan tests => 22 + 3 * @post_content;
+plan tests => 24 + 3 * @post_content;
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{t_logs}/slog";
@@ -28,8 +30,14 @@ sub slurp { open my $fh, '<', $_[0] // $log or return ''; local $/; return <$fh>
 # answered all the same, without an entry.
 remove_tree($dir);
 ok t_cmp(-e $dir ? 1 : 0, 0, 'the log\'s directory does not exist');
+my $off = log_offset();
 ok t_cmp(GET_RC('/cgi-slog/bogus-perl.pl'), 502, 'a failure meanwhile: 502 all the same');
 ok t_cmp(-e $log ? 1 : 0, 0, 'and no log (its directory is still missing)');
+ok t_cmp(log_wait($off, qr{CGIPLUS1260: cannot open the script log '\Q$log\E' for the failure of \S+/bogus-perl\.pl; no entry}), 1,
+         'the lost entry is said (1260, debug)');
+# the plain CGI process of that request, through the runner's debug lines
+ok t_cmp(log_wait($off, qr{CGIPLUS2017: started cgi pid (\d+) for (\S+/bogus-perl\.pl)\n(?s:.*)CGIPLUS2027: cgi pid \1 of \2 exited with code 255 during request \d+ \(/cgi-slog/bogus-perl\.pl\) before ending its response(?s:.*)CGIPLUS2029: cgi pid \1 of \2 exited with code 255}), 1,
+         'its process started (2017), died before its response (2027) and was reaped (2029)');
 
 # The directory appears, writable by User only (as a log directory would be).
 my ($uid, $gid) = ((getpwnam $vars->{user})[2], (getgrnam $vars->{group})[2]);

@@ -47,7 +47,7 @@ my @ok = ([ 'a.test', '/cgi-bin/id.sh', 'a' ], [ '127.0.0.1', '/~USERB/cgi-bin/i
 
 my $have_ws = !system("$WsTest::PYTHON -c 'import websockets' 2>/dev/null");
 
-plan tests => 2 * (2 + 3 * @ok + 3 * @refusals) + @refusals + 6 + @ok + @refusals + 2 + 5,
+plan tests => 2 * (2 + 3 * @ok + 3 * @refusals) + @refusals + 6 + @ok + @refusals + 2 + 6,
     need { 'root, and suEXEC installed setuid (apache2-suexec-pristine)' => $have_suexec &&
            $docroot && $sxlog && $suffix, 'python3-websockets' => $have_ws };
 
@@ -248,6 +248,8 @@ for my $variant ('cgid', 'cgiplus') {
         # scripts ran: suexec's log has nothing more for the persistent worker.
         ok t_cmp(slurp("$dir/cgiplus-runner.conf"), qr/^suexec_docroot \Q$docroot\E$/m,
                  "the runner has the wrapper's document root ($wrapper -V)");
+        ok t_cmp(slurp("$dir/error_log"), qr/CGIPLUS1322: suEXEC is enabled \(wrapper \Q$wrapper\E\): scripts under SuexecUserGroup run below \Q$docroot\E, UserDir scripts below ~user\/\S+, as their user after suexec's checks \(uid from \d+, gid from \d+\)/,
+                 'httpd said so at start, with the settings (1322)');
         # WebSocket workers: suexec's checks before each start too (a real
         # upgrade over a bare socket: python3-websockets sets no Host).
         {

@@ -15,7 +15,7 @@ use PrivateHttpd qw(private_conf private_start private_check private_dir
                     private_log private_wait_log private_get resp_code resp_pid);
 use FreePort qw(free_port);
 
-plan tests => 9;
+plan tests => 13;
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = private_dir('httpd-timeout');
@@ -63,3 +63,20 @@ $d = resp_pid(private_get($port, '/direct/app.pl')) unless $d;
 ok t_cmp(resp_code(private_get($port, '/direct/app.pl?sleep=5')), 504, "direct: httpd's Timeout answers 504");
 ok t_cmp(private_wait_log($dir, qr/CGIPLUS1706: .*worker pid $d\b.*stopping the worker/), 1,
          'and the child stops that worker (1706)');
+
+# A header begun (its first line) and not ended within Timeout: the same
+# 504 and lines (the runner and the direct path hold a header until it
+# ends), not 1074, which the module's own header scan would log.
+my $off = length private_log($dir);
+ok t_cmp(resp_code(private_get($port, '/relayed/app.pl?halfhead=4')), 504,
+         'relayed: a header not ended within Timeout: 504');
+ok t_cmp(substr(private_log($dir), $off), qr/CGIPLUS1081: httpd's Timeout passed waiting for the runner \(pid \d+\) before the response of \S+app\.pl began/,
+         '... 1081');
+# (a worker's second request: the direct path, as above)
+$d = resp_pid(private_get($port, '/direct/app.pl'));
+$d = resp_pid(private_get($port, '/direct/app.pl')) unless $d;
+$off = length private_log($dir);
+ok t_cmp(resp_code(private_get($port, '/direct/app.pl?halfhead=5')), 504,
+         'direct: a header not ended within Timeout: 504');
+ok t_cmp(private_wait_log($dir, qr/CGIPLUS1706: [^\n]*app\.pl \(worker pid $d\): httpd's timeout after \d+ ms; answering 504 and stopping the worker/), 1,
+         '... 1706');

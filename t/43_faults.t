@@ -11,7 +11,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(hget hstart hfinish hmany status pool_of wait_for);
 
-plan tests => 14;
+plan tests => 15;
 
 my $errlog = Apache::Test::vars('t_logs') . '/error_log';
 sub log_text { open my $fh, '<', $errlog or return ''; local $/; return <$fh> }
@@ -80,3 +80,5 @@ ok t_cmp($p->{backoff}{failures}, $spawns, 'every start failed and is counted');
 ok t_cmp($p->{counters}{deaths}{exited}, $spawns, 'each end recorded as exited');
 ok t_cmp(log_text() =~ /CGIPLUS2066: \S+crash\.pl: \d+ workers in a row ended before serving/
          ? 1 : 0, 1, 'the crash loop is reported (2066)');
+ok t_cmp(log_text() =~ /CGIPLUS2068: \S+crash\.pl: in crash-loop backoff for \d+ ms more; request \/pool\/crash\/crash\.pl answered spawn-failed/
+         ? 1 : 0, 1, 'each request turned away meanwhile too (2068, debug)');

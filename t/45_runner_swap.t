@@ -14,7 +14,7 @@ use PrivateHttpd qw(private_conf private_start private_dir private_log
                     private_start_get private_finish pid_in);
 use FreePort qw(free_port);
 
-plan tests => 6;
+plan tests => 7;
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = private_dir('runner-swap');
@@ -56,6 +56,8 @@ for (1 .. 100) {
     sleep 0.1;
 }
 ok t_cmp($new != $old ? 1 : 0, 1, 'a new runner runs after the path changed');
+ok t_cmp(private_log($dir), qr/CGIPLUS1603: the runner's path, socket, user or key changed: stopping cgiplus-runner \(pid $old\)/,
+         'httpd said why it stops the old one (1603)');
 ok t_cmp(private_finish($busy), qr{^HTTP/1\.1 200}, 'the request busy on the old runner completed');
 # the old runner exits once its workers are done; httpd's parent reaps it
 my $until = time + 15;

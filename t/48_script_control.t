@@ -14,7 +14,7 @@ use lib 't/htdocs/pool/lib';
 use PoolTest qw(hget hstart hfinish status pool_of wait_for wire_connect wire_request
                 wire_frames);
 
-plan tests => 27;
+plan tests => 28;
 
 my $vars = Apache::Test::config()->{vars};
 my $script = "$vars->{documentroot}/pool/app.pl";
@@ -48,6 +48,10 @@ ok t_cmp(scalar(@so) <= 3 ? 1 : 0, 1, scalar(@so) . ' STDOUT frames with X-buffe
 ok t_cmp(out(@f), qr/tick 1\ntick 2\ntick 3\ntick 4\ntick 5\ntick 6\n\z/, 'the same output');
 ok t_cmp(out(@f) =~ /Script-Control/i ? 1 : 0, 0, 'Script-Control is taken out of the header');
 ok t_cmp(out(@f), qr/^Content-Type: text\/plain\nX-Pid: \d+\n\n/, 'the other header lines stay');
+my ($xpid) = out(@f) =~ /^X-Pid: (\d+)/m;
+open my $dl, '<', "$vars->{t_logs}/error_log" or die;
+ok t_cmp((do { local $/; <$dl> }) =~ /CGIPLUS2076: worker pid $xpid of \S+app\.pl: Script-Control X-buffer-records/ ? 1 : 0, 1,
+         'the runner logged the directive it applied (2076, debug)');
 
 # --- MAP-PATH forwarded to the module and its answer relayed.
 my $t = req($s, 'callout=MAP-PATH:%20/x/y', callouts => 1);

@@ -2,19 +2,24 @@
 # declared there start warm, module requests without settings meet them,
 # the global worker cap is kept by stopping idle workers of other pools,
 # SIGHUP reads the file again (a bad file is refused and the old settings
-# stay), an unsafe file is refused at start, and a runner running as root
-# with no user to switch to refuses to run scripts.
+# stay), an unsafe file is refused at start, a runner running as root
+# with no user to switch to refuses to run scripts (and WebSocket
+# workers), a [pool] section it cannot set up is said, and the last
+# descriptors are kept for connections that prove the key at once.
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use File::Path qw(make_path remove_tree);
+use IO::Select;
+use IO::Socket::UNIX;
+use Socket qw(SOCK_STREAM);
 use POSIX ();
 use Time::HiRes qw(sleep time);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(wire_connect wire_request wire_frames wire_status wait_for wire_key_file);
 
-plan tests => 25;
+plan tests => 33;
 
 my $vars = Apache::Test::config()->{vars};
 my $bin = "$vars->{top_dir}/runner/cgiplus-runner";
@@ -104,6 +109,8 @@ ok t_cmp($max <= 3 ? 1 : 0, 1, "never more than 3 workers ($max at most)");
 $st = wire_status($s);
 ok t_cmp(pool($st, 'declared')->{counters}{deaths}{evicted} >= 1 ? 1 : 0, 1,
          'an idle declared worker made room (evicted)');
+ok t_cmp(log_of('runner'), qr{CGIPLUS2067: all 3 workers of the runner are taken; stopping idle worker pid \d+ of \Q$script\E for \S+/pool/other\.pl},
+         '... logged (2067)');
 
 # SIGHUP: new settings from the file.
 (my $conf2 = $conf) =~ s/max_workers_total 3/max_workers_total 5/;
@@ -116,6 +123,8 @@ ok t_cmp(pool($st, 'declared2') && !pool($st, 'declared2')->{retired} ? 1 : 0, 1
          'the changed pool section makes a new pool');
 my $old = wait_for(sub { my $p = pool(wire_status($s), 'declared'); !$p || $p->{retired} }, 6, 0.2);
 ok t_cmp($old ? 1 : 0, 1, 'and the old one retires once unused');
+ok t_cmp(log_of('runner'), qr{CGIPLUS2064: pool #\d+ of \Q$script\E retired \(superseded by a newer configuration\)},
+         '... logged (2064)');
 
 # A log_level the runner does not know on SIGHUP: said (2401), the level
 # in force stays, the rest of the file applies.
@@ -191,5 +200,62 @@ ok t_cmp(@f ? "$f[-1]{outcome} $f[-1]{detail}" : '', '4 1',
          'a root runner without --user answers spawn-failed (EPERM)');
 ok t_cmp(log_of('root'), qr/CGIPLUS2010: refusing to run \S+app\.pl as root/, 'and logs why (2010)');
 close $s;
+# the same for a WebSocket upgrade
+$s = wire_connect("$dir/root.sock");
+wire_request($s, 2, [script => "$vars->{documentroot}/ws/pid.py", uri => '/ws', mode => 'websocket'],
+             [REMOTE_ADDR => '127.0.0.1', REQUEST_METHOD => 'GET', CONTENT_LENGTH => 0]);
+@f = wire_frames($s, 100, 15);
+ok t_cmp(@f ? "$f[-1]{outcome} $f[-1]{detail}" : '', '4 1',
+         'a WebSocket upgrade to a root runner without --user: spawn-failed (EPERM) at once, as a request');
+ok t_cmp(log_of('root'), qr/CGIPLUS2806: refusing to run \S+\/ws\/pid\.py as root: start cgiplus-runner with --user/,
+         'and logs why (2806)');
+close $s;
 kill 'TERM', $rootr;
 waitpid $rootr, 0;
+
+# A [pool] section the runner cannot set up (a user it may not run
+# scripts as): said at start (2069), the rest of the file applies.
+# Descriptors: with 64 (prlimit), the last 32 are kept for connections
+# that prove the key at once; one that sends nothing there is closed at
+# once (2100), one with its HELLO is served.
+write_conf("$dir/lim.conf", <<"CONF");
+socket $dir/lim.sock
+key_file $key
+user nobody
+[pool $vars->{documentroot}/pool/other.pl]
+user daemon
+CONF
+my $limr = fork // die;
+# however the test ends, this runner stops
+END { kill 'TERM', $limr if $limr && kill 0, $limr }
+if (!$limr) {
+    open STDERR, '>>', "$dir/lim.log" or die;
+    open STDOUT, '>', '/dev/null';
+    exec 'prlimit', '--nofile=64:64', $bin, '--config', "$dir/lim.conf" or POSIX::_exit(127);
+}
+wait_for(sub { -S "$dir/lim.sock" }, 5);
+ok t_cmp(log_of('lim'), qr/CGIPLUS2069: cannot set up the pool of \S+\/pool\/other\.pl: /,
+         'a [pool] section with a user not allowed: said (2069)');
+# fill descriptors 0 to 31 with connections that prove the key
+my @held;
+sub low_fds { opendir my $d, "/proc/$limr/fd" or return 99; return scalar grep { /^\d+$/ && $_ < 32 } readdir $d }
+push @held, wire_connect("$dir/lim.sock") while low_fds() < 32 && @held < 40;
+my $mute = IO::Socket::UNIX->new(Peer => "$dir/lim.sock", Type => SOCK_STREAM) or die "lim.sock: $!";
+my $gone = IO::Select->new($mute)->can_read(5) && !sysread($mute, my $buf, 1);
+ok t_cmp($gone ? 1 : 0, 1, 'a connection without HELLO in the last 32 of 64 descriptors: closed at once');
+ok t_cmp(wait_for(sub { log_of('lim') =~ /CGIPLUS2100: refused a connection from pid $$ before its HELLO: descriptor \d+ is among the last 32 of 64/ }, 5) ? 1 : 0, 1,
+         '... said (2100)');
+# (its HELLO may come a moment after the accept: the module tries again
+# then, as here)
+my $served;
+{
+    local $SIG{PIPE} = 'IGNORE';
+    for (1 .. 10) {
+        last if $served = eval { wire_status(wire_connect("$dir/lim.sock"))->{runner}{pid} };
+        sleep 0.05;
+    }
+}
+ok t_cmp($served // 0, $limr, 'one that proves the key there is served');
+close $_ for @held, $mute;
+kill 'TERM', $limr;
+waitpid $limr, 0;

@@ -10,12 +10,14 @@ use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use LWP::UserAgent;
+use IO::Select;
+use IO::Socket::INET;
 use POSIX ();
 use Time::HiRes qw(sleep);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(runner_pid wait_for);
 
-plan tests => 7;
+plan tests => 10;
 
 my $vars = Apache::Test::config()->{vars};
 my $base = "http://$vars->{servername}:$vars->{port}";
@@ -63,4 +65,27 @@ my $log = do { local $/; <$el> };
 ok t_cmp($log =~ /CGIPLUS1081: lost the runner \(pid $runner\) before the response of \S+ledger\.pl began \(worker pid \d+ had it\); not sent again/ ? 1 : 0,
          1, 'logged (1081), naming the worker that had it');
 ok t_cmp(wait_for(sub { $ua->get("$base/pool/ledger/ledger.pl")->code == 200 }, 10) ? 1 : 0, 1,
+         'the next request is served');
+
+# The runner killed in the middle of a response it relays: the client's
+# connection is cut (its response was begun: nothing is sent again), said
+# (1071), and the next request is served by the new runner.
+$runner = wait_for(sub { runner_pid() }, 10);
+my $c = IO::Socket::INET->new(PeerAddr => "$vars->{servername}:$vars->{port}", Timeout => 10) or die;
+print $c "GET /pool/ledger/app.pl?ticks=200&gap=0.05 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+my ($resp, $sel) = ('', IO::Select->new($c));
+while ($resp !~ /tick 3\n/ && $sel->can_read(10)) {
+    last unless sysread $c, $resp, 65536, length $resp;
+}
+kill 'KILL', $runner;
+while ($sel->can_read(20)) {
+    last unless sysread $c, $resp, 65536, length $resp;
+}
+ok t_cmp(($resp =~ m{^HTTP/1\.1 200} ? 'begun' : 'not begun') . ' ' . ($resp =~ /tick 200\n/ ? 'whole' : 'cut'), 'begun cut',
+         'the runner killed mid-response: the response is cut');
+open $el, '<', "$vars->{t_logs}/error_log" or die;
+$log = do { local $/; <$el> };
+ok t_cmp($log =~ /CGIPLUS1071: lost the runner in the middle of the response of \S+app\.pl; cutting the client connection/ ? 1 : 0, 1,
+         'logged (1071)');
+ok t_cmp(wait_for(sub { $ua->get("$base/pool/ledger/app.pl")->code == 200 }, 10) ? 1 : 0, 1,
          'the next request is served');

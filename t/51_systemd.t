@@ -15,9 +15,9 @@ use IO::Socket::UNIX;
 use POSIX ();
 use Socket;
 use lib 't/htdocs/pool/lib';
-use PoolTest qw(wire_connect wire_request wire_frames wait_for wire_key_file wire_status);
+use PoolTest qw(wire_connect wire_request wire_frames wait_for wire_key wire_key_file wire_status);
 
-plan tests => 24;
+plan tests => 29;
 
 my $vars = Apache::Test::config()->{vars};
 my $bin = "$vars->{top_dir}/runner/cgiplus-runner";
@@ -169,6 +169,34 @@ ok t_cmp(log_of('notsock'), qr/CGIPLUS2404: socket activation: descriptor 3 is n
          'saying descriptor 3 is not a listening UNIX stream socket');
 close $plain;
 close $l2;
+
+# Started as httpd starts it (the key on a descriptor, no configuration
+# file), with nobody listening at NOTIFY_SOCKET: it says it cannot notify
+# (2402) and serves all the same; SIGHUP has no file to read again (2095).
+unlink "$dir/k.sock";
+pipe my $kr, my $kw or die "pipe: $!";
+my $kpid = fork // die;
+if (!$kpid) {
+    close $kw;
+    open STDERR, '>>', "$dir/keyfd.log" or die;
+    open STDOUT, '>', '/dev/null';
+    POSIX::dup2(fileno($kr), 5) // POSIX::_exit(126);
+    $ENV{NOTIFY_SOCKET} = "$dir/nobody-listens";
+    exec $bin, '--key-fd', 5, '--socket', "$dir/k.sock", '--user', 'nobody' or POSIX::_exit(127);
+}
+close $kr;
+print $kw wire_key();
+close $kw;
+ok t_cmp(wait_for(sub { log_of('keyfd') =~ /CGIPLUS2402: cannot tell the service manager "READY=1" over NOTIFY_SOCKET: No such file or directory/ }, 10) ? 1 : 0,
+         1, 'NOTIFY_SOCKET with nobody listening: said (2402)');
+ok t_cmp(wire_status(wire_connect("$dir/k.sock"))->{runner}{pid}, $kpid, '... and the runner serves');
+kill 'HUP', $kpid;
+ok t_cmp(wait_for(sub { log_of('keyfd') =~ /CGIPLUS2095: SIGHUP: no configuration file to read again \(start with --config\)/ }, 10) ? 1 : 0,
+         1, 'SIGHUP without --config: nothing to read again (2095)');
+ok t_cmp(wire_status(wire_connect("$dir/k.sock"))->{runner}{pid}, $kpid, '... and it goes on');
+kill 'TERM', $kpid;
+waitpid $kpid, 0;
+ok t_cmp($?, 0, 'it stops cleanly');
 
 open my $uf, '<', "$contrib/cgiplus-runner.service" or die;
 my $unit = do { local $/; <$uf> };

@@ -2,19 +2,21 @@
 # before its script gets it, past 1 MiB in a file. The file is in the spool
 # directory (CGIplusSpoolDir / spool_dir; default DefaultRuntimeDir/
 # cgiplus-spool, made 0700), never /tmp, and has its own cap (spool_max):
-# a body that needs more ends too-large (413), logged 2201. One whose file
+# a body that needs more ends too-large (413), logged 2201 (and 1066 by
+# httpd for one it relays). One whose file
 # cannot be made gets 503 with Retry-After (2001, 1061).
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use File::Path qw(make_path remove_tree);
+use IO::Select;
 use IO::Socket::INET;
 use Time::HiRes qw(sleep);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(runner_pid wait_for wire_connect wire_frames wire_send standalone_runner);
 
-plan tests => 16;
+plan tests => 20;
 
 my $vars = Apache::Test::config()->{vars};
 my $spool = "$vars->{t_logs}/cgiplus-spool";
@@ -51,6 +53,44 @@ print $sock "0\r\n\r\n";
 my $resp = do { local $/; <$sock> } // '';
 ok t_cmp($resp =~ m{^HTTP/1\.1 200} && $resp =~ /len=(\d+)/ ? $1 : $resp, length $chunk,
          'the script gets the whole body');
+
+# Past CGIplusSpoolMax (60M) through httpd: 413, said by the runner (2201)
+# and by httpd (1066); the upload is written until the answer comes.
+{
+    my $errlog = "$vars->{t_logs}/error_log";
+    my $off = -s $errlog;
+    my $up = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $vars->{port}) or die;
+    $up->blocking(0);
+    local $SIG{PIPE} = 'IGNORE';
+    my $mib = 'y' x (1024 * 1024);
+    my $out = "POST /cgi-plus/count.pl HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        . "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
+    my $sel = IO::Select->new($up);
+    my ($chunks, $until) = (0, time + 60);
+    while (time < $until) {
+        if (!length $out && $chunks < 62) {
+            $out = sprintf("%x\r\n", length $mib) . $mib . "\r\n";
+            $out .= "0\r\n\r\n" if ++$chunks == 62;
+        }
+        last if !length $out || $sel->can_read(0);  # all sent, or the answer came first
+        next unless $sel->can_write(1);
+        my $n = syswrite $up, $out;
+        last if !defined $n && !$!{EAGAIN};         # closed
+        substr($out, 0, $n) = '' if $n;
+    }
+    $up->blocking(1);
+    my $answer = '';
+    while ($sel->can_read(30)) {
+        my $n = sysread $up, $answer, 65536, length $answer;
+        last unless $n;
+    }
+    ok t_cmp($answer =~ m{^HTTP/1\.1 (\d+)} ? $1 : $answer, 413, 'a chunked body past CGIplusSpoolMax (60M): 413');
+    open my $lf, '<', $errlog or die;
+    seek $lf, $off, 0;
+    my $log = do { local $/; <$lf> };
+    ok t_cmp($log, qr{CGIPLUS2201: request \d+ \(/cgi-plus/count\.pl\): its body needs more than spool_max \(62914560 bytes\)(?s:.*)CGIPLUS1066: the request body for \S+count\.pl is over the runner's limit},
+             'said by the runner (2201), then by httpd (1066)');
+}
 
 # ---- the spool cannot be made: 503 with Retry-After, and the log says why ----
 # The spool directory replaced by a file for one request: the runner cannot
@@ -129,6 +169,26 @@ chunked_request($s, 2, 3 * 1024 * 1024);
 ok t_cmp(@f ? $f[-1]{outcome} : -1, 6, 'a chunked body of 3 MiB (2 MiB in the file) ends too-large (413)');
 ok t_cmp(log_of('cap'), qr/CGIPLUS2201: request 2 \(\/spool\): its body needs more than spool_max \(1048576 bytes\)/,
          'logged (2201)');
+close $s;
+kill 'TERM', $runner;
+waitpid $runner, 0;
+
+# A spool directory whose path leaves no room for a FastCGI worker's socket
+# name (108 bytes in all): the worker cannot start, said (2009), and its
+# request ends spawn-failed (503).
+my $long = "$dir/" . ('d' x (100 - length "$dir/"));
+mkdir $long, 0700 or die "$long: $!";
+$runner = start('long', "socket $dir/l.sock\nuser nobody\nspool_dir $long\n");
+wait_for(sub { -S "$dir/l.sock" }, 5);
+$s = wire_connect("$dir/l.sock");
+wire_send($s, 3, 0, 1, pack('nN', 6, length "$vars->{top_dir}/t/src/fcgi_app") . 'script' . "$vars->{top_dir}/t/src/fcgi_app"
+                       . pack('nN', 4, 7) . 'mode' . 'fastcgi' . pack('nN', 3, 5) . 'uri' . '/fcgi');
+wire_send($s, 4, 1, 1, pack('nN', 14, 3) . 'REQUEST_METHOD' . 'GET' . pack('nN', 14, 1) . 'CONTENT_LENGTH' . '0');
+wire_send($s, 5, 1, 1, '');
+@f = wire_frames($s, 100, 10);
+ok t_cmp(@f ? $f[-1]{outcome} : -1, 4, 'a FastCGI worker whose socket name would be too long: spawn-failed');
+ok t_cmp(log_of('long'), qr{CGIPLUS2009: cannot start a FastCGI worker for \S+/fcgi_app: File name too long},
+         'logged (2009)');
 close $s;
 kill 'TERM', $runner;
 waitpid $runner, 0;

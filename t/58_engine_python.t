@@ -16,7 +16,7 @@ use lib 't/htdocs/apps', 't/htdocs/pool/lib';
 use PoolTest qw(status script_requests wait_for);
 use AppTest qw(write_file curl url);
 
-plan tests => 87;
+plan tests => 90;
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{documentroot}/engine/python";
@@ -119,6 +119,9 @@ ok t_cmp($body, qr/^v=1 pid=\d+$/, 'version 1');
 version(2);
 (undef, undef, $body) = curl(url('/epy/version.py'));
 ok t_cmp($body, "v=2 pid=$pid\n", 'the changed file is compiled again in the same engine');
+sub main_log { local (@ARGV, $/) = "$vars->{t_logs}/error_log"; return <> // '' }
+ok t_cmp(wait_for(sub { main_log() =~ /CGIPLUS3211: cgiplus-engine-python: \Q$dir\E\/version\.py changed: compiling it again \(pid $pid\)/ }, 10) ? 1 : 0, 1,
+         '... and says so (3211)');
 unlink "$dir/version.py";
 
 # Plain CGI mode: the engine once per request.
@@ -176,6 +179,9 @@ for my $p (qw(epyrss epyrssr)) {
     }
     ok t_cmp($ok, 4, "/$p: every request served");
     ok t_cmp(scalar keys %seen, 4, "/$p: by a new engine each time (RETIRE)");
+    my $pids = join '|', keys %seen;
+    ok t_cmp(wait_for(sub { main_log() =~ /CGIPLUS2033: worker pid (?:$pids) callout RETIRE -> 200 retire/ }, 10) ? 1 : 0, 1,
+             "/$p: the runner's answer to RETIRE logged (2033, debug)");
 }
 # and each says why (3215), as the Perl engine does (3235, t/58_engine_perl.t)
 {

@@ -18,7 +18,7 @@ use PrivateHttpd qw(private_conf private_start private_dir private_log private_w
                     private_get resp_code resp_pid resp_body);
 use FreePort qw(free_port);
 
-plan tests => 35;
+plan tests => 36;
 
 my $vars = Apache::Test::config()->{vars};
 my $top = $vars->{top_dir};
@@ -128,6 +128,9 @@ for my $c (@cases) {
     ok t_cmp(private_wait_log($dir, $re), 1, "$what: logged with its id");
     next_fine($what);
 }
+
+ok t_cmp(private_wait_log($dir, qr{CGIPLUS2007: \S+/s/plain\.pl: Permission denied \(request /s/plain\.pl\)}), 1,
+         "no execute bit, persistent: the runner's own line (2007)");
 
 # Under the engine, an executable script runs.
 ($code, $body) = get('/e/ok.pl');

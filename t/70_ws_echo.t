@@ -13,7 +13,7 @@ use Apache::TestUtil qw(t_cmp);
 use lib 't/lib';
 use WsTest qw(ws_start ws_stop ws_py ws_log);
 
-plan tests => 45, need { 'python3-websockets' =>
+plan tests => 47, need { 'python3-websockets' =>
                          !system("$WsTest::PYTHON -c 'import websockets, h2' 2>/dev/null"),
                          't/src/fcgi_app (make builds it where libfcgi-dev is installed)' => -x 't/src/fcgi_app' };
 
@@ -223,6 +223,12 @@ $r = ws_py($bad, $port, '{"proto": "HTTP/1.0"}');
 ok t_cmp($r->{status}, 400, 'HTTP/1.0: 400');
 $r = ws_py($bad, $port, '{"headers": {"Connection": "keep-alive"}}');
 ok t_cmp($r->{status}, 400, 'Connection without Upgrade: 400');
+ok t_cmp(join(' ', ws_log('echo') =~ /CGIPLUS1805: WebSocket handshake for \S+\/ws_echo refused \((\d+)\): /g),
+         '426 400 400 400 400 400 400', 'each refusal logged with its status (1805)');
+# the way of a good upgrade, each step with its id: the runner's new pool,
+# its worker started and ready, the module's accepted connection
+ok t_cmp(ws_log('echo') =~ m{CGIPLUS2800: new WebSocket pool #\d+ for (\S+/ws_echo) .*\n(?s:.*)CGIPLUS2807: started WebSocket worker pid (\d+) for \1 .*\n(?s:.*)CGIPLUS2811: WebSocket worker pid \2 of \1 said HELLO.*\n(?s:.*)CGIPLUS1804: WebSocket \d+ to \1 accepted by worker pid \2} ? 1 : 0, 1,
+         'an upgrade logged step by step (2800, 2807, 2811, 1804)');
 
 # A plain GET to a WebSocket script, and an upgrade where WebSockets are off:
 # ordinary requests, which the library answers 426.

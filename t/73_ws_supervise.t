@@ -1,6 +1,7 @@
 # WebSocket supervision: a worker that dies closes its connections with
 # 1011 and the pool starts another (connections are not moved); a deploy
-# lets the old worker keep its connections (new ones go to the new worker)
+# lets the old worker keep its connections (new ones go to the new worker,
+# which starts though the old one fills CGIplusMaxWorkers)
 # until CGIplusWebSocketDrain passes, then they get 1001; apachectl
 # graceful keeps live connections (the runner and the old child stay);
 # the idle, ping and message timeouts close what they must. A script that
@@ -16,7 +17,7 @@ use Time::HiRes qw(sleep);
 use lib 't/lib';
 use WsTest qw(ws_start ws_stop ws_py ws_py_start ws_py_wait ws_log ws_status ws_graceful ws_dir);
 
-plan tests => 26, need { 'python3-websockets' =>
+plan tests => 34, need { 'python3-websockets' =>
                          !system("$WsTest::PYTHON -c 'import websockets' 2>/dev/null") };
 
 my $vars = Apache::Test::config()->{vars};
@@ -50,8 +51,14 @@ Alias /dep/ $dep/
     Options +ExecCGI
     SetHandler cgiplus-script
     CGIplusWebSocketDrain 3s
-    CGIplusMaxWorkers 2
+    # the draining worker does not count: the new one may start
+    CGIplusMaxWorkers 1
 </Directory>
+Alias /slow/ \@DOCROOT\@/ws/
+<Location /slow/>
+    CGIplusMaxWorkers 1
+    CGIplusSpawnRate 1
+</Location>
 Alias /idle/ \@DOCROOT\@/ws/
 <Location /idle/>
     CGIplusWebSocketIdleTimeout 1s
@@ -91,6 +98,34 @@ ok t_cmp(join(',', @{ $r->{codes} // [] }), '1011,1011,1011', 'a worker died: it
 ok t_cmp($r->{pid2} && $r->{pid2} ne $r->{pid1} ? 1 : 0, 1, 'a new connection meets a new worker');
 ok t_cmp(ws_log('sup'), qr/CGIPLUS2820: WebSocket worker pid $r->{pid1} of \S+ ended: exited \(exited with code 3\) with 3 connections open/,
          'the runner logged the death with its connections (2820)');
+
+# ---- CGIplusSpawnRate 1: the worker that replaces a dead one waits for
+# the rate's next token (a second after the first start), then starts;
+# the upgrade waits for it, not for CGIplusQueueWait (10 s, then 503).
+$r = ws_py(<<'PY', $port);
+import sys, time
+async def main(port):
+    url = "ws://127.0.0.1:%s/slow/pid.py" % port
+    out = {}
+    a = await connect(url)
+    await a.send("die")
+    try:
+        await asyncio.wait_for(a.recv(), 10)
+    except websockets.ConnectionClosed as e:
+        out["code"] = e.code
+    t0 = time.time()
+    try:
+        b = await connect(url)
+        await b.send("x"); out["b"] = await b.recv()
+        await b.close()
+    except Exception as e:
+        out["b"] = repr(e)
+    out["after"] = round(time.time() - t0, 1)
+    return out
+done(asyncio.run(main(sys.argv[1])))
+PY
+ok t_cmp($r->{code} // 0, 1011, 'CGIplusSpawnRate 1: the worker died (1011)');
+ok t_cmp($r->{b} // '', qr/^v0 \d+ x$/, "the next upgrade meets a new worker once the rate allows (after $r->{after} s)");
 
 # The timeouts' four cases (below) run meanwhile, each in a client of its
 # own: their pools are their own (/idle/, /ping/, /mto/), and their waits
@@ -172,10 +207,21 @@ done(asyncio.run(main(sys.argv[1], sys.argv[2])))
 PY
 my ($pa) = ($r->{a1} // '') =~ /^v1 (\d+) x$/;
 ok t_cmp($pa ? 1 : 0, 1, "before the deploy: v1 ($r->{a1})");
-ok t_cmp($r->{b1} // '', qr/^v2 \d+ y$/, 'after it a new connection meets the new script');
+ok t_cmp($r->{b1} // '', qr/^v2 \d+ y$/, 'after it a new connection meets the new script (CGIplusMaxWorkers 1: the old worker draining does not count)');
 ok t_cmp($r->{a2} // '', qr/^v1 $pa z$/, 'the old connection stays with its old worker');
 ok t_cmp($r->{a_code} // 0, 1001, "CGIplusWebSocketDrain 3s: then it gets 1001 (after $r->{a_after} s)");
 ok t_cmp($r->{b2} // '', qr/^v2 \d+ w$/, 'the new one goes on');
+# the pool's lines, each with its id ($dw: the deployed script, as logged)
+my $dw = qr{\S+/ws-sup-deploy/pid\.py};
+sub logged { my ($re) = @_; for (1 .. 100) { return 1 if ws_log('sup') =~ $re; sleep 0.1 } return 0 }
+ok t_cmp(logged(qr/CGIPLUS2800: new WebSocket pool #\d+ for $dw \(max_workers 1, max connections 0, max message 1048576 bytes\)/), 1,
+         'the pool was logged with its settings (2800)');
+ok t_cmp(logged(qr/CGIPLUS2801: $dw changed \(inode \d+\): WebSocket pool #\d+ rolls over to generation 1; 1 old workers keep their connections \(drain 3000 ms\)/), 1,
+         'the deploy logged (2801)');
+ok t_cmp(logged(qr/CGIPLUS2807: started WebSocket worker pid \d+ for $dw \(1 of 1, generation 1\)/), 1,
+         "... the new worker counted 1 of 1, the draining one left out (2807)");
+ok t_cmp(logged(qr/CGIPLUS2816: WebSocket worker pid $pa of $dw: drain time over, closing its 1 connections with 1001.*\n(?s:.*)CGIPLUS2814: stopping WebSocket worker pid $pa of $dw \(deploy, 0 connections\)/), 1,
+         '... the drain time over, the old worker stopped (2816, 2814)');
 
 # the timeouts' clients are done before the restart
 $tmo{$_} = (ws_py_wait($tmo{$_}) // {})->{$_} for qw(idle pinged noanswer mto);
@@ -220,6 +266,8 @@ ok t_cmp(($r->{idle}[1] // 0) >= 0.9 && $r->{idle}[1] < 4 ? 1 : 0, 1, '... about
 ok t_cmp($r->{pinged} // '', qr/ alive$/, 'CGIplusWebSocketPing 1s: a client that answers stays');
 ok t_cmp(($r->{noanswer}[0] // 0) >= 1 && $r->{noanswer}[1] ? 1 : 0, 1,
          "one that does not is pinged ($r->{noanswer}[0]) and dropped after $r->{noanswer}[2] s");
+ok t_cmp(ws_log('sup'), qr/CGIPLUS1809: WebSocket \d+ of \S+\/pid\.py: client 127\.0\.0\.1 answered no ping; closing it/,
+         '... logged (1809)');
 ok t_cmp($r->{mto}[0] // 0, 1008, "CGIplusWebSocketMessageTimeout 1s: a stalled message gets 1008 (after $r->{mto}[1] s)");
 
 # ---- scripts that cannot run
@@ -252,6 +300,8 @@ ok t_cmp(scalar(grep { defined $_->[1] } @{ $r->{nointerp} // [] }, @{ $r->{crlf
          '... no Retry-After (it will not pass by itself)');
 ok t_cmp($r->{noexec} // 0, 403, 'a script that is not executable: 403');
 my $log = ws_log('sup');
+ok t_cmp($log, qr{CGIPLUS2802: \S+/noexec\.py: Permission denied \(WebSocket upgrade /dep/noexec\.py\)},
+         '... logged (2802)');
 ok t_cmp($log, qr{CGIPLUS2818: cannot start \S+/nointerp\.py: exec: its interpreter '/nonexistent/python3' \(named on its #! line\) does not exist},
          'the runner names the missing interpreter (2818)');
 ok t_cmp($log, qr{CGIPLUS2818: cannot start \S+/crlf\.py: exec: its #! line ends in a carriage return .*\^M}

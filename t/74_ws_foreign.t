@@ -14,10 +14,15 @@ use Apache::TestUtil qw(t_cmp);
 use lib 't/lib';
 use WsTest qw(ws_start ws_stop ws_py ws_log);
 
-plan tests => 7, need { 'python3-websockets' =>
+plan tests => 10, need { 'python3-websockets' =>
                         !system("$WsTest::PYTHON -c 'import websockets' 2>/dev/null") };
 
-my ($port) = ws_start(name => 'foreign');
+my ($port) = ws_start(name => 'foreign', extra => <<'CONF');
+Alias /one/ @DOCROOT@/ws/
+<Location /one/>
+    CGIplusMaxWorkers 1
+</Location>
+CONF
 ok t_cmp($port ? 1 : 0, 1, 'private httpd started');
 
 my $r = ws_py(<<'PY', $port);
@@ -75,4 +80,32 @@ ok t_cmp(($r->{victim_got} // 'nothing') . ' | ' . ($r->{victim2_got} // 'nothin
 ok t_cmp("$r->{victim_after} $r->{victim2_after}", 'still still2', 'and both are still open and answered');
 ok t_cmp(($r->{a2_own} // '') =~ /^\d+$/ && $r->{a2_own} != $r->{a1_id} ? 'own' : "$r->{a2_own}",
          'own', "the attacker's own open connection works on, under a new id (no id reused)");
+
+# A worker that writes what is no record on its channel: stopped, its
+# connections (both: one worker) get 1011, the next upgrade meets a new
+# worker.
+$r = ws_py(<<'PY', $port);
+import sys
+base = "ws://127.0.0.1:%s/one/foreign.py" % sys.argv[1]
+async def main():
+    out = {}
+    a = await connect(base)
+    b = await connect(base)
+    await a.send("garble")
+    for name, c in (("a", a), ("b", b)):
+        try:
+            await asyncio.wait_for(c.recv(), 10)
+        except websockets.ConnectionClosed as e:
+            out[name] = e.code
+    n = await connect(base)
+    await n.send("id")
+    out["next"] = await asyncio.wait_for(n.recv(), 10)
+    await n.close()
+    return out
+done(asyncio.run(main()))
+PY
+ok t_cmp(($r->{a} // 0) . ' ' . ($r->{b} // 0), '1011 1011', 'a worker that garbles its channel: its connections get 1011');
+ok t_cmp(ws_log('foreign'), qr/CGIPLUS2810: WebSocket worker pid \d+ of \S+\/foreign\.py broke the protocol \(\? record, connection \d+, \d+ bytes: [^)]+\); stopping it/,
+         '... the runner says so (2810)');
+ok t_cmp($r->{next} // '', qr/^\d+$/, '... and the next upgrade is served');
 ws_stop('foreign');

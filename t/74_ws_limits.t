@@ -12,7 +12,7 @@ use lib 't/lib', 't/htdocs/pool/lib';
 use WsTest qw(ws_start ws_stop ws_py ws_py_start ws_py_wait ws_log ws_status);
 use PrivHttpd qw(ASAN_MEASURE);
 
-plan tests => 21, need { 'python3-websockets' =>
+plan tests => 22, need { 'python3-websockets' =>
                          !system("$WsTest::PYTHON -c 'import websockets' 2>/dev/null") };
 
 # The httpd children's RSS is bounded below: under the sanitizers, without
@@ -145,6 +145,8 @@ $r = ws_py_wait($floods[2]);
 ok t_cmp(($r->{got} // 2000) < 2000 && !defined $r->{code} ? 1 : 0, 1,
          "CGIplusWebSocketOverflow drop: $r->{got} of 2000 arrive, the rest dropped");
 ok t_cmp($r->{alive} ? 1 : 0, 1, '... and the connection goes on');
+ok t_cmp(ws_log('lim'), qr/CGIPLUS1808: WebSocket \d+ of \S+pid\.py: client 127\.0\.0\.1 does not read; a message is dropped \(CGIplusWebSocketOverflow drop\)/,
+         '... each drop logged (1808, debug)');
 
 # A client that pings and does not read: its pongs stop at the send queue
 # (64K) instead of growing the httpd child by 2 bytes a ping.

@@ -11,7 +11,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/lib';
 use WsTest qw(ws_start ws_py ws_log ws_graceful ws_status ws_dir);
 
-plan tests => 6, need { 'python3-websockets' =>
+plan tests => 7, need { 'python3-websockets' =>
                         !system("$WsTest::PYTHON -c 'import websockets' 2>/dev/null") };
 
 my ($port) = ws_start(name => 'reload');
@@ -62,5 +62,11 @@ while (time < $until) {
 ok t_cmp($gone ? 1 : 0, 1, 'the superseded pool retired and its workers stopped');
 ok t_cmp(ws_log('reload'), qr/CGIPLUS2804: WebSocket pool #$old_id of \S+ retired: superseded/,
          'logged as superseded (2804)');
+my $freed = 0;
+for (1 .. 100) {
+    last if ($freed = ws_log('reload') =~ /CGIPLUS2805: WebSocket pool #$old_id of \S+ freed/);
+    sleep 0.1;
+}
+ok t_cmp($freed ? 1 : 0, 1, 'then freed (2805, debug)');
 my ($n) = grep { $_->{id} == ($new ? $new->{id} : -1) } ws_pools();
 ok t_cmp($n && !$n->{retired} ? 1 : 0, 1, 'the new pool stays');

@@ -8,7 +8,8 @@
 # ignore_term (ignore SIGTERM from now on), victim (a line on stderr
 # saying the worker has its request, before anything else), hold=FILE
 # (wait, at most 30 s, until FILE exists: the test decides when the
-# request ends), body (reads the body: "cl=CONTENT_LENGTH got=BYTES sum=S"),
+# request ends), halfhead=S (sleeps S seconds after its header's first
+# line), body (reads the body: "cl=CONTENT_LENGTH got=BYTES sum=S"),
 # quit (exit 0 after ending the request, as a script that recycles itself),
 # startconf=FILE (FILE's first line as this worker read it at its first
 # request: a configuration read once, as php.ini is).
@@ -41,6 +42,7 @@ while (CGIplus::accept()) {
         for (1 .. 1500) { last if -e $q{hold}; sleep 0.02 }
     }
     print "Content-Type: text/plain\n";
+    sleep $q{halfhead} if $q{halfhead};
     print "Script-Control: $q{sc}\n" if exists $q{sc};
     print "X-Pid: $$\n\n";
     # CGIplusSetEnv POOL_<tag> <tag>: the status page shows the name only

@@ -4,8 +4,9 @@ answers its connection's id; "spray A B TEXT" sends TEXT to every
 connection id from A to B but its own, closes each with 4000, accepts and
 refuses each, broadcasts TEXT, then answers "sprayed"; "gone TEXT" sends
 TEXT to every connection of its own that has closed, then answers
-"sent to N". The runner must deliver none of it but to the worker's own
-open connections."""
+"sent to N"; "garble" writes a record header of no type on its channel.
+The runner must deliver none of it but to the worker's own open
+connections, and stop a worker that garbles."""
 import os
 import sys
 LIB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../lib/python")
@@ -37,3 +38,5 @@ for ev in ws.events():
             for c in closed:
                 ws.send(c, m[5:])
             ws.send(ev.conn, "sent to %d" % len(closed))
+        elif m == "garble":
+            os.write(ws.fd, b"\xff" * 12)

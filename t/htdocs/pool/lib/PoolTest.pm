@@ -20,7 +20,7 @@ use POSIX ();
 use File::Path ();
 
 our @EXPORT_OK = qw(strace_on strace_off hstart hfinish hfinish_all hget hmany status pool_of script_requests wait_for wire_connect wire_key wire_key_file wire_hello
-                    wire_request wire_frames wire_status wire_send runner_pid standalone_runner
+                    wire_request wire_frames wire_status wire_send wire_kv runner_pid standalone_runner
                     version_script configtest await_trace);
 
 my $vars = Apache::Test::config()->{vars};
@@ -300,6 +300,9 @@ sub wire_request {
 }
 
 sub wire_send { my ($s, @f) = @_; print $s _frame(@f) }
+
+# A kv list (BEGIN, PARAMS) from name, value pairs.
+sub wire_kv { return _kv(@_) }
 
 # The runner's status over the wire (STATUS, STATUS_REPLY frames), decoded.
 sub wire_status {
