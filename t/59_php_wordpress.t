@@ -39,9 +39,8 @@ use PrivateHttpd qw(fresh_dir private_stop);
 use PhpPeer qw(php_need php_fpm php_httpd php_stop);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
-use SideBySide qw(walk same_pairs);
+use SideBySide qw(walk same_pairs php_workers);
 use PrivMariaDB qw(mariadbd_bin mariadb_start mariadb_sql mariadb_query mariadb_stop);
-use JSON::PP ();
 
 my $wp = '/usr/share/wordpress';
 my $pass = 'Walk-the-1-blog';
@@ -246,7 +245,8 @@ sub norm {
     return $s;
 }
 # The headers but the date, Server, the framing, Location (compared
-# above); cookies' values and their names' hash; the REST API's nonce.
+# above); cookies' values and their names' hash; the REST API's nonce;
+# times.
 sub heads {
     my ($h) = @_;
     my @k = grep { !/^(date|server|content-length|transfer-encoding|connection|keep-alive|location)$/ } keys %$h;
@@ -258,6 +258,9 @@ sub heads {
                             $v = 'NONCE' if $_ eq 'x-wp-nonce';
                             # a feed's: its newest post's time, and a hash of it
                             $v = 'TIME' if $_ eq 'last-modified' || $_ eq 'etag' && $h->{'last-modified'};
+                            # load-styles.php's: its max-age from the clock's
+                            # time (a second apart on two sides now and then)
+                            $v = 'TIME' if $_ eq 'expires' && ($h->{'cache-control'} // '') =~ /max-age=[1-9]/;
                             "$_: $v" } sort @k;
 }
 
@@ -266,13 +269,7 @@ sub heads {
 # same must serve it all.
 my (%pid0, %pid1, @diff);
 my $status = "http://127.0.0.1:$pport/cgiplus-status";
-sub worker_of {
-    my ($side) = @_;
-    my $st = eval { JSON::PP::decode_json((curl("$status?json"))[2]) } // {};
-    my ($p) = grep { ($_->{script} // '') eq '/usr/bin/php-cgi' && ($_->{site} // '') =~ /:$port{$side}\b/ }
-              @{ $st->{pools} // [] };
-    return ($p, sort { $a <=> $b } map { $_->{pid} } ($p ? @{ $p->{workers} // [] } : ()));
-}
+sub worker_of { return php_workers($status, $port{$_[0]}) }
 my $n = 0;
 walk([map { $_->[1] } @steps], \%port, $dir, \&norm, sub {
     my ($what, $r) = @_;

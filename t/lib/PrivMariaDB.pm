@@ -35,7 +35,8 @@ sub mariadb_start {
         my ($uid, $gid) = (getpwnam($vars->{user}))[2, 3];
         chown $uid, $gid, $my;
     }
-    my $out = `mariadb-install-db --no-defaults --datadir=$my/data --auth-root-authentication-method=normal --skip-test-db @as 2>&1`;
+    my $opts = "--no-defaults --datadir=$my/data --auth-root-authentication-method=normal --skip-test-db";
+    my $out = `mariadb-install-db $opts @as 2>&1`;
     die "mariadb-install-db: $out" if $?;
     my $db = { sock => "$my/mysql.sock", dir => $my, by => $$ };
     my $bin = mariadbd_bin();
