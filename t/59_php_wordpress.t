@@ -34,15 +34,13 @@ use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
-use Time::HiRes qw(sleep);
-use POSIX ();
 use lib 't/lib', 't/htdocs/apps';
 use PrivateHttpd qw(fresh_dir private_stop);
 use PhpPeer qw(php_need php_fpm php_httpd php_stop);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
-use SideBySide qw(walk same_pairs);
-use JSON::PP ();
+use SideBySide qw(walk same_pairs php_workers);
+use PrivMariaDB qw(mariadbd_bin mariadb_start mariadb_sql mariadb_query mariadb_stop);
 
 my $wp = '/usr/share/wordpress';
 my $pass = 'Walk-the-1-blog';
@@ -112,11 +110,10 @@ my @steps = (
     [302, sub { [GET => '/wp-admin/'] }],
 );
 my @pairs = (['pool', 'fpm'], ['poolr', 'fpm'], ['dropin', 'fpm']);
-my $myd = (grep { -x } '/usr/sbin/mariadbd', '/usr/sbin/mysqld')[0];
 plan tests => 3 + (1 + 5 * @pairs) * @steps + 1 + 3 + 2 * 3,
     need php_need('needs wordpress, its theme and mariadb-server (Debian packages wordpress, '
                   . 'wordpress-theme-twentytwentythree, mariadb-server)' =>
-                  (-f "$wp/wp-settings.php" && -d "$wp/wp-content/themes/twentytwentythree" && $myd
+                  (-f "$wp/wp-settings.php" && -d "$wp/wp-content/themes/twentytwentythree" && mariadbd_bin()
                    && `php -m 2>/dev/null` =~ /^mysqli$/m));
 
 my $vars = Apache::Test::config()->{vars};
@@ -127,34 +124,12 @@ fresh_dir($dir);
 my $sock = "$dir/fpm.sock";
 my ($uid, $gid) = (getpwnam($vars->{user}))[2, 3];
 
-# ---- a private MariaDB: its own datadir, a socket, no network; a
-# database a side. As root it runs as the test's httpd user (mariadbd
-# refuses root).
-my $my = "$dir/mysql";
-mkdir $my;
-my @as = $> == 0 ? ("--user=$vars->{user}") : ();
-system('chown', "$uid:$gid", $my) if $> == 0;
-my $out = `mariadb-install-db --no-defaults --datadir=$my/data --auth-root-authentication-method=normal --skip-test-db @as 2>&1`;
-die "mariadb-install-db: $out" if $?;
-my $mysock = "$my/mysql.sock";
-my $mypid = fork // die "fork: $!";
-if (!$mypid) {
-    open STDOUT, '>', "$my/out.log";
-    open STDERR, '>&', \*STDOUT;
-    no warnings 'exec';
-    exec $myd, '--no-defaults', "--datadir=$my/data", "--socket=$mysock", '--skip-networking',
-         "--pid-file=$my/mysqld.pid", "--log-error=$my/error.log", '--innodb-buffer-pool-size=16M',
-         # as Debian's mariadb.conf.d/50-server.cnf
-         '--character-set-server=utf8mb4', '--collation-server=utf8mb4_general_ci', @as;
-    POSIX::_exit(127);
-}
-END { if ($mypid) { kill 'TERM', $mypid; waitpid $mypid, 0 } }
-for (1 .. 100) { last if -S $mysock; sleep 0.1 }
+# ---- a private MariaDB (PrivMariaDB), a database a side
+my $db = mariadb_start($dir);
+my $mysock = $db->{sock};
 my $sql = join '', "CREATE USER wp\@localhost IDENTIFIED BY 'wp-pass';\n",
     map { "CREATE DATABASE wp_$_; GRANT ALL ON wp_$_.* TO wp\@localhost;\n" } sort keys %port;
-open my $mc, '|-', 'mariadb', '--no-defaults', "--socket=$mysock", '-uroot' or die "mariadb: $!";
-print $mc $sql;
-ok t_cmp(close($mc) ? 1 : 0, 1, "a private mariadbd (pid $mypid) on $mysock, a database a side");
+ok t_cmp(mariadb_sql($db, $sql), 1, "a private mariadbd (pid $db->{pid}) on $mysock, a database a side");
 
 # ---- the copy, Debian's wp-config.php reading its files from $dir/etc
 system('cp', '-a', $wp, "$dir/wordpress") == 0 or die "cp $wp";
@@ -270,7 +245,8 @@ sub norm {
     return $s;
 }
 # The headers but the date, Server, the framing, Location (compared
-# above); cookies' values and their names' hash; the REST API's nonce.
+# above); cookies' values and their names' hash; the REST API's nonce;
+# times.
 sub heads {
     my ($h) = @_;
     my @k = grep { !/^(date|server|content-length|transfer-encoding|connection|keep-alive|location)$/ } keys %$h;
@@ -282,6 +258,9 @@ sub heads {
                             $v = 'NONCE' if $_ eq 'x-wp-nonce';
                             # a feed's: its newest post's time, and a hash of it
                             $v = 'TIME' if $_ eq 'last-modified' || $_ eq 'etag' && $h->{'last-modified'};
+                            # load-styles.php's: its max-age from the clock's
+                            # time (a second apart on two sides now and then)
+                            $v = 'TIME' if $_ eq 'expires' && ($h->{'cache-control'} // '') =~ /max-age=[1-9]/;
                             "$_: $v" } sort @k;
 }
 
@@ -290,13 +269,7 @@ sub heads {
 # same must serve it all.
 my (%pid0, %pid1, @diff);
 my $status = "http://127.0.0.1:$pport/cgiplus-status";
-sub worker_of {
-    my ($side) = @_;
-    my $st = eval { JSON::PP::decode_json((curl("$status?json"))[2]) } // {};
-    my ($p) = grep { ($_->{script} // '') eq '/usr/bin/php-cgi' && ($_->{site} // '') =~ /:$port{$side}\b/ }
-              @{ $st->{pools} // [] };
-    return ($p, sort { $a <=> $b } map { $_->{pid} } ($p ? @{ $p->{workers} // [] } : ()));
-}
+sub worker_of { return php_workers($status, $port{$_[0]}) }
 my $n = 0;
 walk([map { $_->[1] } @steps], \%port, $dir, \&norm, sub {
     my ($what, $r) = @_;
@@ -316,7 +289,8 @@ t_debug("differs: $_") for @diff;
 
 # The walk went through WordPress: the post made by the REST API, with
 # the comment made by the form, is in the pool's side's database.
-my $rows = `mariadb --no-defaults --socket=$mysock --default-character-set=utf8mb4 -uroot -N -e "SELECT p.post_title, c.comment_content FROM wp_pool.wp_posts p JOIN wp_pool.wp_comments c ON c.comment_post_ID = p.ID WHERE p.post_name = '$slug'" 2>&1`;
+my $rows = mariadb_query($db, "SELECT p.post_title, c.comment_content FROM wp_pool.wp_posts p "
+                         . "JOIN wp_pool.wp_comments c ON c.comment_post_ID = p.ID WHERE p.post_name = '$slug'");
 ok t_cmp($rows, "From a test\tA comment, caf\xc3\xa9.\n", "the pool's side: the post (REST API) and its comment (form) are in its database");
 my (undef, $h) = curl('-I', "http://127.0.0.1:$pport/?p=$id{pool}");
 ok t_cmp($h->{location} // '', "http://127.0.0.1:$pport/$slug/", "the pool's side: ?p= redirects to the pretty permalink");
@@ -334,3 +308,4 @@ for my $side (qw(pool poolr dropin)) {
 }
 
 php_stop($dir, $fpm);
+mariadb_stop($db);

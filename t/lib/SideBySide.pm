@@ -11,7 +11,7 @@ use JSON::PP ();
 use lib 't/htdocs/apps';
 use AppTest qw(curl);
 our @EXPORT_OK = qw(git_fixture same_pages pool_of walk same_answer same_pairs engine_served_all
-                    php_pool_served_all);
+                    php_pool_served_all php_workers);
 
 # A repository in $dir/work with fixed dates (so relative ages do not
 # move): README and src/main.c, two commits, the second with a non-ASCII
@@ -134,6 +134,16 @@ sub php_pool_served_all {
                      . ($pool->{counters}{served} >= $n ? 'all' : $pool->{counters}{served})
                    : 'no pool', 'at most 2 spawns, served all',
              'one pool of persistent php-cgi workers (started at most twice, its 2 workers) served the whole walk');
+}
+
+# The php-cgi pool of the virtual host on $port, on the status page at
+# $url (JSON), and its workers' pids in order; (undef) without one.
+sub php_workers {
+    my ($url, $port) = @_;
+    my $st = eval { JSON::PP::decode_json((curl("$url?json"))[2]) } // {};
+    my ($p) = grep { ($_->{script} // '') eq '/usr/bin/php-cgi' && ($_->{site} // '') =~ /:$port\b/ }
+              @{ $st->{pools} // [] };
+    return ($p, sort { $a <=> $b } map { $_->{pid} } ($p ? @{ $p->{workers} // [] } : ()));
 }
 
 # A walk through an application on every side of %$port (name => port),
