@@ -234,6 +234,8 @@ if (!$limr) {
     exec 'prlimit', '--nofile=64:64', $bin, '--config', "$dir/lim.conf" or POSIX::_exit(127);
 }
 wait_for(sub { -S "$dir/lim.sock" }, 5);
+# (its pools are set up after it listens)
+wait_for(sub { log_of('lim') =~ /CGIPLUS2069/ }, 5);
 ok t_cmp(log_of('lim'), qr/CGIPLUS2069: cannot set up the pool of \S+\/pool\/other\.pl: /,
          'a [pool] section with a user not allowed: said (2069)');
 # fill descriptors 0 to 31 with connections that prove the key
