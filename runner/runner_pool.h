@@ -105,6 +105,13 @@ void runner_pool_child_gone(pid_t pid);
  * was (its END's outcome; ok: served) is counted under cause instead. */
 void runner_pool_recount(uint64_t pool_id, unsigned was, unsigned cause);
 void runner_pool_rearm(runner_pool *p);
+/* The global cap (max_workers_total) for a WebSocket pool of script with
+ * upgrades and no worker: as for a request pool, the longest-idle request
+ * worker goes (2067). 1 if room comes, 0 if no worker may go. */
+int runner_pool_make_room(const char *script);
+/* A worker's end freed a slot: the pools waiting for one (request pools,
+ * then WebSocket pools) start theirs. */
+void runner_pool_slots_freed(void);
 void runner_pool_reload(void);
 void runner_pool_declared(void);
 /* The pools' room (the loop's hooks): their timers, the stop (queues
