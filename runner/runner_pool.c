@@ -13,7 +13,6 @@
 #include "runner_table.h"
 #include "runner_worker.h"
 #include "runner_twait.h"
-#include "runner_ws.h"
 #include "cgp_twait.h"
 
 #include <errno.h>
@@ -505,6 +504,13 @@ static void maintain(runner_pool *p)
     }
 }
 
+static const runner_slot_peer *peer; /* WebSocket pools: runner_pool_slot_peer */
+
+void runner_pool_slot_peer(const runner_slot_peer *p)
+{
+    peer = p;
+}
+
 /* Makes room at the global cap for script's pool (own: a request pool,
  * whose workers are not stopped for it; NULL: a WebSocket pool): the
  * longest-idle request worker goes, unless enough workers are on their
@@ -515,7 +521,7 @@ static void maintain(runner_pool *p)
 static int make_room(const runner_pool *own, const char *script)
 {
     runner_worker *w, *victim = NULL;
-    unsigned stopping = runner_ws_stopping(), waiters = runner_ws_slot_waiters();
+    unsigned stopping = peer ? peer->stopping() : 0, waiters = peer ? peer->waiters() : 0;
     runner_pool *q;
     TAILQ_FOREACH(q, &runner_g.slot_waiters, slink)
         waiters++;
@@ -937,7 +943,7 @@ static void worker_idle(runner_worker *w)
         runner_worker_stop(w, RUNNER_END_RETIRED, 1);
     else if (!TAILQ_EMPTY(&runner_g.slot_waiters) && !p->waits_slot)
         want_slot(TAILQ_FIRST(&runner_g.slot_waiters)); /* another pool waits for a slot */
-    else if ((ws = runner_ws_slot_waiter()))
+    else if (peer && (ws = peer->first()))
         (void)make_room(NULL, ws); /* a WebSocket pool does */
     if (w->state == RUNNER_W_IDLE)
         runner_worker_publish(w);
@@ -973,7 +979,8 @@ void runner_pool_slots_freed(void)
         slot_done(q);
         runner_pool_dispatch(q);
     }
-    runner_ws_slots_freed();
+    if (peer)
+        peer->freed();
 }
 
 /* Ended by recycling, the pool's (max_requests, max_age) or its own: a

@@ -272,13 +272,6 @@ void runner_ws_watched(int all);
 extern const runner_room runner_ws_room;
 void runner_ws_bury(void);
 void runner_ws_init(void);
-/* The global cap (runner_pool.c counts these with its own): the WebSocket
- * pools waiting for a slot, the first one's script (NULL: none), the
- * workers on their way out (signalled), and a freed slot handed on. */
-unsigned runner_ws_slot_waiters(void);
-const char *runner_ws_slot_waiter(void);
-unsigned runner_ws_stopping(void);
-void runner_ws_slots_freed(void);
 
 /* ---- between the runner_ws files ---- */
 /* pools (runner_ws_pool.c) */

@@ -25,6 +25,7 @@
 #define SET(p, i) ((p)->set.v[CGP_S_##i])
 
 runner_ws_ctx runner_ws_g;
+static const runner_slot_peer slot_peer; /* the global cap, shared with request pools: below */
 
 void runner_ws_init(void)
 {
@@ -32,6 +33,7 @@ void runner_ws_init(void)
     TAILQ_INIT(&runner_ws_g.dead_conns);
     TAILQ_INIT(&runner_ws_g.dead_workers);
     runner_ws_g.next_id = 1;
+    runner_pool_slot_peer(&slot_peer);
 }
 
 /* A script's older WebSocket pools go stale after a reload that changed
@@ -236,7 +238,7 @@ static void set_waits(runner_ws_pool *p, int on)
 
 /* Upgrades no worker may take, at the global cap: as a request pool, the
  * pool stops another pool's idle request worker (2067) and waits for its
- * slot (runner_ws_slots_freed). 0 if none may go. A worker holding
+ * slot (slots_freed). 0 if none may go. A worker holding
  * connections never goes: WebSocket workers are not in the lot. */
 static int wait_slot(runner_ws_pool *p)
 {
@@ -253,7 +255,7 @@ static int waits_slot(const runner_ws_pool *p)
     return p->waits_slot && !TAILQ_EMPTY(&p->queue);
 }
 
-unsigned runner_ws_slot_waiters(void)
+static unsigned slot_waiters(void)
 {
     const runner_ws_pool *p;
     unsigned n = 0;
@@ -263,7 +265,7 @@ unsigned runner_ws_slot_waiters(void)
     return n;
 }
 
-const char *runner_ws_slot_waiter(void)
+static const char *slot_waiter(void)
 {
     const runner_ws_pool *p;
     if (runner_ws_g.slot_pools)
@@ -273,7 +275,7 @@ const char *runner_ws_slot_waiter(void)
     return NULL;
 }
 
-unsigned runner_ws_stopping(void)
+static unsigned stopping_workers(void)
 {
     const runner_ws_pool *p;
     const runner_ws_worker *w;
@@ -284,7 +286,7 @@ unsigned runner_ws_stopping(void)
     return n;
 }
 
-void runner_ws_slots_freed(void)
+static void slots_freed(void)
 {
     runner_ws_pool *p;
     if (!runner_ws_g.slot_pools)
@@ -295,6 +297,10 @@ void runner_ws_slots_freed(void)
             runner_ws_pool_dispatch(p);
         }
 }
+
+static const runner_slot_peer slot_peer = {
+    .waiters = slot_waiters, .first = slot_waiter, .stopping = stopping_workers, .freed = slots_freed,
+};
 
 void runner_ws_pool_dispatch(runner_ws_pool *p)
 {
