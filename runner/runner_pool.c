@@ -504,35 +504,61 @@ static void maintain(runner_pool *p)
     }
 }
 
-/* Frees a slot for a pool blocked by the global cap: an idle worker of
- * another pool goes, unless enough are on their way out already. */
-static void want_slot(runner_pool *p)
+static const runner_slot_peer *peer; /* WebSocket pools: runner_pool_slot_peer */
+
+void runner_pool_slot_peer(const runner_slot_peer *p)
+{
+    peer = p;
+}
+
+/* Makes room at the global cap for script's pool (own: a request pool,
+ * whose workers are not stopped for it; NULL: a WebSocket pool): the
+ * longest-idle request worker goes, unless enough workers are on their
+ * way out already for the pools waiting (request and WebSocket pools). A
+ * WebSocket worker never goes (it is not in runner_g.workers): its
+ * connections would go with it. 1 if room comes (a worker stopped now, or
+ * enough are stopping), else 0. */
+static int make_room(const runner_pool *own, const char *script)
 {
     runner_worker *w, *victim = NULL;
-    unsigned stopping = 0, waiters = 0;
+    unsigned stopping = peer ? peer->stopping() : 0, waiters = peer ? peer->waiters() : 0;
     runner_pool *q;
-    if (!p->waits_slot) {
-        p->waits_slot = 1;
-        TAILQ_INSERT_TAIL(&runner_g.slot_waiters, p, slink);
-    }
     TAILQ_FOREACH(q, &runner_g.slot_waiters, slink)
         waiters++;
     TAILQ_FOREACH(w, &runner_g.workers, glink) {
         if (w->state == RUNNER_W_STOPPING)
             stopping++;
-        else if (w->state == RUNNER_W_IDLE && w->pool != p &&
+        else if (w->state == RUNNER_W_IDLE && w->pool != own &&
                  (!victim || w->t_idle < victim->t_idle))
             victim = w;
     }
-    if (victim && stopping < waiters) {
-        runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2067) "all %llu worker%s of the runner %s "
-                   "taken; stopping idle worker pid %ld of %s for %s",
-                   (unsigned long long)runner_g.conf.v[CGP_S_MAX_WORKERS_TOTAL],
-                   CGIPLUS_S(runner_g.conf.v[CGP_S_MAX_WORKERS_TOTAL]),
-                   runner_g.conf.v[CGP_S_MAX_WORKERS_TOTAL] == 1 ? "is" : "are", (long)victim->pid,
-                   victim->pool->script, p->script);
-        runner_worker_stop(victim, RUNNER_END_EVICTED, 1);
+    if (stopping >= waiters)
+        return 1;
+    if (!victim)
+        return 0;
+    runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2067) "all %llu worker%s of the runner %s "
+               "taken; stopping idle worker pid %ld of %s for %s",
+               (unsigned long long)runner_g.conf.v[CGP_S_MAX_WORKERS_TOTAL],
+               CGIPLUS_S(runner_g.conf.v[CGP_S_MAX_WORKERS_TOTAL]),
+               runner_g.conf.v[CGP_S_MAX_WORKERS_TOTAL] == 1 ? "is" : "are", (long)victim->pid,
+               victim->pool->script, script);
+    runner_worker_stop(victim, RUNNER_END_EVICTED, 1);
+    return 1;
+}
+
+int runner_pool_make_room(const char *script)
+{
+    return make_room(NULL, script);
+}
+
+/* Frees a slot for a pool blocked by the global cap. */
+static void want_slot(runner_pool *p)
+{
+    if (!p->waits_slot) {
+        p->waits_slot = 1;
+        TAILQ_INSERT_TAIL(&runner_g.slot_waiters, p, slink);
     }
+    (void)make_room(p, p->script);
 }
 
 static void slot_done(runner_pool *p)
@@ -903,6 +929,7 @@ static void requeue(runner_req *r)
 static void worker_idle(runner_worker *w)
 {
     runner_pool *p = w->pool;
+    const char *ws;
     if (w->state != RUNNER_W_IDLE)
         return;
     if (runner_g.stop != RUNNER_RUN) {
@@ -916,6 +943,8 @@ static void worker_idle(runner_worker *w)
         runner_worker_stop(w, RUNNER_END_RETIRED, 1);
     else if (!TAILQ_EMPTY(&runner_g.slot_waiters) && !p->waits_slot)
         want_slot(TAILQ_FIRST(&runner_g.slot_waiters)); /* another pool waits for a slot */
+    else if (peer && (ws = peer->first()))
+        (void)make_room(NULL, ws); /* a WebSocket pool does */
     if (w->state == RUNNER_W_IDLE)
         runner_worker_publish(w);
 }
@@ -937,8 +966,9 @@ static void ended_note(runner_pool *p, const runner_worker *w)
     e->at = runner_g.now;
 }
 
-/* Other pools blocked by the global cap get the freed slot, oldest first. */
-static void slots_freed(void)
+/* Other pools blocked by the global cap get the freed slot, oldest first;
+ * WebSocket pools after request pools. */
+void runner_pool_slots_freed(void)
 {
     unsigned n = 0;
     runner_pool *q;
@@ -949,6 +979,8 @@ static void slots_freed(void)
         slot_done(q);
         runner_pool_dispatch(q);
     }
+    if (peer)
+        peer->freed();
 }
 
 /* Ended by recycling, the pool's (max_requests, max_age) or its own: a
@@ -1007,7 +1039,7 @@ static void worker_reaped(runner_worker *w, runner_req *rerun)
         }
     }
     runner_pool_dispatch(p);
-    slots_freed();
+    runner_pool_slots_freed();
 }
 
 static const runner_wowner pool_owner = {

@@ -105,6 +105,24 @@ void runner_pool_child_gone(pid_t pid);
  * was (its END's outcome; ok: served) is counted under cause instead. */
 void runner_pool_recount(uint64_t pool_id, unsigned was, unsigned cause);
 void runner_pool_rearm(runner_pool *p);
+/* The global cap (max_workers_total) for a WebSocket pool of script with
+ * upgrades and no worker: as for a request pool, the longest-idle request
+ * worker goes (2067). 1 if room comes, 0 if no worker may go. */
+int runner_pool_make_room(const char *script);
+/* A worker's end freed a slot: the pools waiting for one (request pools,
+ * then the peer's) start theirs. */
+void runner_pool_slots_freed(void);
+/* The other kind of pool sharing max_workers_total (WebSocket pools,
+ * registered by runner_ws_init; the pools here call it, not its files):
+ * its pools waiting for a slot, the first one's script (NULL: none), its
+ * workers on their way out, and a freed slot handed on. */
+typedef struct runner_slot_peer {
+    unsigned (*waiters)(void);
+    const char *(*first)(void);
+    unsigned (*stopping)(void);
+    void (*freed)(void);
+} runner_slot_peer;
+void runner_pool_slot_peer(const runner_slot_peer *peer);
 void runner_pool_reload(void);
 void runner_pool_declared(void);
 /* The pools' room (the loop's hooks): their timers, the stop (queues

@@ -58,6 +58,8 @@ struct runner_ws_pool {
     unsigned qlen;
     unsigned nconns;
     int retired;
+    int waits_slot;           /* upgrades and no worker at max_workers_total: a request
+                               * worker was stopped for it (runner_pool_make_room) */
     int not_ws;               /* its script does not speak WebSocket (until it changes) */
     runner_pwatch watch;      /* the deploy watch, and the last look */
     runner_ident ident;
@@ -237,6 +239,7 @@ typedef struct runner_ws_ctx {
     uint64_t mem_said;        /* the last log line about it */
     int mem_paused;           /* past it: the modules' sockets are not read */
     unsigned nconns;
+    unsigned slot_pools;      /* pools with waits_slot set: none, no look at the cap */
     runner_ws_addr *addrs;
     struct runner_ws_conn_list dead_conns;
     struct runner_ws_worker_list dead_workers;

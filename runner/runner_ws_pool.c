@@ -1,7 +1,8 @@
 /* runner_ws_pool.c: WebSocket pools: one per (script, settings), which
  * worker takes an upgrade (the one with the fewest connections; a new one
- * starts while every worker has some, up to max_workers), the opens waiting
- * for a worker that said HELLO, the limits checked before a worker sees an
+ * starts while every worker has some, up to max_workers; at the global cap
+ * an idle request worker goes for the first), the opens waiting for a
+ * worker that said HELLO, the limits checked before a worker sees an
  * open, deploys (old workers keep their connections and drain), idle
  * workers and retired pools. */
 #include "runner_ws.h"
@@ -24,6 +25,7 @@
 #define SET(p, i) ((p)->set.v[CGP_S_##i])
 
 runner_ws_ctx runner_ws_g;
+static const runner_slot_peer slot_peer; /* the global cap, shared with request pools: below */
 
 void runner_ws_init(void)
 {
@@ -31,6 +33,7 @@ void runner_ws_init(void)
     TAILQ_INIT(&runner_ws_g.dead_conns);
     TAILQ_INIT(&runner_ws_g.dead_workers);
     runner_ws_g.next_id = 1;
+    runner_pool_slot_peer(&slot_peer);
 }
 
 /* A script's older WebSocket pools go stale after a reload that changed
@@ -214,11 +217,100 @@ static void no_worker(runner_ws_pool *p)
                              : "max_workers_total (no worker, and none may start)");
 }
 
+/* Only the global cap keeps a worker from starting. */
+static int capped(const runner_ws_pool *p)
+{
+    return runner_ws_pool_counted(p) < SET(p, MAX_WORKERS) &&
+           runner_g.nworkers >= runner_g.conf.v[CGP_S_MAX_WORKERS_TOTAL] &&
+           runner_g.stop == RUNNER_RUN && !p->retired && runner_g.now >= p->backoff_until;
+}
+
+static void set_waits(runner_ws_pool *p, int on)
+{
+    if (p->waits_slot == on)
+        return;
+    p->waits_slot = on;
+    if (on)
+        runner_ws_g.slot_pools++;
+    else
+        runner_ws_g.slot_pools--;
+}
+
+/* Upgrades no worker may take, at the global cap: as a request pool, the
+ * pool stops another pool's idle request worker (2067) and waits for its
+ * slot (slots_freed). 0 if none may go. A worker holding
+ * connections never goes: WebSocket workers are not in the lot. */
+static int wait_slot(runner_ws_pool *p)
+{
+    set_waits(p, 1); /* counted among the waiters */
+    if (runner_pool_make_room(p->script))
+        return 1;
+    set_waits(p, 0);
+    return 0;
+}
+
+/* Its upgrades may have gone meanwhile (clients gone): then it waits no more. */
+static int waits_slot(const runner_ws_pool *p)
+{
+    return p->waits_slot && !TAILQ_EMPTY(&p->queue);
+}
+
+static unsigned slot_waiters(void)
+{
+    const runner_ws_pool *p;
+    unsigned n = 0;
+    if (runner_ws_g.slot_pools)
+        TAILQ_FOREACH(p, &runner_ws_g.pools, link)
+            n += waits_slot(p);
+    return n;
+}
+
+static const char *slot_waiter(void)
+{
+    const runner_ws_pool *p;
+    if (runner_ws_g.slot_pools)
+        TAILQ_FOREACH(p, &runner_ws_g.pools, link)
+            if (waits_slot(p))
+                return p->script;
+    return NULL;
+}
+
+static unsigned stopping_workers(void)
+{
+    const runner_ws_pool *p;
+    const runner_ws_worker *w;
+    unsigned n = 0;
+    TAILQ_FOREACH(p, &runner_ws_g.pools, link)
+        TAILQ_FOREACH(w, &p->workers, link)
+            n += w->state == RUNNER_WS_W_STOPPING;
+    return n;
+}
+
+static void slots_freed(void)
+{
+    runner_ws_pool *p;
+    if (!runner_ws_g.slot_pools)
+        return;
+    TAILQ_FOREACH(p, &runner_ws_g.pools, link)
+        if (p->waits_slot && runner_g.nworkers < runner_g.conf.v[CGP_S_MAX_WORKERS_TOTAL]) {
+            set_waits(p, 0);
+            runner_ws_pool_dispatch(p);
+        }
+}
+
+static const runner_slot_peer slot_peer = {
+    .waiters = slot_waiters, .first = slot_waiter, .stopping = stopping_workers, .freed = slots_freed,
+};
+
 void runner_ws_pool_dispatch(runner_ws_pool *p)
 {
+    runner_ws_worker *best;
+    unsigned starting;
     for (;;) {
-        runner_ws_worker *w, *best = NULL;
-        unsigned starting = 0, empty = 0;
+        runner_ws_worker *w;
+        unsigned empty = 0;
+        best = NULL;
+        starting = 0;
         if (p->not_ws) {
             fail_queue(p, -1, 0, 0); /* answered 501 (runner_ws_open_fail) */
             return;
@@ -249,6 +341,9 @@ void runner_ws_pool_dispatch(runner_ws_pool *p)
         p->qlen--;
         runner_ws_open_send(o, best);
     }
+    if (!TAILQ_EMPTY(&p->queue) && !best && !starting && capped(p) && wait_slot(p))
+        return;
+    set_waits(p, 0);
     /* No worker, and none may start: nobody would take them. Overloaded,
      * not spawn-failed with 0 (the module would log a crash loop, 1069). */
     if (!TAILQ_EMPTY(&p->queue) && !p->nworkers && spawn_gate(p) == 1) {
@@ -391,6 +486,7 @@ void runner_ws_pool_reaped(runner_ws_worker *w)
     if (p->exec_err && w->gen == p->gen)
         fail_queue(p, CGP_O_SPAWN_FAILED, 0, (uint32_t)p->exec_err);
     runner_ws_pool_dispatch(p);
+    runner_pool_slots_freed(); /* its slot, to a pool that waits for one */
 }
 
 /* ------------------------------------------------------------ timers */
@@ -548,6 +644,7 @@ static void ws_stop(void)
     runner_ws_worker *w, *wn;
     TAILQ_FOREACH(p, &runner_ws_g.pools, link) {
         fail_queue(p, CGP_O_OVERLOADED, 1, ESHUTDOWN);
+        set_waits(p, 0);
         for (w = TAILQ_FIRST(&p->workers); w; w = wn) {
             wn = TAILQ_NEXT(w, link);
             runner_ws_worker_stop(w, RUNNER_END_SHUTDOWN);
@@ -590,6 +687,7 @@ void runner_ws_pool_gc(void)
         runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2805) "WebSocket pool #%llu of %s freed",
                    (unsigned long long)p->id, p->script);
         runner_watch_drop(&p->watch);
+        set_waits(p, 0);
         TAILQ_REMOVE(&runner_ws_g.pools, p, link);
         runner_set_free(&p->set);
         free(p->script);

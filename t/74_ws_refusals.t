@@ -2,9 +2,13 @@
 # 503 with Retry-After, the runner's line (2823) and the module's (1061)
 # name the cause, the status page counts it, and the pool serves again
 # once a worker can start. The runner may hold one worker
-# (CGIplusMaxWorkersTotal 1): an upgrade to a second pool finds no worker
-# and none may start; after a deploy the first pool's only worker drains
-# its connection and no new one may start, so one upgrade waits
+# (CGIplusMaxWorkersTotal 1). An upgrade to a pool without a worker stops
+# a request pool's idle worker to make room (2067), as a request pool
+# does; a request pool never stops a WebSocket worker holding a
+# connection (503 after its CGIplusQueueWait). With that connection open,
+# an upgrade to a second pool finds no worker and none may start or be
+# stopped; after a deploy the first pool's only worker drains its
+# connection and no new one may start, so one upgrade waits
 # (CGIplusQueueDepth 1), the next finds the queue full, and the waiting
 # one gets 503 after CGIplusQueueWait.
 use strict;
@@ -14,7 +18,7 @@ use Apache::TestUtil qw(t_cmp);
 use lib 't/lib';
 use WsTest qw(ws_start ws_stop ws_py ws_log ws_dir);
 
-plan tests => 17, need { 'python3-websockets' =>
+plan tests => 27, need { 'python3-websockets' =>
                          !system("$WsTest::PYTHON -c 'import websockets' 2>/dev/null") };
 
 my $vars = Apache::Test::config()->{vars};
@@ -40,6 +44,9 @@ copy_pid('v2', 'v2.py');
 
 my ($port) = ws_start(name => 'ref', extra => <<"CONF");
 CGIplusMaxWorkersTotal 1
+<Location /c/counter>
+    CGIplusQueueWait 1s
+</Location>
 Alias /dep/ $dep/
 <Directory $dep>
     Require all granted
@@ -53,13 +60,19 @@ Alias /dep/ $dep/
 CONF
 ok t_cmp($port ? 1 : 0, 1, 'private httpd started');
 
-my $r = ws_py(<<'PY', $port, "$dep/pid.py", "$vars->{documentroot}/ws/pid.py");
-import sys, threading, urllib.request
-port, dep_script, other_script = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+my @scripts = ("$dep/pid.py", "$vars->{documentroot}/ws/pid.py", "$vars->{top_dir}/examples/c/hello");
+my $r = ws_py(<<'PY', $port, @scripts);
+import sys, threading, urllib.request, urllib.error
+port, dep_script, other_script, hello_script = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 def get(q):
     return urllib.request.urlopen("http://127.0.0.1:%d/cgiplus-status?%s" % (port, q)).read().decode()
 def pool(script):
     for p in json.loads(get("json"))["websocket"]["pools"]:
+        if p["script"] == script:
+            return p
+    return {}
+def req_pool(script):
+    for p in json.loads(get("json"))["pools"]:
         if p["script"] == script:
             return p
     return {}
@@ -80,9 +93,19 @@ def up(path):
     return Raw("127.0.0.1", port, path)
 def answer(c):
     return [c.status, c.headers.get("retry-after")]
+def page(path):                              # a request pool's page
+    try:
+        return "200 " + urllib.request.urlopen("http://127.0.0.1:%d%s" % (port, path)).read().decode().strip()
+    except urllib.error.HTTPError as e:
+        return str(e.code)
+def count():
+    return page("/c/counter")
 out = {}
-a = up("/dep/pid.py")                        # the runner's one worker
+out["req"] = count()                         # its worker, idle, is the runner's one
+a = up("/dep/pid.py")                        # no worker: the idle request worker goes
 out["a"] = [a.status, echo(a, "a")]
+out["req_capped"] = count()                  # a WebSocket worker holding a connection stays
+out["a2"] = echo(a, "a2")
 out["none"] = answer(up("/t/pid.py"))        # another pool: no worker may start
 gen = pool(dep_script).get("generation")
 os.rename(os.path.dirname(dep_script) + "/v2.py", dep_script)    # the deploy
@@ -99,19 +122,43 @@ out["wait"] = res.get("b")
 out["dep"] = pool(dep_script).get("counters", {}).get("limited")
 out["other"] = pool(other_script).get("counters", {}).get("limited")
 out["metrics"] = get("metrics")
-bye(a)                                       # the old worker goes
+def hello():
+    res["h"] = page("/c/hello")
+t = threading.Thread(target=hello)
+t.start()
+out["req_waits"] = until(lambda: req_pool(hello_script).get("queue", {}).get("depth") == 1)
+bye(a)                                       # the old worker goes: its slot to hello
+t.join()
+out["req_slot"] = res.get("h")
 out["drained"] = until(lambda: not pool(dep_script).get("workers"))
 d = up("/dep/pid.py")
 out["after"] = [d.status, echo(d, "d")]
 bye(d)                                       # its worker idles out (1 s)
 out["idle"] = until(lambda: not pool(dep_script).get("workers"))
-e = up("/t/pid.py")
+out["req_after"] = count()                   # room: its worker starts
+e = up("/t/pid.py")                          # and goes again for this one
 out["other_after"] = [e.status, echo(e, "e")]
 bye(e)
 done(out)
 PY
-ok t_cmp(($r->{a}[0] // 0) . ' ' . ($r->{a}[1] // ''), qr/^101 v1 \d+ a$/, 'the first pool takes the one worker');
 my $log = ws_log('ref');
+my $counter = "$vars->{top_dir}/examples/c/counter";
+my ($p1) = ($r->{req} // '') =~ /^200 count=1 pid=(\d+)$/;
+ok t_cmp($p1 ? 1 : 0, 1, "a request pool's page first: its worker, idle, is the runner's one");
+
+# an idle request worker makes room
+ok t_cmp(($r->{a}[0] // 0) . ' ' . ($r->{a}[1] // ''), qr/^101 v1 \d+ a$/, 'the first pool takes the one worker');
+ok t_cmp($log, qr/CGIPLUS2067: all 1 worker of the runner is taken; stopping idle worker pid \Q${\($p1 \/\/ 'none')}\E of \Q$counter\E for \Q$dep\E\/pid\.py\n/,
+         '... after stopping the idle request worker for it (2067)');
+ok t_cmp($log, qr/CGIPLUS2028: worker pid \Q${\($p1 \/\/ 'none')}\E of \Q$counter\E ended: evicted/,
+         '... which ended as evicted (2028)');
+
+# a WebSocket worker holding a connection is never stopped for a request pool
+my ($a_pid) = ($r->{a}[1] // '') =~ /^v1 (\d+) a$/;
+ok t_cmp($r->{req_capped} // '', '503', 'a request to that pool then: 503 after its CGIplusQueueWait');
+ok t_cmp($log, qr/CGIPLUS2063: \Q$counter\E: 1 request waited \d+ ms for a worker; answered overloaded/,
+         '... the runner says it waited (2063)');
+ok t_cmp($r->{a2} // '', 'v1 ' . ($a_pid // 'none') . ' a2', '... and the connection is served by the same worker');
 
 # no worker, none may start
 ok t_cmp(($r->{none}[0] // 0) . ' ' . ($r->{none}[1] // ''), qr/^503 [1-9]\d*$/,
@@ -141,17 +188,30 @@ ok t_cmp(join(' ', map { $r->{metrics} =~ /^cgiplus_ws_limited_total\{script="\Q
          '1 1 1', 'metrics: cgiplus_ws_limited_total for queue, wait and no_worker');
 
 # the module's 503 lines (1061), in order, each with its cause
-ok t_cmp(join(' ', map { /found no worker, and none may start/ ? 'no-worker'
+ok t_cmp(join(' ', map { m{\Q$counter\E: it waited CGIplusQueueWait in the runner's queue} ? 'request'
+                       : /found no worker, and none may start/ ? 'no-worker'
                        : /found CGIplusQueueDepth upgrades waiting/ ? 'queue-depth'
                        : /waited CGIplusQueueWait and no worker was ready/ ? 'queue-wait' : "other($_)" }
-              $log =~ /(CGIPLUS1061: .*)/g), 'no-worker queue-depth queue-wait',
+              $log =~ /(CGIPLUS1061: .*)/g), 'request no-worker queue-depth queue-wait',
          "the module's 503 line (1061) names each cause");
 ok t_cmp($log =~ /CGIPLUS1069/ ? 1 : 0, 0, '... none is logged as a crash loop (1069)');
 
 # back to work
 ok t_cmp($r->{drained} ? 1 : 0, 1, 'the old worker goes once its connection closes');
+ok t_cmp(($r->{req_waits} ? 1 : 0) . ' ' . ($r->{req_slot} // ''), '1 200 Hello from CGIplus',
+         '... and a request that waited for a slot meanwhile gets its slot');
 ok t_cmp(($r->{after}[0] // 0) . ' ' . ($r->{after}[1] // ''), qr/^101 v2 \d+ d$/,
-         '... then an upgrade to the deployed script is served');
-ok t_cmp(($r->{idle} ? 1 : 0) . ' ' . ($r->{other_after}[0] // 0) . ' ' . ($r->{other_after}[1] // ''),
-         qr/^1 101 v0 \d+ e$/, 'once that worker idled out, the other pool is served too');
+         '... then an upgrade to the deployed script is served, that worker stopped for it');
+my ($p2) = ($r->{req_after} // '') =~ /^200 count=1 pid=(\d+)$/;
+ok t_cmp(($r->{idle} ? 1 : 0) . ' ' . ($p2 ? 1 : 0) . ' ' . (($p2 // 0) != ($p1 // 0) ? 1 : 0), '1 1 1',
+         'once that worker idled out, the request pool is served again by a new worker');
+ok t_cmp(($r->{other_after}[0] // 0) . ' ' . ($r->{other_after}[1] // ''),
+         qr/^101 v0 \d+ e$/, '... then the other pool too');
+ok t_cmp(join(' ', $log =~ /CGIPLUS2067: .* stopping idle worker pid (\d+) of \Q$counter\E for \Q$vars->{documentroot}\E\/ws\/pid\.py\n/g),
+         $p2 // 'none', '... after stopping that request worker (2067)');
+my %short = ($counter => 'counter', "$vars->{top_dir}/examples/c/hello" => 'hello',
+             "$dep/pid.py" => 'dep', "$vars->{documentroot}/ws/pid.py" => 't');
+ok t_cmp(join(' ', map { join '>', map { $short{$_} // $_ } @$_ }
+              map { [/stopping idle worker pid \d+ of (\S+) for (\S+)$/] } $log =~ /(CGIPLUS2067: .*)/g),
+         'counter>dep hello>dep counter>t', 'the workers stopped for room, and for whom (2067)');
 ws_stop('ref');
