@@ -513,15 +513,17 @@ void runner_pool_slot_peer(const runner_slot_peer *p)
 
 /* Makes room at the global cap for script's pool (own: a request pool,
  * whose workers are not stopped for it; NULL: a WebSocket pool): the
- * longest-idle request worker goes, unless enough workers are on their
- * way out already for the pools waiting (request and WebSocket pools). A
- * WebSocket worker never goes (it is not in runner_g.workers): its
- * connections would go with it. 1 if room comes (a worker stopped now, or
- * enough are stopping), else 0. */
+ * longest-idle worker goes, a request worker or a WebSocket worker without
+ * connections (the peer's), unless enough workers are on their way out
+ * already for the pools waiting (request and WebSocket pools). A busy
+ * worker never goes, nor a WebSocket worker holding a connection. 1 if
+ * room comes (a worker stopped now, or enough are stopping), else 0. */
 static int make_room(const runner_pool *own, const char *script)
 {
     runner_worker *w, *victim = NULL;
     unsigned stopping = peer ? peer->stopping() : 0, waiters = peer ? peer->waiters() : 0;
+    runner_slot_idle ws;
+    int ws_idle;
     runner_pool *q;
     TAILQ_FOREACH(q, &runner_g.slot_waiters, slink)
         waiters++;
@@ -534,15 +536,20 @@ static int make_room(const runner_pool *own, const char *script)
     }
     if (stopping >= waiters)
         return 1;
-    if (!victim)
+    ws_idle = peer && peer->idlest(&ws) && (!victim || ws.since < victim->t_idle);
+    if (!victim && !ws_idle)
         return 0;
     runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2067) "all %llu worker%s of the runner %s "
                "taken; stopping idle worker pid %ld of %s for %s",
                (unsigned long long)runner_g.conf.v[CGP_S_MAX_WORKERS_TOTAL],
                CGIPLUS_S(runner_g.conf.v[CGP_S_MAX_WORKERS_TOTAL]),
-               runner_g.conf.v[CGP_S_MAX_WORKERS_TOTAL] == 1 ? "is" : "are", (long)victim->pid,
-               victim->pool->script, script);
-    runner_worker_stop(victim, RUNNER_END_EVICTED, 1);
+               runner_g.conf.v[CGP_S_MAX_WORKERS_TOTAL] == 1 ? "is" : "are",
+               ws_idle ? ws.pid : (long)victim->pid, ws_idle ? ws.script : victim->pool->script,
+               script);
+    if (ws_idle)
+        peer->evict(ws.worker);
+    else
+        runner_worker_stop(victim, RUNNER_END_EVICTED, 1);
     return 1;
 }
 
@@ -559,6 +566,17 @@ static void want_slot(runner_pool *p)
         TAILQ_INSERT_TAIL(&runner_g.slot_waiters, p, slink);
     }
     (void)make_room(p, p->script);
+}
+
+void runner_pool_peer_idle(void)
+{
+    const char *ws;
+    if (runner_g.stop != RUNNER_RUN)
+        return;
+    if (!TAILQ_EMPTY(&runner_g.slot_waiters))
+        want_slot(TAILQ_FIRST(&runner_g.slot_waiters));
+    else if (peer && (ws = peer->first()))
+        (void)make_room(NULL, ws);
 }
 
 static void slot_done(runner_pool *p)

@@ -106,21 +106,34 @@ void runner_pool_child_gone(pid_t pid);
 void runner_pool_recount(uint64_t pool_id, unsigned was, unsigned cause);
 void runner_pool_rearm(runner_pool *p);
 /* The global cap (max_workers_total) for a WebSocket pool of script with
- * upgrades and no worker: as for a request pool, the longest-idle request
- * worker goes (2067). 1 if room comes, 0 if no worker may go. */
+ * upgrades and no worker: as for a request pool, the longest-idle worker
+ * goes (2067). 1 if room comes, 0 if no worker may go. */
 int runner_pool_make_room(const char *script);
+/* A WebSocket worker lost its last connection: a pool waiting for a slot
+ * may have it stopped (as a request worker that went idle). */
+void runner_pool_peer_idle(void);
 /* A worker's end freed a slot: the pools waiting for one (request pools,
  * then the peer's) start theirs. */
 void runner_pool_slots_freed(void);
+/* A worker of the peer that may be stopped for room. */
+typedef struct runner_slot_idle {
+    void *worker;
+    long pid;
+    const char *script;
+    uint64_t since;           /* idle since (runner_g.now's clock) */
+} runner_slot_idle;
 /* The other kind of pool sharing max_workers_total (WebSocket pools,
  * registered by runner_ws_init; the pools here call it, not its files):
  * its pools waiting for a slot, the first one's script (NULL: none), its
- * workers on their way out, and a freed slot handed on. */
+ * workers on their way out, a freed slot handed on, its longest-idle
+ * worker without connections (0: none) and that one stopped (evicted). */
 typedef struct runner_slot_peer {
     unsigned (*waiters)(void);
     const char *(*first)(void);
     unsigned (*stopping)(void);
     void (*freed)(void);
+    int (*idlest)(runner_slot_idle *out);
+    void (*evict)(void *worker);
 } runner_slot_peer;
 void runner_pool_slot_peer(const runner_slot_peer *peer);
 void runner_pool_reload(void);

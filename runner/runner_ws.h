@@ -278,6 +278,8 @@ void runner_ws_init(void);
 runner_ws_pool *runner_ws_pool_get(const char *script, size_t slen, const runner_set_over *over,
                                    uint32_t httpd_gen, int *err);
 void runner_ws_pool_submit(runner_ws_open *o);
+/* w lost its last connection (runner_pool_peer_idle). */
+void runner_ws_pool_worker_idle(runner_ws_worker *w);
 void runner_ws_pool_dispatch(runner_ws_pool *p);
 unsigned runner_ws_pool_counted(const runner_ws_pool *p);
 void runner_ws_pool_reaped(runner_ws_worker *w);

@@ -1,7 +1,7 @@
 /* runner_ws_pool.c: WebSocket pools: one per (script, settings), which
  * worker takes an upgrade (the one with the fewest connections; a new one
  * starts while every worker has some, up to max_workers; at the global cap
- * an idle request worker goes for the first), the opens waiting for a
+ * another pool's idle worker goes for the first), the opens waiting for a
  * worker that said HELLO, the limits checked before a worker sees an
  * open, deploys (old workers keep their connections and drain), idle
  * workers and retired pools. */
@@ -237,9 +237,9 @@ static void set_waits(runner_ws_pool *p, int on)
 }
 
 /* Upgrades no worker may take, at the global cap: as a request pool, the
- * pool stops another pool's idle request worker (2067) and waits for its
- * slot (slots_freed). 0 if none may go. A worker holding
- * connections never goes: WebSocket workers are not in the lot. */
+ * pool stops another pool's longest-idle worker (2067: a request worker or
+ * a WebSocket worker without connections) and waits for its slot
+ * (slots_freed). 0 if none may go. A worker holding connections never goes. */
 static int wait_slot(runner_ws_pool *p)
 {
     set_waits(p, 1); /* counted among the waiters */
@@ -298,9 +298,45 @@ static void slots_freed(void)
         }
 }
 
+/* A worker that may go for another pool's room: ready, of its pool's
+ * generation, no connection and no upgrade sent to it; none of a pool
+ * with upgrades waiting. Holding a connection, it never goes. */
+static int idlest(runner_slot_idle *out)
+{
+    const runner_ws_pool *p;
+    runner_ws_worker *w, *best = NULL;
+    TAILQ_FOREACH(p, &runner_ws_g.pools, link) {
+        if (p->retired || !TAILQ_EMPTY(&p->queue))
+            continue;
+        TAILQ_FOREACH(w, &p->workers, link)
+            if (usable(p, w) && w->state == RUNNER_WS_W_READY && !w->nconns && !w->nsent &&
+                (!best || w->t_idle < best->t_idle))
+                best = w;
+    }
+    if (!best)
+        return 0;
+    out->worker = best;
+    out->pid = (long)best->pid;
+    out->script = best->pool->script;
+    out->since = best->t_idle;
+    return 1;
+}
+
+static void evict(void *worker)
+{
+    runner_ws_worker_stop(worker, RUNNER_END_EVICTED);
+}
+
 static const runner_slot_peer slot_peer = {
     .waiters = slot_waiters, .first = slot_waiter, .stopping = stopping_workers, .freed = slots_freed,
+    .idlest = idlest, .evict = evict,
 };
+
+void runner_ws_pool_worker_idle(runner_ws_worker *w)
+{
+    if (w->state == RUNNER_WS_W_READY && usable(w->pool, w))
+        runner_pool_peer_idle();
+}
 
 void runner_ws_pool_dispatch(runner_ws_pool *p)
 {
@@ -485,8 +521,12 @@ void runner_ws_pool_reaped(runner_ws_worker *w)
     /* The opens waiting for it would wait for the next one in vain. */
     if (p->exec_err && w->gen == p->gen)
         fail_queue(p, CGP_O_SPAWN_FAILED, 0, (uint32_t)p->exec_err);
+    /* An evicted worker's slot is for the pool it went for, not its min_idle. */
+    if (w->why == RUNNER_END_EVICTED)
+        runner_pool_slots_freed();
     runner_ws_pool_dispatch(p);
-    runner_pool_slots_freed(); /* its slot, to a pool that waits for one */
+    if (w->why != RUNNER_END_EVICTED)
+        runner_pool_slots_freed(); /* its slot, to a pool that waits for one */
 }
 
 /* ------------------------------------------------------------ timers */

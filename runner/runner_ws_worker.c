@@ -455,13 +455,17 @@ void runner_ws_worker_drain(runner_ws_worker *w)
     w->deadline = w->drain_until;
 }
 
-/* A draining worker whose last connection closed goes. */
+/* A draining worker whose last connection closed goes; a ready one may
+ * go for a pool waiting at the global cap. */
 void runner_ws_worker_conn_gone(runner_ws_worker *w)
 {
-    if (!w->nconns && !w->nsent)
-        w->t_idle = runner_g.now;
-    if (w->state == RUNNER_WS_W_DRAINING && !w->nconns && !w->nsent)
+    if (w->nconns || w->nsent)
+        return;
+    w->t_idle = runner_g.now;
+    if (w->state == RUNNER_WS_W_DRAINING)
         runner_ws_worker_stop(w, w->why);
+    else
+        runner_ws_pool_worker_idle(w);
 }
 
 void runner_ws_worker_timer(runner_ws_worker *w)

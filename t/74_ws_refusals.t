@@ -5,7 +5,9 @@
 # (CGIplusMaxWorkersTotal 1). An upgrade to a pool without a worker stops
 # a request pool's idle worker to make room (2067), as a request pool
 # does; a request pool never stops a WebSocket worker holding a
-# connection (503 after its CGIplusQueueWait). With that connection open,
+# connection (503 after its CGIplusQueueWait), but does stop one whose
+# last connection closed, as an idle request worker (2067), a request
+# arriving then or waiting already. With that connection open,
 # an upgrade to a second pool finds no worker and none may start or be
 # stopped; after a deploy the first pool's only worker drains its
 # connection and no new one may start, so one upgrade waits
@@ -18,7 +20,7 @@ use Apache::TestUtil qw(t_cmp);
 use lib 't/lib';
 use WsTest qw(ws_start ws_stop ws_py ws_log ws_dir);
 
-plan tests => 27, need { 'python3-websockets' =>
+plan tests => 32, need { 'python3-websockets' =>
                          !system("$WsTest::PYTHON -c 'import websockets' 2>/dev/null") };
 
 my $vars = Apache::Test::config()->{vars};
@@ -138,7 +140,18 @@ out["idle"] = until(lambda: not pool(dep_script).get("workers"))
 out["req_after"] = count()                   # room: its worker starts
 e = up("/t/pid.py")                          # and goes again for this one
 out["other_after"] = [e.status, echo(e, "e")]
-bye(e)
+bye(e)                                       # its worker now holds no connection
+out["e_idle"] = until(lambda: [(w.get("connections"), w.get("opening"))
+                               for w in pool(other_script).get("workers", [])] == [(0, 0)])
+out["req_ws"] = count()                      # that WebSocket worker goes for it
+e = up("/t/pid.py")                          # the request worker goes for this one
+out["ws_again"] = [e.status, echo(e, "e2")]
+t = threading.Thread(target=hello)
+t.start()
+out["req_waits2"] = until(lambda: req_pool(hello_script).get("queue", {}).get("depth") == 1)
+bye(e)                                       # its worker, without connections, goes for hello
+t.join()
+out["req_slot2"] = res.get("h")
 done(out)
 PY
 my $log = ws_log('ref');
@@ -203,15 +216,31 @@ ok t_cmp(($r->{req_waits} ? 1 : 0) . ' ' . ($r->{req_slot} // ''), '1 200 Hello 
 ok t_cmp(($r->{after}[0] // 0) . ' ' . ($r->{after}[1] // ''), qr/^101 v2 \d+ d$/,
          '... then an upgrade to the deployed script is served, that worker stopped for it');
 my ($p2) = ($r->{req_after} // '') =~ /^200 count=1 pid=(\d+)$/;
+my ($p3) = ($r->{req_ws} // '') =~ /^200 count=1 pid=(\d+)$/; # after a WebSocket worker went (below)
 ok t_cmp(($r->{idle} ? 1 : 0) . ' ' . ($p2 ? 1 : 0) . ' ' . (($p2 // 0) != ($p1 // 0) ? 1 : 0), '1 1 1',
          'once that worker idled out, the request pool is served again by a new worker');
 ok t_cmp(($r->{other_after}[0] // 0) . ' ' . ($r->{other_after}[1] // ''),
          qr/^101 v0 \d+ e$/, '... then the other pool too');
 ok t_cmp(join(' ', $log =~ /CGIPLUS2067: .* stopping idle worker pid (\d+) of \Q$counter\E for \Q$vars->{documentroot}\E\/ws\/pid\.py\n/g),
-         $p2 // 'none', '... after stopping that request worker (2067)');
+         ($p2 // 'none') . ' ' . ($p3 // 'none'),
+         '... after stopping that request worker (2067; later the next one, below)');
 my %short = ($counter => 'counter', "$vars->{top_dir}/examples/c/hello" => 'hello',
              "$dep/pid.py" => 'dep', "$vars->{documentroot}/ws/pid.py" => 't');
 ok t_cmp(join(' ', map { join '>', map { $short{$_} // $_ } @$_ }
               map { [/stopping idle worker pid \d+ of (\S+) for (\S+)$/] } $log =~ /(CGIPLUS2067: .*)/g),
-         'counter>dep hello>dep counter>t', 'the workers stopped for room, and for whom (2067)');
+         'counter>dep hello>dep counter>t t>counter counter>t t>hello', 'the workers stopped for room, and for whom (2067)');
+
+# a WebSocket worker without connections is stopped for a request pool's room
+my ($e_pid) = ($r->{other_after}[1] // '') =~ /^v0 (\d+) e$/;
+ok t_cmp(($r->{e_idle} ? 1 : 0) . ' ' . ($p3 ? 1 : 0) . ' ' . (($p3 // 0) != ($p2 // 0) ? 1 : 0), '1 1 1',
+         "once the other pool's connection closed, a request to the request pool gets 200 from a new worker");
+ok t_cmp($log, qr/CGIPLUS2067: all 1 worker of the runner is taken; stopping idle worker pid \Q${\($e_pid \/\/ 'none')}\E of \Q$vars->{documentroot}\E\/ws\/pid\.py for \Q$counter\E\n/,
+         '... after stopping that WebSocket worker, idle, for it (2067)');
+ok t_cmp($log, qr/CGIPLUS2820: WebSocket worker pid \Q${\($e_pid \/\/ 'none')}\E of \Q$vars->{documentroot}\E\/ws\/pid\.py ended: evicted \(.*\) with 0 connections open/,
+         '... which ended as evicted with no connection open (2820)');
+my ($e2_pid) = ($r->{ws_again}[1] // '') =~ /^v0 (\d+) e2$/;
+ok t_cmp(($r->{req_waits2} ? 1 : 0) . ' ' . ($r->{req_slot2} // ''), '1 200 Hello from CGIplus',
+         'a request waiting while a WebSocket worker holds a connection gets 200 once it closes');
+ok t_cmp($log, qr/CGIPLUS2067: all 1 worker of the runner is taken; stopping idle worker pid \Q${\($e2_pid \/\/ 'none')}\E of \Q$vars->{documentroot}\E\/ws\/pid\.py for \Q$vars->{top_dir}\E\/examples\/c\/hello\n/,
+         '... after stopping that WebSocket worker for it (2067)');
 ws_stop('ref');
