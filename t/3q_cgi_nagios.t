@@ -340,7 +340,9 @@ sub norm {
 sub heads {
     my ($h) = @_;
     my @k = grep { !/^(date|server|content-length|transfer-encoding|connection|keep-alive)$/ } keys %$h;
-    return join "\n", map { "$_: " . (/^last-modified$/ ? 'TIME' : norm($h->{$_}, 0)) } sort @k;
+    # Nagios dates both from the clock of the request (its document_header:
+    # Last-Modified and Expires now): the two sides' may differ by a second
+    return join "\n", map { "$_: " . (/^(last-modified|expires)$/ ? 'TIME' : norm($h->{$_}, 0)) } sort @k;
 }
 
 my (%formid, %cmdfile);
