@@ -388,6 +388,22 @@ static void pass_idle(runner_pool *p)
         }
 }
 
+/* pass_idle after r took its ticket: 1 if r still waits in the queue. A
+ * worker granted to r's child has freed r, so r is found by its client
+ * and id among the live entries, never read itself. */
+static int pass_idle_for(runner_pool *p, runner_req *r)
+{
+    const runner_client *c = r->client;
+    uint32_t id = r->reqid;
+    const runner_req *q;
+
+    pass_idle(p);
+    TAILQ_FOREACH(q, &p->queue, qlink)
+        if (q->client == c && q->reqid == id)
+            return 1;
+    return 0;
+}
+
 /* Gives r an idle worker: first one the runner holds (the one used most
  * recently: the others may reach their idle timeout, so a quiet pool
  * shrinks), relayed; else, with table (nobody waits), one free in the
@@ -926,8 +942,7 @@ void runner_pool_submit(runner_req *r)
     /* The ticket first, then a look at the idle workers: a child that
      * frees one sets it IDLE, then looks for tickets; one of us sees the
      * other. */
-    pass_idle(p);
-    if (r->state == RUNNER_R_QUEUED)
+    if (pass_idle_for(p, r))
         runner_pool_dispatch(p);
 }
 
@@ -939,8 +954,7 @@ static void requeue(runner_req *r)
     /* First for a new or the runner's idle worker; for one a child frees,
      * a ticket after those already waiting (full: not even that). */
     runner_req_enqueue(r, 1);
-    pass_idle(p);
-    if (r->state == RUNNER_R_QUEUED)
+    if (pass_idle_for(p, r))
         runner_pool_dispatch(p);
 }
 
