@@ -537,7 +537,7 @@ void runner_pool_slot_peer(const runner_slot_peer *p)
 static int make_room(const runner_pool *own, const char *script)
 {
     runner_worker *w, *victim = NULL;
-    unsigned stopping = peer ? peer->stopping() : 0, waiters = peer ? peer->waiters() : 0;
+    unsigned stopping = peer ? peer->stopping() : 0, waiters = peer ? peer->waiters(NULL) : 0;
     runner_slot_idle ws;
     int ws_idle;
     runner_pool *q;
@@ -586,12 +586,12 @@ static void want_slot(runner_pool *p)
 
 void runner_pool_peer_idle(void)
 {
-    const char *ws;
+    const char *ws = NULL;
     if (runner_g.stop != RUNNER_RUN)
         return;
     if (!TAILQ_EMPTY(&runner_g.slot_waiters))
         want_slot(TAILQ_FIRST(&runner_g.slot_waiters));
-    else if (peer && (ws = peer->first()))
+    else if (peer && peer->waiters(&ws))
         (void)make_room(NULL, ws);
 }
 
@@ -961,7 +961,7 @@ static void requeue(runner_req *r)
 static void worker_idle(runner_worker *w)
 {
     runner_pool *p = w->pool;
-    const char *ws;
+    const char *ws = NULL;
     if (w->state != RUNNER_W_IDLE)
         return;
     if (runner_g.stop != RUNNER_RUN) {
@@ -975,7 +975,7 @@ static void worker_idle(runner_worker *w)
         runner_worker_stop(w, RUNNER_END_RETIRED, 1);
     else if (!TAILQ_EMPTY(&runner_g.slot_waiters) && !p->waits_slot)
         want_slot(TAILQ_FIRST(&runner_g.slot_waiters)); /* another pool waits for a slot */
-    else if (peer && (ws = peer->first()))
+    else if (peer && peer->waiters(&ws))
         (void)make_room(NULL, ws); /* a WebSocket pool does */
     if (w->state == RUNNER_W_IDLE)
         runner_worker_publish(w);
@@ -998,8 +998,9 @@ static void ended_note(runner_pool *p, const runner_worker *w)
     e->at = runner_g.now;
 }
 
-/* Other pools blocked by the global cap get the freed slot, oldest first;
- * WebSocket pools after request pools. */
+/* Pools blocked by the global cap get the freed slot, oldest first;
+ * WebSocket pools after request pools. The pool whose worker ended comes
+ * after them (worker_reaped, runner_ws_pool_reaped). */
 void runner_pool_slots_freed(void)
 {
     unsigned n = 0;
@@ -1070,8 +1071,10 @@ static void worker_reaped(runner_worker *w, runner_req *rerun)
                        (unsigned long long)delay);
         }
     }
-    runner_pool_dispatch(p);
+    /* The pools already waiting for a slot get this one first; ours, its
+     * queue not empty, then waits behind them (want_slot). */
     runner_pool_slots_freed();
+    runner_pool_dispatch(p);
 }
 
 static const runner_wowner pool_owner = {

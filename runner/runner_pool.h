@@ -124,12 +124,12 @@ typedef struct runner_slot_idle {
 } runner_slot_idle;
 /* The other kind of pool sharing max_workers_total (WebSocket pools,
  * registered by runner_ws_init; the pools here call it, not its files):
- * its pools waiting for a slot, the first one's script (NULL: none), its
- * workers on their way out, a freed slot handed on, its longest-idle
- * worker without connections (0: none) and that one stopped (evicted). */
+ * how many of its pools wait for a slot (and the oldest one's script in
+ * *first, if first is not NULL and one waits), its workers on their way
+ * out, a freed slot handed on, its longest-idle worker without
+ * connections (0: none) and that one stopped (evicted). */
 typedef struct runner_slot_peer {
-    unsigned (*waiters)(void);
-    const char *(*first)(void);
+    unsigned (*waiters)(const char **first);
     unsigned (*stopping)(void);
     void (*freed)(void);
     int (*idlest)(runner_slot_idle *out);

@@ -59,7 +59,8 @@ struct runner_ws_pool {
     unsigned nconns;
     int retired;
     int waits_slot;           /* upgrades and no worker at max_workers_total: a request
-                               * worker was stopped for it (runner_pool_make_room) */
+                               * worker was stopped for it (runner_pool_make_room); in
+                               * runner_ws_g.slot_waiters */
     int not_ws;               /* its script does not speak WebSocket (until it changes) */
     runner_pwatch watch;      /* the deploy watch, and the last look */
     runner_ident ident;
@@ -74,6 +75,7 @@ struct runner_ws_pool {
     unsigned long limited[RUNNER_WS_L_N_];
     unsigned long msgs_in, msgs_out, bytes_in, bytes_out, broadcasts, dropped, closed;
     TAILQ_ENTRY(runner_ws_pool) link;
+    TAILQ_ENTRY(runner_ws_pool) slink; /* runner_ws_g.slot_waiters */
 };
 
 typedef enum runner_ws_wstate {
@@ -239,7 +241,7 @@ typedef struct runner_ws_ctx {
     uint64_t mem_said;        /* the last log line about it */
     int mem_paused;           /* past it: the modules' sockets are not read */
     unsigned nconns;
-    unsigned slot_pools;      /* pools with waits_slot set: none, no look at the cap */
+    struct runner_ws_pool_list slot_waiters; /* pools with waits_slot set, the oldest first */
     runner_ws_addr *addrs;
     struct runner_ws_conn_list dead_conns;
     struct runner_ws_worker_list dead_workers;

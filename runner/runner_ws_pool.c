@@ -30,6 +30,7 @@ static const runner_slot_peer slot_peer; /* the global cap, shared with request 
 void runner_ws_init(void)
 {
     TAILQ_INIT(&runner_ws_g.pools);
+    TAILQ_INIT(&runner_ws_g.slot_waiters);
     TAILQ_INIT(&runner_ws_g.dead_conns);
     TAILQ_INIT(&runner_ws_g.dead_workers);
     runner_ws_g.next_id = 1;
@@ -231,9 +232,9 @@ static void set_waits(runner_ws_pool *p, int on)
         return;
     p->waits_slot = on;
     if (on)
-        runner_ws_g.slot_pools++;
+        TAILQ_INSERT_TAIL(&runner_ws_g.slot_waiters, p, slink);
     else
-        runner_ws_g.slot_pools--;
+        TAILQ_REMOVE(&runner_ws_g.slot_waiters, p, slink);
 }
 
 /* Upgrades no worker may take, at the global cap: as a request pool, the
@@ -249,30 +250,20 @@ static int wait_slot(runner_ws_pool *p)
     return 0;
 }
 
-/* Its upgrades may have gone meanwhile (clients gone): then it waits no more. */
-static int waits_slot(const runner_ws_pool *p)
-{
-    return p->waits_slot && !TAILQ_EMPTY(&p->queue);
-}
-
-static unsigned slot_waiters(void)
+/* The pools waiting for a slot, and the oldest one's script (first, if
+ * not NULL; untouched if none). Those whose upgrades have gone meanwhile
+ * (clients gone) wait no more. */
+static unsigned slot_waiters(const char **first)
 {
     const runner_ws_pool *p;
     unsigned n = 0;
-    if (runner_ws_g.slot_pools)
-        TAILQ_FOREACH(p, &runner_ws_g.pools, link)
-            n += waits_slot(p);
+    TAILQ_FOREACH(p, &runner_ws_g.slot_waiters, slink)
+        if (!TAILQ_EMPTY(&p->queue)) {
+            if (!n && first)
+                *first = p->script;
+            n++;
+        }
     return n;
-}
-
-static const char *slot_waiter(void)
-{
-    const runner_ws_pool *p;
-    if (runner_ws_g.slot_pools)
-        TAILQ_FOREACH(p, &runner_ws_g.pools, link)
-            if (waits_slot(p))
-                return p->script;
-    return NULL;
 }
 
 static unsigned stopping_workers(void)
@@ -286,16 +277,18 @@ static unsigned stopping_workers(void)
     return n;
 }
 
+/* The oldest first; one that waits again goes to the tail. */
 static void slots_freed(void)
 {
     runner_ws_pool *p;
-    if (!runner_ws_g.slot_pools)
-        return;
-    TAILQ_FOREACH(p, &runner_ws_g.pools, link)
-        if (p->waits_slot && runner_g.nworkers < runner_g.conf.v[CGP_S_MAX_WORKERS_TOTAL]) {
-            set_waits(p, 0);
-            runner_ws_pool_dispatch(p);
-        }
+    unsigned n = 0;
+    TAILQ_FOREACH(p, &runner_ws_g.slot_waiters, slink)
+        n++;
+    while (n-- && runner_g.nworkers < runner_g.conf.v[CGP_S_MAX_WORKERS_TOTAL] &&
+           (p = TAILQ_FIRST(&runner_ws_g.slot_waiters))) {
+        set_waits(p, 0);
+        runner_ws_pool_dispatch(p);
+    }
 }
 
 /* A worker that may go for another pool's room: ready, of its pool's
@@ -328,7 +321,7 @@ static void evict(void *worker)
 }
 
 static const runner_slot_peer slot_peer = {
-    .waiters = slot_waiters, .first = slot_waiter, .stopping = stopping_workers, .freed = slots_freed,
+    .waiters = slot_waiters, .stopping = stopping_workers, .freed = slots_freed,
     .idlest = idlest, .evict = evict,
 };
 
@@ -521,12 +514,11 @@ void runner_ws_pool_reaped(runner_ws_worker *w)
     /* The opens waiting for it would wait for the next one in vain. */
     if (p->exec_err && w->gen == p->gen)
         fail_queue(p, CGP_O_SPAWN_FAILED, 0, (uint32_t)p->exec_err);
-    /* An evicted worker's slot is for the pool it went for, not its min_idle. */
-    if (w->why == RUNNER_END_EVICTED)
-        runner_pool_slots_freed();
+    /* Its slot is for the pools waiting for one (an evicted worker's, for
+     * the pool it went for), not for this pool's opens or min_idle: they
+     * wait behind them (wait_slot). */
+    runner_pool_slots_freed();
     runner_ws_pool_dispatch(p);
-    if (w->why != RUNNER_END_EVICTED)
-        runner_pool_slots_freed(); /* its slot, to a pool that waits for one */
 }
 
 /* ------------------------------------------------------------ timers */
