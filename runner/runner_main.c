@@ -466,9 +466,11 @@ int main(int argc, char **argv)
     if (parse_args(argc, argv) < 0)
         return 2;
     if (runner_g.o.die_with_parent) {
-        /* The check after prctl closes the race with a parent dying first. */
+        /* The check after prctl closes the race with a parent dying first:
+         * the parent at start, not pid 1, for an orphan goes to the nearest
+         * subreaper (a service manager's, PR_SET_CHILD_SUBREAPER). */
         prctl(PR_SET_PDEATHSIG, SIGTERM);
-        if (getppid() == 1) {
+        if (getppid() != runner_g.o.parent) {
             runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2055) "parent already gone; exiting");
             return 0;
         }
