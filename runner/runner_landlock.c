@@ -3,16 +3,17 @@
  * so read the memory, /proc/PID/environ or take the descriptors of) only
  * processes of its own domain or of one nested in it: no script reaches
  * another worker, of its pool or another, nor an httpd child, even under
- * its own uid. From ABI 6 the domain also scopes signals: a script signals
- * its own processes only. Writing another process's files under /proc is
- * refused: oom_score_adj and autogroup (the OOM killer's choice, a CPU
- * share) take no ptrace access, only the file's owner, and every worker of
- * a uid owns those of the others; its own /proc/PID stays writable. No
- * other file access is restricted: the ruleset also handles making block
- * devices, which no script may do anyway, and moving files between
- * directories, which a rule allows everywhere (every domain refuses a link
- * or rename across directories, EXDEV, unless a rule allows it: git's
- * receive-pack, an upload moved into place). */
+ * its own uid. From ABI 6 signals are scoped too: a script signals its
+ * pool's processes only (the pool's domain around each: runner_domain.c).
+ * Writing another process's files under /proc is refused: oom_score_adj
+ * and autogroup (the OOM killer's choice, a CPU share) take no ptrace
+ * access, only the file's owner, and every worker of a uid owns those of
+ * the others; its own /proc/PID stays writable. No other file access is
+ * restricted: the ruleset also handles making block devices, which no
+ * script may do anyway, and moving files between directories, which a
+ * rule allows everywhere (every domain refuses a link or rename across
+ * directories, EXDEV, unless a rule allows it: git's receive-pack, an
+ * upload moved into place). */
 #include "runner_types.h" /* _GNU_SOURCE */
 #include "runner_landlock.h"
 
@@ -113,14 +114,14 @@ out:
 }
 #endif
 
-int runner_landlock_enter(void)
+int runner_landlock_enter(int scope_signals)
 {
 #if defined(SYS_landlock_create_ruleset) && defined(SYS_landlock_restrict_self) \
     && defined(SYS_landlock_add_rule)
     struct ll_ruleset_attr attr = {
         .handled_access_fs = LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_REFER |
                              LANDLOCK_ACCESS_FS_WRITE_FILE,
-        .scoped = ll_abi >= LL_ABI_SCOPES ? LL_SCOPE_SIGNAL : 0,
+        .scoped = scope_signals && ll_abi >= LL_ABI_SCOPES ? LL_SCOPE_SIGNAL : 0,
     };
     int rc = -1, fd = -1, top = -1;
 
@@ -141,6 +142,37 @@ int runner_landlock_enter(void)
         if (!writes || allow_writes(fd) == 0)
             rc = (int)syscall(SYS_landlock_restrict_self, fd, 0);
     }
+out:
+    if (top >= 0)
+        close(top);
+    if (fd >= 0)
+        close(fd);
+    return rc;
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int runner_landlock_enter_signals(void)
+{
+#if defined(SYS_landlock_create_ruleset) && defined(SYS_landlock_restrict_self) \
+    && defined(SYS_landlock_add_rule)
+    /* Moves between directories are refused by every domain, handled or
+     * not, unless a rule allows them: allowed everywhere, as above. */
+    struct ll_ruleset_attr attr = { .handled_access_fs = LANDLOCK_ACCESS_FS_REFER,
+                                    .scoped = LL_SCOPE_SIGNAL };
+    int fd = -1, top = -1, rc = -1;
+
+    if (ll_abi < LL_ABI_SCOPES) {
+        errno = EOPNOTSUPP;
+        goto out;
+    }
+    if ((top = open("/", O_PATH | O_CLOEXEC)) < 0 ||
+        (fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0)) < 0 ||
+        allow(fd, top, LANDLOCK_ACCESS_FS_REFER) < 0)
+        goto out;
+    rc = (int)syscall(SYS_landlock_restrict_self, fd, 0);
 out:
     if (top >= 0)
         close(top);

@@ -533,7 +533,7 @@ int main(int argc, char **argv)
                        "httpd child, nor read their memory or /proc/PID/environ, nor write "
                        "another process's /proc files%s", abi,
                        runner_landlock_scopes_signals()
-                           ? ", nor signal them"
+                           ? ", nor signal them (but its own pool's processes)"
                            : "; it can still signal processes of its user (scoping signals "
                              "needs Landlock ABI 6, Linux 6.12)");
         else

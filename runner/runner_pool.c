@@ -13,6 +13,7 @@
 #include "runner_table.h"
 #include "runner_worker.h"
 #include "runner_twait.h"
+#include "runner_domain.h"
 #include "cgp_twait.h"
 
 #include <errno.h>
@@ -1236,6 +1237,7 @@ static void pool_free(runner_pool *p)
     runner_htab_del(&pool_tab, &p->hl);
     TAILQ_REMOVE(&runner_g.pools, p, link);
     runner_set_free(&p->set);
+    runner_domain_free(&p->domain);
     free(p->script);
     free(p->dir);
     free(p->site);

@@ -21,6 +21,7 @@ struct runner_pool {
     char *script;             /* absolute path */
     char *dir;                /* its directory: the workers' cwd */
     char *site;               /* BEGIN's site (an engine's virtual host); NULL: any */
+    struct runner_domain *domain; /* its processes' Landlock domain (runner_domain.c) */
     runner_mode mode;
     runner_pool_set set;
     const runner_wowner *owner; /* what its workers tell it (runner_pool.c) */

@@ -7,6 +7,7 @@
 #include "runner_ctx.h"
 #include "runner_oom.h"
 #include "runner_landlock.h"
+#include "runner_domain.h"
 #include "runner_seccomp.h"
 #include "runner_loop.h"
 #include "cgp_proto.h"
@@ -81,7 +82,7 @@ static void close_from(int lo, int keep)
     }
 }
 
-static void child(const runner_spawn_spec *s, pid_t runner)
+static void child(const runner_spawn_spec *s, pid_t runner, int scope_signals)
 {
     int efd = s->exec_fd;
     int hi[RUNNER_SPAWN_MAXFD];
@@ -125,7 +126,8 @@ static void child(const runner_spawn_spec *s, pid_t runner)
     }
     runner_oom_prefer(); /* as root: the script cannot lower it again */
     if (runner_g.is_root) {
-        runner_landlock_enter(); /* best effort: the runner said at start whether it works */
+        /* best effort: the runner said at start whether it works */
+        runner_landlock_enter(scope_signals);
         if (runner_seccomp_confine() < 0)
             child_fail(efd, RUNNER_STAGE_SECCOMP, errno);
     }
@@ -161,21 +163,29 @@ static void child(const runner_spawn_spec *s, pid_t runner)
                     : RUNNER_STAGE_EXEC, err, s->path);
 }
 
-pid_t runner_spawn(const runner_spawn_spec *s)
+pid_t runner_spawn_here(const runner_spawn_spec *s, int scope_signals)
 {
     sigset_t all, old;
     /* Blocked across fork: the child's inherited handlers must never write
      * into our self-pipe before it resets them. */
     pid_t runner = getpid();
     sigfillset(&all);
-    sigprocmask(SIG_SETMASK, &all, &old);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     pid_t pid = fork();
     if (pid == 0)
-        child(s, runner);
+        child(s, runner, scope_signals);
     int saved = errno;
-    sigprocmask(SIG_SETMASK, &old, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     errno = saved;
     return pid;
+}
+
+pid_t runner_spawn(const runner_spawn_spec *s)
+{
+    pid_t pid;
+    if (s->domain && ((pid = runner_domain_spawn(s->domain, s)) >= 0 || errno != EOPNOTSUPP))
+        return pid;
+    return runner_spawn_here(s, 1);
 }
 
 void runner_close_fd(int *fd)

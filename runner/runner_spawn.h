@@ -19,6 +19,7 @@ typedef struct runner_spawn_spec {
                                  which nothing else would end: runner_fcgi.c) */
     const gid_t *groups;      /* supplementary groups (suEXEC's initgroups), NULL: gid alone */
     size_t ngroups;
+    struct runner_domain **domain; /* its pool's (runner_domain.c); NULL: one of its own */
 } runner_spawn_spec;
 /* Where a child failed before exec, as reported on the exec pipe. */
 enum runner_stage { RUNNER_STAGE_SETSID = 1, RUNNER_STAGE_CREDS, RUNNER_STAGE_CHDIR,
@@ -27,7 +28,11 @@ enum runner_stage { RUNNER_STAGE_SETSID = 1, RUNNER_STAGE_CREDS, RUNNER_STAGE_CH
                     /* exec refused (EACCES) though the script itself is
                      * executable for its user: its #! interpreter is */
                     RUNNER_STAGE_INTERP };
+/* Forks and execs s: in its pool's domain where there is one, else with
+ * a domain of its own that scopes signals. The pid, or -1 with errno. */
 pid_t runner_spawn(const runner_spawn_spec *s);
+/* The fork itself, in the calling thread's domain (runner_domain.c). */
+pid_t runner_spawn_here(const runner_spawn_spec *s, int scope_signals);
 const char *runner_spawn_stage(unsigned stage);
 int runner_random_hex(char *out, size_t nhex);
 /* The spawns' descriptor chores: closes *fd if open and sets it -1; our

@@ -180,6 +180,7 @@ int runner_worker_start(const runner_wkind *kind, runner_pool *p, runner_req *r,
     pl.spec.dir = p->dir;
     pl.spec.set = &p->set;
     pl.spec.exec_fd = pl.px[1];
+    pl.spec.domain = &p->domain;
     memcpy(pl.spec.fds, pl.child, sizeof(pl.spec.fds));
     if ((pid = runner_spawn(&pl.spec)) < 0) {
         err = errno;

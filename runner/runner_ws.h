@@ -63,6 +63,7 @@ struct runner_ws_pool {
                                * runner_ws_g.slot_waiters */
     int not_ws;               /* its script does not speak WebSocket (until it changes) */
     runner_pwatch watch;      /* the deploy watch, and the last look */
+    struct runner_domain *domain; /* its workers' Landlock domain (runner_domain.c) */
     runner_ident ident;
     unsigned fail_streak;
     int exec_err;             /* the last start failed for good (cgp_exec_err_permanent): its

@@ -14,6 +14,7 @@
 #include "runner_log.h"
 #include "runner_loop.h"
 #include "runner_pool.h"
+#include "runner_domain.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -722,6 +723,7 @@ void runner_ws_pool_gc(void)
         set_waits(p, 0);
         TAILQ_REMOVE(&runner_ws_g.pools, p, link);
         runner_set_free(&p->set);
+        runner_domain_free(&p->domain);
         free(p->script);
         free(p->dir);
         free(p);

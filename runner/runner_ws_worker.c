@@ -76,6 +76,7 @@ int runner_ws_worker_spawn(runner_ws_pool *p, runner_ws_worker **out)
     spec.envp = envp;
     spec.fds[0] = devnull, spec.fds[1] = po[1], spec.fds[2] = pe[1], spec.fds[3] = sv[0];
     spec.exec_fd = px[1];
+    spec.domain = &p->domain;
     pid_t pid = runner_spawn(&spec);
     if (pid < 0) {
         err = errno;

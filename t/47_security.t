@@ -16,7 +16,7 @@ use Time::HiRes qw(sleep);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(hget wire_connect wire_request wire_frames);
 
-plan tests => 54 + 3 * 2 + 2 * 2;
+plan tests => 58 + 3 * 2 + 2 * 2;
 
 my $vars = Apache::Test::config()->{vars};
 my $nobody = getpwnam('nobody');
@@ -110,6 +110,26 @@ ok t_cmp(field($r, 'fds'), '0 1 2', 'plain CGI: descriptors 0-2 only');
 my $env = field($r, 'env');
 ok t_cmp($env =~ /\bREQUEST_METHOD\b/ && $env =~ /\bPOOL_cgimode\b/ && $env !~ /CGIPLUS/ ? 1 : 0, 1,
          'plain CGI: CGI variables and configured ones');
+
+# The processes of one pool share a domain around their own (runner_domain.c):
+# a later run of a plain CGI script signals what an earlier one left behind
+# (fossil checks its backoffice so, kill(pid, 0)), as under mod_cgid, but
+# cannot trace it; another pool's script still cannot signal it.
+{
+    my $d = field(hget('/pool/cgimode/whoami.pl?daemon'), 'daemon');
+    ok t_cmp($d, qr/^\d+$/, 'a plain CGI run leaves a process behind');
+    $d ||= 0;
+    my $abi = do { local (@ARGV, $/) = "$vars->{t_logs}/error_log"; <> } =~ /CGIPLUS2913: .*\(ABI (\d+)\)/ ? $1 : 0;
+    my $again = hget("/pool/cgimode/whoami.pl?signal=$d&peek=$d");
+    ok t_cmp(field($again, "signal_$d"), 'may', "a later run of the same script (its pool) may signal it (pid $d)");
+    ok t_cmp(field($again, 'peek_environ'), $abi ? 'refused (Permission denied)' : qr/^read/,
+             $abi ? 'but cannot read its environment (a domain of its own inside the pool\'s)'
+                  : 'no Landlock: it reads its environment, as any process of its uid');
+    ok t_cmp(field(hget("/pool/peer/whoami.pl?signal=$d"), "signal_$d"),
+             $abi >= 6 ? 'refused (Operation not permitted)' : 'may',
+             $abi >= 6 ? "another pool's script may not signal it" : 'signals not scoped before ABI 6');
+    kill 'KILL', $d if $d;
+}
 
 # The runner refuses users the configuration does not name, and root.
 my $script = "$vars->{documentroot}/pool/whoami.pl";

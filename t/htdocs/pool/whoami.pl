@@ -1,8 +1,9 @@
 #!/usr/bin/perl
 # Reports what a worker got: user, group, session, process group, open
 # descriptors, environment names and resource limits; with ?peek=PID, what
-# it can read of process PID; with ?move, whether it can link and rename
-# a file into another directory (t/47_security.t).
+# it can read of process PID; with ?signal=PID,..., whether it may signal
+# them; with ?daemon, a process it leaves behind; with ?move, whether it can
+# link and rename a file into another directory (t/47_security.t).
 use strict;
 use warnings;
 use FindBin;
@@ -65,6 +66,18 @@ while (CGIplus::accept()) {
         my $ok = kill('TERM', $kid);
         waitpid $kid, 0;
         print 'signal_own_child=', ($ok && ($? & 127) == 15 ? 'ended' : "not ended ($?)"), "\n";
+    }
+    # ?daemon: leaves a process of its own behind, in a session of its own
+    # (a CGI program's background job, as fossil's backoffice), its pid said
+    if (($ENV{QUERY_STRING} // '') =~ /\bdaemon\b/) {
+        my $kid = fork // die "fork: $!";
+        if (!$kid) {
+            POSIX::setsid();
+            POSIX::close($_) for 0 .. 63;
+            sleep 60;
+            POSIX::_exit(0);
+        }
+        print "daemon=$kid\n";
     }
     # ?limits=PID,...: whether it may set the open-files limit (to what it
     # is: harmless), the nice value, scheduling policy or I/O priority of
