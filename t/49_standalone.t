@@ -19,7 +19,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(wire_connect wire_request wire_frames wire_status wait_for wire_key_file);
 
-plan tests => 33;
+plan tests => 34;
 
 my $vars = Apache::Test::config()->{vars};
 my $bin = "$vars->{top_dir}/runner/cgiplus-runner";
@@ -64,6 +64,7 @@ my $conf = <<"CONF";
 socket $dir/r.sock
 key_file $key
 user nobody
+log_level debug
 max_workers_total 3
 kill_grace 500ms
 [defaults]
@@ -125,10 +126,12 @@ my $old = wait_for(sub { my $p = pool(wire_status($s), 'declared'); !$p || $p->{
 ok t_cmp($old ? 1 : 0, 1, 'and the old one retires once unused');
 ok t_cmp(log_of('runner'), qr{CGIPLUS2064: pool #\d+ of \Q$script\E retired \(superseded by a newer configuration\)},
          '... logged (2064)');
+ok t_cmp(wait_for(sub { log_of('runner') =~ m{CGIPLUS2070: pool #\d+ of \Q$script\E freed} }, 6, 0.2) ? 1 : 0, 1,
+         'its workers gone, the retired pool is freed (2070, debug)');
 
 # A log_level the runner does not know on SIGHUP: said (2401), the level
 # in force stays, the rest of the file applies.
-write_conf("$dir/runner.conf", "log_level loud\n" . ($conf2 =~ s/max_workers_total 5/max_workers_total 6/r));
+write_conf("$dir/runner.conf", "log_level loud\n" . ($conf2 =~ s/max_workers_total 5/max_workers_total 6/r =~ s/^log_level debug\n//mr));
 kill 'HUP', $runner;
 ok t_cmp(wait_for(sub { log_of('runner') =~ /CGIPLUS2401: SIGHUP: log_level loud is not error, warn, info or debug; keeping \w+/ }, 3)
          ? 1 : 0, 1, 'SIGHUP: an unknown log_level is said (2401)');
