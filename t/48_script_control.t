@@ -14,7 +14,7 @@ use lib 't/htdocs/pool/lib';
 use PoolTest qw(hget hstart hfinish status pool_of wait_for wire_connect wire_request
                 wire_frames);
 
-plan tests => 35;
+plan tests => 37;
 
 my $vars = Apache::Test::config()->{vars};
 my $script = "$vars->{documentroot}/pool/app.pl";
@@ -147,6 +147,22 @@ ok t_cmp(@f ? $f[-1]{outcome} : -1, 8, 'no-abort: END aborted all the same');
 ok t_cmp(out(@f) =~ /tick 20/ ? 1 : 0, 0, 'no output after the abort');
 req($s, 'x=3');
 ok t_cmp(pid_of(out(wire_frames($s, 100, 10))), $after, 'and the same worker serves the next request');
+
+# --- the module goes away mid-request (an httpd child killed, say): its
+# connection closes with no ABORT; the request is dropped (2005) and its
+# worker drained, serving again.
+$off = -s "$vars->{t_logs}/error_log";
+my $gone = wire_connect();
+my $gid = req($gone, 'ticks=10&gap=0.05');
+wire_frames($gone, 1, 5, until => sub { $_[0]{type} == 6 });
+close $gone;
+my $seen = '';
+wait_for(sub { ($seen = log_from($off)) =~ /CGIPLUS2005/ }, 5);
+ok t_cmp($seen, qr{CGIPLUS2005: request $gid \(/wire\?ticks=10&gap=0\.05\): the module went away},
+         'a module connection closed mid-request: the request is dropped (2005, debug)');
+sleep 1; # the rest of its response, read and dropped
+req($s, 'x=4');
+ok t_cmp(pid_of(out(wire_frames($s, 100, 10))), $after, 'its worker was drained and serves again');
 close $s;
 
 # --- through httpd: a client that goes away mid-response costs no worker:
