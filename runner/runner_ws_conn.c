@@ -675,11 +675,10 @@ void runner_ws_conn_event(runner_ws_conn *c, uint32_t events)
         if (have < CGP_HDR_LEN)
             break;
         if (cgp_hdr_unpack(d, &h) != CGP_OK) {
-            h.type = d[3];
-            h.len = 0;
+            /* its length is not to be trusted: not logged */
             runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2830) "protocol error on WebSocket "
-                       "connection %lu (%s frame, %lu bytes); closing it", (unsigned long)c->id,
-                       cgp_type_name(h.type), (unsigned long)h.len);
+                       "connection %lu (a %s frame whose header does not unpack: bad magic "
+                       "or version); closing it", (unsigned long)c->id, cgp_type_name(d[3]));
             conn_end(c, CGP_WS_ABNORMAL, "", 0);
             return;
         }

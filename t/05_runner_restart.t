@@ -6,8 +6,9 @@ use Apache::Test;
 use Apache::TestUtil;
 use Apache::TestRequest qw(GET);
 use Time::HiRes qw(sleep time);
+use IO::Socket::INET;
 
-plan tests => 9;
+plan tests => 12;
 
 my $vars = Apache::Test::config()->{vars};
 my $pidfile = "$vars->{t_logs}/cgiplus-runner.pid";
@@ -27,8 +28,28 @@ ok $old > 1 && kill(0, $old);
 my $spool = "$vars->{t_logs}/cgiplus-spool";
 sub names_of { my ($pid) = @_; opendir my $d, $spool or return 0;
                return scalar grep { /^fcgi-$pid-\d+\.sock$/ } readdir $d }
-GET '/fcgir/app';
+# One keep-alive connection, so that one httpd child serves its requests:
+# its relayed request leaves an idle runner connection in that child.
+my $ka = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$vars->{port}", Timeout => 20) or die "connect: $!";
+sub ka_get {
+    my ($path) = @_;
+    print $ka "GET $path HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    my $buf = '';
+    local $SIG{ALRM} = sub { die "timeout\n" };
+    alarm 20;
+    my $done = sub {
+        my ($head, $rest) = split /\r\n\r\n/, $buf, 2;
+        return 0 unless defined $rest;
+        return length($rest) >= $1 if $head =~ /^Content-Length: (\d+)/mi;
+        return $rest =~ /(?:^|\r\n)0\r\n\r\n\z/;
+    };
+    eval { sysread($ka, $buf, 65536, length $buf) or last until $done->() };
+    alarm 0;
+    return ($buf =~ m{^HTTP/1\.1 (\d+)})[0] // 0;
+}
+ok t_cmp(ka_get('/fcgir/app'), 200, 'a relayed request before the kill');
 ok t_cmp(names_of($old) > 0 ? 1 : 0, 1, 'the FastCGI worker has a socket name in the spool dir');
+my $at = -s "$vars->{t_logs}/error_log";
 kill 'KILL', $old;
 # Dead, its sockets closed (a zombie until httpd reaps it): a request
 # written while it is still dying may have reached it and is never sent
@@ -62,3 +83,10 @@ for (1 .. 20) {
     sleep 0.1;
 }
 ok t_cmp($table ? 1 : 0, 1, 'the children map the new runner\'s table (1703, debug)');
+# The child that held a connection to the killed runner drops it unused
+# (1023: at this request, or at an earlier one that child took) and serves
+# the relayed request on a new one.
+ok t_cmp(ka_get('/fcgir/app'), 200, 'a relayed request on the same client connection after the kill');
+ok t_cmp(substr(main_log(), $at), qr/CGIPLUS1023: dropping an idle runner connection the runner closed/,
+         'its child dropped the connection the killed runner had closed (1023, debug)');
+close $ka;

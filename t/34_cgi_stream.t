@@ -1,7 +1,8 @@
 # Streaming responses: a script printing one event every 200 ms reaches
 # curl event by event, over HTTP/1.1 (both modes), h2c and h2 over TLS,
 # with no extra directive. A client that leaves mid-stream: the module sends
-# ABORT and keeps the runner connection once the runner ends the request.
+# ABORT and keeps the runner connection once the runner ends the request
+# (closes it if a hung runner does not).
 # Script stderr: in the error log of the request's virtual host, one whole
 # line per log line, never mixed between concurrent scripts.
 use strict;
@@ -10,9 +11,11 @@ use Apache::Test;
 use Apache::TestUtil qw(t_cmp);
 use Apache::TestRequest ();
 use LWP::UserAgent;
+use IO::Socket::INET;
+use Socket qw(SOL_SOCKET SO_LINGER);
 use Time::HiRes qw(time sleep);
 
-plan tests => 4 * 4 + 4 + 3 + 3;
+plan tests => 4 * 4 + 4 + 3 + 3 + 3;
 
 my $cfg = Apache::Test::config();
 my $host = $cfg->{vars}{servername};
@@ -79,6 +82,38 @@ my $ua = LWP::UserAgent->new(timeout => 20);
 my $r = $ua->get("$h1/cgi-relay/sse.pl?1");
 ok t_cmp($r->code, 200, 'the next request after an abort: 200');
 ok t_cmp($r->content, "data: event 1\n\n", 'and its body');
+
+# The same with the runner stopped (SIGSTOP: a hung runner) as the client
+# leaves: the module's ABORT gets no END within its 2 s, so it closes the
+# runner connection (1088) rather than keep one whose state it does not
+# know; the runner, running again, reads the ABORT (the request ends
+# aborted, its worker drained); the next request is served.
+{
+    my $rpid = do { open my $pf, '<', "$cfg->{vars}{t_logs}/cgiplus-runner.pid" or die $!; <$pf> =~ /(\d+)/ ? $1 : 0 };
+    $from = -s $elog;
+    # a client that reads the first event, then resets its connection
+    # (SO_LINGER 0): nothing has to be written to it to see it gone
+    my $cs = IO::Socket::INET->new(PeerAddr => Apache::TestRequest::hostport(), Timeout => 10) or die "connect: $!";
+    print $cs "GET /cgi-relay/sse.pl?30,100 HTTP/1.1\r\nHost: $host\r\n\r\n";
+    my $got = '';
+    while ($got !~ /event 1/) { sysread($cs, $got, 4096, length $got) or last }
+    kill 'STOP', $rpid;
+    my $stopped = 1;
+    END { kill 'CONT', $rpid if $stopped && $rpid }
+    setsockopt($cs, SOL_SOCKET, SO_LINGER, pack('ii', 1, 0));
+    close $cs;
+    my $l = '';
+    for (1 .. 50) { $l = log_from($elog, $from); last if $l =~ /CGIPLUS1088/; sleep 0.1 }
+    kill 'CONT', $rpid;
+    $stopped = 0;
+    ok t_cmp($l, qr/CGIPLUS1088: sent ABORT for \S+sse\.pl, but the runner did not end the request; closing the connection/,
+             'a stopped runner: no END after the ABORT, the connection is closed (1088)');
+    for (1 .. 50) { $l = log_from($elog, $from); last if $l =~ /CGIPLUS2506/; sleep 0.1 }
+    ok t_cmp($l, qr{CGIPLUS2004: request \d+ \(/cgi-relay/sse\.pl\?30,100\) for \S+ ended: aborted\n(?s:.*)CGIPLUS2506: request \d+ \(/cgi-relay/sse\.pl\?30,100\) lost its client; worker pid \d+ of \S+sse\.pl runs to its sentinel},
+             'the runner, running again, reads the ABORT: the request ends aborted, its worker is drained (2004, 2506)');
+    $r = $ua->get("$h1/cgi-relay/sse.pl?1");
+    ok t_cmp($r->code . ' ' . $r->content, "200 data: event 1\n\n", 'and serves the next request');
+}
 
 # What a log file got since offset $off.
 sub log_from { my ($f, $off) = @_; open my $fh, '<', $f or return ''; seek $fh, $off, 0;

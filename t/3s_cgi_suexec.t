@@ -47,7 +47,7 @@ my @ok = ([ 'a.test', '/cgi-bin/id.sh', 'a' ], [ '127.0.0.1', '/~USERB/cgi-bin/i
 
 my $have_ws = !system("$WsTest::PYTHON -c 'import websockets' 2>/dev/null");
 
-plan tests => 2 * (2 + 3 * @ok + 3 * @refusals) + @refusals + 6 + @ok + @refusals + 2 + 6,
+plan tests => 2 * (2 + 3 * @ok + 3 * @refusals) + @refusals + 6 + @ok + @refusals + 2 + 7,
     need { 'root, and suEXEC installed setuid (apache2-suexec-pristine)' => $have_suexec &&
            $docroot && $sxlog && $suffix, 'python3-websockets' => $have_ws };
 
@@ -191,7 +191,7 @@ for my $variant ('cgid', 'cgiplus') {
     my @mods = qw(alias env include suexec userdir);
     push @mods, 'cgid' if $variant eq 'cgid';
     open my $fh, '>', "$dir/httpd.conf" or die;
-    print $fh private_conf($dir, $port, \@mods, $variant eq 'cgiplus' ? "CGIplusCompat on\n$conf" : $conf);
+    print $fh private_conf($dir, $port, \@mods, $variant eq 'cgiplus' ? "CGIplusCompat on\nLogLevel info cgiplus:debug\n$conf" : $conf);
     close $fh;
     ok t_cmp(private_start("$dir/httpd.conf", $port), 1, "$variant: httpd starts")
         or die "$variant: httpd did not start:\n" . slurp("$dir/error_log");
@@ -244,6 +244,8 @@ for my $variant ('cgid', 'cgiplus') {
         ok t_cmp("@b", qr/^pid=$pb uid=$uid_b n=1\n pid=$pb uid=$uid_b n=2\n pid=$pb uid=$uid_b n=3$/,
                  'UserDir: a persistent worker of its user serves every request');
         ok t_cmp($pa != $pb ? 1 : 0, 1, 'one pool per user');
+        ok t_cmp(slurp("$dir/error_log"), qr/CGIPLUS2701: suEXEC for \S+\/plus\.pl: uid: \($uid_a\/\S+\) gid: \(\d+\/\S+\) cmd: plus\.pl/,
+                 "the runner's suexec line for the persistent worker, in the error log too (2701, debug)");
         # The wrapper's settings reached the runner, and only the user's own
         # scripts ran: suexec's log has nothing more for the persistent worker.
         ok t_cmp(slurp("$dir/cgiplus-runner.conf"), qr/^suexec_docroot \Q$docroot\E$/m,

@@ -14,7 +14,7 @@ use lib 't/htdocs/pool/lib';
 use PoolTest qw(hget hstart hfinish status pool_of wait_for wire_connect wire_request
                 wire_frames);
 
-plan tests => 28;
+plan tests => 37;
 
 my $vars = Apache::Test::config()->{vars};
 my $script = "$vars->{documentroot}/pool/app.pl";
@@ -26,6 +26,8 @@ sub req {
                  [QUERY_STRING => $query, REQUEST_METHOD => 'GET', CONTENT_LENGTH => 0]);
     return $id;
 }
+sub log_from { open my $fh, '<', "$vars->{t_logs}/error_log" or return '';
+                seek $fh, $_[0], 0; local $/; <$fh> // '' }
 sub out { join '', map { $_->{payload} } grep { $_->{type} == 6 } @_ }
 sub pid_of { ($_[0] =~ /pid=(\d+)/)[0] // 0 }
 sub frame { my ($s, $type, $reqid, $pl) = @_;
@@ -52,6 +54,18 @@ my ($xpid) = out(@f) =~ /^X-Pid: (\d+)/m;
 open my $dl, '<', "$vars->{t_logs}/error_log" or die;
 ok t_cmp((do { local $/; <$dl> }) =~ /CGIPLUS2076: worker pid $xpid of \S+app\.pl: Script-Control X-buffer-records/ ? 1 : 0, 1,
          'the runner logged the directive it applied (2076, debug)');
+
+# --- a directive the runner does not know: ignored (logged), the line still
+# taken out, the response whole and the worker serving on.
+my $off = -s "$vars->{t_logs}/error_log";
+req($s, 'sc=X-no-such-directive48;+X-buffer-records&lines=2');
+@f = wire_frames($s, 100, 5);
+ok t_cmp(out(@f), qr/^Content-Type: text\/plain\nX-Pid: \d+\n\n.*line 1\nline 2\n\z/s,
+         'an unknown Script-Control directive: the line goes, the response is whole');
+ok t_cmp(@f ? $f[-1]{outcome} : -1, 0, 'and the request ends ok');
+($xpid) = out(@f) =~ /^X-Pid: (\d+)/m;
+ok t_cmp(log_from($off), qr/CGIPLUS2075: worker pid $xpid of \S+app\.pl: Script-Control directive 'X-no-such-directive48' ignored/,
+         'the runner logged the directive it ignored (2075, debug)');
 
 # --- MAP-PATH forwarded to the module and its answer relayed.
 my $t = req($s, 'callout=MAP-PATH:%20/x/y', callouts => 1);
@@ -87,6 +101,22 @@ req($s, 'callout=MAP-PATH:%20/nobody', callouts => 1);
 ok t_cmp(out(@f), qr/^answer=503 no answer$/m, 'an unanswered callout gets 503 no answer');
 ok t_cmp(time - $t0 > 0.9 && time - $t0 < 2 ? 1 : 0, 1, sprintf('after %.2f s', time - $t0));
 
+# --- an answer that comes after the runner answered 503 itself: dropped
+# (logged), the script's output goes on unharmed and its worker serves again.
+$off = -s "$vars->{t_logs}/error_log";
+$t = req($s, 'callout=MAP-PATH:%20/late48&ticks=8&gap=0.25', callouts => 1);
+@f = wire_frames($s, 100, 5, until => sub { $_[0]{type} == 6 && $_[0]{payload} =~ /tick 1/ });
+frame($s, 11, $t, '200 /srv/late48');
+push @f, wire_frames($s, 100, 5);
+ok t_cmp(out(@f), qr/^answer=503 no answer\ntick 1\n.*tick 8\n\z/ms,
+         'a late CALLOUT_ANSWER: the script had 503 and runs to its end');
+ok t_cmp(@f ? $f[-1]{outcome} : -1, 0, 'the request ends ok');
+my $lpid = pid_of(out(@f));
+ok t_cmp(log_from($off), qr/CGIPLUS2073: a CALLOUT_ANSWER for worker pid $lpid that waits for none; dropped/,
+         'the late answer was dropped (2073, debug)');
+req($s, 'x=late');
+ok t_cmp(pid_of(out(wire_frames($s, 100, 3))), $lpid, 'the same worker serves the next request');
+
 # --- a module that does not answer callouts: not forwarded at all.
 req($s, 'callout=MAP-PATH:%20/x');
 @f = wire_frames($s, 100, 3);
@@ -117,6 +147,22 @@ ok t_cmp(@f ? $f[-1]{outcome} : -1, 8, 'no-abort: END aborted all the same');
 ok t_cmp(out(@f) =~ /tick 20/ ? 1 : 0, 0, 'no output after the abort');
 req($s, 'x=3');
 ok t_cmp(pid_of(out(wire_frames($s, 100, 10))), $after, 'and the same worker serves the next request');
+
+# --- the module goes away mid-request (an httpd child killed, say): its
+# connection closes with no ABORT; the request is dropped (2005) and its
+# worker drained, serving again.
+$off = -s "$vars->{t_logs}/error_log";
+my $gone = wire_connect();
+my $gid = req($gone, 'ticks=10&gap=0.05');
+wire_frames($gone, 1, 5, until => sub { $_[0]{type} == 6 });
+close $gone;
+my $seen = '';
+wait_for(sub { ($seen = log_from($off)) =~ /CGIPLUS2005/ }, 5);
+ok t_cmp($seen, qr{CGIPLUS2005: request $gid \(/wire\?ticks=10&gap=0\.05\): the module went away},
+         'a module connection closed mid-request: the request is dropped (2005, debug)');
+sleep 1; # the rest of its response, read and dropped
+req($s, 'x=4');
+ok t_cmp(pid_of(out(wire_frames($s, 100, 10))), $after, 'its worker was drained and serves again');
 close $s;
 
 # --- through httpd: a client that goes away mid-response costs no worker:

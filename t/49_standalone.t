@@ -5,7 +5,9 @@
 # stay), an unsafe file is refused at start, a runner running as root
 # with no user to switch to refuses to run scripts (and WebSocket
 # workers), a [pool] section it cannot set up is said, and the last
-# descriptors are kept for connections that prove the key at once.
+# descriptors are kept for connections that prove the key at once. A
+# retired pool is freed (2070); a child the runner inherited from a wrapper
+# that execs it is reaped (2047).
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -19,7 +21,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(wire_connect wire_request wire_frames wire_status wait_for wire_key_file);
 
-plan tests => 33;
+plan tests => 35;
 
 my $vars = Apache::Test::config()->{vars};
 my $bin = "$vars->{top_dir}/runner/cgiplus-runner";
@@ -37,12 +39,16 @@ sub write_conf {
     chmod $mode // 0600, $file;
 }
 
+# (with => shell commands run first: a child they leave running is the
+# runner's, as from a wrapper script that execs it)
 sub start {
     my ($name, @args) = @_;
+    my $with = $args[0] eq 'with' ? (splice @args, 0, 2)[1] : undef;
     my $pid = fork // die;
     if (!$pid) {
         open STDERR, '>>', "$dir/$name.log" or die;
         open STDOUT, '>', '/dev/null';
+        exec 'sh', '-c', "$with exec \"\$0\" \"\$@\"", $bin, @args or POSIX::_exit(127) if $with;
         exec $bin, @args or POSIX::_exit(127);
     }
     return $pid;
@@ -64,6 +70,7 @@ my $conf = <<"CONF";
 socket $dir/r.sock
 key_file $key
 user nobody
+log_level debug
 max_workers_total 3
 kill_grace 500ms
 [defaults]
@@ -73,7 +80,8 @@ min_idle 2
 env POOL_declared=declared
 CONF
 write_conf("$dir/runner.conf", $conf);
-my $runner = start('runner', '--config', "$dir/runner.conf");
+# started from a wrapper that left a child of its own behind
+my $runner = start('runner', with => "sleep 0.3 & echo \$! > $dir/left.pid;", '--config', "$dir/runner.conf");
 ok t_cmp(wait_for(sub { -S "$dir/r.sock" }, 5) ? 1 : 0, 1, 'the runner listens on the socket its file names');
 
 my $s = wire_connect("$dir/r.sock");
@@ -125,10 +133,16 @@ my $old = wait_for(sub { my $p = pool(wire_status($s), 'declared'); !$p || $p->{
 ok t_cmp($old ? 1 : 0, 1, 'and the old one retires once unused');
 ok t_cmp(log_of('runner'), qr{CGIPLUS2064: pool #\d+ of \Q$script\E retired \(superseded by a newer configuration\)},
          '... logged (2064)');
+ok t_cmp(wait_for(sub { log_of('runner') =~ m{CGIPLUS2070: pool #\d+ of \Q$script\E freed} }, 6, 0.2) ? 1 : 0, 1,
+         'its workers gone, the retired pool is freed (2070, debug)');
+# The wrapper's child, which the runner inherited, was reaped when it
+# ended (no zombie), though no pool of the runner's knew it.
+my $left = do { open my $lf, '<', "$dir/left.pid" or die "$dir/left.pid: $!"; <$lf> =~ /(\d+)/ ? $1 : 0 };
+ok t_cmp(log_of('runner'), qr/CGIPLUS2047: reaped unknown child $left\b/, 'an inherited child is reaped, logged (2047, debug)');
 
 # A log_level the runner does not know on SIGHUP: said (2401), the level
 # in force stays, the rest of the file applies.
-write_conf("$dir/runner.conf", "log_level loud\n" . ($conf2 =~ s/max_workers_total 5/max_workers_total 6/r));
+write_conf("$dir/runner.conf", "log_level loud\n" . ($conf2 =~ s/max_workers_total 5/max_workers_total 6/r =~ s/^log_level debug\n//mr));
 kill 'HUP', $runner;
 ok t_cmp(wait_for(sub { log_of('runner') =~ /CGIPLUS2401: SIGHUP: log_level loud is not error, warn, info or debug; keeping \w+/ }, 3)
          ? 1 : 0, 1, 'SIGHUP: an unknown log_level is said (2401)');

@@ -40,7 +40,7 @@ my %corpus = (
         ['recurse_pkg.pl'],
         ['switch_l.pl'], ['switch_0.pl', '--data-binary', "a=1\nb\n"], ['switch_s.pl?-debug'],
         ['switch_n.pl', '--data-binary', "a=1\nb\n"], ['switch_C.pl'], ['switch_M.pl'], ['switch_I.pl'],
-        ['envstart_lib.pl'], ['envstart_hash.pl'], ['cginph.pl'],
+        ['envstart_lib.pl'], ['envstart_hash.pl'], ['cginph.pl'], ['shell.pl'],
         ['tiestdin.pl'], ['tieout.pl'], ['sysread.pl', '--data-binary', "a=1\nb"], ['sysread.pl'], ['readcl.pl', '--data', 'after=tie'],
         ['setglobals.pl'], ['defaults.pl'], ['dollar0.pl'], ['doplain.pl'],
         ['stdinutf8.pl', '--data-binary', "\xc3\xa9t\xc3\xa9"], ['stdinutf8.pl'],
@@ -83,7 +83,7 @@ my %corpus = (
 );
 
 sub ends { my @a = @{ $_[0] }; return @a > 1 && $a[-1] eq 'ends' }
-plan tests => 2 * scalar(grep { !ends($_) } @{ $corpus{perl} }, @{ $corpus{py} }) + 20;
+plan tests => 2 * scalar(grep { !ends($_) } @{ $corpus{perl} }, @{ $corpus{py} }) + 21;
 my $logf = Apache::Test::config()->{vars}{t_logs} . '/error_log';
 my $log_at = -s $logf;
 
@@ -219,7 +219,7 @@ ok t_cmp($bt_got, $bt_want, "-M counts from this run's start (\$^T), as under mo
 
 # The switches and variables above that a persistent interpreter cannot
 # take for one script: the module ran those scripts as plain CGI, and said
-# why (3700, 3701, at debug). -T is the engine's, without taint checks,
+# why (3700, 3701, at debug; 1360 for one whose #! names another program). -T is the engine's, without taint checks,
 # said once per script and engine (3702). A Python engine whose script
 # added an audit hook ends after that response (3703), as one whose script
 # lowered a hard resource limit (3710) or its priority (3711; Perl: 3712).
@@ -234,6 +234,7 @@ ok t_cmp($bt_got, $bt_want, "-M counts from this run's start (\$^T), as under mo
     ok t_cmp(scalar(() = $log =~ m{CGIPLUS3700: \S*/corpus/crlf_w\.pl}g), 0, 'crlf_w.pl (-w and a CR) on the engine');
     ok t_cmp($log, qr{CGIPLUS3700: \S*/corpus/switch_B\.py: its #! line's '-B' is not all the python engine's}, '3700: switch_B.py as plain CGI, logged');
     ok t_cmp($log, qr{CGIPLUS3701: \S*/corpus/envstart\.py: the request's PYTHON\w+, which python reads}, '3701: envstart.py as plain CGI, logged');
+    ok t_cmp($log, qr{CGIPLUS1360: \S*/corpus/shell\.pl is not a perl script \(its #! line, or a compiled program\): run as plain CGI}, '1360: shell.pl (#!/bin/sh) as plain CGI, logged');
     ok t_cmp(scalar(() = $log =~ m{CGIPLUS3702: cgiplus-engine-perl: \S*/corpus/taint\.pl: its #! line asks for taint checks}g), 1,
              '3702: taint.pl logged once');
     ok t_cmp($log, qr{CGIPLUS3703: cgiplus-engine-python: \S*/corpus/audithook\.py added an audit hook \(sys\.addaudithook\), which stays for the process's life: this engine ends after its response},

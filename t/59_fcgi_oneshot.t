@@ -22,7 +22,7 @@ use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec);
 use FreePort qw(free_port);
 use AppTest qw(url write_file);
 
-plan tests => 35, need { 'needs python3' => -x '/usr/bin/python3',
+plan tests => 37, need { 'needs python3' => -x '/usr/bin/python3',
                          'needs mod_fcgid (libapache2-mod-fcgid)' => -f libexec() . '/mod_fcgid.so' };
 
 my $vars = Apache::Test::config()->{vars};
@@ -80,7 +80,9 @@ sub load {
 
 # One request at a time on one worker (/fcgiq/): a child, not the runner,
 # is the first to find the connection closed after a request; the runner
-# still says once that the worker was learnt (2926), as errors.md has it.
+# still says once that the worker was learnt (2926), as errors.md has it;
+# the child logs that it handed the request over (1901), the runner that
+# it connected again (2910).
 {
     my $mark = length text($logf);
     my ($pid, $ok) = (0, 0);
@@ -97,6 +99,11 @@ sub load {
         select undef, undef, undef, 0.25;
     }
     ok t_cmp($learnt, 1, "one at a time: worker $pid learnt as closing after each request (2926), once");
+    my $seen = substr(text($logf), $mark);
+    ok t_cmp($seen, qr/CGIPLUS1901: FastCGI worker pid $pid of \S+\/oneshot\.py had closed its connection; handing it back and sending the request through the runner/,
+             'the child found the connection closed before writing a byte (1901, debug): the request went through the runner');
+    ok t_cmp($seen, qr/CGIPLUS2910: FastCGI worker pid $pid of \S+\/oneshot\.py: connected to it again/,
+             'and the runner connected to the worker again (2910, debug)');
 }
 
 for my $p (qw(fcgi fcgir)) {

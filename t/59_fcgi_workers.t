@@ -7,8 +7,9 @@
 # that leaves gets its worker ABORT_REQUEST and the worker serves on; a
 # crash or a close before END_REQUEST fails only its request (502);
 # FCGI_OVERLOADED and a full pool answer 503 with Retry-After; a timeout
-# 504; direct requests never pass the runner; the status page and metrics
-# show FastCGI pools.
+# 504; an unasked FCGI_UNKNOWN_TYPE is read past; an application that ends
+# its request before reading its body is replaced; direct requests never
+# pass the runner; the status page and metrics show FastCGI pools.
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -20,7 +21,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 123,
+plan tests => 132,
     need { 'needs CGI::Fast (libcgi-fast-perl)' => !system('perl -MCGI::Fast -e1 2>/dev/null'),
            'needs t/src/fcgi_app (make builds it where libfcgi-dev is installed)' => -x 't/src/fcgi_app' };
 
@@ -243,6 +244,42 @@ for my $p (qw(fcgi fcgir)) {
     my $role_re = $p eq 'fcgi' ? qr/CGIPLUS1902: FastCGI worker pid \d+ of \S+raw\.py ended the request with protocol status 3 \(unknown role\); answering 502/
                                : qr/CGIPLUS2905: FastCGI worker pid \d+ of \S+raw\.py does not take the responder role/;
     ok wait_for(sub { log_text() =~ $role_re }), 1, "/$p/raw.py?role: logged (" . ($p eq 'fcgi' ? 1902 : 2905) . ')';
+
+    # An FCGI_UNKNOWN_TYPE record nothing asked for: read past (the runner
+    # logs it at debug: 2909), the answer is the request's, the worker
+    # serves on.
+    ($code, undef, $body) = curl(url("/$p/raw.py"));
+    my $uk = kv($body)->{pid} // 'none';
+    $mark = length log_text();
+    ($code, undef, $body) = curl(url("/$p/raw.py?unknown"));
+    ok t_cmp("$code " . (kv($body)->{pid} // 'none'), "200 $uk", "/$p/raw.py?unknown: its own answer, from the same worker");
+    ($code, undef, $body) = curl(url("/$p/raw.py"));
+    ok t_cmp("$code " . (kv($body)->{pid} // 'none'), "200 $uk", "/$p/raw.py: which serves on");
+    if ($p eq 'fcgir') {
+        ok wait_for(sub { substr(log_text(), $mark) =~ /CGIPLUS2909: FastCGI worker pid $uk of \S+raw\.py does not know record type 42/ }),
+           1, "/$p/raw.py?unknown: the runner logged it (2909)";
+        # A responder that ends its request with 4 MB of body still to
+        # come: the client gets its answer; the worker, whose STDIN stream
+        # the next request would start inside, is replaced (2906).
+        my $big = "$vars->{t_logs}/fcgi-early-body";
+        open my $bf, '>', $big or die "$big: $!";
+        print $bf 'e' x (4 << 20);
+        close $bf;
+        $mark = length log_text();
+        ($code, undef, $body) = curl('--data-binary', "\@$big", url("/$p/raw.py?early"));
+        my ($ep) = $body =~ /^early pid=(\d+)$/m;
+        $ep //= 'none';
+        ok t_cmp("$code $ep", qr/^200 \d+$/, "/$p/raw.py?early: the answer it gave before reading its body");
+        ok wait_for(sub { substr(log_text(), $mark) =~ /CGIPLUS2906: FastCGI worker pid $ep of \S+raw\.py ended request \d+ \(\/$p\/raw\.py\?early\) before it took all of its body; it is replaced/ }),
+           1, "/$p/raw.py?early: logged (2906)";
+        ($code, undef, $body) = curl('--data-binary', 'small', url("/$p/raw.py"));
+        my $np = kv($body)->{pid} // 0;
+        ok t_cmp("$code $np", qr/^200 (?!$ep$)\d+$/, "/$p/raw.py: the next request, from another worker");
+        my $line = '';
+        wait_for(sub { ($line) = grep { /^$np \d+ / } ledger_lines(); $line });
+        ok t_cmp($line // '', "$np 1 BEGIN PARAMS PARAMS STDIN STDIN", 'which read its own request only');
+        unlink $big;
+    }
 }
 
 # The direct path: after its first request a worker is claimed by the httpd

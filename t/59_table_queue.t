@@ -9,7 +9,9 @@
 # it). A ledger file proves what ran, and how often. And a pool that may
 # grow while requests wait in the table: the runner starts its workers
 # (each new worker's first request goes through it: the oldest waiter is
-# asked to relay, 2952), and every request is served.
+# asked to relay, 2952), and every request is served. A worker the runner
+# granted to a stopped child's request, killed before that child takes it:
+# the request goes to the runner again (1715), served once.
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -19,7 +21,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/pool/lib';
 use PoolTest qw(hstart hfinish hget status pool_of wait_for);
 
-plan tests => 21;
+plan tests => 27;
 
 my $vars = Apache::Test::config()->{vars};
 my $errlog = "$vars->{t_logs}/error_log";
@@ -171,3 +173,40 @@ ok t_cmp($started, 4, 'it grew to its 4 workers');
 ok t_cmp($log =~ /CGIPLUS2952: pool #\d+ of \S+app\.pl grows: the oldest waiting request/ ? 1 : 0, 1,
          'a waiting request was asked to come through the runner for a new worker (2952)');
 ok t_cmp(pool_of(status(), 'grow')->{queue}{depth}, 0, 'nobody waits at the end');
+
+# ---- 4. A request of a child that does not know the pool yet waits in
+# the runner's queue; the runner grants it the worker (2507), which is
+# killed before the child (stopped meanwhile) takes it: the request goes
+# to the runner again (1715) and a new worker serves it, once.
+{
+    my $gurl = '/pool/granted/app.pl';
+    my $gate = "$vars->{t_logs}/granted-hold";
+    unlink $gate;
+    ($sa, $child_a) = conn_not_in();
+    ($sb, $child_b) = conn_not_in($child_a);
+    $off = -s $errlog;
+    $hold = hstart("$gurl?victim&hold=$gate", sock => $sa);
+    my $gw = 0;
+    wait_for(sub { ($gw) = log_from($off) =~ /app\.pl: pid (\d+) has its request/; $gw }, 10);
+    ok t_cmp($gw ? 1 : 0, 1, 'the worker of /pool/granted/ is busy');
+    $b = hstart("$gurl?n=granted", sock => $sb);
+    ok t_cmp(wait_for(sub { my $p = pool_of(status(), 'granted'); $p && $p->{queue}{depth} == 1 }, 5) ? 1 : 0, 1,
+             "another child's request waits in the runner's queue");
+    kill 'STOP', $child_b;
+    END { kill 'CONT', $child_b if $child_b }
+    open my $gf, '>', $gate or die "$gate: $!";
+    close $gf;
+    ok t_cmp(hfinish($hold)->{code}, 200, 'the busy request ends');
+    ok t_cmp(wait_for(sub { log_from($off) =~ /CGIPLUS2507: request \d+ \(\/pool\/granted\/app\.pl\?n=granted\) waited \d+ ms; worker pid $gw goes to httpd child pid $child_b/ }, 5)
+             ? 1 : 0, 1, 'the runner grants the worker to the stopped child (2507)');
+    kill 'KILL', $gw;
+    wait_for(sub { log_from($off) =~ /CGIPLUS2028: worker pid $gw of \S+ ended/ }, 5);
+    kill 'CONT', $child_b;
+    my $rb = hfinish($b, 15);
+    my ($np) = ($rb->{body} // '') =~ /^pid=(\d+)/m;
+    ok t_cmp("$rb->{code} " . ($np && $np != $gw ? 'new worker' : $np // 'none'), '200 new worker',
+             'the request is served by a new worker');
+    ok t_cmp(log_from($off), qr/CGIPLUS1715: the worker granted for \S+app\.pl \(slot \d+\) ended before it took the request; the request goes to the runner again/,
+             'the child found the granted worker gone (1715)');
+    unlink $gate;
+}

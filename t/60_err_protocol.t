@@ -12,7 +12,8 @@
 #   (STDIN before the last PARAMS, a CONTENT_LENGTH that is no number:
 #   2042): END bad-request, and the connection serves the next request;
 # - a WebSocket upgrade with malformed PARAMS (2821), a body (2828), a
-#   frame an upgrade does not take (2829);
+#   frame an upgrade does not take (2829); on an accepted connection, a
+#   message of no kind (2826) or a frame with a bad magic (2830): closed;
 # - a forwarded callout answered with two lines (2202: the script gets
 #   502) or not at all (2074: 503 no answer after CGIplusCalloutTimeout).
 use strict;
@@ -26,7 +27,7 @@ use lib 't/lib', 't/htdocs/pool/lib';
 use MainLog qw(log_offset log_since log_wait);
 use PoolTest qw(wire_connect wire_key wire_request wire_frames wire_status wire_send wire_kv);
 
-plan tests => 26;
+plan tests => 31;
 
 my $vars = Apache::Test::config()->{vars};
 my $sock = "$vars->{t_logs}/cgiplus-runner.sock";
@@ -152,6 +153,37 @@ ok t_cmp(outcome(wire_frames($s, 10, 5)) . ' ' . closed($s), 'none 1',
          'an upgrade sent a CALLOUT_ANSWER: closed, no END');
 ok t_cmp(log_wait($off, qr/CGIPLUS2821: bad WebSocket upgrade 6 from pid $$: .*\n(?s:.*)CGIPLUS2828: bad WebSocket upgrade 7 from pid $$: .*\n(?s:.*)CGIPLUS2829: bad WebSocket upgrade 8 from pid $$: a frame an upgrade does not take/) ? 1 : 0, 1,
          '... logged (2821, 2828, 2829)');
+
+# ---- an accepted WebSocket connection on which the module breaks the
+# protocol: a message of no kind (2826), a frame with a bad magic (2830).
+# The runner closes that connection and tells the worker, which serves on.
+sub ws_open {
+    my ($id) = @_;
+    my $c = wire_connect();
+    wire_request($c, $id, [script => $ws, uri => '/ws', mode => 'websocket'], [REMOTE_ADDR => '127.0.0.1']);
+    my @f = wire_frames($c, 10, 10);
+    return ($c, join(' ', map { $_->{type} } @f));
+}
+# a text message on $c: the worker's answer
+sub ws_say {
+    my ($c, $id, $text) = @_;
+    wire_send($c, 41, 1, $id, "\x01$text");
+    my @f = wire_frames($c, 1, 10, until => sub { $_[0]{type} == 41 });
+    return @f && $f[-1]{type} == 41 ? substr($f[-1]{payload}, 1) : 'none';
+}
+my ($wc, $acc) = ws_open(30);
+ok t_cmp($acc . ' | ' . ws_say($wc, 30, 'hello'), qr/\b40 8 \| v0 \d+ hello$/, 'an upgrade accepted over the wire, a message answered');
+wire_send($wc, 41, 1, 30, "\x03no kind");
+ok t_cmp(closed($wc), 1, 'a WS_MSG of no kind (3): the connection is closed');
+($wc, $acc) = ws_open(31);
+ws_say($wc, 31, 'hello');
+print $wc "XP" . substr(frame(1, 41, 1, 31, "\x01x"), 2);
+ok t_cmp(closed($wc), 1, 'a frame with a bad magic on a WebSocket connection: closed');
+ok t_cmp(log_wait($off, qr/CGIPLUS2826: protocol error on WebSocket connection \d+ \(WS_MSG frame, 8 bytes\); closing it.*\n(?s:.*)CGIPLUS2830: protocol error on WebSocket connection \d+ \(a WS_MSG frame whose header does not unpack: bad magic or version\); closing it/) ? 1 : 0, 1,
+         '... both logged (2826, 2830)');
+($wc, $acc) = ws_open(32);
+ok t_cmp(ws_say($wc, 32, 'again'), qr/^v0 \d+ again$/, '... and the next connection is served');
+close $wc;
 
 # ---- forwarded callouts
 $s = wire_connect();

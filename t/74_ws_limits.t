@@ -3,7 +3,9 @@
 # client's message rate (1008, 1806), a client that does not read (a
 # bounded send queue: 1008, 1011 or messages dropped, as
 # CGIplusWebSocketOverflow says), and the runner's memory for WebSocket buffers (it stops reading
-# clients and refuses upgrades past CGIplusWebSocketMemory, 503 + 2823).
+# clients and refuses upgrades past CGIplusWebSocketMemory, 503 + 2823),
+# a worker that takes no message for Timeout (the client's connection is
+# closed, 1811).
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -12,7 +14,7 @@ use lib 't/lib', 't/htdocs/pool/lib';
 use WsTest qw(ws_start ws_stop ws_py ws_py_start ws_py_wait ws_log ws_status);
 use PrivHttpd qw(ASAN_MEASURE);
 
-plan tests => 22, need { 'python3-websockets' =>
+plan tests => 25, need { 'python3-websockets' =>
                          !system("$WsTest::PYTHON -c 'import websockets' 2>/dev/null") };
 
 # The httpd children's RSS is bounded below: under the sanitizers, without
@@ -206,3 +208,35 @@ ok t_cmp(join(' ', map { /queue is full/ ? 'queue-full' : /CGIplusWebSocketMaxCo
               $log =~ /(CGIPLUS1061: .*)/g), 'conn-limit ws-memory',
          "the module's 503 line (1061) names ws_memory");
 ws_stop('lim');
+
+# A worker that takes none of its client's messages for Timeout (2 s here:
+# its own httpd): the runner stops reading the connection, the module's
+# thread waits for it at most Timeout, then closes the client's connection
+# (1811); the worker, asleep meanwhile, serves the next connection.
+my ($sport) = ws_start(name => 'stall', timeout => 2);
+$r = ws_py(<<'PY', $sport);
+import sys, time
+port = int(sys.argv[1])
+c = Raw("127.0.0.1", port, "/t/pid.py")
+c.send(frame(1, b"sleep 5"))
+blocked = False
+for i in range(256):
+    try:
+        c.s.settimeout(0.5)
+        c.s.sendall(frame(2, b"x" * 65536))
+    except OSError:
+        blocked = True  # TCP holds it back: nobody reads
+        break
+closed = c.eof(20)
+time.sleep(4)           # the worker wakes from its sleep
+d = Raw("127.0.0.1", port, "/t/pid.py")
+d.send(frame(1, b"again"))
+m = d.message(15)
+done({"blocked": blocked, "closed": closed, "next": m[1].decode() if isinstance(m, tuple) else str(m)})
+PY
+ok t_cmp(($r->{blocked} ? 'blocked' : 'not blocked') . ' ' . ($r->{closed} ? 'closed' : 'open'), 'blocked closed',
+         'a client whose messages nobody takes: held back, then its connection is closed');
+ok t_cmp(ws_log('stall'), qr/CGIPLUS1811: WebSocket \d+ of \S+\/pid\.py: the worker took none of the client's messages for Timeout; closing it/,
+         'logged (1811)');
+ok t_cmp($r->{next} // '', qr/^v0 \d+ again$/, 'and the worker serves the next connection');
+ws_stop('stall');

@@ -19,6 +19,10 @@ record types it received. QUERY_STRING says what it answers:
               might
   trailing    answers, and in the same write a second whole response
               after its END_REQUEST
+  unknown     writes a management record FCGI_UNKNOWN_TYPE (naming type
+              42) that nothing asked for, then answers as with none
+  early       answers and ends the request once its PARAMS are in, its
+              STDIN unread (a responder that takes no body)
 It keeps the connection after an aborted request, unlike php-cgi and
 libfcgi."""
 import os
@@ -57,6 +61,8 @@ def serve(conn):
         elif t == 4:
             params += c
             params_done = not c
+            if params_done and nv_decode(params).get(b'QUERY_STRING') == b'early':
+                break
         elif t == 5:
             stdin_done = not c
         elif t == 2:
@@ -108,6 +114,12 @@ def serve(conn):
                                 % count) + rec(6) + rec(3, struct.pack('>IB3x', 0, 0)))
         note(types)
         return keep
+    elif query == b'unknown':
+        conn.sock.sendall(rec(11, bytes([42]) + bytes(7), 0))
+        conn.sock.sendall(rec(6, b'Content-Type: text/plain\r\n\r\npid=%d\nrequest=%d\n'
+                              % (os.getpid(), count)))
+    elif query == b'early':
+        conn.sock.sendall(rec(6, b'Content-Type: text/plain\r\n\r\nearly pid=%d\n' % os.getpid()))
     elif query == b'late':
         def late(n, rid):
             time.sleep(0.2)
