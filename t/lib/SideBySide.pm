@@ -10,8 +10,35 @@ use Exporter 'import';
 use JSON::PP ();
 use lib 't/htdocs/apps';
 use AppTest qw(curl);
+use PrivateHttpd qw(private_conf);
 our @EXPORT_OK = qw(git_fixture same_pages pool_of walk same_answer same_pairs engine_served_all
-                    php_pool_served_all php_workers);
+                    php_pool_served_all php_workers cgid_pair_conf);
+
+# The httpd.conf (private_conf's, in $dir) of one httpd serving an
+# application two ways, a virtual host a side of %$port: ref (mod_cgid;
+# the port private_conf listens on) and ours (the same, with CGIplusCompat
+# on in a <Location> of each path of @{$o{compat}}), both with /status.
+# %o: mods, the modules besides mod_cgid, mod_alias and mod_mime; grant,
+# directories open to all; global, more server-wide lines; vhost, a sub
+# given the side ('ref' or 'ours') returning its virtual host's lines.
+sub cgid_pair_conf {
+    my ($dir, $port, %o) = @_;
+    my $grant = join '', map { "<Directory $_>\n    Require all granted\n</Directory>\n" } @{ $o{grant} // [] };
+    my $vhosts = '';
+    for my $side (qw(ref ours)) {
+        my $compat = join '', map { "    <Location $_>\n        CGIplusCompat on\n    </Location>\n" }
+                              $side eq 'ours' ? @{ $o{compat} } : ();
+        $vhosts .= "<VirtualHost 127.0.0.1:$port->{$side}>\n" . $o{vhost}->($side) . $compat
+                   . "    <Location /status>\n        SetHandler cgiplus-status\n    </Location>\n</VirtualHost>\n";
+    }
+    return private_conf($dir, $port->{ref}, [qw(cgid alias mime), @{ $o{mods} // [] }], <<"CONF");
+ScriptSock $dir/cgid.sock
+Listen 127.0.0.1:$port->{ours}
+TypesConfig /etc/mime.types
+$grant@{[ $o{global} // '' ]}
+$vhosts
+CONF
+}
 
 # A repository in $dir/work with fixed dates (so relative ages do not
 # move): README and src/main.c, two commits, the second with a non-ASCII
