@@ -8,10 +8,10 @@ use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use lib 't/lib', 't/htdocs/apps';
-use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec);
+use PrivateHttpd qw(private_start private_stop fresh_dir);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
-use SideBySide qw(git_fixture same_pages pool_of);
+use SideBySide qw(git_fixture same_pages pool_of cgid_pair_conf);
 
 my $cgit = '/usr/lib/cgit/cgit.cgi';
 my @pages = ('', 'repo.git/', 'repo.git/log/', 'repo.git/tree/', 'repo.git/tree/src',
@@ -34,29 +34,9 @@ write_file("$dir/cgitrc", "cache-size=0\nvirtual-root=/cgit/\nenable-http-clone=
 my ($uid, $gid) = (getpwnam($vars->{user}))[2, 3];
 system('chown', '-R', "$uid:$gid", "$dir/repos") if $> == 0; # git's safe.directory
 
-my $extra = <<"CONF";
-LoadModule cgid_module @{[libexec()]}/mod_cgid.so
-LoadModule env_module @{[libexec()]}/mod_env.so
-ScriptSock $dir/cgid.sock
-Listen 127.0.0.1:$pport
-SetEnv CGIT_CONFIG $dir/cgitrc
-<Directory /usr/lib/cgit>
-    Require all granted
-</Directory>
-<VirtualHost 127.0.0.1:$cport>
-    ScriptAlias /cgit/ $cgit/
-</VirtualHost>
-<VirtualHost 127.0.0.1:$pport>
-    ScriptAlias /cgit/ $cgit/
-    <Location /cgit/>
-        CGIplusCompat on
-    </Location>
-    <Location /status>
-        SetHandler cgiplus-status
-    </Location>
-</VirtualHost>
-CONF
-write_file("$dir/httpd.conf", private_conf($dir, $cport, [qw(alias mime)], "TypesConfig /etc/mime.types\n$extra"), 0644);
+write_file("$dir/httpd.conf", cgid_pair_conf($dir, { ref => $cport, ours => $pport }, mods => ['env'],
+                                              grant => ['/usr/lib/cgit'], global => "SetEnv CGIT_CONFIG $dir/cgitrc\n",
+                                              compat => ['/cgit/'], vhost => sub { "    ScriptAlias /cgit/ $cgit/\n" }), 0644);
 ok t_cmp(private_start("$dir/httpd.conf", $cport), 1, 'httpd with mod_cgid and the drop-in, cgit in both');
 
 same_pages(\@pages, sub {

@@ -15,10 +15,10 @@ use Apache::TestUtil;
 use Digest::SHA qw(sha1_base64);
 use IO::Compress::Gzip qw(gzip $GzipError);
 use lib 't/lib', 't/htdocs/apps';
-use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec);
+use PrivateHttpd qw(private_start private_stop fresh_dir);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
-use SideBySide qw(git_fixture same_pages pool_of);
+use SideBySide qw(git_fixture same_pages pool_of cgid_pair_conf);
 
 my $ghb = '/usr/lib/git-core/git-http-backend';
 # (page, curl arguments): pages under /git/.
@@ -60,13 +60,10 @@ system('chown', '-R', "$uid:$gid", "$dir/ref", "$dir/ours") if $> == 0;
 write_file("$dir/htpasswd", join('', map { "$_:{SHA}" . sha1_base64('secret') . "=\n" } qw(alice bob)), 0644);
 write_file("$dir/groups", "committers: alice\n", 0644);
 
-my $lib = libexec();
-my $vhosts = '';
-for my $side (qw(ref ours)) {
-    my $compat = $side eq 'ours' ? 'CGIplusCompat on' : '';
-    # git-http-backend(1): "anonymous read access but authenticated write access"
-    $vhosts .= <<"CONF";
-<VirtualHost 127.0.0.1:$port{$side}>
+# git-http-backend(1): "anonymous read access but authenticated write access"
+sub vhost {
+    my ($side) = @_;
+    return <<"CONF";
     SetEnv GIT_PROJECT_ROOT $dir/$side
     SetEnv GIT_HTTP_EXPORT_ALL
     ScriptAlias /git/ $ghb/
@@ -83,27 +80,14 @@ for my $side (qw(ref ours)) {
         AuthGroupFile $dir/groups
         Require group committers
         Satisfy Any
-        $compat
     </LocationMatch>
-    <Location /status>
-        SetHandler cgiplus-status
-    </Location>
-</VirtualHost>
 CONF
 }
-my $extra = <<"CONF";
-LoadModule cgid_module $lib/mod_cgid.so
-ScriptSock $dir/cgid.sock
-Listen 127.0.0.1:$pport
-LogFormat "%p %u %m %U %>s %{Transfer-Encoding}i" git
-CustomLog $dir/access_log git
-<Directory /usr/lib/git-core>
-    Require all granted
-</Directory>
-$vhosts
-CONF
-my @mods = qw(alias mime env rewrite access_compat auth_basic authn_core authn_file authz_user authz_groupfile);
-write_file("$dir/httpd.conf", private_conf($dir, $cport, \@mods, "TypesConfig /etc/mime.types\n$extra"), 0644);
+my @mods = qw(env rewrite access_compat auth_basic authn_core authn_file authz_user authz_groupfile);
+write_file("$dir/httpd.conf", cgid_pair_conf($dir, \%port, mods => \@mods, grant => ['/usr/lib/git-core'],
+                                              global => "LogFormat \"%p %u %m %U %>s %{Transfer-Encoding}i\" git\n"
+                                                        . "CustomLog $dir/access_log git\n",
+                                              compat => ['/git/'], vhost => \&vhost), 0644);
 ok t_cmp(private_start("$dir/httpd.conf", $cport), 1, 'httpd with mod_cgid and the drop-in, git-http-backend in both');
 
 # An upload-pack request for master (protocol v0): the whole pack.

@@ -20,10 +20,10 @@ use Apache::TestUtil;
 use POSIX qw(strftime);
 use Digest::SHA qw(sha1_base64);
 use lib 't/lib', 't/htdocs/apps';
-use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec);
+use PrivateHttpd qw(private_start private_stop fresh_dir);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
-use SideBySide qw(same_answer pool_of);
+use SideBySide qw(same_answer pool_of cgid_pair_conf);
 
 my $cgidir = '/usr/lib/cgi-bin/nagios4';
 # [page under /cgi-bin/nagios4/, user, curl arguments]
@@ -278,12 +278,9 @@ for my $side (qw(ref ours)) {
 mkdir "$dir/archives";
 write_file("$dir/htpasswd", join('', map { "$_:{SHA}" . sha1_base64('secret') . "=\n" } qw(nagiosadmin guest)), 0644);
 
-my $lib = libexec();
-my $vhosts = '';
-for my $side (qw(ref ours)) {
-    my $compat = $side eq 'ours' ? 'CGIplusCompat on' : '';
-    $vhosts .= <<"CONF";
-<VirtualHost 127.0.0.1:$port{$side}>
+sub vhost {
+    my ($side) = @_;
+    return <<"CONF";
     SetEnv NAGIOS_CGI_CONFIG $dir/$side/cgi.cfg
     ScriptAlias /cgi-bin/nagios4 $cgidir
     <Location /cgi-bin/nagios4>
@@ -291,26 +288,11 @@ for my $side (qw(ref ours)) {
         AuthName Nagios4
         AuthUserFile $dir/htpasswd
         Require valid-user
-        $compat
     </Location>
-    <Location /status>
-        SetHandler cgiplus-status
-    </Location>
-</VirtualHost>
 CONF
 }
-my $extra = <<"CONF";
-LoadModule cgid_module $lib/mod_cgid.so
-ScriptSock $dir/cgid.sock
-Listen 127.0.0.1:$pport
-TypesConfig /etc/mime.types
-<Directory $cgidir>
-    Require all granted
-</Directory>
-$vhosts
-CONF
-my @mods = qw(alias mime env auth_basic authn_core authn_file authz_user);
-write_file("$dir/httpd.conf", private_conf($dir, $cport, \@mods, $extra), 0644);
+write_file("$dir/httpd.conf", cgid_pair_conf($dir, \%port, mods => [qw(env auth_basic authn_core authn_file authz_user)],
+                                              grant => [$cgidir], compat => ['/cgi-bin/nagios4'], vhost => \&vhost), 0644);
 ok t_cmp(private_start("$dir/httpd.conf", $cport), 1, 'httpd with mod_cgid and the drop-in, the Nagios CGIs in both');
 
 # What differs between two servers or two moments: the port; each side's

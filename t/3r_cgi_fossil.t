@@ -18,10 +18,10 @@ use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use lib 't/lib', 't/htdocs/apps';
-use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec);
+use PrivateHttpd qw(private_start private_stop fresh_dir);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
-use SideBySide qw(walk same_answer pool_of);
+use SideBySide qw(walk same_answer pool_of cgid_pair_conf);
 
 my $fossil = '/usr/bin/fossil';
 my $S = '/cgi-bin/repo.cgi';
@@ -119,33 +119,8 @@ for my $side (qw(ref ours)) {
     system('chown', '-R', "$uid:$gid", "$dir/$side") if $> == 0;
 }
 
-my $lib = libexec();
-my $vhosts = '';
-for my $side (qw(ref ours)) {
-    my $compat = $side eq 'ours' ? 'CGIplusCompat on' : '';
-    $vhosts .= <<"CONF";
-<VirtualHost 127.0.0.1:$port{$side}>
-    ScriptAlias /cgi-bin/ $dir/$side/
-    <Location /cgi-bin/>
-        $compat
-    </Location>
-    <Location /status>
-        SetHandler cgiplus-status
-    </Location>
-</VirtualHost>
-CONF
-}
-my $extra = <<"CONF";
-LoadModule cgid_module $lib/mod_cgid.so
-ScriptSock $dir/cgid.sock
-Listen 127.0.0.1:$pport
-TypesConfig /etc/mime.types
-<Directory $dir>
-    Require all granted
-</Directory>
-$vhosts
-CONF
-write_file("$dir/httpd.conf", private_conf($dir, $cport, [qw(alias mime)], $extra), 0644);
+write_file("$dir/httpd.conf", cgid_pair_conf($dir, \%port, grant => [$dir], compat => ['/cgi-bin/'],
+                                              vhost => sub { "    ScriptAlias /cgi-bin/ $dir/$_[0]/\n" }), 0644);
 ok t_cmp(private_start("$dir/httpd.conf", $cport), 1, 'httpd with mod_cgid and the drop-in, a fossil CGI script in both');
 
 # What differs between two servers or two requests: the port; each side's

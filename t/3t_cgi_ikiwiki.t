@@ -20,10 +20,10 @@ use Apache::TestUtil;
 use POSIX ();
 use Digest::SHA qw(sha1_base64);
 use lib 't/lib', 't/htdocs/apps';
-use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec);
+use PrivateHttpd qw(private_start private_stop fresh_dir);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
-use SideBySide qw(walk same_answer pool_of);
+use SideBySide qw(walk same_answer pool_of cgid_pair_conf);
 
 my $owner = 'www-data';
 my ($ouid, $ogid) = (getpwnam($owner))[2, 3];
@@ -118,14 +118,11 @@ ok t_cmp(sprintf('%o %s', $st[2] & 07777, scalar getpwuid($st[4])), "6755 $owner
          "ikiwiki made its wrapper set-uid and set-gid, owned by $owner");
 write_file("$dir/htpasswd", "ann:{SHA}" . sha1_base64('secret') . "=\n", 0644);
 
-my $lib = libexec();
-my $vhosts = '';
-for my $side (qw(ref ours)) {
-    my $compat = $side eq 'ours' ? 'CGIplusCompat on' : '';
-    # (httpauth's documentation: the same wrapper at cgiauthurl, behind
-    # httpd's authentication)
-    $vhosts .= <<"CONF";
-<VirtualHost 127.0.0.1:$port{$side}>
+# (httpauth's documentation: the same wrapper at cgiauthurl, behind
+# httpd's authentication)
+sub vhost {
+    my ($side) = @_;
+    return <<"CONF";
     ScriptAlias /cgi-bin/ $dir/$side/cgi-bin/
     ScriptAlias /auth/ $dir/$side/cgi-bin/
     Alias /wiki $dir/$side/html
@@ -135,31 +132,11 @@ for my $side (qw(ref ours)) {
         AuthUserFile $dir/htpasswd
         Require valid-user
     </Location>
-    <Location /cgi-bin/>
-        $compat
-    </Location>
-    <Location /auth/>
-        $compat
-    </Location>
-    <Location /status>
-        SetHandler cgiplus-status
-    </Location>
-</VirtualHost>
 CONF
 }
-my $extra = <<"CONF";
-LoadModule cgid_module $lib/mod_cgid.so
-ScriptSock $dir/cgid.sock
-Listen 127.0.0.1:$pport
-TypesConfig /etc/mime.types
-DirectoryIndex index.html
-<Directory $dir>
-    Require all granted
-</Directory>
-$vhosts
-CONF
-my @mods = qw(alias mime dir auth_basic authn_core authn_file authz_user);
-write_file("$dir/httpd.conf", private_conf($dir, $cport, \@mods, $extra), 0644);
+write_file("$dir/httpd.conf", cgid_pair_conf($dir, \%port, mods => [qw(dir auth_basic authn_core authn_file authz_user)],
+                                              grant => [$dir], global => "DirectoryIndex index.html\n",
+                                              compat => ['/cgi-bin/', '/auth/'], vhost => \&vhost), 0644);
 ok t_cmp(private_start("$dir/httpd.conf", $cport), 1, "httpd with mod_cgid and the drop-in, an ikiwiki wrapper in both");
 
 # What differs between two servers or two requests: the port; each side's

@@ -12,9 +12,10 @@ use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use lib 't/lib', 't/htdocs/apps';
-use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec);
+use PrivateHttpd qw(private_start private_stop fresh_dir);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
+use SideBySide qw(cgid_engine_conf same_as_cgid);
 
 my $f = '/flaskcgi.cgi';
 my @steps = (
@@ -51,44 +52,11 @@ my $upload = "$dir/upload.bin";
 write_file($upload, join('', map { chr(($_ * 37) % 256) } 1 .. 30_000), 0644);
 for my $s (@steps) { s/UPLOAD/$upload/ for @$s }
 
-my $lib = libexec();
-my $alias = "    Alias $f $apps$f\n";
-my $extra = <<"CONF";
-LoadModule alias_module $lib/mod_alias.so
-LoadModule cgid_module $lib/mod_cgid.so
-ScriptSock $dir/cgid.sock
-Listen 127.0.0.1:$gport
-Listen 127.0.0.1:$eport
-<Directory $apps>
-    Require all granted
-    Options +ExecCGI
-</Directory>
-# the peer: mod_cgid
-<VirtualHost 127.0.0.1:$gport>
-$alias    <Location $f>
-        SetHandler cgi-script
-    </Location>
-</VirtualHost>
-# the same configuration, with mod_cgiplus's drop-in
-<VirtualHost 127.0.0.1:$cport>
-    CGIplusCompat on
-$alias    <Location $f>
-        SetHandler cgi-script
-    </Location>
-</VirtualHost>
-# the Python engine, one process
-<VirtualHost 127.0.0.1:$eport>
-$alias    <Location $f>
-        SetHandler cgiplus-script
-        CGIplusEngine $vars->{top_dir}/lib/python/cgiplus-engine-python
-        CGIplusMaxWorkers 1
-    </Location>
-</VirtualHost>
-CONF
-write_file("$dir/httpd.conf", private_conf($dir, $cport, [], $extra), 0644);
+my %port = (cgid => $gport, compat => $cport, engine => $eport);
+write_file("$dir/httpd.conf", cgid_engine_conf($dir, \%port, $apps, ['flaskcgi.cgi'],
+                                                "$vars->{top_dir}/lib/python/cgiplus-engine-python"), 0644);
 ok t_cmp(private_start("$dir/httpd.conf", $cport), 1, 'a private httpd: mod_cgid, the drop-in, the engine');
 
-my %port = (cgid => $gport, compat => $cport, engine => $eport);
 sub fetch {
     my ($who, $path, @args) = @_;
     my $jar = "$dir/jar-$who";
@@ -104,20 +72,7 @@ sub fetch {
              cookie => $cookie, own => $own, body => $body };
 }
 
-for my $s (@steps) {
-    my ($path, @args) = @$s;
-    my $what = join ' ', (grep { $_ ne 'JAR' } @args), $path;
-    my $ref = fetch('cgid', $path, @args);
-    for my $who (qw(compat engine)) {
-        my $got = fetch($who, $path, @args);
-        ok t_cmp($got->{code}, $ref->{code} || 'an answer from mod_cgid', "$who, $what: mod_cgid's status ($ref->{code})");
-        ok t_cmp($got->{type}, $ref->{type}, "$who, $what: the same Content-Type");
-        ok t_cmp($got->{loc}, $ref->{loc}, "$who, $what: the same Location");
-        ok t_cmp($got->{cookie}, $ref->{cookie}, "$who, $what: the same Set-Cookie");
-        ok t_cmp($got->{own}, $ref->{own}, "$who, $what: the same X- and Vary headers");
-        ok t_cmp($got->{body}, $ref->{body}, "$who, $what: the same body (" . length($ref->{body}) . ' bytes)');
-    }
-}
+same_as_cgid(\@steps, \&fetch, 'X- and Vary headers');
 
 my @pids = map { fetch('engine', $_)->{body} =~ /^pid=(\d+)$/ ? $1 : 0 } ("$f/pid") x 3;
 ok t_cmp("@pids", "$pids[0] $pids[0] $pids[0]", 'one engine process serves the requests');

@@ -14,9 +14,10 @@ use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use lib 't/lib', 't/htdocs/apps';
-use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec);
+use PrivateHttpd qw(private_start private_stop fresh_dir);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
+use SideBySide qw(cgid_engine_conf same_as_cgid);
 
 my @steps = (
     ['/cgiapp.cgi'],
@@ -64,44 +65,12 @@ my $upload = "$dir/upload.bin";
 write_file($upload, join('', map { chr(($_ * 37) % 256) } 1 .. 30_000), 0644);
 for my $s (@steps) { s/UPLOAD/$upload/ for @$s }
 
-my $lib = libexec();
-my $aliases = "    Alias /cgiapp.cgi $apps/cgiapp.cgi\n    Alias /mojolite.cgi $apps/mojolite.cgi\n";
-my $extra = <<"CONF";
-LoadModule alias_module $lib/mod_alias.so
-LoadModule cgid_module $lib/mod_cgid.so
-ScriptSock $dir/cgid.sock
-Listen 127.0.0.1:$gport
-Listen 127.0.0.1:$eport
-<Directory $apps>
-    Require all granted
-    Options +ExecCGI
-</Directory>
-# the peer: mod_cgid
-<VirtualHost 127.0.0.1:$gport>
-$aliases    <LocationMatch "^/(cgiapp|mojolite)\\.cgi">
-        SetHandler cgi-script
-    </LocationMatch>
-</VirtualHost>
-# the same configuration, with mod_cgiplus's drop-in
-<VirtualHost 127.0.0.1:$cport>
-    CGIplusCompat on
-$aliases    <LocationMatch "^/(cgiapp|mojolite)\\.cgi">
-        SetHandler cgi-script
-    </LocationMatch>
-</VirtualHost>
+my %port = (cgid => $gport, compat => $cport, engine => $eport);
 # the Perl engine: one process for both scripts
-<VirtualHost 127.0.0.1:$eport>
-$aliases    <LocationMatch "^/(cgiapp|mojolite)\\.cgi">
-        SetHandler cgiplus-script
-        CGIplusEngine $vars->{top_dir}/lib/perl/cgiplus-engine-perl
-        CGIplusMaxWorkers 1
-    </LocationMatch>
-</VirtualHost>
-CONF
-write_file("$dir/httpd.conf", private_conf($dir, $cport, [], $extra), 0644);
+write_file("$dir/httpd.conf", cgid_engine_conf($dir, \%port, $apps, [qw(cgiapp.cgi mojolite.cgi)],
+                                                "$vars->{top_dir}/lib/perl/cgiplus-engine-perl"), 0644);
 ok t_cmp(private_start("$dir/httpd.conf", $cport), 1, 'a private httpd: mod_cgid, the drop-in, the engine');
 
-my %port = (cgid => $gport, compat => $cport, engine => $eport);
 sub fetch {
     my ($who, $path, @args) = @_;
     my $jar = "$dir/jar-$who";
@@ -117,20 +86,7 @@ sub fetch {
              cookie => $cookie, own => $own, body => $body };
 }
 
-for my $s (@steps) {
-    my ($path, @args) = @$s;
-    my $what = join ' ', (grep { $_ ne 'JAR' } @args), $path;
-    my $ref = fetch('cgid', $path, @args);
-    for my $who (qw(compat engine)) {
-        my $got = fetch($who, $path, @args);
-        ok t_cmp($got->{code}, $ref->{code} || 'an answer from mod_cgid', "$who, $what: mod_cgid's status ($ref->{code})");
-        ok t_cmp($got->{type}, $ref->{type}, "$who, $what: the same Content-Type");
-        ok t_cmp($got->{loc}, $ref->{loc}, "$who, $what: the same Location");
-        ok t_cmp($got->{cookie}, $ref->{cookie}, "$who, $what: the same Set-Cookie");
-        ok t_cmp($got->{own}, $ref->{own}, "$who, $what: the same X- headers");
-        ok t_cmp($got->{body}, $ref->{body}, "$who, $what: the same body (" . length($ref->{body}) . ' bytes)');
-    }
-}
+same_as_cgid(\@steps, \&fetch, 'X- headers');
 
 my @pids = map { fetch('engine', $_)->{body} =~ /^pid=(\d+)$/ ? $1 : 0 } ('/mojolite.cgi/pid') x 3;
 ok t_cmp("@pids", "$pids[0] $pids[0] $pids[0]", 'one engine process serves the requests');

@@ -18,7 +18,8 @@ use IO::Socket::INET;
 use Socket qw(SOL_SOCKET SO_LINGER);
 use lib 't/lib', 't/htdocs/apps', 't/htdocs/pool/lib';
 use PoolTest qw(strace_on strace_off runner_pid);
-use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec);
+use PrivateHttpd qw(private_stop fresh_dir libexec);
+use FcgidPeer qw(fcgid_app_start);
 use FreePort qw(free_port);
 use AppTest qw(write_file);
 
@@ -123,20 +124,7 @@ for my $peer (0, 1) {
         chmod 0755, "$dir/app/$f";
     }
     copy('t/htdocs/fcgi/fcgirec.py', "$dir/app/fcgirec.py") or die "copy: $!";
-    my $lib = libexec();
-    my $extra = ($peer ? "LoadModule fcgid_module $lib/mod_fcgid.so\nFcgidIPCDir $dir/ipc\n" : '') . <<"CONF";
-LoadModule alias_module $lib/mod_alias.so
-Alias /gv/ $dir/app/
-<Directory $dir/app>
-    SetHandler fcgid-script
-    Options +ExecCGI
-    Require all granted
-</Directory>
-FcgidMaxProcessesPerClass 1
-CONF
-    write_file("$dir/httpd.conf", private_conf($dir, $port, [], $extra), 0644);
-    my $name = $peer ? 'mod_fcgid' : 'the fcgid-script drop-in';
-    ok t_cmp(private_start("$dir/httpd.conf", $port), 1, "$name: httpd starts");
+    my $name = fcgid_app_start($dir, $port, $peer, '/gv/', "FcgidMaxProcessesPerClass 1\n");
     survives($port, '/gv/getvalues.py', $name, $peer ? undef : "$dir/error_log");
     # Go's answer: its values, then an empty record (never while idle)
     survives($port, '/gv/getvalues-go.py', "$name, Go's way", $peer ? undef : "$dir/error_log");

@@ -18,7 +18,8 @@ use Apache::Test;
 use Apache::TestUtil;
 use File::Copy qw(copy);
 use lib 't/lib', 't/htdocs/apps';
-use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec);
+use PrivateHttpd qw(private_stop fresh_dir libexec);
+use FcgidPeer qw(fcgid_app_start);
 use FreePort qw(free_port);
 use AppTest qw(url write_file);
 
@@ -130,21 +131,8 @@ for my $peer (0, 1) {
     copy('t/htdocs/fcgi/fcgirec.py', "$dir/app/fcgirec.py") or die "copy: $!";
     chmod 0755, "$dir/app/oneshot.py";
     write_file("$dir/ledger", '', 0666);
-    my $lib = libexec();
-    my $extra = ($peer ? "LoadModule fcgid_module $lib/mod_fcgid.so\nFcgidIPCDir $dir/ipc\n" : '') . <<"CONF";
-LoadModule alias_module $lib/mod_alias.so
-Alias /oneshot/ $dir/app/
-<Directory $dir/app>
-    SetHandler fcgid-script
-    Options +ExecCGI
-    Require all granted
-</Directory>
-FcgidMaxProcessesPerClass 2
-FcgidInitialEnv FCGI_LEDGER $dir/ledger
-CONF
-    write_file("$dir/httpd.conf", private_conf($dir, $port, [], $extra), 0644);
-    my $name = $peer ? 'mod_fcgid' : 'the fcgid-script drop-in';
-    ok t_cmp(private_start("$dir/httpd.conf", $port), 1, "$name: httpd starts");
+    my $name = fcgid_app_start($dir, $port, $peer, '/oneshot/',
+                               "FcgidMaxProcessesPerClass 2\nFcgidInitialEnv FCGI_LEDGER $dir/ledger\n");
     load("http://127.0.0.1:$port/oneshot", "$name", $_, "$dir/ledger", $peer ? undef : "$dir/error_log")
         for 0, 5;
     private_stop("$dir/httpd.pid");

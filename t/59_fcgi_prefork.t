@@ -24,7 +24,8 @@ use Apache::TestUtil;
 use File::Copy qw(copy);
 use lib 't/lib', 't/htdocs/apps';
 use AppTest qw(curl url write_file);
-use PrivateHttpd qw(private_conf private_start private_stop private_dir libexec);
+use PrivateHttpd qw(private_stop private_dir libexec);
+use FcgidPeer qw(fcgid_app_start);
 use FreePort qw(free_port);
 
 my @steps = qw(die ok die ok ok die ok);
@@ -109,21 +110,8 @@ for my $peer (0, 1) {
     copy('t/htdocs/fcgi/prefork.pl', "$dir/app/prefork.pl") or die "copy: $!";
     chmod 0755, "$dir/app/prefork.pl";
     write_file("$dir/ledger.prefork", '', 0666);
-    my $lib = libexec();
-    my $extra = ($peer ? "LoadModule fcgid_module $lib/mod_fcgid.so\nFcgidIPCDir $dir/ipc\n" : '') . <<"CONF";
-LoadModule alias_module $lib/mod_alias.so
-Alias /prefork/ $dir/app/
-<Directory $dir/app>
-    SetHandler fcgid-script
-    Options +ExecCGI
-    Require all granted
-</Directory>
-FcgidMaxProcessesPerClass 1
-FcgidInitialEnv FCGI_LEDGER $dir/ledger
-CONF
-    write_file("$dir/httpd.conf", private_conf($dir, $port, [], $extra), 0644);
-    my $name = $peer ? 'mod_fcgid' : 'the fcgid-script drop-in';
-    ok t_cmp(private_start("$dir/httpd.conf", $port), 1, "$name: httpd starts");
+    my $name = fcgid_app_start($dir, $port, $peer, '/prefork/',
+                               "FcgidMaxProcessesPerClass 1\nFcgidInitialEnv FCGI_LEDGER $dir/ledger\n");
     my $i = 0;
     for my $step ($peer ? ('die') : @steps) {
         $i++;

@@ -96,7 +96,6 @@ mkdir "$dir/$_" for qw(tmp ini);
 chmod 01777, "$dir/tmp";
 write_file("$dir/ini/adminer-test.ini", "upload_tmp_dir = $dir/tmp\n", 0644);
 my $fpm = php_fpm($dir, 1, "php_admin_value[upload_tmp_dir] = $dir/tmp");
-END { kill 'TERM', $fpm if $fpm and kill 0, $fpm }
 my $deb = do { local $/; open my $fh, '<', $debconf or die "$debconf: $!"; <$fh> };
 $deb =~ s{/etc/adminer}{$dir/conf}g;
 my $pool = "    AddHandler cgiplus-script .php\n    CGIplusEngine php\n    CGIplusMaxWorkers 1\n"

@@ -172,7 +172,6 @@ my $mp = "--XyZ\r\nContent-Disposition: form-data; name=\"t\"\r\n\r\nhello\r\n"
 my %body = (MP => $mp, BIG => 'x=' . ('a' x 9_000_000));  # over upload_max_filesize 2M, post_max_size 8M
 
 my $fpm = php_fpm($dir, 1);
-END { kill 'TERM', $fpm if $fpm and kill 0, $fpm }  # a run that dies
 
 my $pool = <<"CONF";
     <Directory $app>

@@ -37,8 +37,8 @@ use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use lib 't/lib', 't/htdocs/apps';
-use PrivateHttpd qw(fresh_dir private_stop);
-use PhpPeer qw(php_need php_fpm php_httpd php_stop);
+use PrivateHttpd qw(private_dir);
+use PhpPeer qw(php_need php_fpm php_four_sides php_stop);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
 use SideBySide qw(walk same_pairs php_workers);
@@ -114,11 +114,9 @@ plan tests => 3 + (2 + 5 * @pairs) * @steps + 4 + 2 * 3,
                    && `php -m 2>/dev/null` =~ /^mysqli$/m));
 
 my $vars = Apache::Test::config()->{vars};
-my $dir = "$vars->{t_logs}/phpmyadmin";
+my $dir = private_dir('phpmyadmin');
 my ($pport, $rport, $dport, $fport) = free_ports(4);
 my %port = (pool => $pport, poolr => $rport, dropin => $dport, fpm => $fport);
-fresh_dir($dir);
-my $sock = "$dir/fpm.sock";
 
 # ---- a private MariaDB (PrivMariaDB): the database and its user
 my $db = mariadb_start($dir);
@@ -164,24 +162,7 @@ write_file("$dir/upload.sql", "-- two rows, by an upload\nINSERT INTO visits (no
 
 # ---- one httpd: a virtual host a side
 my $fpm = php_fpm($dir, 2);
-END { kill 'TERM', $fpm if $fpm and kill 0, $fpm }
-my $pool = "        AddHandler cgiplus-script .php\n        CGIplusEngine php\n        CGIplusMaxWorkers 2\n";
-my %handler = (
-    pool => $pool,
-    poolr => "$pool        CGIplusDirect off\n",
-    dropin => "        Options +ExecCGI\n        AddHandler fcgid-script .php\n        FcgidWrapper /usr/bin/php-cgi .php\n",
-    # Debian's php8.2-fpm.conf, its socket ours
-    fpm => "        <FilesMatch \".+\\.ph(?:ar|p|tml)\$\">\n"
-         . "            SetHandler \"proxy:unix:$sock|fcgi://localhost\"\n        </FilesMatch>\n",
-);
-my $vhosts = join '', map { <<"CONF" } sort keys %port;
-<VirtualHost 127.0.0.1:$port{$_}>
-    <Directory $dir/phpmyadmin>
-$handler{$_}    </Directory>
-</VirtualHost>
-CONF
-php_httpd($dir, $pport, [$rport, $dport, $fport], [qw(dir)], <<"CONF", 'a private httpd with php pools, the drop-in and php-fpm');
-FcgidMaxProcessesPerClass 2
+php_four_sides($dir, \%port, "$dir/phpmyadmin", [qw(dir)], undef, <<"CONF");
 # Debian's /etc/phpmyadmin/apache.conf, the copy's directory for its own
 Alias /phpmyadmin $dir/phpmyadmin
 <Directory $dir/phpmyadmin>
@@ -195,13 +176,7 @@ Alias /phpmyadmin $dir/phpmyadmin
 <Directory $dir/phpmyadmin/libraries>
     Require all denied
 </Directory>
-<Location /cgiplus-status>
-    SetHandler cgiplus-status
-</Location>
-$vhosts
 CONF
-# stopped by php_stop at the end; here too should the test die before
-END { private_stop("$dir/httpd.pid") }
 
 # What may differ between the sides: the port; phpMyAdmin's token (32 hex
 # digits), the session's id, and a query's signature in links (an HMAC

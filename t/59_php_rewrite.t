@@ -196,7 +196,6 @@ $common
 CONF
 my @mods = qw(rewrite dir setenvif env);
 my $fpm = php_fpm($dir, 1);
-END { kill 'TERM', $fpm if $fpm and kill 0, $fpm }  # a run that dies
 php_httpd($dir, $pport, [$prport, $cport, $fport, $dport, $drport], \@mods, <<"CONF", 'a private httpd with a php pool, php-fpm and the drop-in');
 <VirtualHost 127.0.0.1:$pport>
 $pool

@@ -102,7 +102,6 @@ PHP
 
 # ---- one httpd: Debian's apache.conf once; a virtual host a side
 my $fpm = php_fpm($dir, 1);
-END { kill 'TERM', $fpm if $fpm and kill 0, $fpm }
 my $pool = <<'CONF';
     <Directory /var/lib/roundcube/public_html/>
         AddHandler cgiplus-script .php

@@ -35,8 +35,8 @@ use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use lib 't/lib', 't/htdocs/apps';
-use PrivateHttpd qw(fresh_dir private_stop);
-use PhpPeer qw(php_need php_fpm php_httpd php_stop);
+use PrivateHttpd qw(private_dir);
+use PhpPeer qw(php_need php_fpm php_four_sides php_stop);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
 use SideBySide qw(walk same_pairs php_workers);
@@ -117,11 +117,9 @@ plan tests => 3 + (1 + 5 * @pairs) * @steps + 1 + 3 + 2 * 3,
                    && `php -m 2>/dev/null` =~ /^mysqli$/m));
 
 my $vars = Apache::Test::config()->{vars};
-my $dir = "$vars->{t_logs}/wordpress";
+my $dir = private_dir('wordpress');
 my ($pport, $rport, $dport, $fport) = free_ports(4);
 my %port = (pool => $pport, poolr => $rport, dropin => $dport, fpm => $fport);
-fresh_dir($dir);
-my $sock = "$dir/fpm.sock";
 my ($uid, $gid) = (getpwnam($vars->{user}))[2, 3];
 
 # ---- a private MariaDB (PrivMariaDB), a database a side
@@ -182,27 +180,8 @@ system('chown', '-R', "$uid:$gid", "$dir/wordpress/wp-content") if $> == 0;
 # (wp_install_maybe_enable_pretty_permalinks) while its own request runs;
 # with one, that request waits its 5 s out and pretty permalinks stay off.
 my $fpm = php_fpm($dir, 2);
-END { kill 'TERM', $fpm if $fpm and kill 0, $fpm }
-my $pool = "        AddHandler cgiplus-script .php\n        CGIplusEngine php\n        CGIplusMaxWorkers 2\n";
-my %handler = (
-    pool => $pool,
-    poolr => "$pool        CGIplusDirect off\n",
-    dropin => "        Options +ExecCGI\n        AddHandler fcgid-script .php\n        FcgidWrapper /usr/bin/php-cgi .php\n",
-    # Debian's php8.2-fpm.conf, its socket ours
-    fpm => "        SetEnvIfNoCase ^Authorization\$ \"(.+)\" HTTP_AUTHORIZATION=\$1\n"
-         . "        <FilesMatch \".+\\.ph(?:ar|p|tml)\$\">\n"
-         . "            SetHandler \"proxy:unix:$sock|fcgi://localhost\"\n        </FilesMatch>\n",
-);
-my $vhosts = join '', map { <<"CONF" } sort keys %port;
-<VirtualHost 127.0.0.1:$port{$_}>
-    DocumentRoot $dir/wordpress
-    SetEnv WORDPRESS_CONFIG $_
-    <Directory $dir/wordpress>
-$handler{$_}    </Directory>
-</VirtualHost>
-CONF
-php_httpd($dir, $pport, [$rport, $dport, $fport], [qw(dir rewrite env setenvif)], <<"CONF", 'a private httpd with php pools, the drop-in and php-fpm');
-FcgidMaxProcessesPerClass 2
+php_four_sides($dir, \%port, "$dir/wordpress", [qw(dir rewrite env)],
+               sub { "    DocumentRoot $dir/wordpress\n    SetEnv WORDPRESS_CONFIG $_[0]\n" }, <<"CONF");
 DirectoryIndex index.php index.html
 # Debian's example (/usr/share/doc/wordpress/examples/apache.conf)
 <Directory $dir/wordpress>
@@ -210,15 +189,11 @@ DirectoryIndex index.php index.html
     AllowOverride All
     Require all granted
 </Directory>
+# the status page: not WordPress's front controller (its .htaccess)
 <Location /cgiplus-status>
-    SetHandler cgiplus-status
-    # not WordPress's front controller (its .htaccess)
     RewriteEngine Off
 </Location>
-$vhosts
 CONF
-# stopped by php_stop at the end; here too should the test die before
-END { private_stop("$dir/httpd.pid") }
 
 # What may differ between the sides: the port; WordPress's nonces (ten hex
 # digits of a hash with the session's random token), its cookie hash (of

@@ -15,30 +15,16 @@ use Apache::TestUtil qw(t_cmp);
 use File::Copy qw(copy);
 use Time::HiRes qw(sleep);
 use lib 't/lib';
-use WsTest qw(ws_start ws_stop ws_py ws_py_start ws_py_wait ws_log ws_status ws_graceful ws_dir);
+use WsTest qw(ws_start ws_stop ws_py ws_py_start ws_py_wait ws_log ws_status ws_graceful ws_dir ws_deploy_dir
+              ws_deploy_pid);
 
 plan tests => 34, need { 'python3-websockets' =>
                          !system("$WsTest::PYTHON -c 'import websockets' 2>/dev/null") };
 
 my $vars = Apache::Test::config()->{vars};
-my $dep = ws_dir('sup') . '-deploy';
 # the deployed script: pid.py with its tag in the file (a new file rolls over)
-sub deploy {
-    my ($tag, $as) = @_;
-    open my $in, '<', "$vars->{documentroot}/ws/pid.py" or die $!;
-    local $/;
-    my $src = <$in>;
-    $src =~ s/^tag = .*$/tag = "$tag"/m or die 'no tag line';
-    $src =~ s{^LIB = .*$}{LIB = "$vars->{top_dir}/lib/python"}m or die 'no LIB line';
-    open my $out, '>', "$dep/new.py" or die $!;
-    print $out $src;
-    close $out;
-    chmod 0755, "$dep/new.py";
-    rename "$dep/new.py", "$dep/" . ($as // 'pid.py') or die $!;
-}
-mkdir $dep;
-chmod 0755, $dep;
-deploy('v1');
+my $dep = ws_deploy_dir('sup');
+ws_deploy_pid($dep, 'v1');
 
 my ($port) = ws_start(name => 'sup', extra => <<"CONF");
 Alias /one/ \@DOCROOT\@/ws/
@@ -182,7 +168,7 @@ done({"mto": [m.close_code(10), round(time.time() - t0, 1)]})
 PY
 
 # ---- a deploy: the old worker keeps its connection until the drain time
-deploy('v2', 'v2.py'); # renamed over pid.py by the client, between its steps
+ws_deploy_pid($dep, 'v2', 'v2.py'); # renamed over pid.py by the client, between its steps
 $r = ws_py(<<'PY', $port, $dep);
 import sys, os, time
 async def main(port, dep):

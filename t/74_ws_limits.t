@@ -90,15 +90,7 @@ import sys
 c = Raw("127.0.0.1", int(sys.argv[1]), "/rate/pid.py")
 for i in range(30):
     c.send(frame(1, b"m%d" % i))
-n, code = 0, None
-while True:
-    m = c.message(10)
-    if m is None or m == "timeout":
-        break
-    if m[0] == "close":
-        code = struct.unpack(">H", m[1][:2])[0]
-        break
-    n += 1
+n, code = c.count_until_close(10)
 done({"echoed": n, "code": code})
 PY
 ok t_cmp($r->{code} // 0, 1008, "CGIplusWebSocketMaxRate 5: a burst of 30 gets 1008 (after $r->{echoed} echoes)");
@@ -111,15 +103,7 @@ import sys, time
 c = Raw("127.0.0.1", int(sys.argv[1]), sys.argv[2], rcvbuf=4096)
 c.send(frame(1, b"flood 2000 16384"))
 time.sleep(4)                 # reads nothing meanwhile
-n, code = 0, None
-while True:
-    m = c.message(5)
-    if m is None or m == "timeout":
-        break
-    if m[0] == "close":
-        code = struct.unpack(">H", m[1][:2])[0]
-        break
-    n += 1
+n, code = c.count_until_close(5)
 alive = None
 if code is None:
     c.send(frame(1, b"still there"))

@@ -18,31 +18,15 @@ use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil qw(t_cmp);
 use lib 't/lib';
-use WsTest qw(ws_start ws_stop ws_py ws_log ws_dir);
+use WsTest qw(ws_start ws_stop ws_py ws_log ws_deploy_dir ws_deploy_pid);
 
 plan tests => 32, need { 'python3-websockets' =>
                          !system("$WsTest::PYTHON -c 'import websockets' 2>/dev/null") };
 
 my $vars = Apache::Test::config()->{vars};
-my $dep = ws_dir('ref') . '-deploy';
-# pid.py with its tag and library path in the file; $as: its name in $dep
-sub copy_pid {
-    my ($tag, $as) = @_;
-    open my $in, '<', "$vars->{documentroot}/ws/pid.py" or die $!;
-    local $/;
-    my $src = <$in>;
-    $src =~ s/^tag = .*$/tag = "$tag"/m or die 'no tag line';
-    $src =~ s{^LIB = .*$}{LIB = "$vars->{top_dir}/lib/python"}m or die 'no LIB line';
-    open my $out, '>', "$dep/new.py" or die $!;
-    print $out $src;
-    close $out;
-    chmod 0755, "$dep/new.py";
-    rename "$dep/new.py", "$dep/$as" or die $!;
-}
-mkdir $dep;
-chmod 0755, $dep;
-copy_pid('v1', 'pid.py');
-copy_pid('v2', 'v2.py');
+my $dep = ws_deploy_dir('ref');
+ws_deploy_pid($dep, 'v1');
+ws_deploy_pid($dep, 'v2', 'v2.py');
 
 my ($port) = ws_start(name => 'ref', extra => <<"CONF");
 CGIplusMaxWorkersTotal 1

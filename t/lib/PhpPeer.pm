@@ -13,7 +13,7 @@ use Exporter 'import';
 use lib 't/htdocs/apps';
 use PrivateHttpd qw(private_conf private_start private_stop private_fpm libexec);
 use AppTest qw(write_file);
-our @EXPORT_OK = qw(fpm_bin php_need php_fpm php_httpd php_stop);
+our @EXPORT_OK = qw(fpm_bin php_need php_fpm php_httpd php_four_sides php_stop);
 
 # The php-fpm binary (Debian's /usr/sbin/php-fpmX.Y), undef without one.
 sub fpm_bin { return (grep { -x } ('/usr/sbin/php-fpm', reverse sort glob('/usr/sbin/php-fpm*')))[0] }
@@ -26,6 +26,14 @@ sub php_need {
              'needs mod_proxy_fcgi' => -f libexec() . '/mod_proxy_fcgi.so', %more };
 }
 
+# php-fpm started here, by this process (pid => $$): stopped at exit
+# should the test die before php_stop.
+my %fpm;
+END {
+    local $?;    # the test's exit status
+    $fpm{$_} == $$ and kill 'TERM', $_ for keys %fpm;
+}
+
 # A private php-fpm of $children static children on $dir/fpm.sock ($pool:
 # more lines for its pool, private_fpm's); asserts that it listens (one
 # test). Its pid.
@@ -33,6 +41,7 @@ sub php_fpm {
     my ($dir, $children, $pool) = @_;
     my ($bin, $sock) = (fpm_bin(), "$dir/fpm.sock");
     my $pid = private_fpm($bin, $dir, $sock, $children, $pool);
+    $fpm{$pid} = $$;
     ok t_cmp(-S $sock ? 1 : 0, 1, "a private php-fpm ($bin, pid $pid) listens on $sock");
     return $pid;
 }
@@ -52,9 +61,43 @@ sub php_httpd {
     ok t_cmp(private_start("$dir/httpd.conf", $port), 1, $what);
 }
 
+# One application walked four ways, a virtual host a side of %$port, its
+# PHP in <Directory $app>: pool (a php-cgi pool of 2 workers), poolr (the
+# same relayed: CGIplusDirect off), dropin (mod_fcgid's PHP set-up on the
+# fcgid-script drop-in, 2 processes) and fpm (the private php-fpm, as
+# Debian's php8.2-fpm.conf); mod_cgiplus's status at /cgiplus-status.
+# php_httpd's, with @$mods, $vhost->($side) (a side's own lines, if any)
+# and the server's lines $conf.
+sub php_four_sides {
+    my ($dir, $port, $app, $mods, $vhost, $conf) = @_;
+    $vhost //= sub { '' };
+    my $pool = "        AddHandler cgiplus-script .php\n        CGIplusEngine php\n        CGIplusMaxWorkers 2\n";
+    my %handler = (
+        pool => $pool,
+        poolr => "$pool        CGIplusDirect off\n",
+        dropin => "        Options +ExecCGI\n        AddHandler fcgid-script .php\n"
+                . "        FcgidWrapper /usr/bin/php-cgi .php\n",
+        fpm => "        SetEnvIfNoCase ^Authorization\$ \"(.+)\" HTTP_AUTHORIZATION=\$1\n"
+             . "        <FilesMatch \".+\\.ph(?:ar|p|tml)\$\">\n"
+             . "            SetHandler \"proxy:unix:$dir/fpm.sock|fcgi://localhost\"\n        </FilesMatch>\n",
+    );
+    my $vhosts = join '', map { "<VirtualHost 127.0.0.1:$port->{$_}>\n" . $vhost->($_)
+                                . "    <Directory $app>\n$handler{$_}    </Directory>\n</VirtualHost>\n" }
+                          qw(dropin fpm pool poolr);
+    php_httpd($dir, $port->{pool}, [map { $port->{$_} } qw(poolr dropin fpm)], ['setenvif', @$mods],
+              <<"CONF", 'a private httpd with php pools, the drop-in and php-fpm');
+FcgidMaxProcessesPerClass 2
+$conf<Location /cgiplus-status>
+    SetHandler cgiplus-status
+</Location>
+$vhosts
+CONF
+}
+
 # Stops the httpd of $dir, then php-fpm $fpm; waitpid's answer for it.
 sub php_stop {
     my ($dir, $fpm) = @_;
+    delete $fpm{$fpm};
     private_stop("$dir/httpd.pid");
     kill 'TERM', $fpm;
     return waitpid($fpm, 0);

@@ -1,7 +1,7 @@
 package SideBySide;
 # Real applications served two ways side by side (a reference, mod_cgid,
-# and mod_cgiplus): the git repository the tests serve, and the page-by-page
-# comparison of what both answer.
+# and mod_cgiplus): the httpd.conf that serves them so, the git repository
+# the tests serve, and the page-by-page comparison of what both answer.
 use strict;
 use warnings;
 use Apache::Test qw(ok);
@@ -10,8 +10,96 @@ use Exporter 'import';
 use JSON::PP ();
 use lib 't/htdocs/apps';
 use AppTest qw(curl);
+use PrivateHttpd qw(private_conf);
 our @EXPORT_OK = qw(git_fixture same_pages pool_of walk same_answer same_pairs engine_served_all
-                    php_pool_served_all php_workers);
+                    php_pool_served_all php_workers cgid_pair_conf cgid_engine_conf same_as_cgid);
+
+# The httpd.conf (private_conf's, in $dir) of one httpd serving an
+# application two ways, a virtual host a side of %$port: ref (mod_cgid;
+# the port private_conf listens on) and ours (the same, with CGIplusCompat
+# on in a <Location> of each path of @{$o{compat}}), both with /status.
+# %o: mods, the modules besides mod_cgid, mod_alias and mod_mime; grant,
+# directories open to all; global, more server-wide lines; vhost, a sub
+# given the side ('ref' or 'ours') returning its virtual host's lines.
+sub cgid_pair_conf {
+    my ($dir, $port, %o) = @_;
+    my $grant = join '', map { "<Directory $_>\n    Require all granted\n</Directory>\n" } @{ $o{grant} // [] };
+    my $vhosts = '';
+    for my $side (qw(ref ours)) {
+        my $compat = join '', map { "    <Location $_>\n        CGIplusCompat on\n    </Location>\n" }
+                              $side eq 'ours' ? @{ $o{compat} } : ();
+        $vhosts .= "<VirtualHost 127.0.0.1:$port->{$side}>\n" . $o{vhost}->($side) . $compat
+                   . "    <Location /status>\n        SetHandler cgiplus-status\n    </Location>\n</VirtualHost>\n";
+    }
+    return private_conf($dir, $port->{ref}, [qw(cgid alias mime), @{ $o{mods} // [] }], <<"CONF");
+ScriptSock $dir/cgid.sock
+Listen 127.0.0.1:$port->{ours}
+TypesConfig /etc/mime.types
+$grant@{[ $o{global} // '' ]}
+$vhosts
+CONF
+}
+
+# The httpd.conf (private_conf's, in $dir) of one httpd serving the CGI
+# scripts @$scripts of $apps, each at /NAME, three ways, a virtual host a
+# side of %$port: cgid (mod_cgid), compat (the same with CGIplusCompat on;
+# the port private_conf listens on) and engine (CGIplusEngine $engine, one
+# process for them all).
+sub cgid_engine_conf {
+    my ($dir, $port, $apps, $scripts, $engine) = @_;
+    my $alias = join '', map { "    Alias /$_ $apps/$_\n" } @$scripts;
+    my $where = '<LocationMatch "^/(?:' . join('|', map { quotemeta } @$scripts) . ')(?:/|$)">';
+    return private_conf($dir, $port->{compat}, [qw(alias cgid)], <<"CONF");
+ScriptSock $dir/cgid.sock
+Listen 127.0.0.1:$port->{cgid}
+Listen 127.0.0.1:$port->{engine}
+<Directory $apps>
+    Require all granted
+    Options +ExecCGI
+</Directory>
+<VirtualHost 127.0.0.1:$port->{cgid}>
+$alias    $where
+        SetHandler cgi-script
+    </LocationMatch>
+</VirtualHost>
+<VirtualHost 127.0.0.1:$port->{compat}>
+    CGIplusCompat on
+$alias    $where
+        SetHandler cgi-script
+    </LocationMatch>
+</VirtualHost>
+<VirtualHost 127.0.0.1:$port->{engine}>
+$alias    $where
+        SetHandler cgiplus-script
+        CGIplusEngine $engine
+        CGIplusMaxWorkers 1
+    </LocationMatch>
+</VirtualHost>
+CONF
+}
+
+# Six assertions a step of @$steps ([path, curl arguments, 'JAR' for the
+# side's cookie jar]) and a side of compat and engine: mod_cgid's status
+# (cgid's), its Content-Type, Location, Set-Cookie, the headers named
+# $own and its body, as $fetch->($side, path, arguments) gives them
+# ({code, type, loc, cookie, own, body}).
+sub same_as_cgid {
+    my ($steps, $fetch, $own) = @_;
+    for my $s (@$steps) {
+        my ($path, @args) = @$s;
+        my $what = join ' ', (grep { $_ ne 'JAR' } @args), $path;
+        my $ref = $fetch->('cgid', $path, @args);
+        for my $who (qw(compat engine)) {
+            my $got = $fetch->($who, $path, @args);
+            ok t_cmp($got->{code}, $ref->{code} || 'an answer from mod_cgid', "$who, $what: mod_cgid's status ($ref->{code})");
+            ok t_cmp($got->{type}, $ref->{type}, "$who, $what: the same Content-Type");
+            ok t_cmp($got->{loc}, $ref->{loc}, "$who, $what: the same Location");
+            ok t_cmp($got->{cookie}, $ref->{cookie}, "$who, $what: the same Set-Cookie");
+            ok t_cmp($got->{own}, $ref->{own}, "$who, $what: the same $own");
+            ok t_cmp($got->{body}, $ref->{body}, "$who, $what: the same body (" . length($ref->{body}) . ' bytes)');
+        }
+    }
+}
 
 # A repository in $dir/work with fixed dates (so relative ages do not
 # move): README and src/main.c, two commits, the second with a non-ASCII

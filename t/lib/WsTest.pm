@@ -14,7 +14,8 @@ use Time::HiRes qw(sleep time);
 use PrivateHttpd qw(libexec fresh_dir);
 use FreePort qw(free_ports);
 use Exporter 'import';
-our @EXPORT_OK = qw(ws_start ws_stop ws_py ws_py_start ws_py_wait ws_log ws_graceful ws_status ws_dir);
+our @EXPORT_OK = qw(ws_start ws_stop ws_py ws_py_start ws_py_wait ws_log ws_graceful ws_status ws_dir
+                    ws_deploy_dir ws_deploy_pid);
 
 my $vars = Apache::Test::config()->{vars};
 my $top = $vars->{top_dir};
@@ -102,6 +103,30 @@ sub ws_stop {
 }
 
 sub ws_dir { return "$vars->{t_logs}/ws-$_[0]" }
+
+# A directory for the scripts a test deploys, beside ws_dir($name).
+sub ws_deploy_dir {
+    my $dep = ws_dir($_[0]) . '-deploy';
+    mkdir $dep;
+    chmod 0755, $dep;
+    return $dep;
+}
+
+# t/htdocs/ws/pid.py with its tag and library path in the file, renamed
+# into $dep as $as (pid.py unless named): a new file, as a deploy makes.
+sub ws_deploy_pid {
+    my ($dep, $tag, $as) = @_;
+    open my $in, '<', "$vars->{documentroot}/ws/pid.py" or die $!;
+    local $/;
+    my $src = <$in>;
+    $src =~ s/^tag = .*$/tag = "$tag"/m or die 'no tag line';
+    $src =~ s{^LIB = .*$}{LIB = "$top/lib/python"}m or die 'no LIB line';
+    open my $out, '>', "$dep/new.py" or die $!;
+    print $out $src;
+    close $out;
+    chmod 0755, "$dep/new.py";
+    rename "$dep/new.py", "$dep/" . ($as // 'pid.py') or die $!;
+}
 
 sub ws_graceful {
     my ($name) = @_;

@@ -179,6 +179,18 @@ class Raw:
             if fin:
                 return (op, data)
 
+    def count_until_close(self, timeout=10):
+        """Reads data messages until the server's close frame or until none
+        comes in timeout: (how many, the close code or None)."""
+        n = 0
+        while True:
+            m = self.message(timeout)
+            if m is None or m == "timeout":
+                return n, None
+            if m[0] == "close":
+                return n, struct.unpack(">H", m[1][:2])[0]
+            n += 1
+
     def close_code(self, timeout=10):
         """Reads until the server's close frame: its code (1005 for none),
         None if the connection ended without one."""
