@@ -45,9 +45,10 @@ $extra
 CONF
 }
 
-# The pid files of the httpds private_dir made a place for: stopped at exit.
+# The pid files of the httpds private_dir made a place for: stopped at exit
+# (one already stopped has none: no wait for it).
 my @started;
-END { private_stop($_) for @started }
+END { -e $_ and private_stop($_) for @started }
 
 # A fresh directory t/logs/$name for a private httpd: one a failed run left
 # running there is stopped first, the one started there at the test's end.
