@@ -112,26 +112,21 @@ out:
     close(root);
     return rc;
 }
-#endif
 
-int runner_landlock_enter(int scope_signals)
+/* The calling thread enters a domain handling handled and REFER (allowed
+ * beneath /), and WRITE_FILE where allow_writes allows it if handled
+ * names it (when a rule is refused, a domain without it), scoping
+ * scoped. 0, or -1 with errno. */
+static int enter(uint64_t handled, uint64_t scoped)
 {
-#if defined(SYS_landlock_create_ruleset) && defined(SYS_landlock_restrict_self) \
-    && defined(SYS_landlock_add_rule)
-    struct ll_ruleset_attr attr = {
-        .handled_access_fs = LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_REFER |
-                             LANDLOCK_ACCESS_FS_WRITE_FILE,
-        .scoped = scope_signals && ll_abi >= LL_ABI_SCOPES ? LL_SCOPE_SIGNAL : 0,
-    };
+    struct ll_ruleset_attr attr = { .handled_access_fs = handled | LANDLOCK_ACCESS_FS_REFER,
+                                    .scoped = scoped };
     int rc = -1, fd = -1, top = -1;
 
-    if (ll_abi < 2) {
-        errno = EOPNOTSUPP;
-        goto out;
-    }
     if ((top = open("/", O_PATH | O_CLOEXEC)) < 0)
         goto out;
-    for (int writes = 1; writes >= 0 && rc < 0; writes--) {
+    for (int writes = !!(handled & LANDLOCK_ACCESS_FS_WRITE_FILE); writes >= 0 && rc < 0;
+         writes--) {
         if (!writes) /* a rule refused: the domain as before, writes unhandled */
             attr.handled_access_fs &= ~(uint64_t)LANDLOCK_ACCESS_FS_WRITE_FILE;
         if (fd >= 0)
@@ -148,6 +143,19 @@ out:
     if (fd >= 0)
         close(fd);
     return rc;
+}
+#endif
+
+int runner_landlock_enter(int scope_signals)
+{
+#if defined(SYS_landlock_create_ruleset) && defined(SYS_landlock_restrict_self) \
+    && defined(SYS_landlock_add_rule)
+    if (ll_abi < 2) {
+        errno = EOPNOTSUPP;
+        return -1;
+    }
+    return enter(LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_WRITE_FILE,
+                 scope_signals && ll_abi >= LL_ABI_SCOPES ? LL_SCOPE_SIGNAL : 0);
 #else
     errno = ENOSYS;
     return -1;
@@ -158,27 +166,11 @@ int runner_landlock_enter_signals(void)
 {
 #if defined(SYS_landlock_create_ruleset) && defined(SYS_landlock_restrict_self) \
     && defined(SYS_landlock_add_rule)
-    /* Moves between directories are refused by every domain, handled or
-     * not, unless a rule allows them: allowed everywhere, as above. */
-    struct ll_ruleset_attr attr = { .handled_access_fs = LANDLOCK_ACCESS_FS_REFER,
-                                    .scoped = LL_SCOPE_SIGNAL };
-    int fd = -1, top = -1, rc = -1;
-
     if (ll_abi < LL_ABI_SCOPES) {
         errno = EOPNOTSUPP;
-        goto out;
+        return -1;
     }
-    if ((top = open("/", O_PATH | O_CLOEXEC)) < 0 ||
-        (fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0)) < 0 ||
-        allow(fd, top, LANDLOCK_ACCESS_FS_REFER) < 0)
-        goto out;
-    rc = (int)syscall(SYS_landlock_restrict_self, fd, 0);
-out:
-    if (top >= 0)
-        close(top);
-    if (fd >= 0)
-        close(fd);
-    return rc;
+    return enter(0, LL_SCOPE_SIGNAL);
 #else
     errno = ENOSYS;
     return -1;
