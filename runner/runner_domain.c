@@ -27,7 +27,7 @@
 
 #define DOMAIN_STACK (256 * 1024) /* the child runs on a copy until exec */
 
-enum { D_STARTING, D_READY, D_FAILED, D_STOP };
+enum { RUNNER_D_STARTING, RUNNER_D_READY, RUNNER_D_FAILED, RUNNER_D_STOP };
 
 /* One pool's domain and the thread holding it. Made by the pool's first
  * spawn, owned by the pool (runner_pool, runner_ws_pool), freed with it.
@@ -51,13 +51,13 @@ static void *holder(void *arg)
     int ok = runner_landlock_enter_signals() == 0, err = errno;
 
     pthread_mutex_lock(&d->mu);
-    d->state = ok ? D_READY : D_FAILED;
+    d->state = ok ? RUNNER_D_READY : RUNNER_D_FAILED;
     d->err = ok ? 0 : err;
     pthread_cond_broadcast(&d->cv);
     while (ok) {
-        while (!d->spec && d->state != D_STOP)
+        while (!d->spec && d->state != RUNNER_D_STOP)
             pthread_cond_wait(&d->cv, &d->mu);
-        if (d->state == D_STOP)
+        if (d->state == RUNNER_D_STOP)
             break;
         const struct runner_spawn_spec *s = d->spec;
         pthread_mutex_unlock(&d->mu); /* no lock held across fork */
@@ -75,7 +75,7 @@ static void *holder(void *arg)
 }
 
 /* A new domain and its thread (all signals blocked: they are the loop's);
- * state D_FAILED, without a thread, where Landlock refused it. */
+ * state RUNNER_D_FAILED, without a thread, where Landlock refused it. */
 static runner_domain *domain_new(void)
 {
     runner_domain *d = calloc(1, sizeof(*d));
@@ -95,16 +95,16 @@ static runner_domain *domain_new(void)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);
     if (rc) {
-        d->state = D_FAILED;
+        d->state = RUNNER_D_FAILED;
         d->err = rc;
         return d;
     }
     d->joinable = 1;
     pthread_mutex_lock(&d->mu);
-    while (d->state == D_STARTING)
+    while (d->state == RUNNER_D_STARTING)
         pthread_cond_wait(&d->cv, &d->mu);
     pthread_mutex_unlock(&d->mu);
-    if (d->state == D_FAILED) {
+    if (d->state == RUNNER_D_FAILED) {
         pthread_join(d->thread, NULL);
         d->joinable = 0;
     }
@@ -123,12 +123,12 @@ pid_t runner_domain_spawn(runner_domain **slot, const struct runner_spawn_spec *
     if (!d) {
         if (!(d = *slot = domain_new()))
             return -1; /* ENOMEM: tried again at the next spawn */
-        if (d->state == D_FAILED)
+        if (d->state == RUNNER_D_FAILED)
             runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(3660) "cannot make the Landlock domain "
                        "of the pool of %s (%s): each of its processes gets one of its own, "
                        "and they cannot signal each other", s->path, strerror(d->err));
     }
-    if (d->state == D_FAILED) {
+    if (d->state == RUNNER_D_FAILED) {
         errno = EOPNOTSUPP;
         return -1;
     }
@@ -167,7 +167,7 @@ void runner_domain_free(runner_domain **slot)
         return;
     if (d->joinable) {
         pthread_mutex_lock(&d->mu);
-        d->state = D_STOP;
+        d->state = RUNNER_D_STOP;
         pthread_cond_broadcast(&d->cv);
         pthread_mutex_unlock(&d->mu);
         pthread_join(d->thread, NULL);

@@ -59,6 +59,10 @@ my @rows = (
     { what => "WebSocket upgrade state (runner_ws_open.state, runner_ws_onext)",
       dirs => [qw(runner)], field => qr/->state\b/,
       pat => qr/->state\s*$set\s*(?:\(runner_ws_ostate\)|RUNNER_WS_O_)/, owner => [qw(runner_ws_open_step)] },
+    { what => "a pool's Landlock domain thread (runner_domain.state)",
+      dirs => [qw(runner)], field => qr/->state\b/,
+      pat => qr/->state\s*$set\s*(?:ok\s*\?\s*)?RUNNER_D_/,
+      owner => [qw(holder domain_new runner_domain_free)] },
     { what => "runner connection state (runner_client.state)",
       dirs => [qw(runner)], field => qr/->state\b/,
       pat => qr/->state\s*$set\s*RUNNER_C_/, owner => undef }, # not a table (yet): any function
