@@ -24,7 +24,9 @@ use PoolTest qw(strace_on strace_off runner_pid);
 
 plan tests => 8, need { 'needs strace' => system('command -v strace >/dev/null 2>&1') == 0 };
 
-my $st = strace_on(runner_pid(), '-e', 'trace=clone,clone3,fork,vfork',
+# -f: the runner forks a pool's processes from a thread of the pool's,
+# made at its first spawn (runner_domain.c)
+my $st = strace_on(runner_pid(), '-f', '-e', 'trace=clone,clone3,fork,vfork',
                    map { ('-e', "inject=$_:delay_exit=300000") } qw(clone clone3 fork vfork));
 my $off = log_offset();
 
