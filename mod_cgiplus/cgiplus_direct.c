@@ -578,13 +578,17 @@ unsigned cgiplus_direct_take(cgiplus_req *q, const direct_proto *p)
 }
 
 /* The worker granted for q was gone before a byte of q reached it (how
- * says so): q goes to the runner again, within the bound of workers unfit
- * for one request (DECLINED), else 503. */
+ * says so): q goes to the runner again (DECLINED), else 503. Such a worker
+ * was last some other request's, which it served: past the bound of
+ * workers unfit for one request, q goes on while its Timeout lasts (each
+ * time it waits in the runner's queue, which answers 503 itself if no
+ * worker comes). A pool whose workers each end after their request (a
+ * script's exit after its finish) passes the bound in a burst. */
 static int direct_granted_gone(cgiplus_req *q, const cgp_grant *g, const char *how)
 {
     request_rec *r = q->r;
 
-    if (q->redos + 1 <= DIRECT_REDO_MAX) {
+    if (q->redos + 1 <= DIRECT_REDO_MAX || apr_time_now() - r->request_time < q->timeout) {
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, CGIPLUS_LOGNO(1715)
                       "the worker granted for %s (slot %lu) %s before it took the request; "
                       "the request goes to the runner again", r->filename,
