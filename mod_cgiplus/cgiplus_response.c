@@ -224,6 +224,13 @@ static int resp_end_status(cgiplus_req *q)
                       q->suexec ? q->suexec : "?", cgp_suexec_why_text(e->detail));
         return HTTP_INTERNAL_SERVER_ERROR;
     case CGP_O_BAD_REQUEST:
+        if (e->detail) { /* an errno: the runner lost the body (its 2902, 3670) */
+            apr_strerror(detail, err, sizeof(err));
+            ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(3671)
+                          "the runner could not pass the request body to %s: %s; "
+                          "answering 500", r->filename, err);
+            return HTTP_INTERNAL_SERVER_ERROR;
+        }
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(1067)
                       "the runner rejected the request for %s as a protocol "
                       "error (a module/runner version mismatch or a bug)",

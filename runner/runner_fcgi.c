@@ -47,6 +47,7 @@ typedef struct runner_fcgi {
     char path[sizeof(((struct sockaddr_un *)0)->sun_path)]; /* its listening socket */
     cgp_fcgi_parser parser;   /* the application's records, between requests too */
     int stdin_done;           /* the request's STDIN stream is ended (or given up) */
+    int body_lost;            /* errno: its body could not be read back from the spool (2902) */
     int aborted;              /* ABORT_REQUEST sent for the request */
     int end_pending;          /* END_REQUEST read, its padding not yet: outcome + 1 */
     int eof;                  /* the application closed the connection */
@@ -374,7 +375,7 @@ static int fcgi_request(runner_worker *w, runner_req *r)
         goto fail;
     }
     free(pairs);
-    f->stdin_done = f->aborted = f->end_pending = 0;
+    f->stdin_done = f->aborted = f->end_pending = f->body_lost = 0;
     f->heard = f->resent = f->replay_off = f->probing = 0;
     cgp_buf_reset(&f->sent);
     cgp_buf_reset(&f->held);
@@ -594,14 +595,17 @@ static void conn_eof(runner_worker *w)
 }
 
 /* Frames what the spool holds of the body as STDIN records, the stream's
- * end once the body is whole; 1 if any was queued. */
+ * end once the body is whole; 1 if any was queued. A body that cannot be
+ * read back from the spool is lost: its stream is never ended, since an
+ * application handed a short body whose CONTENT_LENGTH says more would run
+ * on it (body_lost: fcgi_feed fails the request). */
 static int frame_body(runner_worker *w)
 {
     runner_fcgi *f = fcgi(w);
     runner_req *r = w->req;
     int queued = 0;
 
-    while (r && !f->stdin_done && !f->probing && !f->wclosed &&
+    while (r && !f->stdin_done && !f->body_lost && !f->probing && !f->wclosed &&
            cgp_buf_used(&w->inq) < RUNNER_FCGI_QUEUE_HIGH) {
         uint64_t pending = runner_spool_pending(&r->body);
         cgp_fcgi_hdr h = { .type = CGP_FCGI_STDIN, .reqid = f->reqid };
@@ -614,11 +618,13 @@ static int frame_body(runner_worker *w)
             break;
         if (k && (got = runner_spool_take(&r->body, w->inq.p + w->inq.len + CGP_FCGI_HDR_LEN,
                                           k)) <= 0) {
-            runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2902) "cannot pass the body of request %u "
-                       "to FastCGI worker pid %ld of %s: %s", r->reqid, (long)w->pid,
-                       w->pool->script, strerror(got < 0 ? errno : EIO));
+            f->body_lost = got < 0 && errno ? errno : EIO;
+            runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2902) "cannot read the body of request %u "
+                       "(%s) back from the spool for FastCGI worker pid %ld of %s: %s; answering "
+                       "500, and the request is aborted (its STDIN stream is not ended)",
+                       r->reqid, r->uri, (long)w->pid, w->pool->script, strerror(f->body_lost));
             runner_spool_discard(&r->body);
-            got = 0; /* the stream ends here: the application sees a short body */
+            break;
         }
         h.clen = (uint16_t)got;
         cgp_fcgi_hdr_pack(w->inq.p + w->inq.len, &h);
@@ -934,6 +940,15 @@ static void fcgi_feed(runner_worker *w)
         else if (!again) {
             conn_gone(w);
         }
+    }
+    if (f->body_lost && r && r == w->req && !runner_req_ended(r)) {
+        /* 500 for the client; the request is then orphaned as one whose
+         * client left: ABORT_REQUEST and its connection cut (fcgi_abort),
+         * a new connection before the worker serves again. No-abort sends
+         * none, and the application would wait for the rest: stopped. */
+        if (r->no_abort)
+            runner_worker_stop(w, RUNNER_END_BROKEN, 1);
+        runner_req_end(r, CGP_O_BAD_REQUEST, 0, (uint32_t)w->pid, (uint32_t)f->body_lost);
     }
     if (f->cut == 1)
         cut(w); /* ABORT_REQUEST went */

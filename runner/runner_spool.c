@@ -141,6 +141,7 @@ int runner_spool_flush(runner_spool *s, int fd)
             if (n <= 0) {
                 if (n == 0)
                     errno = EIO;
+                s->rd_err = errno;
                 return -1;
             }
             s->mem.len += (size_t)n;
@@ -174,6 +175,7 @@ ssize_t runner_spool_take(runner_spool *s, void *out, size_t n)
         if (r <= 0) {
             if (r == 0)
                 errno = EIO;
+            s->rd_err = errno;
             return -1;
         }
         s->file_rd += (uint64_t)r;

@@ -14,6 +14,7 @@ typedef struct runner_spool {
     uint64_t file_wr;    /* temp file holds [file_rd, file_wr) */
     uint64_t file_rd;
     uint64_t total;      /* bytes ever appended */
+    int rd_err;          /* errno of a failed read back of the file: the body is lost */
 } runner_spool;
 
 /* Makes (0700) or checks the spool directory; 0, or -1 with err. */
@@ -26,8 +27,10 @@ void runner_spool_init(runner_spool *s);
 int runner_spool_append(runner_spool *s, const void *d, size_t n, size_t mem_cap,
                         uint64_t file_cap);
 uint64_t runner_spool_pending(const runner_spool *s);
-int runner_spool_flush(runner_spool *s, int fd); /* 0 empty, 1 EAGAIN, -1 errno */
-/* Moves up to n pending bytes into out (oldest first): how many, or -1. */
+/* 0 empty, 1 EAGAIN, -1 errno (rd_err set too if reading the file back failed) */
+int runner_spool_flush(runner_spool *s, int fd);
+/* Moves up to n pending bytes into out (oldest first): how many, or -1
+ * (reading the file back failed: rd_err). */
 ssize_t runner_spool_take(runner_spool *s, void *out, size_t n);
 /* The spool directory set up at start (0700, the runner's alone). */
 const char *runner_spool_dir(void);
