@@ -42,7 +42,8 @@ struct runner_domain {
     const struct runner_spawn_spec *spec; /* asked for; NULL: none */
     pid_t pid;
     int err;
-    cpu_set_t cpus;                       /* the runner's, for the fork */
+    cpu_set_t cpus;                       /* the runner's, read once: for the fork */
+    int has_cpus;
 };
 
 static void *holder(void *arg)
@@ -61,7 +62,8 @@ static void *holder(void *arg)
             break;
         const struct runner_spawn_spec *s = d->spec;
         pthread_mutex_unlock(&d->mu); /* no lock held across fork */
-        (void)sched_setaffinity(0, sizeof(d->cpus), &d->cpus);
+        if (d->has_cpus)
+            (void)sched_setaffinity(0, sizeof(d->cpus), &d->cpus);
         pid_t pid = runner_spawn_here(s, 0);
         err = errno;
         pthread_mutex_lock(&d->mu);
@@ -87,6 +89,7 @@ static runner_domain *domain_new(void)
         return NULL;
     pthread_mutex_init(&d->mu, NULL);
     pthread_cond_init(&d->cv, NULL);
+    d->has_cpus = sched_getaffinity(0, sizeof(d->cpus), &d->cpus) == 0;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, DOMAIN_STACK);
     sigfillset(&all);
@@ -136,10 +139,9 @@ pid_t runner_domain_spawn(runner_domain **slot, const struct runner_spawn_spec *
      * woken on the other, idle one, each costs a virtual CPU's halt and
      * wake (about 70 us each on the 2-vCPU VMs of bench/, where a CGI
      * run's fork is 100 us). The thread forks with the runner's CPUs. */
-    cpu_set_t one, mine;
+    cpu_set_t one;
     int cpu = sched_getcpu(), pinned = 0;
-    if (cpu >= 0 && sched_getaffinity(0, sizeof(mine), &mine) == 0) {
-        d->cpus = mine;
+    if (cpu >= 0 && d->has_cpus) {
         CPU_ZERO(&one);
         CPU_SET(cpu, &one);
         pinned = pthread_setaffinity_np(d->thread, sizeof(one), &one) == 0 &&
@@ -154,7 +156,7 @@ pid_t runner_domain_spawn(runner_domain **slot, const struct runner_spawn_spec *
     int err = d->err;
     pthread_mutex_unlock(&d->mu);
     if (pinned)
-        (void)sched_setaffinity(0, sizeof(mine), &mine);
+        (void)sched_setaffinity(0, sizeof(d->cpus), &d->cpus);
     errno = err;
     return pid;
 }

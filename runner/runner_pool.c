@@ -585,15 +585,22 @@ static void want_slot(runner_pool *p)
     (void)make_room(p, p->script);
 }
 
-void runner_pool_peer_idle(void)
+/* An idle worker (of own, a request pool, or a WebSocket one: NULL) may
+ * go for the oldest pool waiting at the global cap: a request pool other
+ * than own, else a WebSocket pool. */
+static void room_for_waiters(const runner_pool *own)
 {
     const char *ws = NULL;
-    if (runner_g.stop != RUNNER_RUN)
-        return;
-    if (!TAILQ_EMPTY(&runner_g.slot_waiters))
+    if (!TAILQ_EMPTY(&runner_g.slot_waiters) && (!own || !own->waits_slot))
         want_slot(TAILQ_FIRST(&runner_g.slot_waiters));
     else if (peer && peer->waiters(&ws))
         (void)make_room(NULL, ws);
+}
+
+void runner_pool_peer_idle(void)
+{
+    if (runner_g.stop == RUNNER_RUN)
+        room_for_waiters(NULL);
 }
 
 static void slot_done(runner_pool *p)
@@ -962,7 +969,6 @@ static void requeue(runner_req *r)
 static void worker_idle(runner_worker *w)
 {
     runner_pool *p = w->pool;
-    const char *ws = NULL;
     if (w->state != RUNNER_W_IDLE)
         return;
     if (runner_g.stop != RUNNER_RUN) {
@@ -974,10 +980,8 @@ static void worker_idle(runner_worker *w)
         return;
     if (p->retired)
         runner_worker_stop(w, RUNNER_END_RETIRED, 1);
-    else if (!TAILQ_EMPTY(&runner_g.slot_waiters) && !p->waits_slot)
-        want_slot(TAILQ_FIRST(&runner_g.slot_waiters)); /* another pool waits for a slot */
-    else if (peer && peer->waiters(&ws))
-        (void)make_room(NULL, ws); /* a WebSocket pool does */
+    else
+        room_for_waiters(p);
     if (w->state == RUNNER_W_IDLE)
         runner_worker_publish(w);
 }
