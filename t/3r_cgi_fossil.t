@@ -174,8 +174,9 @@ my $left = fossils();
 t_debug("backoffice processes left: mod_cgid " . @{ $left->{ref} } . ', the drop-in ' . @{ $left->{ours} });
 ok t_cmp(scalar @{ $left->{ref} } <= 2 ? 'at most 2' : scalar @{ $left->{ref} }, 'at most 2',
          "mod_cgid's fossil: at most two backoffice processes left");
-ok t_cmp(scalar @{ $left->{ours} } <= 2 ? 'at most 2' : scalar @{ $left->{ours} }, 'at most 2',
-         "the drop-in's fossil: at most two as well (its kill(pid, 0) reaches its earlier runs)");
+my $ours = @{ $left->{ours} };
+ok t_cmp($ours >= 1 && $ours <= 2 ? 'one or two' : $ours, 'one or two',
+         "the drop-in's fossil: one or two, the last request's still waiting (its kill(pid, 0) reaches its earlier runs)");
 my $pool = pool_of("http://127.0.0.1:$pport/status", "$dir/ours/repo.cgi");
 ok t_cmp($pool ? "$pool->{mode} " . ($pool->{counters}{requests} >= @steps ? 'all' : $pool->{counters}{requests}) : 'no pool',
          'cgi all', "the drop-in's requests ran through the runner, as plain CGI");
