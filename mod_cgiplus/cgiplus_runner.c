@@ -108,7 +108,7 @@ static apr_status_t runner_start(void)
     apr_pool_t *p = rs.pconf;
     runner_keep *k = rs.keep;
     apr_procattr_t *attr;
-    const char *argv[16];
+    const char *argv[18];
     apr_status_t rv;
     uid_t uid;
     gid_t gid;
@@ -136,7 +136,9 @@ static apr_status_t runner_start(void)
     argv[12] = "--key-fd";
     argv[13] = apr_itoa(p, kfd);
     argv[14] = "--stderr-from-parent"; /* at each restart it takes httpd's reopened error log (rotation) */
-    argv[15] = NULL;
+    argv[15] = "--parent-pid"; /* should httpd die before the runner looks */
+    argv[16] = apr_ltoa(p, (long)getpid());
+    argv[17] = NULL;
 
     if ((rv = apr_procattr_create(&attr, p)) != APR_SUCCESS ||
         (rv = apr_procattr_cmdtype_set(attr, APR_PROGRAM_ENV)) != APR_SUCCESS ||

@@ -40,6 +40,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: cgiplus-runner [--config FILE] [--socket PATH] [--user NAME|UID]\n"
             "                      [--group NAME|GID] [--pidfile PATH] [--die-with-parent]\n"
+            "                      [--parent-pid PID]\n"
             "                      [--max-workers N] [--log-level error|warn|info|debug]\n"
             "                      [--key-fd N]\n"
             "                      [--stderr-from-parent]\n"
@@ -303,6 +304,7 @@ static int parse_args(int argc, char **argv)
         { "group", required_argument, NULL, 'g' },
         { "pidfile", required_argument, NULL, 'p' },
         { "die-with-parent", no_argument, NULL, 'd' },
+        { "parent-pid", required_argument, NULL, 'P' },
         { "stderr-from-parent", no_argument, NULL, 'e' },
         { "max-workers", required_argument, NULL, 'm' },
         { "log-level", required_argument, NULL, 'l' },
@@ -324,6 +326,18 @@ static int parse_args(int argc, char **argv)
         case 'g': group = optarg; break;
         case 'p': runner_g.o.pidfile = optarg; break;
         case 'd': runner_g.o.die_with_parent = 1; break;
+        case 'P': {
+            /* The parent's own word for its pid: getppid() at start may
+             * already be the subreaper's, had the parent died since fork. */
+            char *end;
+            unsigned long v = strtoul(optarg, &end, 10);
+            if (!all_digits(optarg) || *end || v < 2 || v > INT_MAX) {
+                fprintf(stderr, "cgiplus-runner: --parent-pid wants a process id above 1\n");
+                return -1;
+            }
+            runner_g.o.parent = (pid_t)v;
+            break;
+        }
         case 'e': runner_g.o.stderr_from_parent = 1; break;
         case 'm': {
             char *end;
