@@ -9,8 +9,8 @@
 # bytes (but the clock's). No UPS daemon runs: NUT's hosts.conf
 # (NUT_CONFPATH, by SetEnv, a private copy) names two UPSes at ports
 # nothing listens on, apcupsd's (/etc/apcupsd, compiled in) the one at
-# 127.0.0.1:3551; their pages show the failed connection, upsimage.cgi
-# draws what its query says.
+# 127.0.0.1:3551 (install-deps starts no apcupsd); their pages show the
+# failed connection, upsimage.cgi draws what its query says.
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
