@@ -7,7 +7,7 @@
 # (PNG), with query strings, HEAD and POST. Each the same status,
 # Content-Type, headers (but the date, Server and the framing) and body,
 # bytes (but the clock's). No UPS daemon runs: NUT's hosts.conf
-# (NUT_CONFPATH, by SetEnv, a private copy) names two UPSes at ports
+# (NUT_CONFPATH, by SetEnv, a private one) names two UPSes at ports
 # nothing listens on, apcupsd's (/etc/apcupsd, compiled in) the one at
 # 127.0.0.1:3551 (install-deps starts no apcupsd); their pages show the
 # failed connection, upsimage.cgi draws what its query says.
