@@ -138,6 +138,17 @@ static const char *callout_map_file(request_rec *r, const char *file)
     return one_line(r, apr_pstrcat(r->pool, "200 ", url, NULL), "URL path");
 }
 
+/* 1 if the name has a ".." segment. */
+static int dotdot(const char *f)
+{
+    const char *p;
+
+    for (p = strstr(f, "/.."); p; p = strstr(p + 1, "/.."))
+        if (p[3] == '/' || p[3] == '\0')
+            return 1;
+    return 0;
+}
+
 /* httpd's access checks for file as this request's user (a file
  * sub-request: <Directory>, <Files>, .htaccess and the authn/authz of
  * those; a file has no URL, so <Location> does not apply). Nothing runs. */
@@ -148,6 +159,10 @@ static const char *callout_auth_file(request_rec *r, const char *file)
 
     if (file[0] != '/')
         return "400 AUTH-FILE wants an absolute file name starting with /";
+    /* httpd drops a ".." with the segment before it, the kernel after it
+     * follows a symbolic link there: the two could name different files */
+    if (dotdot(file))
+        return "400 AUTH-FILE wants a file name without .. segments";
     rr = ap_sub_req_lookup_file(file, r, NULL);
     if (rr->status == HTTP_UNAUTHORIZED || rr->status == HTTP_FORBIDDEN)
         ans = apr_psprintf(r->pool, "403 access denied (status %d)", rr->status);

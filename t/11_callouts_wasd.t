@@ -16,14 +16,14 @@ use AppTest qw(write_file);
 use RawHTTP qw(raw_request);
 
 my @sides = (['d', 'direct'], ['r', 'relayed']);
-plan tests => 1 + 36 * @sides;
+plan tests => 1 + 39 * @sides;
 
 my $top = Apache::Test::config()->{vars}{top_dir};
 my $lib = libexec();
 my $dir = private_dir('callwasd');
 my ($port) = free_ports(1);
 my ($s, $h, $o) = ("$dir/s", "$dir/htdocs", "$dir/other");
-for my $d ($s, $h, $o, "$h/sub", "$h/priv", "$h/denied", "$h/shadow") {
+for my $d ($s, "$s/deep", $h, $o, "$h/sub", "$h/priv", "$h/denied", "$h/shadow") {
     mkdir $d;
     chmod 0755, $d;
 }
@@ -52,6 +52,8 @@ while (CGIplus::accept()) {
     CGIplus::finish();
 }
 PL
+
+write_file("$s/deep/co.pl", do { open my $fh, '<', "$s/co.pl" or die $!; local $/; <$fh> }, 0755);
 
 # /d/ and /r/ at LogLevel warn, /dt/ and /rt/ at trace1; /r*/ relayed (the
 # runner logs at the server's cgiplus level, debug). One httpd child: after
@@ -114,7 +116,7 @@ sub log_text { open my $fh, '<', "$dir/error_log" or return ''; local $/; <$fh> 
 
 for my $c (@sides) {
     my ($p, $side) = @$c;
-    ask($_, undef, 'NOOP') for $p, "${p}t"; # a child's first request of a pool is relayed
+    ask($_, undef, 'NOOP') for $p, "${p}t", "$p/deep"; # a child's first request of a pool is relayed
 
     # MAP-FILE: the request's own mapping (/$p/ for the scripts' directory),
     # then DocumentRoot; the answer is escaped and MAP-PATH maps it back.
@@ -122,6 +124,11 @@ for my $c (@sides) {
              "$side: MAP-FILE of a file beside the script: the request's own mapping");
     ok t_cmp(ask($p, undef, "MAP-PATH: /$p/data.txt"), "200 $s/data.txt",
              "$side: and MAP-PATH maps it back");
+    # A script deeper in the Alias: its directory and URL less the segment
+    # they share (deep) reach the Alias's root.
+    ok t_cmp(ask("$p/deep", undef, "MAP-FILE: $s/data.txt", "MAP-FILE: $s/deep/co.pl"),
+             "200 /$p/data.txt\n200 /$p/deep/co.pl",
+             "$side: MAP-FILE from a script deeper in the Alias: its root found too");
     my $u = ask($p, undef, "MAP-FILE: $h/sub/a b%#?.txt");
     ok t_cmp($u, qr{^200 /sub/a%20b%25%23%3f\.txt$}i, "$side: MAP-FILE under DocumentRoot, URL-escaped");
     $u =~ s/^200 //;
@@ -169,6 +176,11 @@ for my $c (@sides) {
     ok t_cmp(ask($p, undef, 'AUTH-FILE: pub.txt', 'AUTH-FILE'),
              join("\n", ('400 AUTH-FILE wants an absolute file name starting with /') x 2),
              "$side: AUTH-FILE of a relative or empty name: 400");
+    ok t_cmp(ask($p, undef, "AUTH-FILE: $h/denied/../pub.txt", "AUTH-FILE: $h/sub/.."),
+             join("\n", ('400 AUTH-FILE wants a file name without .. segments') x 2),
+             "$side: AUTH-FILE of a name with a .. segment: 400");
+    ok t_cmp(ask($p, undef, "AUTH-FILE: $h/..pub.txt"), '404 no such file',
+             "$side: (a name merely starting with .. is a name)");
     # The file was looked at, not run: a script there is not started.
     write_file("$s/ran.pl", "#!/bin/sh\ntouch $dir/ran-$p\n", 0755);
     ok t_cmp(ask($p, undef, "AUTH-FILE: $s/ran.pl") . (-e "$dir/ran-$p" ? ' ran' : ''), '200 access allowed',
