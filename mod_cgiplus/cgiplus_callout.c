@@ -151,7 +151,8 @@ static int dotdot(const char *f)
 
 /* httpd's access checks for file as this request's user (a file
  * sub-request: <Directory>, <Files>, .htaccess and the authn/authz of
- * those; a file has no URL, so <Location> does not apply). Nothing runs. */
+ * those; <Location> only beside the script, where httpd gives the file a
+ * URL). Nothing runs. */
 static const char *callout_auth_file(request_rec *r, const char *file)
 {
     request_rec *rr;
