@@ -133,8 +133,7 @@ static const char *callout_map_file(request_rec *r, const char *file)
         url = map_file_try(r, file, root, flen, "", 0, &tries);
     }
     if (!url)
-        return one_line(r, apr_psprintf(r->pool, "404 %s maps to no URL path of this server",
-                                         file), "file name");
+        return "404 no URL path of this server maps to that file";
     return one_line(r, apr_pstrcat(r->pool, "200 ", url, NULL), "URL path");
 }
 
@@ -167,7 +166,9 @@ static const char *callout_auth_file(request_rec *r, const char *file)
     rr = ap_sub_req_lookup_file(file, r, NULL);
     if (rr->status == HTTP_UNAUTHORIZED || rr->status == HTTP_FORBIDDEN)
         ans = apr_psprintf(r->pool, "403 access denied (status %d)", rr->status);
-    else if (rr->status != HTTP_OK)
+    /* a fixup's redirect (a directory without its '/') comes after the
+     * access checks passed */
+    else if (rr->status != HTTP_OK && !ap_is_HTTP_REDIRECT(rr->status))
         ans = apr_psprintf(r->pool, "%d access check failed (status %d)",
                            rr->status >= 400 && rr->status <= 599 ? rr->status : 500,
                            rr->status);

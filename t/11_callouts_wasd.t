@@ -16,7 +16,7 @@ use AppTest qw(write_file);
 use RawHTTP qw(raw_request);
 
 my @sides = (['d', 'direct'], ['r', 'relayed']);
-plan tests => 1 + 39 * @sides;
+plan tests => 1 + 40 * @sides;
 
 my $top = Apache::Test::config()->{vars}{top_dir};
 my $lib = libexec();
@@ -138,16 +138,20 @@ for my $c (@sides) {
     ok t_cmp(ask($p, undef, "MAP-FILE: $h/no/such.txt"), '200 /no/such.txt',
              "$side: MAP-FILE does not ask that the file exist (as MAP-PATH)");
     # /sub/shadow/ is an Alias elsewhere: no answer rather than that URL.
-    ok t_cmp(ask($p, undef, "MAP-FILE: $h/sub/shadow/x.txt"), "404 $h/sub/shadow/x.txt maps to no URL path of this server",
+    ok t_cmp(ask($p, undef, "MAP-FILE: $h/sub/shadow/x.txt"), '404 no URL path of this server maps to that file',
              "$side: MAP-FILE never answers a URL that maps to another file");
-    ok t_cmp(ask($p, undef, "MAP-FILE: $o/x.txt"), "404 $o/x.txt maps to no URL path of this server",
+    ok t_cmp(ask($p, undef, "MAP-FILE: $o/x.txt"), '404 no URL path of this server maps to that file',
              "$side: MAP-FILE of a file no candidate covers: 404");
-    ok t_cmp(ask($p, undef, 'MAP-FILE: /etc/passwd'), '404 /etc/passwd maps to no URL path of this server',
+    ok t_cmp(ask($p, undef, 'MAP-FILE: /etc/passwd'), '404 no URL path of this server maps to that file',
              "$side: MAP-FILE outside every mapping: 404");
-    ok t_cmp(ask($p, undef, "MAP-FILE: $h/denied/no.txt"), "404 $h/denied/no.txt maps to no URL path of this server",
+    ok t_cmp(ask($p, undef, "MAP-FILE: $h/denied/no.txt"), '404 no URL path of this server maps to that file',
              "$side: MAP-FILE of a file whose URL httpd refuses (MAP-PATH: 404): 404");
-    ok t_cmp(ask($p, undef, "MAP-FILE: $h//pub.txt"), "404 $h//pub.txt maps to no URL path of this server",
+    ok t_cmp(ask($p, undef, "MAP-FILE: $h//pub.txt"), '404 no URL path of this server maps to that file',
              "$side: MAP-FILE of a name httpd would not give back as written: 404");
+    # 500 segments of three spaces and an x: 2.5 KB, 5.5 KB escaped.
+    ok t_cmp(ask($p, undef, "MAP-FILE: $h/" . ('   x/' x 500) . 'f'),
+             '500 the URL path is longer than an answer line may be (4096 bytes)',
+             "$side: MAP-FILE whose URL an answer line cannot carry: 500, never a cut one");
     ok t_cmp(ask($p, undef, 'MAP-FILE: sub/pub.txt', 'MAP-FILE:', 'MAP-FILE'),
              join("\n", ('400 MAP-FILE wants an absolute file name starting with /') x 3),
              "$side: MAP-FILE of a relative or empty name: 400");
