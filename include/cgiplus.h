@@ -74,7 +74,8 @@ void cgiplus_finish(void);
 int cgiplus_is_persistent(void);
 
 /* Sends one callout during a request (docs/PROTOCOL.md "Callouts"):
- * e.g. cgiplus_callout("LIFETIME: 10") or cgiplus_callout("MAP-PATH: /x").
+ * e.g. cgiplus_callout("LIFETIME: 10"), cgiplus_callout("MAP-PATH: /x") or
+ * cgiplus_callout("AUTH-FILE: /srv/f").
  * Writes the CGIPLUSESC line, `request` and a newline, the CGIPLUSEOT line on
  * stdout, flushes, and reads the runner's one answer line from CGIPLUSIN.
  * Returns the answer without its newline ("200 ...", "4xx ...", "5xx ...")

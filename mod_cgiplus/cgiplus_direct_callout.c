@@ -80,9 +80,17 @@ int cgiplus_direct_callout(cgiplus_req *q, const unsigned char *line, apr_size_t
     if (cgp_callout_is(&c, "NOOP")) {
         ans = "200 NOOP";
     }
-    else if (cgp_callout_is(&c, "LOG") || cgp_callout_is(&c, "MAP-PATH")) {
-        if (cgp_callout_is(&c, "LOG") && ++x->logs > DIRECT_LOG_MAX)
-            ans = "429 LOG dropped (rate limit)"; /* counted once at the end */
+    else if (cgp_callout_is(&c, "LOG") || cgp_callout_is(&c, "WATCH") ||
+             cgp_callout_is(&c, "MAP-PATH") || cgp_callout_is(&c, "MAP-FILE") ||
+             cgp_callout_is(&c, "AUTH-FILE")) {
+        int log = cgp_callout_is(&c, "LOG");
+
+        if ((log || cgp_callout_is(&c, "WATCH")) && ++x->logs > DIRECT_LOG_MAX)
+            /* counted once at the end */
+            ans = log ? "429 LOG dropped (rate limit)" : "429 WATCH dropped (rate limit)";
+        else if (memchr(line, '\r', len) || memchr(line, '\0', len))
+            /* as the runner answers it: never a cut name */
+            ans = "400 a callout line httpd answers may not hold a CR or NUL byte";
         else
             ans = cgiplus_callout_answer(q->r, apr_pstrmemdup(q->r->pool, (const char *)line,
                                                                  len));

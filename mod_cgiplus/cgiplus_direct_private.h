@@ -20,7 +20,7 @@
 #include "cgp_twait.h"
 
 #define DIRECT_TAIL_CAP    (CGP_SCAN_LINE_MAX + 2 * CGP_MARK_LEN + 16)
-#define DIRECT_LOG_MAX     100          /* LOG callouts logged per request */
+#define DIRECT_LOG_MAX     100          /* LOG and WATCH callouts logged per request */
 #define DIRECT_REDO_MAX    4            /* unfit workers one request may meet */
 
 /* One worker's descriptors, cached per process. Owned by cgiplus_dp.chans while

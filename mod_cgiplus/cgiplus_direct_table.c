@@ -449,7 +449,7 @@ void cgiplus_direct_release(cgiplus_req *q, int client_gone)
     cgp_tpool_busy(x->tp, -1);
     if (x->logs > DIRECT_LOG_MAX)
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, q->r, CGIPLUS_LOGNO(1711)
-                      "%s (worker pid %lu) sent %u LOG callouts in one request; the %u "
+                      "%s (worker pid %lu) sent %u LOG and WATCH callouts in one request; the %u "
                       "past the first %d were dropped", q->r->filename,
                       (unsigned long)x->ch->pid, x->logs, x->logs - DIRECT_LOG_MAX,
                       DIRECT_LOG_MAX);

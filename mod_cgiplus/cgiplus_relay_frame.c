@@ -7,6 +7,7 @@
 #include "cgiplus_relay_private.h"
 #include "cgiplus_callout.h"
 #include "cgiplus_scriptlog.h"
+#include "cgp_scan.h"
 
 #include <string.h>
 
@@ -192,6 +193,9 @@ apr_status_t cgiplus_relay_frame(cgiplus_req *q)
             return relay_proto_error(q, "PROGRESS with a payload");
         return APR_SUCCESS;
     case CGP_T_CALLOUT:
+        /* one callout line: the runner drops longer ones */
+        if (h.len > CGP_SCAN_LINE_MAX)
+            return relay_proto_error(q, "a CALLOUT over 4096 bytes");
         if ((rv = relay_callout(q, h.len)) == APR_EINVAL)
             return relay_proto_error(q, "a CALLOUT that is not one text line");
         return rv;

@@ -1,9 +1,10 @@
 /* runner_callout.c: answers the callouts a worker writes between its
  * CGIPLUSESC and CGIPLUSEOT lines (docs/PROTOCOL.md, "Callouts"). Answers go
- * back on CGIPLUSIN, one line per request line, in the order asked. MAP-PATH
- * and LOG go to the module as CALLOUT frames when it said it answers them
- * (BEGIN key callouts); their answer slot waits for CALLOUT_ANSWER, or
- * "503 no answer" after callout_timeout or when the request ends. */
+ * back on CGIPLUSIN, one line per request line, in the order asked. MAP-PATH,
+ * MAP-FILE, AUTH-FILE, LOG and WATCH go to the module as CALLOUT frames when
+ * it said it answers them (BEGIN key callouts); their answer slot waits for
+ * CALLOUT_ANSWER, or "503 no answer" after callout_timeout or when the
+ * request ends. */
 #include "runner_worker.h"
 #include "runner_ctx.h"
 #include "runner_loop.h"
@@ -145,13 +146,13 @@ void runner_callout_log_summary(runner_worker *w, int force)
     if (!w->log_dropped || (!force && runner_g.now - w->log_said < RUNNER_LOG_SUMMARY_MS))
         return;
     runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2083) "worker pid %ld of %s: dropped %lu LOG "
-               "callouts (more than %u at once or %u a second)", (long)w->pid, w->pool->script,
+               "and WATCH callouts (more than %u at once or %u a second)", (long)w->pid, w->pool->script,
                w->log_dropped, RUNNER_LOG_BURST, RUNNER_LOG_RATE);
     w->log_dropped = 0;
     w->log_said = runner_g.now;
 }
 
-/* The LOG token bucket: 1 if this line may be logged. */
+/* The token bucket of LOG and WATCH: 1 if this line may be logged. */
 static int log_allowed(runner_worker *w)
 {
     const uint64_t full = RUNNER_LOG_BURST * 1000u;
@@ -172,13 +173,20 @@ static int log_allowed(runner_worker *w)
     return 0;
 }
 
-/* MAP-PATH and LOG (with an answer wanted) to the module, if it takes them. */
+/* A callout only httpd answers (with an answer wanted) to the module, if it
+ * takes them. */
 static int forward(runner_worker *w, const unsigned char *line, size_t len)
 {
     runner_req *r = w->req;
     static const char none[] = "503 no answer";
     if (!r || !r->callouts || !r->client || runner_req_ended(r))
         return 0;
+    /* The module takes a CALLOUT for one text line: a CR or NUL inside
+     * would fail the request (a protocol error) or cut a name. */
+    if (memchr(line, '\r', len) || memchr(line, '\0', len)) {
+        answer(w, "400 a callout line httpd answers may not hold a CR or NUL byte");
+        return 1;
+    }
     if (runner_client_send(r->client, CGP_T_CALLOUT, 0, r->reqid, line, len) < 0)
         return 0;
     /* The slot is sized for the fallback; the module's answer may resize it. */
@@ -213,10 +221,11 @@ void runner_callout_line(runner_worker *w, const unsigned char *line, size_t len
 
     if (cgp_callout_is(&c, "NOOP")) {
         snprintf(ans, sizeof(ans), "200 NOOP");
-    } else if (cgp_callout_is(&c, "LOG") && !log_allowed(w)) {
+    } else if ((cgp_callout_is(&c, "LOG") || cgp_callout_is(&c, "WATCH")) && !log_allowed(w)) {
         if (!want)
             return;
-        snprintf(ans, sizeof(ans), "429 LOG dropped (rate limit)");
+        snprintf(ans, sizeof(ans), "429 %s dropped (rate limit)",
+                 cgp_callout_is(&c, "LOG") ? "LOG" : "WATCH");
     } else if (cgp_callout_is(&c, "LOG")) {
         /* Logged once: by httpd in the request's virtual host when it
          * answers callouts, else here. */
@@ -225,6 +234,14 @@ void runner_callout_line(runner_worker *w, const unsigned char *line, size_t len
         runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2032) "%s (pid %ld) says: %.*s",
                    w->pool->script, (long)w->pid, (int)plen, par);
         snprintf(ans, sizeof(ans), "200 logged");
+    } else if (cgp_callout_is(&c, "WATCH")) {
+        /* httpd's trace (trace1, the request's virtual host) when it
+         * answers callouts, else the runner's debug level */
+        if (want && forward(w, line, len))
+            return;
+        runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(3751) "%s (pid %ld) watch: %.*s",
+                   w->pool->script, (long)w->pid, (int)plen, par);
+        snprintf(ans, sizeof(ans), "200 WATCH");
     } else if (cgp_callout_is(&c, "LIFETIME") || cgp_callout_is(&c, "TIMEOUT-OUTPUT") ||
                cgp_callout_is(&c, "TIMEOUT-NOPROGRESS")) {
         int64_t v = cgp_parse_minutes(par, plen);
@@ -250,10 +267,11 @@ void runner_callout_line(runner_worker *w, const unsigned char *line, size_t len
         if (!w->retire)
             w->retire = RUNNER_END_RETIRED;
         snprintf(ans, sizeof(ans), "200 retire");
-    } else if (cgp_callout_is(&c, "MAP-PATH")) {
+    } else if (cgp_callout_is(&c, "MAP-PATH") || cgp_callout_is(&c, "MAP-FILE") ||
+               cgp_callout_is(&c, "AUTH-FILE")) {
         if (want && forward(w, line, len))
             return;
-        snprintf(ans, sizeof(ans), "501 MAP-PATH not available");
+        snprintf(ans, sizeof(ans), "501 %.*s not available", (int)klen, kw);
     } else if (cgp_callout_is(&c, "CGIPLUS")) {
         if (plen == 6 && strncasecmp(par, "struct", 6) == 0) {
             runner_worker_set_struct(w, 1);

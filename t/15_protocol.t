@@ -10,7 +10,7 @@ use Apache::TestUtil;
 use Apache::TestRequest ();
 use IO::Socket::INET;
 
-plan tests => 49;
+plan tests => 53;
 
 my $cfg = Apache::Test::config();
 my $errlog = Apache::Test::vars('t_logs') . '/error_log';
@@ -175,6 +175,10 @@ my %callouts = (
     'LIFETIME'              => '400 LIFETIME wants minutes, 0 or none',
     'MAP-PATH'              => '400 MAP-PATH wants a URL path starting with /',
     'MAP-PATH: /no/such/file' => "200 $docroot/no/such/file",
+    'MAP-FILE'              => '400 MAP-FILE wants an absolute file name starting with /',
+    "MAP-FILE: $docroot/no/such/file" => '200 /no/such/file',
+    'AUTH-FILE'             => '400 AUTH-FILE wants an absolute file name starting with /',
+    'WATCH'                 => '200 WATCH',
     'CGIPLUS: neither'      => '400 CGIPLUS wants struct or record',
     'LIFETIME: 0.5'         => '200 lifetime 30000 ms',
     'TIMEOUT-OUTPUT: none'  => '200 timeout-output none',

@@ -1,7 +1,8 @@
 # The runner's side of the script protocol: Script-Control (taken out of
-# the header; X-stream-mode vs X-buffer-records), MAP-PATH and LOG callouts
-# forwarded to the module as CALLOUT frames when it says it answers them
-# (answered "503 no answer" if it does not, in CGIplusCalloutTimeout), and
+# the header; X-stream-mode vs X-buffer-records), MAP-PATH, MAP-FILE,
+# AUTH-FILE, LOG and WATCH callouts forwarded to the module as CALLOUT
+# frames when it says it answers them (answered "503 no answer" if it does
+# not, in CGIplusCalloutTimeout), and
 # client aborts: the worker is stopped, unless the script said no-abort.
 # Wire-protocol clients play the module where httpd's side is not there yet.
 use strict;
@@ -14,7 +15,7 @@ use lib 't/htdocs/pool/lib';
 use PoolTest qw(hget hstart hfinish status pool_of wait_for wire_connect wire_request
                 wire_frames);
 
-plan tests => 37;
+plan tests => 50;
 
 my $vars = Apache::Test::config()->{vars};
 my $script = "$vars->{documentroot}/pool/app.pl";
@@ -93,6 +94,38 @@ ok t_cmp(out(@f), qr/^answer=200 logged$/m, 'without callouts the runner answers
 open $lf, '<', "$vars->{t_logs}/error_log" or die;
 my @once = (do { local $/; <$lf> }) =~ /says: wire-log-line-48b/g;
 ok t_cmp(scalar(@once), 1, 'and logs it, once (2032)');
+
+# --- WASD's MAP-FILE, AUTH-FILE and WATCH: forwarded as MAP-PATH is, the
+# line as the script wrote it; without callouts the runner answers.
+for my $c (['MAP-FILE: /srv/f48', '200 /f48'], ['AUTH-FILE: /srv/f48', '200 access allowed'],
+           ['WATCH: wire-watch-48', '200 WATCH']) {
+    my ($line, $ans) = @$c;
+    (my $q = $line) =~ s/([^A-Za-z0-9\/-])/sprintf '%%%02X', ord $1/ge;
+    $t = req($s, "callout=$q", callouts => 1);
+    @f = wire_frames($s, 100, 3, until => sub { $_[0]{type} == 10 });
+    ok t_cmp(@f ? "$f[-1]{type} $f[-1]{payload}" : '', "10 $line", "$line arrives as a CALLOUT frame");
+    frame($s, 11, $t, $ans);
+    @f = wire_frames($s, 100, 3);
+    ok t_cmp(out(@f), qr/^answer=\Q$ans\E$/m, 'and its answer is relayed');
+}
+$off = -s "$vars->{t_logs}/error_log";
+for my $c (['MAP-FILE:%20/srv/f48', '501 MAP-FILE not available'],
+           ['auth-file:%20/srv/f48', '501 auth-file not available'],
+           ['WATCH:%20wire-watch-48b', '200 WATCH']) {
+    req($s, "callout=$c->[0]");
+    @f = wire_frames($s, 100, 3);
+    ok t_cmp(out(@f), qr/^answer=\Q$c->[1]\E$/m, "without callouts: $c->[1]");
+}
+ok t_cmp(log_from($off), qr/CGIPLUS3751: \S+app\.pl \(pid \d+\) watch: wire-watch-48b$/m,
+         'and the runner logs the WATCH (3751, debug)');
+ok t_cmp(log_from($off) =~ /watch: wire-watch-48$/m ? 1 : 0, 0, 'the forwarded one it did not log');
+# A CR inside a line httpd would get: answered 400, never sent (the module
+# takes a CALLOUT for one text line).
+req($s, 'callout=MAP-PATH:%20/a%0Db', callouts => 1);
+@f = wire_frames($s, 100, 3);
+ok t_cmp((grep { $_->{type} == 10 } @f) ? 1 : 0, 0, 'a line with a CR: no CALLOUT frame');
+ok t_cmp(out(@f), qr/^answer=400 a callout line httpd answers may not hold a CR or NUL byte$/m,
+         'it is answered 400');
 
 # --- no answer from the module: "503 no answer" after 1 s.
 my $t0 = time;

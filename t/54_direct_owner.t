@@ -129,5 +129,5 @@ $fl = hget('/pool/floodd/flood.pl?log=20000', timeout => 60);
 $log = log_from($off);
 my $nlog = () = $log =~ /CGIPLUS1110: \S+ says: flood line/g;
 ok t_cmp("$fl->{code} $nlog", '200 100', 'direct: a LOG flood: 200, the first 100 lines logged');
-ok t_cmp($log =~ /CGIPLUS1711: \S+flood\.pl \(worker pid \d+\) sent 20000 LOG callouts in one request; the 19900 past the first 100 were dropped/
+ok t_cmp($log =~ /CGIPLUS1711: \S+flood\.pl \(worker pid \d+\) sent 20000 LOG and WATCH callouts in one request; the 19900 past the first 100 were dropped/
          ? 1 : 0, 1, 'and one line counts the rest (1711)');
