@@ -104,8 +104,9 @@ system('install', '-o', 'backuppc', '-g', $vars->{group}, '-m', '4750', $wrapper
     or die "install $wrapper\n";
 # Debian's configuration, with a TopDir, LogDir and RunDir of the test's;
 # httpd and the server see it at /etc/backuppc (its ConfDir, compiled in),
-# bound there in a mount namespace of their own. Backups disabled: none
-# starts at the server's hourly wakeup in the middle of the walk. No
+# bound there in a mount namespace of their own. Backups disabled, and
+# the server's one wakeup 12 hours away: nothing it does on its own (a
+# backup, its nightly run, its log) comes in the middle of the walk. No
 # smbclient, nmblookup (not installed: the server refuses to start with a
 # path that is not there; no host here is backed up over SMB). One more
 # host, ann's. Its files only (not Debian's htpasswd), backuppc's, as
@@ -117,6 +118,7 @@ open my $cf, '<', "$dir/etc/config.pl" or die "config.pl: $!";
 my $conf = do { local $/; <$cf> };
 close $cf;
 my %set = (TopDir => "'$dir/top'", LogDir => "'$dir/top/log'", RunDir => "'$run'", BackupsDisable => 1,
+           WakeupSchedule => '[' . ((localtime)[2] + 12) % 24 . ']',
            SmbClientPath => "''", NmbLookupPath => "''");
 $conf =~ s/^\$Conf\{$_\}\s*=.*;$/\$Conf{$_} = $set{$_};/m or die "no \$Conf{$_} in config.pl\n" for sort keys %set;
 write_file("$dir/etc/config.pl", $conf, 0644);
