@@ -75,10 +75,13 @@ sub private_check {
     return ($? >> 8, $out);
 }
 
-# Starts httpd on $conf_file; returns 1 once $port answers.
+# Starts httpd on $conf_file, @args its options; an array first in @args
+# is a command httpd is started through (unshare: a mount namespace of
+# its own). Returns 1 once $port answers.
 sub private_start {
     my ($conf_file, $port, @args) = @_;
-    system($vars->{httpd}, @args, '-f', $conf_file, '-k', 'start');
+    my @through = ref $args[0] eq 'ARRAY' ? @{ shift @args } : ();
+    system(@through, $vars->{httpd}, @args, '-f', $conf_file, '-k', 'start');
     for (1 .. 100) {
         return 1 if IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port", Timeout => 1);
         sleep 0.1;

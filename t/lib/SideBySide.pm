@@ -44,36 +44,41 @@ CONF
 # scripts @$scripts of $apps, each at /NAME, three ways, a virtual host a
 # side of %$port: cgid (mod_cgid), compat (the same with CGIplusCompat on;
 # the port private_conf listens on) and engine (CGIplusEngine $engine, one
-# process for them all).
+# process for them all). %o: file, a sub given (side, NAME) returning the
+# file served at /NAME (default $apps/NAME); grant, more directories open
+# to all, with ExecCGI; mods, modules besides mod_alias and mod_cgid;
+# scope, more lines of every side's scope; engine, more lines of the
+# engine's; global, more server-wide lines.
 sub cgid_engine_conf {
-    my ($dir, $port, $apps, $scripts, $engine) = @_;
-    my $alias = join '', map { "    Alias /$_ $apps/$_\n" } @$scripts;
+    my ($dir, $port, $apps, $scripts, $engine, %o) = @_;
+    my $file = $o{file} // sub { "$apps/$_[1]" };
+    my $alias = sub { my ($side) = @_; join '', map { "    Alias /$_ " . $file->($side, $_) . "\n" } @$scripts };
     my $where = '<LocationMatch "^/(?:' . join('|', map { quotemeta } @$scripts) . ')(?:/|$)">';
-    return private_conf($dir, $port->{compat}, [qw(alias cgid)], <<"CONF");
+    my $scope = $o{scope} // '';
+    my $grant = join '', map { "<Directory $_>\n    Require all granted\n    Options +ExecCGI\n</Directory>\n" }
+                         $apps, @{ $o{grant} // [] };
+    return private_conf($dir, $port->{compat}, [qw(alias cgid), @{ $o{mods} // [] }], <<"CONF");
 ScriptSock $dir/cgid.sock
 Listen 127.0.0.1:$port->{cgid}
 Listen 127.0.0.1:$port->{engine}
-<Directory $apps>
-    Require all granted
-    Options +ExecCGI
-</Directory>
+$grant@{[ $o{global} // '' ]}
 <VirtualHost 127.0.0.1:$port->{cgid}>
-$alias    $where
+@{[ $alias->('cgid') ]}    $where
         SetHandler cgi-script
-    </LocationMatch>
+$scope    </LocationMatch>
 </VirtualHost>
 <VirtualHost 127.0.0.1:$port->{compat}>
     CGIplusCompat on
-$alias    $where
+@{[ $alias->('compat') ]}    $where
         SetHandler cgi-script
-    </LocationMatch>
+$scope    </LocationMatch>
 </VirtualHost>
 <VirtualHost 127.0.0.1:$port->{engine}>
-$alias    $where
+@{[ $alias->('engine') ]}    $where
         SetHandler cgiplus-script
         CGIplusEngine $engine
         CGIplusMaxWorkers 1
-    </LocationMatch>
+$scope@{[ $o{engine} // '' ]}    </LocationMatch>
 </VirtualHost>
 CONF
 }
