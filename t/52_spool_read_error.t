@@ -6,13 +6,13 @@
 # reads with it) fail with EIO. A FastCGI worker (/fcgir/app, relayed) gets
 # ABORT_REQUEST and its STDIN stream is never ended (2902); it serves the
 # next request; the runner does not take it for one whose client left
-# (no 2506). One whose application said Script-Control: no-abort (raw.py,
-# before it reads its body) gets no ABORT_REQUEST and would wait for the
-# rest: it is stopped, and a new worker serves the next request. It
-# reads its body only once the runner has its header (2076), so that the
-# body is lost after; its response has started then (no-abort is a
-# header): it is cut (httpd's 1072), never answered as complete. A
-# CGIplus worker (slowread.pl) and a plain CGI run (the C echo example)
+# (no 2506). One whose application said Script-Control: no-abort (raw.py
+# in a pool of its own, before it reads its body) gets no ABORT_REQUEST
+# and would wait for the rest: it is stopped, and a new worker serves the
+# next request. It reads its body only once the runner has its header
+# (2076), so that the body is lost after; its response has started then
+# (no-abort is a header): it is cut (httpd's 1072), never answered as
+# complete. A CGIplus worker (slowread.pl) and a plain CGI run (the C echo example)
 # are killed in the middle of their body (3670). httpd says why it
 # answered 500 (3671).
 use strict;
@@ -50,7 +50,7 @@ ok t_cmp("$code " . ($got =~ /^body_len=(\d+)$/m ? $1 : -1), "200 $size",
 # by the runner's threads traced here.
 ($code, undef, $got) = curl('-H', 'Expect:', '--data-binary', 'z' x 10, url('/pool/body/slowread.pl?gap=0'));
 ok t_cmp("$code " . ($got =~ /^read=(\d+) /m ? $1 : -1), '200 10', 'the CGIplus pool serves');
-($code, undef, $got) = curl(url('/fcgir/raw.py'));
+($code, undef, $got) = curl(url('/fcgisp/raw.py'));
 my ($raw_pid) = $got =~ /^pid=(\d+)$/m;
 ok t_cmp("$code " . ($raw_pid ? 'pid' : $got), '200 pid', 'the no-abort FastCGI application serves');
 my $st = strace_on(runner_pid(), '-e', 'trace=pread64', '-e', 'inject=pread64:error=EIO');
@@ -79,7 +79,7 @@ open my $gf, '>', $gate or die "$gate: $!";
 close $gf;
 my $cpid = open(my $cf, '-|') // die "fork: $!";
 if (!$cpid) {
-    my $out = `curl -s -m 20 -H 'Expect:' -H 'Transfer-Encoding: chunked' --data-binary \@$body -w '\n%{http_code}' ${\ url('/fcgir/raw.py?noabort')}`;
+    my $out = `curl -s -m 20 -H 'Expect:' -H 'Transfer-Encoding: chunked' --data-binary \@$body -w '\n%{http_code}' ${\ url('/fcgisp/raw.py?noabort')}`;
     print $? >> 8, "\n$out";
     exit 0;
 }
@@ -91,12 +91,12 @@ $got //= '';
 ok t_cmp("$rc " . ($got =~ /(\d{3})\z/ ? $1 : 0), qr/^(?:18|56) 200$/,
          'the no-abort application\'s body unreadable: its response (started) cut');
 ok t_cmp($got =~ /body_len=/ ? 1 : 0, 0, 'not its answer to a short body');
-ok t_cmp(log_wait($off, qr{CGIPLUS2902: cannot read the body of request \d+ \(/fcgir/raw\.py\?noabort\) back from the spool for FastCGI worker pid \Q$raw_pid\E of \S+raw\.py: Input/output error; answering 500})
+ok t_cmp(log_wait($off, qr{CGIPLUS2902: cannot read the body of request \d+ \(/fcgisp/raw\.py\?noabort\) back from the spool for FastCGI worker pid \Q$raw_pid\E of \S+raw\.py: Input/output error; answering 500})
          ? 1 : 0, 1, 'the runner says so (2902), for the worker that served before');
 ok t_cmp(log_wait($off, qr{CGIPLUS1072: script \S+raw\.py \(worker pid \Q$raw_pid\E\) ended with outcome bad-request after its response started; cutting the client connection})
          ? 1 : 0, 1, 'and httpd cuts the response (1072)');
 ok t_cmp(($raw_pid && wait_for(sub { !kill 0, $raw_pid }, 10)) ? 1 : 0, 1, 'that worker is stopped');
-($code, undef, $got) = curl(url('/fcgir/raw.py'));
+($code, undef, $got) = curl(url('/fcgisp/raw.py'));
 my ($new_pid) = $got =~ /^pid=(\d+)$/m;
 ok t_cmp("$code " . ($new_pid && $new_pid != $raw_pid ? 'new' : $got), '200 new',
          'a new worker serves the next request');
@@ -132,7 +132,7 @@ ok t_cmp("$code " . ($got =~ /^read=(\d+) /m ? $1 : -1), "200 $size",
 ($code, undef, $got) = post_chunked('/fcgir/app');
 ok t_cmp("$code " . ($got =~ /^body_len=(\d+)$/m ? $1 : -1), "200 $size",
          'and so does the FastCGI pool');
-($code, undef, $got) = post_chunked('/fcgir/raw.py?noabort');
+($code, undef, $got) = post_chunked('/fcgisp/raw.py?noabort');
 ok t_cmp("$code " . ($got =~ /^body_len=(\d+) /m ? $1 : -1), "200 $size",
          'and the no-abort application');
 unlink $body;
