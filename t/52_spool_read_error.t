@@ -12,9 +12,9 @@
 # next request. It reads its body only once the runner has its header
 # (2076), so that the body is lost after; its response has started then
 # (no-abort is a header): it is cut (httpd's 1072), never answered as
-# complete. A CGIplus worker (slowread.pl) and a plain CGI run (the C echo example)
-# are killed in the middle of their body (3670). httpd says why it
-# answered 500 (3671).
+# complete. A CGIplus worker (slowread.pl) and a plain CGI run (the C
+# echo example) are killed in the middle of their body (3670). httpd says
+# why it answered 500 (3671).
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
