@@ -519,6 +519,7 @@ static void on_abort(runner_client *c, const cgp_hdr *h, const unsigned char *pl
     if (r && r->reqid == h->reqid) {
         if (h->len)
             r->cause = cause;
+        r->client_left = 1;
         runner_req_end(r, CGP_O_ABORTED, 0, r->worker ? (uint32_t)r->worker->pid : 0, 0);
     } else if (h->len && c->last_reqid && h->reqid == c->last_reqid) {
         c->last_reqid = 0; /* once */

@@ -598,7 +598,8 @@ static void conn_eof(runner_worker *w)
  * end once the body is whole; 1 if any was queued. A body that cannot be
  * read back from the spool is lost: its stream is never ended, since an
  * application handed a short body whose CONTENT_LENGTH says more would run
- * on it (body_lost: fcgi_feed fails the request). */
+ * on it (body_lost: fcgi_feed fails the request); so is one that finds
+ * no memory to be framed in. */
 static int frame_body(runner_worker *w)
 {
     runner_fcgi *f = fcgi(w);
@@ -614,8 +615,17 @@ static int frame_body(runner_worker *w)
         if (!pending && !r->body_end && !(r->have_cl && r->body.total >= r->cl))
             break; /* more of the body is on its way from the module */
         size_t k = pending < CGP_FCGI_MAX_CONTENT ? (size_t)pending : CGP_FCGI_MAX_CONTENT;
-        if (cgp_buf_reserve(&w->inq, CGP_FCGI_HDR_LEN + k) < 0)
+        if (cgp_buf_reserve(&w->inq, CGP_FCGI_HDR_LEN + k) < 0) {
+            /* No memory to frame it in: lost as one not read back (else
+             * it would wait for an event that may never come). */
+            f->body_lost = errno ? errno : ENOMEM;
+            runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(3740) "cannot pass the body of request %u "
+                       "(%s) to FastCGI worker pid %ld of %s: %s; answering 500, and the request "
+                       "is aborted (its STDIN stream is not ended)", r->reqid, r->uri,
+                       (long)w->pid, w->pool->script, strerror(f->body_lost));
+            runner_spool_discard(&r->body);
             break;
+        }
         if (k && (got = runner_spool_take(&r->body, w->inq.p + w->inq.len + CGP_FCGI_HDR_LEN,
                                           k)) <= 0) {
             f->body_lost = got < 0 && errno ? errno : EIO;

@@ -306,6 +306,7 @@ void runner_req_progress(runner_req *r)
 void runner_req_client_gone(runner_req *r)
 {
     r->client = NULL;
+    r->client_left = 1;
     if (!answered(r))
         return;
     req_count(r, CGP_O_ABORTED);

@@ -87,6 +87,7 @@ struct runner_req {
     int counted;              /* in its pool's requests */
     int script_counted;       /* its script was counted (runner_table_script_add), at its first worker */
     unsigned cause;           /* ABORT's cause: counted instead of its outcome, 0: none */
+    int client_left;          /* ended by ABORT or the module going away, not by the runner */
     TAILQ_ENTRY(runner_req) qlink;
 };
 

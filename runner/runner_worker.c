@@ -678,8 +678,9 @@ void runner_worker_orphaned(runner_worker *w)
         w->orphan_timed = !r->no_abort && w->kind->orphan_runs && w->state != RUNNER_W_STOPPING;
         w->dl_orphan_max = runner_g.now + (r->no_abort ? orphan_bound(out)
                                            : w->orphan_timed ? run_left(w, r) : gone_bound(out));
-        /* not for one being stopped (its request timed out): it serves no more */
-        if (!r->no_abort && w->state != RUNNER_W_STOPPING)
+        /* not for one being stopped (its request timed out): it serves no
+         * more; nor for one the runner failed (a body lost: 2902 said) */
+        if (r->client_left && !r->no_abort && w->state != RUNNER_W_STOPPING)
             runner_log(RUNNER_LOG_INFO, CGIPLUS_LOGNO(2506) "request %u (%s) lost its client; "
                        "worker pid %ld of %s runs to its sentinel (at most %llu ms), then "
                        "serves again", r->reqid, r->uri, (long)w->pid, w->pool->script,

@@ -292,32 +292,33 @@ void runner_worker_feed(runner_worker *w)
     if (!r || w->ev_body.fd < 0 || w->sync_wait || w->rec_held)
         return;
     uint64_t before = runner_spool_pending(&r->body);
-    int rc = runner_spool_flush(&r->body, w->ev_body.fd);
+    int rc = runner_spool_flush(&r->body, w->ev_body.fd), err = errno;
     w->body_blocked = rc == 1;
     if (runner_spool_pending(&r->body) < before)
         runner_req_progress(r); /* the script takes its body */
-    if (rc < 0 && r->body.rd_err) {
-        /* The rest of the body is lost. Its stdin must not end (a CGI
-         * run's EOF), nor go on past a gap: the script would run on a
+    if (rc < 0 && (r->body.rd_err || (err != EPIPE && err != ECONNRESET))) {
+        /* The rest of the body is lost (not read back from the spool, no
+         * memory to, or a write that failed). Its stdin must not end (a
+         * CGI run's EOF), nor go on past a gap: the script would run on a
          * short body its CONTENT_LENGTH says is longer. It is killed, in
          * the middle of reading it, and the client gets 500. */
-        int err = r->body.rd_err;
-        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(3670) "cannot read the body of request %u "
-                   "(%s) back from the spool for worker pid %ld of %s: %s; answering 500 and "
-                   "killing the worker", r->reqid, r->uri, (long)w->pid, w->pool->script,
-                   strerror(err));
+        if (r->body.rd_err)
+            runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(3670) "cannot read the body of request "
+                       "%u (%s) back from the spool for worker pid %ld of %s: %s; answering 500 "
+                       "and killing the worker", r->reqid, r->uri, (long)w->pid,
+                       w->pool->script, strerror(err = r->body.rd_err));
+        else
+            runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2024) "cannot pass the body of request "
+                       "%u (%s) to worker pid %ld of %s: %s; answering 500 and killing the "
+                       "worker", r->reqid, r->uri, (long)w->pid, w->pool->script, strerror(err));
         runner_spool_discard(&r->body);
         runner_worker_break(w, RUNNER_END_BROKEN, SIGKILL);
         runner_req_end(r, CGP_O_BAD_REQUEST, 0, (uint32_t)w->pid, (uint32_t)err);
         return;
     }
     if (rc < 0) {
-        if (errno == EPIPE || errno == ECONNRESET)
-            runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2023) "worker pid %ld of %s closed its "
-                       "stdin; body discarded", (long)w->pid, w->pool->script);
-        else
-            runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2024) "cannot pass the body to worker pid "
-                       "%ld of %s: %s", (long)w->pid, w->pool->script, strerror(errno));
+        runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(2023) "worker pid %ld of %s closed its "
+                   "stdin; body discarded", (long)w->pid, w->pool->script);
         runner_spool_discard(&r->body);
         if (w->kind->per_request)
             runner_ev_close(&w->ev_body);

@@ -23,6 +23,10 @@ record types it received. QUERY_STRING says what it answers:
               42) that nothing asked for, then answers as with none
   early       answers and ends the request once its PARAMS are in, its
               STDIN unread (a responder that takes no body)
+  noabort     its header with Script-Control: no-abort once its PARAMS
+              are in; then, while t/logs/gate-noabort is there (at most
+              15 s), it reads nothing more; then, its STDIN read, the
+              body's length and its pid (t/52_spool_read_error.t)
 It keeps the connection after an aborted request, unlike php-cgi and
 libfcgi."""
 import os
@@ -38,6 +42,7 @@ ledger = os.environ.get('FCGI_LEDGER')
 count = 0
 
 
+GATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'logs', 'gate-noabort')
 RID = [1]  # the request in hand's id (its BEGIN_REQUEST's)
 
 
@@ -49,6 +54,7 @@ def serve(conn):
     """One request; False once the connection is to be closed."""
     global count
     types, params, keep, stdin_done, params_done = [], b'', False, False, False
+    body_len = 0
     while not (params_done and stdin_done):
         t, rid, c = conn.next()
         types.append(NAMES.get(t, str(t)))
@@ -63,8 +69,16 @@ def serve(conn):
             params_done = not c
             if params_done and nv_decode(params).get(b'QUERY_STRING') == b'early':
                 break
+            if params_done and nv_decode(params).get(b'QUERY_STRING') == b'noabort':
+                conn.sock.sendall(rec(6, b'Content-Type: text/plain\r\n'
+                                      b'Script-Control: no-abort\r\n\r\n'))
+                for _ in range(750):
+                    if not os.path.exists(GATE):
+                        break
+                    time.sleep(0.02)
         elif t == 5:
             stdin_done = not c
+            body_len += len(c)
         elif t == 2:
             stdin_done = params_done = True
     count += 1
@@ -118,6 +132,8 @@ def serve(conn):
         conn.sock.sendall(rec(11, bytes([42]) + bytes(7), 0))
         conn.sock.sendall(rec(6, b'Content-Type: text/plain\r\n\r\npid=%d\nrequest=%d\n'
                               % (os.getpid(), count)))
+    elif query == b'noabort':
+        conn.sock.sendall(rec(6, b'body_len=%d pid=%d\n' % (body_len, os.getpid())))
     elif query == b'early':
         conn.sock.sendall(rec(6, b'Content-Type: text/plain\r\n\r\nearly pid=%d\n' % os.getpid()))
     elif query == b'late':
