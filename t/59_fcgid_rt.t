@@ -19,10 +19,11 @@ use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use lib 't/lib', 't/htdocs/apps';
-use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec pid_in);
+use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
 use SideBySide qw(walk same_pairs);
+use FcgidPeer qw(fcgid_side_load fcgid_procs);
 use JSON::PP ();
 
 my $debconf = '/etc/request-tracker5/apache2-fcgid.conf';
@@ -66,8 +67,6 @@ plan tests => 4 + 5 * @pairs * @steps + 1 + 3,
 
 sub nxt { ($_[0] =~ /name="next" value="([^"]*)"/)[0] // '' }
 
-my $top = $vars->{top_dir};
-my $lib = libexec();
 fresh_dir($dir);
 write_file($attach, join('', map { "line $_ of an attachment\n" } 1 .. 2000), 0644);
 my ($gport, $dport, $rport) = free_ports(3);
@@ -109,11 +108,7 @@ for my $side (sort keys %port) {
 # configuration by the variables RT reads as it starts
 my $deb = do { local $/; open my $fh, '<', $debconf or die "$debconf: $!"; <$fh> };
 for my $side (sort keys %port) {
-    my $load = $side eq 'fcgid'
-        ? "LoadModule fcgid_module $lib/mod_fcgid.so\nFcgidIPCDir $dir/$side-httpd/ipc\nFcgidProcessTableFile $dir/$side-httpd/shm\n"
-        : "LoadModule cgiplus_fcgid_module $top/mod_cgiplus/.libs/mod_cgiplus.so\n"
-          . "<Location /status>\n    SetHandler cgiplus-status\n</Location>\n"
-          . ($side eq 'relayed' ? "CGIplusDirect off\n" : '');
+    my $load = fcgid_side_load($side, "$dir/$side-httpd");
     mkdir "$dir/$side-httpd";
     write_file("$dir/$side-httpd/httpd.conf", private_conf("$dir/$side-httpd", $port{$side}, [qw(alias mime dir authz_host)], <<"CONF"), 0644);
 TypesConfig /etc/mime.types
@@ -175,9 +170,7 @@ ok t_cmp(join(' | ', @tickets), join(' | ', ("From a test, caf\xc3\xa9 + 1 file"
 
 # One rt-server.fcgi process a side served the walk.
 sub slurp { open my $fh, '<', $_[0] or return ''; local $/; <$fh> // '' }
-sub proc_pids { opendir my $d, '/proc' or return (); grep { /^\d+$/ } readdir $d }
-sub children_of { my ($pp) = @_; grep { ((split ' ', (slurp("/proc/$_/stat") =~ s/^.*\)//sr))[1] // 0) == $pp } proc_pids() }
-my @procs = grep { slurp("/proc/$_/cmdline") =~ /rt-server\.fcgi/ } map { children_of($_) } children_of(pid_in("$dir/fcgid-httpd/httpd.pid"));
+my @procs = fcgid_procs("$dir/fcgid-httpd/httpd.pid", qr/rt-server\.fcgi/);
 my @started = slurp("$dir/fcgid-httpd/error_log") =~ /mod_fcgid: server \S+ started/g;
 ok t_cmp(scalar(@procs) . ' running, ' . scalar(@started) . ' started', '1 running, 1 started',
          'mod_fcgid: one rt-server.fcgi process served the walk');

@@ -21,10 +21,11 @@ use Apache::Test;
 use Apache::TestUtil;
 use Time::HiRes qw(sleep);
 use lib 't/lib', 't/htdocs/apps';
-use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec pid_in);
+use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec);
 use FreePort qw(free_ports);
 use AppTest qw(write_file curl);
 use SideBySide qw(pool_of);
+use FcgidPeer qw(fcgid_side_load fcgid_procs);
 
 my $debconf = '/etc/apache2/conf-available/smokeping.conf';
 sub slurp { open my $fh, '<', $_[0] or return ''; local $/; <$fh> // '' }
@@ -51,8 +52,6 @@ plan tests => 4 + 4 * 2 * @pages + 2 + 4 + 3,
                    && -x '/usr/bin/fping') };
 
 my $vars = Apache::Test::config()->{vars};
-my $top = $vars->{top_dir};
-my $lib = libexec();
 my $dir = "$vars->{t_logs}/fcgid_smokeping";
 fresh_dir($dir);
 my ($gport, $dport, $rport) = free_ports(3);
@@ -114,11 +113,7 @@ my %httpd;
 for my $s (@sides) {
     my ($side, $port) = @$s;
     my $deb = slurp($debconf) =~ s{/usr/lib/cgi-bin/smokeping.cgi}{$dir/$side/smokeping.cgi}r;
-    my $load = $side eq 'fcgid'
-        ? "LoadModule fcgid_module $lib/mod_fcgid.so\nFcgidIPCDir $dir/fcgid/ipc\nFcgidProcessTableFile $dir/fcgid/shm\n"
-        : "LoadModule cgiplus_fcgid_module $top/mod_cgiplus/.libs/mod_cgiplus.so\n"
-          . "<Location /status>\n    SetHandler cgiplus-status\n</Location>\n"
-          . ($side eq 'relayed' ? "CGIplusDirect off\n" : '');
+    my $load = fcgid_side_load($side, "$dir/fcgid");
     write_file("$dir/$side.conf", private_conf("$dir/$side", $port, [qw(alias mime dir authz_host)], <<"CONF"), 0644);
 TypesConfig /etc/mime.types
 $load
@@ -198,9 +193,7 @@ ok t_cmp("$c " . ($b =~ /This host/ ? 'page' : 'other'), '200 page', "the target
 # Persistence: one process before the die, one after (the die ends it,
 # under both). mod_fcgid's are counted under its process manager; ours on
 # the status page.
-sub proc_pids { opendir my $d, '/proc' or return (); grep { /^\d+$/ } readdir $d }
-sub children_of { my ($pp) = @_; grep { ((split ' ', (slurp("/proc/$_/stat") =~ s/^.*\)//sr))[1] // 0) == $pp } proc_pids() }
-my @procs = grep { slurp("/proc/$_/cmdline") =~ /smokeping\.cgi/ } map { children_of($_) } children_of(pid_in($httpd{fcgid}));
+my @procs = fcgid_procs($httpd{fcgid}, qr/smokeping\.cgi/);
 ok t_cmp(scalar(@procs), 1, 'mod_fcgid: one smokeping process serves after the die');
 my $log = slurp("$dir/fcgid/error_log");
 my @started = $log =~ /mod_fcgid: server \S+smokeping\.cgi\(\d+\) started/g;
