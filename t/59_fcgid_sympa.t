@@ -11,18 +11,21 @@
 # --health_check, --create_list; the listmaster's password by
 # Sympa::User), named by FcgidInitialEnv SYMPA_CONFIG. The walk: the home
 # page, the list index, a list's page, the login form, a wrong and a right
-# password, pages behind the login (the list's admin page, the server
-# admin's), the CSS wwsympa writes and a static JS file, an unknown list
-# and a missing file, HEAD, logout. Status, Content-Type, other headers
-# (but the date, Server, the framing, the session cookie's value) and
-# bodies (the CSRF token, times, the port aside) must match; one
-# wwsympa.fcgi process serves each side's walk.
+# password (POSTs with the form's CSRF token), pages behind the login (the
+# user's lists, the list's admin and members pages, the listmaster's), the
+# CSS wwsympa writes and a static JS file, an unknown list, an unknown
+# action, a missing file, HEAD, logout and a page after it. Status,
+# Content-Type, other headers (but the date, Server, the framing, the
+# session cookie's value, the CSS file's mtime in its ETag) and bodies
+# (the CSRF token, times, the port, the CSS's version aside) must match;
+# the walk did what it says on every side; one wwsympa.fcgi process
+# serves each side's walk.
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use lib 't/lib', 't/htdocs/apps';
-use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec pid_in);
+use PrivateHttpd qw(private_conf private_start private_stop fresh_dir libexec);
 use FreePort qw(free_ports);
 use AppTest qw(write_file);
 use SideBySide qw(walk same_pairs pool_of);
@@ -68,9 +71,9 @@ my @steps = (
 my @pairs = (['dropin', 'fcgid'], ['relayed', 'fcgid']);
 plan tests => 3 + 3 + 5 * @pairs * @steps + 3 + 3,
     need { 'needs mod_fcgid (libapache2-mod-fcgid)' => -f libexec() . '/mod_fcgid.so',
-           'needs Sympa (Debian package sympa)' => (-r $debconf && -x $fcgi && -x $sympa && defined(scalar getpwnam('sympa'))) };
+           'needs Sympa (Debian package sympa)' => (-r $debconf && -x $fcgi && -x $sympa && defined(scalar getpwnam('sympa'))),
+           'needs root (httpd and Sympa\'s tools as the sympa user)' => $> == 0 };
 
-my $top = $vars->{top_dir};
 fresh_dir($dir);
 my ($gport, $dport, $rport) = free_ports(3);
 my %port = (fcgid => $gport, dropin => $dport, relayed => $rport);
