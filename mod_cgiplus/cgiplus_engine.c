@@ -5,6 +5,7 @@
  * per request (docs/DESIGN.md, "Engines"). */
 #include "cgiplus_engine.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "http_config.h"
@@ -311,6 +312,75 @@ static const char *engine_env_other(request_rec *r, const cgiplus_dir_conf *dc, 
     return NULL;
 }
 
+/* A name for the log as an editor shows it: control characters in caret
+ * notation (a CR is ^M), as cgp_shebang_explain writes them; no backslash,
+ * which httpd's log would escape again. */
+static const char *engine_caret(apr_pool_t *p, const char *s, apr_size_t len)
+{
+    char *out = apr_palloc(p, 2 * len + 1), *o = out;
+
+    for (apr_size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+
+        if (c < 0x20 || c == 0x7f) {
+            *o++ = '^';
+            *o++ = (char)(c ^ 0x40);
+        }
+        else
+            *o++ = (char)c;
+    }
+    *o = '\0';
+    return out;
+}
+
+/* The file the kernel runs for a script's #! line, symbolic links
+ * followed: the interpreter's path (name, len: as the line has it, a CR at
+ * its end included), or under env the first executable file of that name
+ * on the PATH the script's plain CGI run gets (the scope's CGIplusSetEnv
+ * PATH, else the runner's fixed one). NULL: none, and mod_cgi's exec fails
+ * (500). A relative name is not looked for (the engine's, as it was). */
+static const char *engine_interp_file(request_rec *r, const cgiplus_dir_conf *dc,
+                                      const char *name, apr_size_t len, int env)
+{
+    const apr_array_header_t *set = dc->v[CGP_S_ENV].n > 0 ? dc->v[CGP_S_ENV].p : NULL;
+    const char *want = apr_pstrmemdup(r->pool, name, len), *path = CGP_DEFAULT_PATH, *dir, *file = NULL;
+    char *rp, *last;
+    apr_finfo_t fi;
+
+    if (memchr(name, '\0', len))
+        return NULL;
+    if (!env) {
+        if (*want != '/')
+            return want;
+        file = want;
+    }
+    else {
+        for (int i = 0; set && i < set->nelts; i++) {
+            const char *e = APR_ARRAY_IDX(set, i, const char *);
+            if (!strncmp(e, "PATH=", 5))
+                path = e + 5;
+        }
+        /* as env's execvp: each directory in turn, the first executable
+         * file (an empty entry, the working directory, is not looked in) */
+        for (dir = apr_strtok(apr_pstrdup(r->pool, path), ":", &last); dir && !file;
+             dir = apr_strtok(NULL, ":", &last)) {
+            const char *f = apr_pstrcat(r->pool, dir, "/", want, NULL);
+
+            if (apr_stat(&fi, f, APR_FINFO_TYPE | APR_FINFO_PROT, r->pool) == APR_SUCCESS &&
+                fi.filetype == APR_REG &&
+                (fi.protection & (APR_FPROT_UEXECUTE | APR_FPROT_GEXECUTE | APR_FPROT_WEXECUTE)))
+                file = f;
+        }
+        if (!file)
+            return NULL;
+    }
+    if (!(rp = realpath(file, NULL)))
+        return NULL;
+    file = apr_pstrdup(r->pool, rp);
+    free(rp);
+    return file;
+}
+
 /* A /cgi-bin/ holds programs of every kind: a shell wrapper, a Python
  * script, a compiled program beside the Perl ones. The Perl engine would
  * fail to compile them (500); mod_cgi runs them. So a file whose "#!" line
@@ -325,7 +395,7 @@ int cgiplus_engine_runs(request_rec *r, const cgiplus_dir_conf *dc)
     apr_file_t *f;
     apr_status_t rv;
     cgp_shebang sb;
-    const char *name, *end, *sw = NULL, *swend = NULL, *why;
+    const char *name, *end, *sw = NULL, *swend = NULL, *why, *real;
 
     if (!lang || apr_file_open(&f, r->filename, APR_FOPEN_READ, 0, r->pool) != APR_SUCCESS)
         return 1;
@@ -351,6 +421,23 @@ int cgiplus_engine_runs(request_rec *r, const cgiplus_dir_conf *dc)
     len = strlen(lang);
     if ((size_t)(end - name) < len || memcmp(name, lang, len))
         goto other;
+    /* The program mod_cgi would run must be there, and for Python be a
+     * python3 (the engine's): a python2, a python the system lacks
+     * (#!/usr/bin/env python without python-is-python3), a name with a
+     * CR (Windows line ends) fail under mod_cgi, 500, and ran here. */
+    if (!(real = name == sb.arg ? engine_interp_file(r, dc, name, (apr_size_t)(end - name), 1)
+                                : engine_interp_file(r, dc, sb.interp, sb.interp_len, 0)) ||
+        (!strcmp(lang, "python") && *real == '/' &&
+         strncmp(strrchr(real, '/') + 1, "python3", 7))) {
+        ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r, CGIPLUS_LOGNO(3760)
+                      "%s: the interpreter its #! line names, '%s', %s: run as plain CGI, "
+                      "as mod_cgi runs it, not on the engine", r->filename,
+                      name == sb.arg ? engine_caret(r->pool, name, (apr_size_t)(end - name))
+                                     : engine_caret(r->pool, sb.interp, sb.interp_len),
+                      real ? apr_psprintf(r->pool, "is %s, not python3", ap_escape_logitem(r->pool, real))
+                           : name == sb.arg ? "is not on the scope's PATH" : "does not exist");
+        return 0;
+    }
     /* Its switches, the line's rest. Under env, words after the name are
      * part of the name the kernel gives env (no such program: mod_cgi's
      * 500), never switches. */

@@ -21,7 +21,7 @@ use Apache::TestUtil;
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 
-plan tests => 111 + 2 * 4;
+plan tests => 116 + 2 * 4;
 
 my $vars = Apache::Test::config()->{vars};
 my $logf = "$vars->{t_logs}/error_log";
@@ -239,6 +239,20 @@ same('py', 'switch_u.py', '#!/usr/bin/python3 -u: unbuffered, a child writes aft
 same('py', 'switch_none.py', 'and the next script buffered again (a 500 under both)');
 same('py', 'switch_O.py', '#!/usr/bin/python3 -O: asserts and __debug__ off');
 same('py', 'switch_W.py', '#!/usr/bin/python3 -W error::UserWarning: the filter applies');
+# The program a #! line names must be there, and for Python be a python3,
+# for the engine to run the file: a python2, a name env finds nowhere on
+# the scope's PATH, a CR after the name (Windows line ends), a perl in
+# /usr/local fail under mod_cgid (the kernel's or env's "no such file":
+# 500) and ran on the engine (200); they run as plain CGI, as there (3760).
+# Where such a program is there, both run it.
+my $names_at = -s $logf;
+same('py', 'name_py2.py', '#!/usr/bin/python2: plain CGI, as mod_cgid runs it');
+same('py', 'name_env.py', '#!/usr/bin/env python3-nosuch: the same');
+same('py', 'name_crlf.py', '#!/usr/bin/python3 and a CR: the same');
+same('perl', 'name_local.pl', '#!/usr/local/bin/perl: the same');
+my $names_log = log_from($names_at);
+ok t_cmp(join(' ', map { count($names_log, qr/CGIPLUS3760: \S+\/idioms\/\Q$_\E: the interpreter its #! line names, /) } qw(name_py2.py name_env.py name_crlf.py)),
+         '2 2 2', 'each is logged at debug (3760), twice');
 # and PYTHONUNBUFFERED, PYTHONWARNINGS, PYTHONIOENCODING, PYTHONPATH from
 # SetEnv, as python3 reads them under CGI, unless -E; then a run without them
 for my $s (['switch_none.py', 'SetEnv PYTHONUNBUFFERED 1: unbuffered'],

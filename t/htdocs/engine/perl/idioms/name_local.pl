@@ -1,0 +1,2 @@
+#!/usr/local/bin/perl
+print "Content-Type: text/plain\n\nran\n";

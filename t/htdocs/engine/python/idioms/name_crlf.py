@@ -1,0 +1,4 @@
+#!/usr/bin/python3
+print("Content-Type: text/plain")
+print("")
+print("ran")
