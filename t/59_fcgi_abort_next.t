@@ -13,7 +13,11 @@
 # ABORT_REQUEST; fcgi_app's loop ignores its write errors and runs on by
 # design), and the runner loses its body (2902: strace fails the
 # runner's pread64 of its spool file). "At once" is a hang check only: the
-# next request must be answered before a 10 s client timeout.
+# next request must be answered before a 10 s client timeout. A PHP
+# script with ignore_user_abort whose client left mid-body runs on to its
+# end (6 s), then its worker serves again: it was killed 5 s after its
+# client left, as one that waited for a body that would not come (2014),
+# though ABORT_REQUEST had ended it.
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -22,7 +26,7 @@ use IO::Socket::INET;
 use Time::HiRes qw(sleep);
 use lib 't/lib', 't/htdocs/apps', 't/htdocs/pool/lib';
 use MainLog qw(log_offset log_since log_wait);
-use PoolTest qw(strace_on strace_off runner_pid);
+use PoolTest qw(strace_on strace_off runner_pid wait_for);
 use AppTest qw(url);
 
 my $php = -x '/usr/bin/php-cgi';
@@ -37,7 +41,7 @@ for my $side (['relayed', 'fcgiabr', 'phpr'], ['direct', 'fcgiab', 'php1']) {
 }
 my $relayed = grep { $_->[0] =~ /relayed/ } @apps;
 my $streams = grep { $_->[2] } @apps;
-plan tests => 2 * @apps + 2 * $streams + 3 * $relayed,
+plan tests => 2 * @apps + 2 * $streams + 3 * $relayed + 3,
      need { 'needs strace' => system('command -v strace >/dev/null 2>&1') == 0 };
 
 my $vars = Apache::Test::config()->{vars};
@@ -86,7 +90,7 @@ sub leave_mid_response {
 for my $a (@apps) {
     my ($what, $page, $stream) = @$a;
     if ($page =~ /php/ && !$php) {
-        skip("no php-cgi", 1) for 1 .. 2 + ($stream ? 2 : 0) + ($what =~ /relayed/ ? 3 : 0);
+        skip('no php-cgi', 1) for 1 .. 2 + ($stream ? 2 : 0) + ($what =~ /relayed/ ? 3 : 0);
         next;
     }
     my ($first) = next_pid($page) =~ /^200 (\d+)$/;
@@ -114,3 +118,22 @@ for my $a (@apps) {
              "$what: after it, the next request is answered by the same worker");
 }
 unlink $body;
+
+# php-cgi (relayed): a script that ignores its client's leaving, mid-body.
+if (!$php) {
+    skip('no php-cgi', 1) for 1 .. 3;
+} else {
+    my $mark = "$vars->{t_logs}/abort-mark";
+    open my $m, '>', $mark or die "$mark: $!";
+    close $m;
+    chmod 0666, $mark;
+    my ($first) = next_pid('/phpr/info.php') =~ /^200 (\d+)$/;
+    $first //= -1;
+    my $off = log_offset();
+    leave_mid_body('/phpr/ignore_abort.php?ms=6000');
+    my $done = wait_for(sub { open my $fh, '<', $mark or return 0; (<$fh> // '') =~ /^finished pid=(\d+)$/ ? $1 : 0 }, 20);
+    ok t_cmp($done, $first, 'php-cgi: a script with ignore_user_abort whose client left mid-body runs to its end');
+    ok t_cmp(log_since($off) =~ /CGIPLUS2014\b/ ? 1 : 0, 0, 'its worker not killed as one waiting for a body (no 2014)');
+    ok t_cmp(next_pid('/phpr/info.php'), "200 $first", 'and it serves the next request');
+    unlink $mark;
+}
