@@ -224,7 +224,7 @@ static int resp_end_status(cgiplus_req *q)
                       q->suexec ? q->suexec : "?", cgp_suexec_why_text(e->detail));
         return HTTP_INTERNAL_SERVER_ERROR;
     case CGP_O_BAD_REQUEST:
-        if (e->detail) { /* an errno: the runner lost the body (its 2902, 3670) */
+        if (e->detail) { /* an errno: the runner lost the body (its 2902, 2903, 3670, 2024) */
             apr_strerror(detail, err, sizeof(err));
             ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, CGIPLUS_LOGNO(3671)
                           "the runner could not pass the request body to %s: %s; "

@@ -910,6 +910,35 @@ static void fcgi_timer(runner_worker *w)
     runner_worker_update(w);
 }
 
+/* A write to the connection failed, and not for its close (EPIPE,
+ * ECONNRESET: reading decides those). How much of the request went is
+ * unknown, maybe part of a record: nothing more can go on it, not even
+ * ABORT_REQUEST, and what the application got may end short. Its request
+ * fails now, 500 (httpd's 3671 names the errno), and the worker is killed,
+ * as a CGIplus worker whose body cannot be written (2024). Before, it was
+ * taken for one exiting: the request waited for the reap, 2 s later,
+ * which blamed the worker (2015) and answered 502. */
+static void write_failed(runner_worker *w, int err)
+{
+    runner_fcgi *f = fcgi(w);
+    runner_req *r = w->req;
+    int live = r && !runner_req_ended(r);
+
+    runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2903) "cannot write to FastCGI worker pid %ld of "
+               "%s: %s; request %u (%s) %s, and the worker is killed", (long)w->pid,
+               w->pool->script, strerror(err), r ? r->reqid : 0, r ? r->uri : "-",
+               live ? "is answered 500" : "was answered already");
+    f->eof = 1; /* nothing more written, nor read: no ABORT_REQUEST (fcgi_abort) */
+    f->stdin_done = 1;
+    cgp_buf_reset(&w->inq);
+    runner_ev_watch(&f->ev_sock, 0);
+    if (r)
+        runner_spool_discard(&r->body);
+    runner_worker_break(w, RUNNER_END_BROKEN, SIGKILL);
+    if (live)
+        runner_req_end(r, CGP_O_BAD_REQUEST, 0, (uint32_t)w->pid, (uint32_t)err);
+}
+
 static void fcgi_feed(runner_worker *w)
 {
     runner_fcgi *f = fcgi(w);
@@ -934,10 +963,11 @@ static void fcgi_feed(runner_worker *w)
             fcgi_feed(w); /* on the new connection (resent: no second time) */
             return;
         }
-        if (err != EPIPE && err != ECONNRESET)
-            runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(2903) "cannot write to FastCGI worker pid "
-                       "%ld of %s: %s", (long)w->pid, w->pool->script, strerror(err));
-        if (!again && (err == EPIPE || err == ECONNRESET)) {
+        if (err != EPIPE && err != ECONNRESET) {
+            write_failed(w, err);
+            return;
+        }
+        if (!again) {
             /* It closed the connection (a pre-fork application's child
              * that died in the request, its parent still listening): what
              * reading it says ends the request, its records first, then
@@ -946,9 +976,6 @@ static void fcgi_feed(runner_worker *w)
              * stopped the whole application 2 s later (2015). */
             f->wclosed = 1;
             cgp_buf_reset(&w->inq);
-        }
-        else if (!again) {
-            conn_gone(w);
         }
     }
     if (f->body_lost && r && r == w->req && !runner_req_ended(r)) {

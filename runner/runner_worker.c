@@ -694,11 +694,15 @@ void runner_worker_orphaned(runner_worker *w)
             r->body_end = 1;
             w->kind->feed(w);
         }
-    } else if (runner_req_body_short(r) && !w->dl_orphan) {
+    } else if (runner_req_body_short(r) && !w->dl_orphan && (r->no_abort || !w->kind->abort)) {
         /* It may be blocked reading a body that will never come: most
          * likely once it has taken every byte it was given (its stdin is
          * empty), and the pool waits for it; one that reads no more, or
-         * not yet, gets the longer grace to reach its sentinel. */
+         * not yet, gets the longer grace to reach its sentinel. Not a
+         * FastCGI worker that got ABORT_REQUEST: its body is over, and
+         * it runs on by design, as long as its request could have (PHP's
+         * ignore_user_abort; dl_orphan_max); it was killed 5 s after its
+         * client left mid-body (2014). */
         int held = 1;
         if (w->body_peer >= 0 && !runner_spool_pending(&r->body) &&
             ioctl(w->body_peer, FIONREAD, &held) < 0)

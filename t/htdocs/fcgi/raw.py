@@ -27,6 +27,10 @@ record types it received. QUERY_STRING says what it answers:
               are in; then, while t/logs/gate-noabort is there (at most
               15 s), it reads nothing more; then, its STDIN read, the
               body's length and its pid (t/52_spool_read_error.t)
+  gate=NAME   once its PARAMS are in, writes its pid into t/logs/gate-NAME
+              (the test made it) and reads nothing more until the test
+              removes it (at most 15 s); then as noabort, without the
+              header (t/52_body_write_error.t)
 It keeps the connection after an aborted request, unlike php-cgi and
 libfcgi."""
 import os
@@ -42,12 +46,21 @@ ledger = os.environ.get('FCGI_LEDGER')
 count = 0
 
 
-GATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'logs', 'gate-noabort')
+LOGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'logs')
+GATE = os.path.join(LOGS, 'gate-noabort')
 RID = [1]  # the request in hand's id (its BEGIN_REQUEST's)
 
 
 def rec(t, content=b'', rid=None):
     return record(t, RID[0] if rid is None else rid, content)
+
+
+def hold(gate):
+    """Reads nothing while gate is there (at most 15 s)."""
+    for _ in range(750):
+        if not os.path.exists(gate):
+            break
+        time.sleep(0.02)
 
 
 def serve(conn):
@@ -72,10 +85,16 @@ def serve(conn):
             if params_done and nv_decode(params).get(b'QUERY_STRING') == b'noabort':
                 conn.sock.sendall(rec(6, b'Content-Type: text/plain\r\n'
                                       b'Script-Control: no-abort\r\n\r\n'))
-                for _ in range(750):
-                    if not os.path.exists(GATE):
-                        break
-                    time.sleep(0.02)
+                hold(GATE)
+            name = nv_decode(params).get(b'QUERY_STRING', b'') if params_done else b''
+            if name.startswith(b'gate=') and name[5:].isalnum():
+                gate = os.path.join(LOGS, 'gate-' + name[5:].decode())
+                try:
+                    with open(gate, 'r+') as f:
+                        f.write('%d\n' % os.getpid())
+                    hold(gate)
+                except FileNotFoundError:
+                    pass
         elif t == 5:
             stdin_done = not c
             body_len += len(c)
@@ -134,6 +153,9 @@ def serve(conn):
                               % (os.getpid(), count)))
     elif query == b'noabort':
         conn.sock.sendall(rec(6, b'body_len=%d pid=%d\n' % (body_len, os.getpid())))
+    elif query.startswith(b'gate='):
+        conn.sock.sendall(rec(6, b'Content-Type: text/plain\r\n\r\nbody_len=%d pid=%d\n'
+                              % (body_len, os.getpid())))
     elif query == b'early':
         conn.sock.sendall(rec(6, b'Content-Type: text/plain\r\n\r\nearly pid=%d\n' % os.getpid()))
     elif query == b'late':
