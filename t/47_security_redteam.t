@@ -17,7 +17,8 @@
 # read another pool's worker either; before, both read its environment
 # (the pool's CGIplusSetEnv value) and memory. No process of httpd or the
 # runner binds an abstract UNIX socket a script could take, and the status
-# page is served only where a scope says SetHandler cgiplus-status.
+# page is served only where a scope says SetHandler cgiplus-status. A
+# WebSocket worker (t/htdocs/ws/redteam.pl, a private httpd) tries the same.
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -29,10 +30,11 @@ use lib 't/lib';
 use FreePort qw(free_port);
 use RawHTTP qw(raw_request);
 use PrivateHttpd qw(private_conf private_dir private_start private_stop);
+use WsTest qw(ws_start ws_stop ws_py);
 
 my @kinds = (['plus', 'redteam.pl'], ['compat', 'redteam.pl'], ['eperl', 'redteam.pl'],
              ['fcgi', 'redteam_fcgi.pl']);
-plan tests => 3 + 8 * @kinds + 3 + 2 + 6;
+plan tests => 3 + 8 * @kinds + 3 + 2 + 6 + 7;
 
 my $vars = Apache::Test::config()->{vars};
 my $nobody = getpwnam('nobody');
@@ -194,3 +196,60 @@ ok t_cmp(raw_request($hp, GET => '/cgiplus-status')->{code}, 404,
          'the status page is not served where no scope sets its handler');
 private_stop("$dir/httpd.pid");
 ok t_cmp(slurp("$dir/error_log") =~ /CGIPLUS3790/ ? 'logged' : 'none', 'none', 'no 3790 there either');
+
+# ---- a WebSocket worker (a pool of its own: runner_ws_worker.c), in a
+# private httpd; the victim is another WebSocket pool's worker (pid.py)
+SKIP: {
+    skip 'needs python3-websockets (Debian package)', 7
+        if system("$WsTest::PYTHON -c 'import websockets' 2>/dev/null");
+    my ($wport, undef, $wdir) = ws_start(name => 'redteam');
+    my $pid = ws_py(<<'PY', $wport);
+import sys
+async def main():
+    ws = await connect("ws://127.0.0.1:%s/t/pid.py" % sys.argv[1])
+    await ws.send("x")
+    pid = int((await asyncio.wait_for(ws.recv(), 10)).split()[1])
+    await ws.close()
+    done({"pid": pid})
+asyncio.run(main())
+PY
+    my $wv = $pid ? $pid->{pid} : 0;
+    my $whttpd = slurp("$wdir/httpd.pid") =~ /(\d+)/ ? $1 : 0;
+    my @wch = grep { ((stat "/proc/$_")[4] // -1) == $nobody } map { /(\d+)/ } `pgrep -P $whttpd`;
+    my $wrunner = runner_pid($wdir);
+    ok t_cmp($wv && @wch && $wrunner ? 1 : 0, 1,
+             "WebSocket: another pool's worker ($wv), httpd's children (@wch), the runner ($wrunner)");
+    my $wq = "victim=$wv&children=" . join(',', @wch) . "&runner=$wrunner&rundir=$wdir&tag=ws";
+    my $rep = ws_py(<<'PY', $wport, $wq);
+import sys
+async def main():
+    ws = await connect("ws://127.0.0.1:%s/t/redteam.pl" % sys.argv[1])
+    await ws.send("probe " + sys.argv[2])
+    body = await asyncio.wait_for(ws.recv(), 30)
+    await ws.close()
+    done({"body": body})
+asyncio.run(main())
+PY
+    my $r = { body => $rep ? $rep->{body} : '' };
+    ok t_cmp(join(' | ', map { field($r, "runner_$_") } qw(proc ptrace tgkill)),
+             qr/^none of \d+ \| 0 of (\d+) \| 0 of \1$/,
+             "WebSocket: the runner's /proc files, ptrace and signals to each of its threads: refused");
+    my $sig = $sig_none ? '0' : '\d+';
+    ok t_cmp(scalar(grep { my $i = $_; join(' | ', map { field($r, "child${i}_$_") } qw(proc ptrace tgkill))
+                           =~ /^none of \d+ \| 0 of (\d+) \| $sig of \1$/ } 0 .. $#wch),
+             scalar(@wch), "WebSocket: every httpd child's /proc files, ptrace of its threads: refused");
+    ok t_cmp(join(' | ', map { field($r, "victim_$_") } qw(proc ptrace tgkill)),
+             qr/^none of \d+ \| 0 of 1 \| \Q${\($sig_none ? 0 : 1)}\E of 1$/,
+             "WebSocket: another pool's worker: /proc files and ptrace refused" . ($sig_none ? ', signals too' : ''));
+    ok t_cmp(join(' ', map { field($r, $_) } qw(conf spool_list respool_list spool_create pidfile_write sock_chmod devtty)),
+             join(' ', ('refused (Permission denied)') x 5, 'refused (Operation not permitted)',
+                  'error (No such device or address)'),
+             'WebSocket: the runtime directory\'s files and a terminal: refused');
+    ok t_cmp(field($r, 'own_fds'), qr/^0:\S+ 1:\S+ 2:pipe 3:socket$/,
+             'WebSocket: only its own descriptors (3: its channel)');
+    ws_stop('redteam');
+    my @forged = grep { /forged-ws line/ } split /\n/, slurp("$wdir/error_log");
+    ok t_cmp(scalar(grep { /^\[[^]]+\] \[cgiplus-runner:\w+\] \[pid $wrunner\] CGIPLUS2813: stderr from WebSocket worker pid \d+ of \S+redteam\.pl: (?:\\x0d)?\[/
+                           && !/\x1b|\r/ } @forged) . ' of ' . scalar(@forged),
+             '2 of 2', 'WebSocket: stderr lines posing as the runner\'s are logged as the script\'s, escaped');
+}
