@@ -16,8 +16,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdint.h>
-#include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 #if defined(__linux__)
@@ -27,6 +25,7 @@
 #include "httpd.h"
 #include "http_config.h"
 #include "http_log.h"
+#include "apr_errno.h"
 
 
 APLOG_USE_MODULE(cgiplus);
@@ -36,44 +35,44 @@ APLOG_USE_MODULE(cgiplus);
 /* The calling thread (httpd has no other yet) enters a domain handling
  * only moves between directories, allowed beneath / (every domain refuses
  * them otherwise, EXDEV): nothing else is handled, so nothing is refused.
- * 0; 1: no Landlock of ABI 2 here (ABI 1 cannot allow those moves); or -1
- * with errno. */
-static int domain_enter(void)
+ * APR_ENOTIMPL: no Landlock of ABI 2 here (ABI 1 cannot allow those
+ * moves). */
+static apr_status_t domain_enter(void)
 {
     struct landlock_ruleset_attr attr = { .handled_access_fs = LANDLOCK_ACCESS_FS_REFER };
-    struct landlock_path_beneath_attr pb = { .allowed_access = LANDLOCK_ACCESS_FS_REFER };
-    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-    int rs = -1, rc = -1;
+    struct landlock_path_beneath_attr pb = { .allowed_access = LANDLOCK_ACCESS_FS_REFER,
+                                             .parent_fd = -1 };
+    apr_status_t rv = APR_SUCCESS;
+    int rs = -1;
 
-    if (abi < 2)
-        return 1;
-    pb.parent_fd = open("/", O_PATH | O_CLOEXEC);
-    if (pb.parent_fd < 0)
-        return -1;
-    rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
-    if (rs >= 0 && syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) == 0)
-        rc = (int)syscall(SYS_landlock_restrict_self, rs, 0);
-    if (rs >= 0) {
-        int e = errno;
+    if (syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) < 2)
+        return APR_ENOTIMPL;
+    if ((pb.parent_fd = open("/", O_PATH | O_CLOEXEC)) < 0 ||
+        (rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0)) < 0 ||
+        syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0 ||
+        syscall(SYS_landlock_restrict_self, rs, 0) < 0)
+        rv = APR_FROM_OS_ERROR(errno);
+    if (rs >= 0)
         close(rs);
-        errno = e;
-    }
-    close(pb.parent_fd);
-    return rc;
+    if (pb.parent_fd >= 0)
+        close(pb.parent_fd);
+    return rv;
 }
 #else
-static int domain_enter(void)
+static apr_status_t domain_enter(void)
 {
-    return 1;
+    return APR_ENOTIMPL;
 }
 #endif
 
 int cgiplus_domain_drop_privileges(apr_pool_t *pchild, server_rec *s)
 {
+    apr_status_t rv;
+
     (void)pchild;
-    if (geteuid() != 0 || domain_enter() >= 0)
+    if (geteuid() != 0 || (rv = domain_enter()) == APR_SUCCESS || rv == APR_ENOTIMPL)
         return DECLINED;
-    ap_log_error(APLOG_MARK, APLOG_WARNING, errno, s, CGIPLUS_LOGNO(3790)
+    ap_log_error(APLOG_MARK, APLOG_WARNING, rv, s, CGIPLUS_LOGNO(3790)
                  "this process of httpd (pid %ld) could not enter a Landlock domain "
                  "of its own: the commands and CGI scripts it starts as httpd's User "
                  "(SSI #exec cmd, mod_cgi, mod_cgid) can read the memory and "
