@@ -4,6 +4,7 @@
  * cgiplus_handler.c (requests). */
 #include "cgiplus_conf.h"
 #include "cgiplus_conn.h"
+#include "cgiplus_domain.h"
 #include "cgiplus_direct.h"
 #include "cgiplus_engine.h"
 #include "cgiplus_fcgid.h"
@@ -75,6 +76,8 @@ static void cgiplus_register_hooks(apr_pool_t *p)
     /* Before mod_cgi/mod_cgid: CGIplusCompat takes their handler over. */
     static const char *const cgi_modules[] = { "mod_cgi.c", "mod_cgid.c", NULL };
     static const char *const cgiplus_static_succ[] = { "mod_alias.c", NULL };
+    /* while still root: only root may make a domain without no_new_privs */
+    static const char *const unixd[] = { "mod_unixd.c", NULL };
 
     ap_hook_check_config(cgiplus_conf_check_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_check_config(cgiplus_runner_check_config, NULL, NULL, APR_HOOK_MIDDLE);
@@ -87,6 +90,7 @@ static void cgiplus_register_hooks(apr_pool_t *p)
     ap_hook_post_config(cgiplus_conf_server_post_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_post_config(cgiplus_version_post_config, NULL, NULL, APR_HOOK_LAST);
     ap_hook_monitor(cgiplus_runner_monitor, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_drop_privileges(cgiplus_domain_drop_privileges, NULL, unixd, APR_HOOK_FIRST);
     ap_hook_child_init(cgiplus_key_child_init, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_child_init(cgiplus_conn_child_init, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_child_init(cgiplus_direct_child_init, NULL, NULL, APR_HOOK_MIDDLE);

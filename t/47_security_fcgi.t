@@ -11,10 +11,12 @@
 # through /proc/PID/fd/N, pidfd_getfd) and memory (process_vm_readv) are
 # closed by its Landlock domain; httpd's children (the O_PATH descriptors)
 # by not being dumpable; the runner (its copy) by being root's. A plain CGI
-# script run by mod_cgid is outside every domain: it reaches the worker
-# (and could accept() its requests on the taken socket) but neither the
-# children nor the runner, nor the socket by name: pools that must not be
-# reached by such scripts need a CGIplusUser (docs/RELIABILITY.md).
+# script run by mod_cgid is in its daemon's domain (cgiplus_domain.c) and
+# reaches none of them. A process of that user outside every domain (the
+# control, started by the test) reaches the worker (and could accept() its
+# requests on the taken socket) but neither the children nor the runner,
+# nor the socket by name: pools that must not be reached by such processes
+# need a CGIplusUser (docs/RELIABILITY.md).
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -30,7 +32,7 @@ use POSIX ();
 
 my @kinds = (['plus', 'reach.pl'], ['compat', 'reach.pl'], ['eperl', 'reach.pl'],
              ['fcgi', 'reach_fcgi.pl'], ['fcgipr', 'reach_fcgi.pl']);
-plan tests => 6 + 9 * @kinds + 9 + 3 * 4;
+plan tests => 6 + 9 * @kinds + 7 + 3 + 3 * 4;
 
 my $vars = Apache::Test::config()->{vars};
 my $nobody = getpwnam('nobody');
@@ -110,18 +112,18 @@ for my $k (@kinds) {
     ok t_cmp("$v->{code} " . field($v, 'pid'), "200 $victim", "$kind: the victim serves on, the same worker");
 }
 
-# mod_cgid's plain CGI, of the same user, outside every domain: the
-# control that the probes have teeth. It reaches the worker (takes its
-# listening socket), not the children, the runner or the socket by name.
+# mod_cgid's plain CGI, of the same user: its daemon entered a Landlock
+# domain of its own before it dropped root (cgiplus_domain.c), so its
+# scripts reach no worker; before, outside every domain, one took the
+# victim's listening socket and read its memory. Not the children, the
+# runner or the socket by name either.
 my $r = hget("/hostile/cgid/reach.pl?$q");
 ok t_cmp($r->{code}, 200, 'mod_cgid: the probe runs');
 ok t_cmp(field($r, 'sockets'), qr/^[1-9]\d* found: refused \(Permission denied\) x\d+$/,
          'mod_cgid: FastCGI sockets by name: none connectable');
-ok t_cmp(field($r, 'victim_getfd'), qr/\btook socket\b/,
-         'mod_cgid: outside any domain, it takes the victim worker\'s sockets (hence CGIplusUser)');
-ok t_cmp(field($r, 'victim_mem'), 'read', 'mod_cgid: and reads its memory');
-ok t_cmp(field($r, 'victim_connect'), qr/^(error \(Connection refused\)|refused \(Connection refused\))/,
-         'mod_cgid: a connect through /proc/PID/fd/0 of the listening socket itself is refused');
+ok t_cmp(join(' | ', map { field($r, "victim_$_") } qw(connect getfd mem)),
+         qr/^refused \(Permission denied\) x\d+ \| \Q$refused_op | $refused_op\E$/,
+         'mod_cgid: in its daemon\'s domain, the victim worker\'s descriptors and memory: refused');
 my @ch = alive_children($r);
 ok t_cmp(scalar(grep { $_ eq "$refused_ls | $refused_ls x64 | $refused_op | $refused_op" } @ch),
          scalar(@ch) || -1, "mod_cgid: every httpd child's descriptors and memory: refused (not dumpable)");
@@ -131,6 +133,34 @@ ok t_cmp(field($r, 'own_fds') =~ /(?:^|\s)(?:[3-9]|\d\d+):(?:socket|\/\S*fcgi-)/
          'none', 'mod_cgid: no socket of the runner or of httpd\'s children among its descriptors');
 $v = hget('/hostile/victim/reach_fcgi.pl');
 ok t_cmp("$v->{code} " . field($v, 'pid'), "200 $victim", 'the victim serves on, the same worker');
+
+# The control that the probes have teeth: the same probe in a process of
+# httpd's User outside every domain (a cron job of that user, say; none
+# that httpd starts). It takes the victim's listening socket and reads its
+# memory: pools that must be kept from such processes need a CGIplusUser.
+{
+    pipe my $rd, my $wr or die;
+    my $kid = fork // die;
+    if (!$kid) {
+        close $rd;
+        my $gid = (getpwnam('nobody'))[3];
+        $) = "$gid $gid";
+        $( = $gid;
+        $< = $> = $nobody;
+        do "$vars->{documentroot}/hostile/reach_lib.pl" or do { syswrite $wr, "failed: $@ $!\n"; POSIX::_exit(1) };
+        syswrite $wr, reach_report($q);
+        POSIX::_exit(0);
+    }
+    close $wr;
+    my $body = do { local $/; <$rd> } // '';
+    waitpid $kid, 0;
+    my $c = { body => $body };
+    ok t_cmp(field($c, 'victim_getfd'), qr/\btook socket\b/,
+             'a process of that user outside any domain takes the victim worker\'s sockets (hence CGIplusUser)');
+    ok t_cmp(field($c, 'victim_mem'), 'read', 'and reads its memory');
+    ok t_cmp(field($c, 'victim_connect'), qr/^(error \(Connection refused\)|refused \(Connection refused\))/,
+             'a connect through /proc/PID/fd/0 of the listening socket itself is refused');
+}
 
 # A FastCGI application flooding whoever reads its connection within one
 # request (t/htdocs/hostile/flood_fcgi.py): 4 MiB of STDERR records of
