@@ -312,9 +312,14 @@ const char *cgiplus_conf_set(cmd_parms *cmd, void *dcv, const char *arg)
     return NULL;
 }
 
-const char *cgiplus_conf_set_flag(cmd_parms *cmd, void *dcv, int on)
+/* On or Off, any case, as httpd's flags; one word only (TAKE1) */
+const char *cgiplus_conf_set_flag(cmd_parms *cmd, void *dcv, const char *arg)
 {
-    return cgiplus_conf_store(cmd, dcv, (cgp_setting_id)(intptr_t)cmd->info, on ? 1 : 0, NULL);
+    int on = !strcasecmp(arg, "on");
+
+    if (!on && strcasecmp(arg, "off"))
+        return apr_pstrcat(cmd->pool, cmd->cmd->name, " must be On or Off", NULL);
+    return cgiplus_conf_store(cmd, dcv, (cgp_setting_id)(intptr_t)cmd->info, on, NULL);
 }
 
 const char *cgiplus_conf_set_runner_socket(cmd_parms *cmd, void *dcv, const char *arg)
@@ -376,23 +381,32 @@ int cgiplus_cgi_module_loaded(void)
  * the script may write nothing, so the no-progress timeout (their syntax:
  * seconds, or ms/mi/h). httpd hands it to every module that declares it:
  * mod_cgi(d), if loaded, keeps it for what it serves; here it applies to
- * what mod_cgiplus serves. */
+ * what mod_cgiplus serves. 0 is their "not set" (httpd's Timeout): ours is
+ * not set either, so the default applies. */
 const char *cgiplus_conf_set_cgid_timeout(cmd_parms *cmd, void *dcv, const char *arg)
 {
     const char *u = arg;
     apr_interval_time_t t;
     apr_int64_t ms;
+    int strict;
 
     while (apr_isdigit(*u))
         u++;
-    /* httpd's parser takes "soon" as 0 s: only digits and a unit it knows */
-    if (u == arg || u - arg > 12 || (*u && strcmp(u, "s") && strcmp(u, "ms") &&
-                                     strcmp(u, "mi") && strcmp(u, "h")) ||
+    /* httpd's parser takes "soon" as 0 s and "5min" as 5 minutes: only
+     * digits and a unit it knows, unless mod_cgi(d) is loaded beside us
+     * and takes the rest, which must not stop httpd then */
+    strict = u > arg && u - arg <= 12 && (!*u || !strcmp(u, "s") || !strcmp(u, "ms") ||
+                                          !strcmp(u, "mi") || !strcmp(u, "h"));
+    if ((!strict && !cgiplus_cgi_module_loaded()) ||
         ap_timeout_parameter_parse(arg, &t, "s") != APR_SUCCESS || t < 0)
         return apr_psprintf(cmd->pool, "%s takes a time in seconds (or with a "
                             "unit: 500ms, 2mi, 1h), not '%s'", cmd->cmd->name, arg);
+    if (t == 0)
+        return NULL;
     ms = (apr_int64_t)apr_time_as_msec(t);
-    if (t && ms == 0)
+    if (ms > CGP_MS_MAX)
+        return apr_psprintf(cmd->pool, "%s: '%s' is too long a time", cmd->cmd->name, arg);
+    if (ms == 0)
         ms = 1; /* 0 means none */
     return cgiplus_conf_store(cmd, dcv, CGP_S_TIMEOUT_NOPROGRESS, ms, NULL);
 }

@@ -58,7 +58,7 @@ int cgiplus_conf_post_config(apr_pool_t *pconf, apr_pool_t *plog,
  * the directive entries): any row by its type (cmd->info is its id), and
  * the rows with a syntax of their own. */
 const char *cgiplus_conf_set(cmd_parms *cmd, void *dcv, const char *arg);
-const char *cgiplus_conf_set_flag(cmd_parms *cmd, void *dcv, int on);
+const char *cgiplus_conf_set_flag(cmd_parms *cmd, void *dcv, const char *arg);
 const char *cgiplus_conf_set_rlimit(cmd_parms *cmd, void *dcv, const char *what,
                                     const char *arg);
 const char *cgiplus_conf_set_env(cmd_parms *cmd, void *dcv, const char *name,
