@@ -470,26 +470,50 @@ const char *cgiplus_conf_set_env(cmd_parms *cmd, void *dcv, const char *name, co
     return cgiplus_conf_store(cmd, dcv, CGP_S_ENV, 1, env);
 }
 
+/* "#N": N all digits, 0 to 2147483647 (the runner's most: uid_t's -1 is
+ * no id, and "#12abc" is a typo, not 12); -1 if not. */
+static apr_int64_t conf_hash_id(const char *s)
+{
+    apr_int64_t n = 0;
+
+    if (*s++ != '#' || !*s)
+        return -1;
+    for (; *s; s++) {
+        if (!apr_isdigit(*s) || (n = n * 10 + (*s - '0')) > 2147483647)
+            return -1;
+    }
+    return n;
+}
+
 const char *cgiplus_conf_set_user(cmd_parms *cmd, void *dcv, const char *user, const char *group)
 {
     uid_t uid;
     gid_t gid;
     const char *v;
+    apr_int64_t id;
     int i;
 
     struct passwd *pw = NULL;
 
     /* As httpd's User: a name, or #uid. */
-    if (user[0] == '#' && apr_isdigit(user[1]))
-        uid = (uid_t)apr_atoi64(user + 1);
+    if (user[0] == '#') {
+        if ((id = conf_hash_id(user)) < 0)
+            return apr_psprintf(cmd->pool, "CGIplusUser takes a user name or #UID (0 to "
+                                "2147483647), not '%s'", user);
+        uid = (uid_t)id;
+    }
     else if ((pw = getpwnam(user)))
         uid = pw->pw_uid;
     else
         return apr_psprintf(cmd->pool, "CGIplusUser: no user '%s'", user);
     if (group) {
         struct group *gr = NULL;
-        if (group[0] == '#' && apr_isdigit(group[1]))
-            gid = (gid_t)apr_atoi64(group + 1);
+        if (group[0] == '#') {
+            if ((id = conf_hash_id(group)) < 0)
+                return apr_psprintf(cmd->pool, "CGIplusUser takes a group name or #GID (0 to "
+                                    "2147483647) after the user, not '%s'", group);
+            gid = (gid_t)id;
+        }
         else if ((gr = getgrnam(group)))
             gid = gr->gr_gid;
         else

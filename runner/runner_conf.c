@@ -140,7 +140,11 @@ static int parse_user(const char *s, size_t len, uint64_t *out, const char **why
             g = gr->gr_gid;
         }
     }
-    if (u == 0 || g == 0 || u > INT_MAX || g > INT_MAX) {
+    if (u > INT_MAX || g > INT_MAX) {
+        *why = "a uid or gid is at most 2147483647";
+        return -1;
+    }
+    if (u == 0 || g == 0) {
         *why = "scripts never run as root (uid or gid 0)";
         return -1;
     }

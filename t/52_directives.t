@@ -214,6 +214,9 @@ my @bad = (
     ['CGIplusUser daemon #0', qr/CGIplusUser: scripts never run as root/],
     ['CGIplusUser nosuchuser', qr/CGIplusUser: no user 'nosuchuser'/],
     ['CGIplusUser daemon daemon daemon', qr/CGIplusUser takes 1-2 arguments/],
+    # uid_t's -1 and a typo after the digits passed, the first for the runner to refuse
+    ['CGIplusUser #65534 #4294967295', qr/CGIplusUser takes a group name or #GID \(0 to 2147483647\) after the user, not '#4294967295'/],
+    ['CGIplusUser #12abc #12', qr/CGIplusUser takes a user name or #UID \(0 to 2147483647\), not '#12abc'/],
     ['CGIplusRunnerUser #abc', qr/CGIplusRunnerUser takes a user name or #UID \(a number\), not '#abc'/],
     ['CGIplusRunnerUser nosuchuser', qr/CGIplusRunnerUser: there is no user named 'nosuchuser'/],
     ["CGIplusRunnerSocket $dir/" . ('s' x 100) . '.sock', qr/CGIplusRunnerSocket: the path '.*' is 1\d\d bytes long, but a UNIX socket path must be shorter than 108 bytes/],
@@ -317,7 +320,7 @@ my @in = (['S', '%s', 'server config'], ['V', "<VirtualHost 127.0.0.1:1>\n%s\n</
           ['D', "<Location /x>\n%s\n</Location>", '<Location>']);
 my %why = (V => qr/cannot occur within <VirtualHost> section|not allowed here/,
            D => qr/not allowed in <(?:Directory|Location)> context|not allowed here|cannot occur within/);
-plan tests => 1 + @names * @in + @names + @bad + @good + 3 + 1 + 1 + 4 + 1 + 2 + 13;
+plan tests => 1 + @names * @in + @names + @bad + @good + 3 + 1 + 1 + 4 + 1 + 2 + 14;
 
 ok t_cmp(join(' ', grep { !$sample{$_} } @names), '', 'every directive of the table has a sample line here');
 
@@ -489,6 +492,7 @@ for my $c (['http_timeout 999ms', qr/http_timeout wants a duration of at least 1
            ["[defaults]\nmax_age 5d", qr/max_age wants a duration, N\[\.F\]\[ms\|s\|m\|h\] or none/],
            ["[defaults]\nws_max_conns 0", qr/ws_max_conns is not 1\.\.100000000 or none/],
            ['die_with_parent maybe', qr/die_with_parent wants yes or no/],
+           ['allow_user 65534:4294967295', qr/allow_user: a uid or gid is at most 2147483647/],
            ['bogus_key 1', qr/bogus_key: unknown global setting/]) {
     open my $fh, '>', "$rdir/r.conf" or die;
     print $fh "socket $rdir/r.sock\nkey_file $key\nuser $vars->{user}\nspool_dir $rdir/spool\n$c->[0]\n";
