@@ -146,7 +146,8 @@ my %sample = (
 $sample{$_} = $sample{ $old{$_} } =~ s/^\w+/$_/r for keys %old;
 
 # ---- the refusals and the limits ----
-# [line, what the refusal says]: each names the directive and says why.
+# [line, what the refusal says]: each names the directive and says why
+# (CGIplusStatic's options: t/25_static_config.t).
 my @bad = (
     ['CGIplusMaxWorkers 0', qr/CGIplusMaxWorkers takes a whole number from 1 to 4096, not '0'/],
     ['CGIplusMaxWorkers 4097', qr/CGIplusMaxWorkers takes a whole number from 1 to 4096, not '4097'/],
@@ -241,9 +242,6 @@ my @bad = (
     ['CGIplusStaticCacheBytes 0', qr/CGIPLUS1500: CGIplusStaticMaxMemFile \(65536 bytes\) is larger than CGIplusStaticCacheBytes \(0 bytes\)/],
     ["CGIplusStaticCacheBytes 2G\nCGIplusStaticMaxMemFile 1025M", qr/CGIplusStaticMaxMemFile takes .*1073741824/],
     ['CGIplusStaticRevalidate 86400001', qr/CGIplusStaticRevalidate takes a whole number from 0 to 86400000/],
-    ['CGIplusStaticCacheEviction fifo', qr/CGIplusStaticCacheEviction takes 'clock' or 'lru', not 'fifo'/],
-    ["CGIplusStatic /st/ $dir/st phase=other", qr/CGIplusStatic: phase= takes 'quick' .* not 'other'/],
-    ["CGIplusStatic st/ $dir/st", qr/CGIplusStatic: the URL prefix must start with '\/'/],
     ['CGIDScriptTimeout 5m', qr/CGIDScriptTimeout takes a time in seconds \(or with a unit: 500ms, 2mi, 1h\), not '5m'/],
     ['CGIDScriptTimeout -1', qr/CGIDScriptTimeout takes a time in seconds .* not '-1'/],
     ['CGIScriptTimeout 1.5', qr/CGIScriptTimeout takes a time in seconds .* not '1.5'/],
