@@ -20,6 +20,7 @@ use warnings FATAL => 'all';
 use Apache::Test;
 use Apache::TestUtil;
 use File::Path qw(make_path remove_tree);
+use IO::Socket::INET;
 use JSON::PP;
 use lib 't/htdocs/pool/lib';
 use PoolTest ();
@@ -318,7 +319,7 @@ my @in = (['S', '%s', 'server config'], ['V', "<VirtualHost 127.0.0.1:1>\n%s\n</
           ['D', "<Location /x>\n%s\n</Location>", '<Location>']);
 my %why = (V => qr/cannot occur within <VirtualHost> section|not allowed here/,
            D => qr/not allowed in <(?:Directory|Location)> context|not allowed here|cannot occur within/);
-plan tests => 1 + @names * @in + @names + @bad + @good + 3 + 1 + 1 + 4 + 1 + 2 + 14;
+plan tests => 1 + @names * @in + @names + @bad + @good + 3 + 1 + 1 + 4 + 1 + 3 + 2 + 14;
 
 ok t_cmp(join(' ', grep { !$sample{$_} } @names), '', 'every directive of the table has a sample line here');
 
@@ -419,6 +420,12 @@ Alias /q/ $pool/
 <Location /cgiplus-status>
     SetHandler cgiplus-status
 </Location>
+Alias /wsx/ $top/examples/python/
+<Directory $top/examples/python>
+    Require all granted
+    Options +ExecCGI
+    SetHandler cgiplus-script
+</Directory>
 CONF
 close $pc;
 private_start("$pdir/httpd.conf", $port) or die "httpd did not start\n";
@@ -465,6 +472,23 @@ ok t_cmp(join(' ', map { "$_=" . ($s->{$_} // '-') } qw(rlimit_cpu rlimit_as rli
 # default here too, not "no timeout" (it was 0)
 ok t_cmp($pools{POOL_cgid0}{settings}{timeout_noprogress} // '-', 59000,
          'CGIDScriptTimeout 0: the default no-progress timeout, as mod_cgid takes 0');
+# A WebSocket pool's (its own section of the page), held while one
+# connection is open.
+my $ws = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port", Timeout => 10) or die "connect: $!";
+print $ws "GET /wsx/ws_echo.py HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+    . "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+    . "Sec-WebSocket-Version: 13\r\n\r\n";
+my $head = '';
+while ($head !~ /\r\n\r\n/) { last unless sysread $ws, $head, 4096, length $head }
+ok t_cmp(resp_code($head), 101, 'a WebSocket upgrade with no settings is accepted');
+my $wst = JSON::PP->new->decode(resp_body(private_get($port, '/cgiplus-status?json')))->{websocket};
+my $wset = $wst->{pools}[0]{settings} // {};
+ok t_cmp(join(' ', map { "$_=" . ($wset->{$_} // '-') } qw(max_message queue overflow max_connections per_address drain_ms)),
+         'max_message=1048576 queue=1048576 overflow=1008 max_connections=0 per_address=0 drain_ms=600000',
+         'CGIplusWebSocketMaxMessage 1M, SendQueue 1M, Overflow 1008, MaxConnections and MaxPerAddress none, Drain 10m');
+ok t_cmp($wst->{memory_max}, 256 << 20, 'CGIplusWebSocketMemory 256M');
+close $ws;
+
 # runner-wide (docs/RUNNER.md, "Runner-wide keys")
 my $rn = $st->{runner};
 ok t_cmp(join(' ', map { "$_=" . ($rn->{$_} // '-') } qw(max_workers_total kill_grace_ms backoff_base_ms backoff_max_ms)),
