@@ -71,6 +71,7 @@ void *cgiplus_merge_server_conf(apr_pool_t *p, void *basev, void *addv)
 
     c->global = base->global; /* main server only: the main server's */
     c->fcgid_queue_wait = c->fcgid_queue_depth = c->php_queue_wait = c->engine_site = NULL; /* post_config's */
+    c->vh_noprogress = c->vh_queue_wait = NULL;
     c->static_sc = cgiplus_static_merge_sconf(p, base->static_sc, add->static_sc);
     return c;
 }
@@ -602,6 +603,21 @@ int cgiplus_conf_begin(request_rec *r, const cgiplus_dir_conf *dc, int ws,
         names[n] = "env";
         vals[n++] = APR_ARRAY_IDX(env, i, const char *);
     }
+    /* defaults below a virtual host's own Timeout (an fcgid-script or php
+     * pool's queue_wait, sent after these, wins: the runner takes the last) */
+    if (!ws) {
+        const cgiplus_server_conf *sc = ap_get_module_config(r->server->module_config,
+                                                              &cgiplus_module);
+
+        if (sc->vh_noprogress && !cgiplus_conf_named(dc, CGP_S_TIMEOUT_NOPROGRESS) && n < max) {
+            names[n] = cgp_settings[CGP_S_TIMEOUT_NOPROGRESS].key;
+            vals[n++] = sc->vh_noprogress;
+        }
+        if (sc->vh_queue_wait && !cgiplus_conf_named(dc, CGP_S_QUEUE_WAIT) && n < max) {
+            names[n] = cgp_settings[CGP_S_QUEUE_WAIT].key;
+            vals[n++] = sc->vh_queue_wait;
+        }
+    }
     return n;
 }
 
@@ -891,6 +907,16 @@ int cgiplus_conf_server_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_poo
         sc->fcgid_queue_wait = apr_pstrdup(pconf, t24);
         sc->fcgid_queue_depth = dv;
         sc->engine_site = cgiplus_engine_site(pconf, v);
+        /* The runner keeps its defaults below the main server's Timeout
+         * (its http_timeout): a virtual host's own gets its own, or httpd
+         * gives up first there, with its own 504 instead of ours. */
+        sc->vh_noprogress = sc->vh_queue_wait = NULL;
+        if (v != s && v->timeout != s->timeout) {
+            cgp_setting_format(CGP_S_TIMEOUT_NOPROGRESS, below, t24);
+            sc->vh_noprogress = apr_pstrdup(pconf, t24);
+            cgp_setting_format(CGP_S_QUEUE_WAIT, below < 10000 ? below : 10000, t24);
+            sc->vh_queue_wait = apr_pstrdup(pconf, t24);
+        }
     }
     return OK;
 }

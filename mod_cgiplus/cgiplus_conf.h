@@ -38,6 +38,10 @@ typedef struct cgiplus_server_conf {
      * NULL: send none */
     const char *fcgid_queue_wait, *fcgid_queue_depth, *php_queue_wait;
     const char *engine_site; /* BEGIN's site of its engine pools (the same) */
+    /* a virtual host with a Timeout of its own: BEGIN's default
+     * timeout_noprogress and queue_wait below it, as the runner keeps its
+     * own below the main server's; NULL: the runner's */
+    const char *vh_noprogress, *vh_queue_wait;
 } cgiplus_server_conf;
 
 void *cgiplus_create_server_conf(apr_pool_t *p, server_rec *s);

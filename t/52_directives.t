@@ -12,7 +12,8 @@
 #   why; a value at a limit passes;
 # - the defaults the rows (and docs/RUNNER.md's) give are the ones the
 #   runner uses, as its status page shows them, mod_cgid's
-#   `CGIDScriptTimeout 0` (its "not set") included.
+#   `CGIDScriptTimeout 0` (its "not set") and a virtual host's own
+#   `Timeout` included.
 # A directive added to the table without a sample here fails the first
 # check.
 use strict;
@@ -319,7 +320,7 @@ my @in = (['S', '%s', 'server config'], ['V', "<VirtualHost 127.0.0.1:1>\n%s\n</
           ['D', "<Location /x>\n%s\n</Location>", '<Location>']);
 my %why = (V => qr/cannot occur within <VirtualHost> section|not allowed here/,
            D => qr/not allowed in <(?:Directory|Location)> context|not allowed here|cannot occur within/);
-plan tests => 1 + @names * @in + @names + @bad + @good + 3 + 1 + 1 + 4 + 1 + 3 + 2 + 14;
+plan tests => 1 + @names * @in + @names + @bad + @good + 3 + 1 + 1 + 4 + 1 + 1 + 3 + 2 + 14;
 
 ok t_cmp(join(' ', grep { !$sample{$_} } @names), '', 'every directive of the table has a sample line here');
 
@@ -370,7 +371,7 @@ for my $line (@good) {
 
 # ---- .htaccess, and the defaults in effect: one started httpd ----
 my $pdir = private_dir('directives-run');
-my $port = free_port();
+my ($port, $vport) = (free_port(), free_port());
 my $pool = "$vars->{documentroot}/pool";
 make_path("$pdir/ht");
 for my $name (@names) {
@@ -420,6 +421,13 @@ Alias /q/ $pool/
 <Location /cgiplus-status>
     SetHandler cgiplus-status
 </Location>
+Listen 127.0.0.1:$vport
+<VirtualHost 127.0.0.1:$vport>
+    Timeout 5
+    <Location /p/>
+        CGIplusSetEnv POOL_vhost 1
+    </Location>
+</VirtualHost>
 Alias /wsx/ $top/examples/python/
 <Directory $top/examples/python>
     Require all granted
@@ -449,6 +457,7 @@ ok t_cmp(resp_code(private_get($port, '/ht-opts/f.txt')), 500,
 # settings"), as the runner's status page shows them.
 ok t_cmp(resp_code(private_get($port, '/p/app.pl')), 200, 'a pool with no settings serves');
 resp_code(private_get($port, '/q/app.pl'));
+resp_code(private_get($vport, '/p/app.pl'));
 my $st = JSON::PP->new->decode(resp_body(private_get($port, '/cgiplus-status?json')));
 my %pools = map { my $p = $_; map { ($_ => $p) } @{ $p->{settings}{env} } } @{ $st->{pools} };
 my $s = $pools{POOL_defaults}{settings} // {};
@@ -472,6 +481,12 @@ ok t_cmp(join(' ', map { "$_=" . ($s->{$_} // '-') } qw(rlimit_cpu rlimit_as rli
 # default here too, not "no timeout" (it was 0)
 ok t_cmp($pools{POOL_cgid0}{settings}{timeout_noprogress} // '-', 59000,
          'CGIDScriptTimeout 0: the default no-progress timeout, as mod_cgid takes 0');
+# A virtual host's own Timeout (5 s): the defaults below it, as README
+# says (they were the main server's: 10 s and 59 s, past it)
+ok t_cmp(join(' ', map { "$_=" . ($pools{POOL_vhost}{settings}{$_} // '-') } qw(queue_wait timeout_noprogress)),
+         'queue_wait=4000 timeout_noprogress=4000',
+         "in a virtual host with Timeout 5: queue_wait and timeout_noprogress 1 s below it");
+
 # A WebSocket pool's (its own section of the page), held while one
 # connection is open.
 my $ws = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port", Timeout => 10) or die "connect: $!";
