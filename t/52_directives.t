@@ -242,6 +242,8 @@ my @bad = (
     ['CGIplusStaticCacheEntries 1048577', qr/CGIplusStaticCacheEntries takes a whole number from 0 to 1048576/],
     ['CGIplusStaticCacheBytes 1025G', qr/CGIplusStaticCacheBytes takes a size in bytes, optionally with K, M or G, from 0 to 1099511627776 bytes, not '1025G'/],
     ['CGIplusStaticCacheBytes 0', qr/CGIPLUS1500: CGIplusStaticMaxMemFile \(65536 bytes\) is larger than CGIplusStaticCacheBytes \(0 bytes\)/],
+    # (and the defaults of both: 64K and 16M)
+    ['CGIplusStaticMaxMemFile 17M', qr/CGIPLUS1500: CGIplusStaticMaxMemFile \(17825792 bytes\) is larger than CGIplusStaticCacheBytes \(16777216 bytes\)/],
     ["CGIplusStaticCacheBytes 2G\nCGIplusStaticMaxMemFile 1025M", qr/CGIplusStaticMaxMemFile takes .*1073741824/],
     ['CGIplusStaticRevalidate 86400001', qr/CGIplusStaticRevalidate takes a whole number from 0 to 86400000/],
     ['CGIDScriptTimeout 5m', qr/CGIDScriptTimeout takes a time in seconds \(or with a unit: 500ms, 2mi, 1h\), not '5m'/],
