@@ -12,13 +12,15 @@
 int cgp_parse_u64(const char *s, size_t len, uint64_t *out)
 {
     uint64_t v = 0;
-    if (len == 0 || len > 19)
+    if (len == 0)
         return -1;
     for (size_t i = 0; i < len; i++) {
         if (s[i] < '0' || s[i] > '9')
             return -1;
         v = v * 10 + (uint64_t)(s[i] - '0');
     }
+    if (len > 19)
+        return -2; /* all digits, too many: a number too big, not a typo */
     *out = v;
     return 0;
 }
@@ -31,8 +33,11 @@ int cgp_parse_size(const char *s, size_t len, uint64_t *out)
         mul = c == 'k' ? 1024u : c == 'm' ? 1024u * 1024u : 1024u * 1024u * 1024u;
         len--;
     }
-    if (cgp_parse_u64(s, len, &v) < 0 || v > (uint64_t)CGP_SIZE_MAX / mul)
-        return -1;
+    int rc = cgp_parse_u64(s, len, &v);
+    if (rc < 0)
+        return rc;
+    if (v > (uint64_t)CGP_SIZE_MAX / mul)
+        return -2;
     *out = v * mul;
     return 0;
 }
@@ -46,10 +51,12 @@ int cgp_parse_duration(const char *s, size_t len, uint64_t unit_ms, uint64_t *ms
         *ms = 0;
         return 0;
     }
-    for (n = 0; i < len && isdigit((unsigned char)s[i]) && n < 12; i++, n++)
-        whole = whole * 10 + (uint64_t)(s[i] - '0');
-    if (n == 0)
+    for (n = 0; i < len && isdigit((unsigned char)s[i]); i++)
+        if ((n || s[i] != '0') && n++ < 12) /* leading zeros count for nothing */
+            whole = whole * 10 + (uint64_t)(s[i] - '0');
+    if (i == 0)
         return -1;
+    int big = n > 12; /* too long, said once the rest is known good */
     if (i < len && s[i] == '.') {
         i++;
         for (n = 0; i < len && isdigit((unsigned char)s[i]); i++, n++)
@@ -73,7 +80,7 @@ int cgp_parse_duration(const char *s, size_t len, uint64_t unit_ms, uint64_t *ms
     else
         return -1;
     uint64_t v = whole * unit_ms + frac * unit_ms / scale;
-    if (v > (uint64_t)CGP_MS_MAX)
+    if (big || v > (uint64_t)CGP_MS_MAX)
         return -2;
     if (v == 0 && (whole || frac))
         v = 1; /* a positive value never rounds down to "none" */

@@ -77,13 +77,14 @@ int cgp_setting_parse(cgp_setting_id id, const char *s, size_t len, int64_t *out
     }
     switch (d->type) {
     case CGP_ST_COUNT:
-        if (cgp_parse_u64(s, len, &u) < 0)
+    case CGP_ST_SIZE: {
+        int rc = d->type == CGP_ST_COUNT ? cgp_parse_u64(s, len, &u) : cgp_parse_size(s, len, &u);
+        if (rc == -2)
+            return CGP_SE_HIGH;
+        if (rc < 0)
             return CGP_SE_SYNTAX;
         break;
-    case CGP_ST_SIZE:
-        if (cgp_parse_size(s, len, &u) < 0)
-            return CGP_SE_SYNTAX;
-        break;
+    }
     case CGP_ST_DURATION: {
         int rc = cgp_parse_duration(s, len, 1000, &u);
         if (rc == -2)

@@ -11,10 +11,11 @@
 #define CGP_MS_MAX (INT64_C(1) << 40)
 #define CGP_SIZE_MAX (INT64_C(1) << 62)
 
-/* Strict decimal: 1-19 digits, no sign, no space (so no overflow). 0 or -1. */
+/* Strict decimal: 1-19 digits, no sign, no space (so no overflow). 0, -1
+ * if malformed, -2 if more digits (too big). */
 int cgp_parse_u64(const char *s, size_t len, uint64_t *out);
 /* A decimal count of bytes, K, M or G (1024 based) allowed; at most
- * CGP_SIZE_MAX. 0 or -1. */
+ * CGP_SIZE_MAX. 0, -1 if malformed, -2 if past CGP_SIZE_MAX. */
 int cgp_parse_size(const char *s, size_t len, uint64_t *out);
 /* "none" | N[.F][ms|s|m|h] (default unit: unit_ms) -> ms; 0 = none. A
  * positive value never rounds down to 0. 0, -1 if malformed, -2 if over

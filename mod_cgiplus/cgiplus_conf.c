@@ -71,6 +71,7 @@ void *cgiplus_merge_server_conf(apr_pool_t *p, void *basev, void *addv)
 
     c->global = base->global; /* main server only: the main server's */
     c->fcgid_queue_wait = c->fcgid_queue_depth = c->php_queue_wait = c->engine_site = NULL; /* post_config's */
+    c->vh_noprogress = c->vh_queue_wait = NULL;
     c->static_sc = cgiplus_static_merge_sconf(p, base->static_sc, add->static_sc);
     return c;
 }
@@ -312,9 +313,14 @@ const char *cgiplus_conf_set(cmd_parms *cmd, void *dcv, const char *arg)
     return NULL;
 }
 
-const char *cgiplus_conf_set_flag(cmd_parms *cmd, void *dcv, int on)
+/* On or Off, any case, as httpd's flags; one word only (TAKE1) */
+const char *cgiplus_conf_set_flag(cmd_parms *cmd, void *dcv, const char *arg)
 {
-    return cgiplus_conf_store(cmd, dcv, (cgp_setting_id)(intptr_t)cmd->info, on ? 1 : 0, NULL);
+    int on = !strcasecmp(arg, "on");
+
+    if (!on && strcasecmp(arg, "off"))
+        return apr_pstrcat(cmd->pool, cmd->cmd->name, " must be On or Off", NULL);
+    return cgiplus_conf_store(cmd, dcv, (cgp_setting_id)(intptr_t)cmd->info, on, NULL);
 }
 
 const char *cgiplus_conf_set_runner_socket(cmd_parms *cmd, void *dcv, const char *arg)
@@ -376,23 +382,32 @@ int cgiplus_cgi_module_loaded(void)
  * the script may write nothing, so the no-progress timeout (their syntax:
  * seconds, or ms/mi/h). httpd hands it to every module that declares it:
  * mod_cgi(d), if loaded, keeps it for what it serves; here it applies to
- * what mod_cgiplus serves. */
+ * what mod_cgiplus serves. 0 is their "not set" (httpd's Timeout): ours is
+ * not set either, so the default applies. */
 const char *cgiplus_conf_set_cgid_timeout(cmd_parms *cmd, void *dcv, const char *arg)
 {
     const char *u = arg;
     apr_interval_time_t t;
     apr_int64_t ms;
+    int strict;
 
     while (apr_isdigit(*u))
         u++;
-    /* httpd's parser takes "soon" as 0 s: only digits and a unit it knows */
-    if (u == arg || u - arg > 12 || (*u && strcmp(u, "s") && strcmp(u, "ms") &&
-                                     strcmp(u, "mi") && strcmp(u, "h")) ||
+    /* httpd's parser takes "soon" as 0 s and "5min" as 5 minutes: only
+     * digits and a unit it knows, unless mod_cgi(d) is loaded beside us
+     * and takes the rest, which must not stop httpd then */
+    strict = u > arg && u - arg <= 12 && (!*u || !strcmp(u, "s") || !strcmp(u, "ms") ||
+                                          !strcmp(u, "mi") || !strcmp(u, "h"));
+    if ((!strict && !cgiplus_cgi_module_loaded()) ||
         ap_timeout_parameter_parse(arg, &t, "s") != APR_SUCCESS || t < 0)
         return apr_psprintf(cmd->pool, "%s takes a time in seconds (or with a "
                             "unit: 500ms, 2mi, 1h), not '%s'", cmd->cmd->name, arg);
+    if (t == 0)
+        return NULL;
     ms = (apr_int64_t)apr_time_as_msec(t);
-    if (t && ms == 0)
+    if (ms > CGP_MS_MAX)
+        return apr_psprintf(cmd->pool, "%s: '%s' is too long a time", cmd->cmd->name, arg);
+    if (ms == 0)
         ms = 1; /* 0 means none */
     return cgiplus_conf_store(cmd, dcv, CGP_S_TIMEOUT_NOPROGRESS, ms, NULL);
 }
@@ -456,26 +471,50 @@ const char *cgiplus_conf_set_env(cmd_parms *cmd, void *dcv, const char *name, co
     return cgiplus_conf_store(cmd, dcv, CGP_S_ENV, 1, env);
 }
 
+/* "#N": N all digits, 0 to 2147483647 (the runner's most: uid_t's -1 is
+ * no id, and "#12abc" is a typo, not 12); -1 if not. */
+static apr_int64_t conf_hash_id(const char *s)
+{
+    apr_int64_t n = 0;
+
+    if (*s++ != '#' || !*s)
+        return -1;
+    for (; *s; s++) {
+        if (!apr_isdigit(*s) || (n = n * 10 + (*s - '0')) > 2147483647)
+            return -1;
+    }
+    return n;
+}
+
 const char *cgiplus_conf_set_user(cmd_parms *cmd, void *dcv, const char *user, const char *group)
 {
     uid_t uid;
     gid_t gid;
     const char *v;
+    apr_int64_t id;
     int i;
 
     struct passwd *pw = NULL;
 
     /* As httpd's User: a name, or #uid. */
-    if (user[0] == '#' && apr_isdigit(user[1]))
-        uid = (uid_t)apr_atoi64(user + 1);
+    if (user[0] == '#') {
+        if ((id = conf_hash_id(user)) < 0)
+            return apr_psprintf(cmd->pool, "CGIplusUser takes a user name or #UID (0 to "
+                                "2147483647), not '%s'", user);
+        uid = (uid_t)id;
+    }
     else if ((pw = getpwnam(user)))
         uid = pw->pw_uid;
     else
         return apr_psprintf(cmd->pool, "CGIplusUser: no user '%s'", user);
     if (group) {
         struct group *gr = NULL;
-        if (group[0] == '#' && apr_isdigit(group[1]))
-            gid = (gid_t)apr_atoi64(group + 1);
+        if (group[0] == '#') {
+            if ((id = conf_hash_id(group)) < 0)
+                return apr_psprintf(cmd->pool, "CGIplusUser takes a group name or #GID (0 to "
+                                    "2147483647) after the user, not '%s'", group);
+            gid = (gid_t)id;
+        }
         else if ((gr = getgrnam(group)))
             gid = gr->gr_gid;
         else
@@ -563,6 +602,21 @@ int cgiplus_conf_begin(request_rec *r, const cgiplus_dir_conf *dc, int ws,
     for (i = 0; env && i < env->nelts && n < max; i++) {
         names[n] = "env";
         vals[n++] = APR_ARRAY_IDX(env, i, const char *);
+    }
+    /* defaults below a virtual host's own Timeout (an fcgid-script or php
+     * pool's queue_wait, sent after these, wins: the runner takes the last) */
+    if (!ws) {
+        const cgiplus_server_conf *sc = ap_get_module_config(r->server->module_config,
+                                                              &cgiplus_module);
+
+        if (sc->vh_noprogress && !cgiplus_conf_named(dc, CGP_S_TIMEOUT_NOPROGRESS) && n < max) {
+            names[n] = cgp_settings[CGP_S_TIMEOUT_NOPROGRESS].key;
+            vals[n++] = sc->vh_noprogress;
+        }
+        if (sc->vh_queue_wait && !cgiplus_conf_named(dc, CGP_S_QUEUE_WAIT) && n < max) {
+            names[n] = cgp_settings[CGP_S_QUEUE_WAIT].key;
+            vals[n++] = sc->vh_queue_wait;
+        }
     }
     return n;
 }
@@ -853,6 +907,16 @@ int cgiplus_conf_server_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_poo
         sc->fcgid_queue_wait = apr_pstrdup(pconf, t24);
         sc->fcgid_queue_depth = dv;
         sc->engine_site = cgiplus_engine_site(pconf, v);
+        /* The runner keeps its defaults below the main server's Timeout
+         * (its http_timeout): a virtual host's own gets its own, or httpd
+         * gives up first there, with its own 504 instead of ours. */
+        sc->vh_noprogress = sc->vh_queue_wait = NULL;
+        if (v != s && v->timeout != s->timeout) {
+            cgp_setting_format(CGP_S_TIMEOUT_NOPROGRESS, below, t24);
+            sc->vh_noprogress = apr_pstrdup(pconf, t24);
+            cgp_setting_format(CGP_S_QUEUE_WAIT, below < 10000 ? below : 10000, t24);
+            sc->vh_queue_wait = apr_pstrdup(pconf, t24);
+        }
     }
     return OK;
 }

@@ -38,6 +38,10 @@ typedef struct cgiplus_server_conf {
      * NULL: send none */
     const char *fcgid_queue_wait, *fcgid_queue_depth, *php_queue_wait;
     const char *engine_site; /* BEGIN's site of its engine pools (the same) */
+    /* a virtual host with a Timeout of its own: BEGIN's default
+     * timeout_noprogress and queue_wait below it, as the runner keeps its
+     * own below the main server's; NULL: the runner's */
+    const char *vh_noprogress, *vh_queue_wait;
 } cgiplus_server_conf;
 
 void *cgiplus_create_server_conf(apr_pool_t *p, server_rec *s);
@@ -58,7 +62,7 @@ int cgiplus_conf_post_config(apr_pool_t *pconf, apr_pool_t *plog,
  * the directive entries): any row by its type (cmd->info is its id), and
  * the rows with a syntax of their own. */
 const char *cgiplus_conf_set(cmd_parms *cmd, void *dcv, const char *arg);
-const char *cgiplus_conf_set_flag(cmd_parms *cmd, void *dcv, int on);
+const char *cgiplus_conf_set_flag(cmd_parms *cmd, void *dcv, const char *arg);
 const char *cgiplus_conf_set_rlimit(cmd_parms *cmd, void *dcv, const char *what,
                                     const char *arg);
 const char *cgiplus_conf_set_env(cmd_parms *cmd, void *dcv, const char *name,

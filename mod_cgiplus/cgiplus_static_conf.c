@@ -261,6 +261,7 @@ const char *cgiplus_static_set_mount(cmd_parms *cmd, void *dummy, const char *ar
     cgiplus_static_mount *m;
     const char *err = ap_check_cmd_context(cmd, NOT_IN_DIR_CONTEXT);
     char *prefix, *dirarg, *opt, *norm;
+    const char *seen = ""; /* " name " of each option given */
     int i;
 
     if (err)
@@ -289,6 +290,19 @@ const char *cgiplus_static_set_mount(cmd_parms *cmd, void *dummy, const char *ar
         return err;
     APR_ARRAY_PUSH(m->index, const char *) = "index.html";
     while (*(opt = ap_getword_conf(cmd->temp_pool, &args))) {
+        const char *eq = strchr(opt, '=');
+
+        /* an option twice is a typo, not "the last wins" */
+        if (eq && eq > opt) {
+            char *key = apr_pstrcat(cmd->temp_pool, " ",
+                                    apr_pstrmemdup(cmd->temp_pool, opt, (apr_size_t)(eq - opt)),
+                                    " ", NULL);
+            ap_str_tolower(key);
+            if (ap_strstr_c(seen, key))
+                return apr_psprintf(cmd->pool, "CGIplusStatic: the option %.*s= is given "
+                                    "twice", (int)(eq - opt), opt);
+            seen = apr_pstrcat(cmd->temp_pool, seen, key, NULL);
+        }
         if ((err = mount_option(cmd, m, opt)))
             return err;
     }

@@ -38,7 +38,9 @@
 #define CGIPLUS_CMD_TAKE1(dir, set, id, ctx, help) AP_INIT_TAKE1(dir, set, id, ctx, help),
 #define CGIPLUS_CMD_TAKE2(dir, set, id, ctx, help) AP_INIT_TAKE2(dir, set, id, ctx, help),
 #define CGIPLUS_CMD_TAKE12(dir, set, id, ctx, help) AP_INIT_TAKE12(dir, set, id, ctx, help),
-#define CGIPLUS_CMD_FLAG(dir, set, id, ctx, help) AP_INIT_FLAG(dir, set, id, ctx, help),
+/* On|Off read by the module, not AP_INIT_FLAG: httpd's FLAG ignores words
+ * after the first ("CGIplusDirect on off" passed) */
+#define CGIPLUS_CMD_FLAG(dir, set, id, ctx, help) AP_INIT_TAKE1(dir, set, id, ctx, help),
 #define CGIPLUS_CMD_NONE(dir, set, id, ctx, help)
 #define CGP_SETTING(id, key, directive, type, scope, min, max, dflt, flags, form, set, most, \
                     names, help)                                                          \

@@ -36,30 +36,40 @@ static const char *names_why(const char *key, const cgp_enum *names, int64_t las
     return buf;
 }
 
-/* Why a value of row id is refused, in the runner's words; in a static
- * buffer (one thread), read before the next call. */
-static const char *value_why(int id)
+/* Why a value of row id is refused (rc: cgp_setting_parse's), in the
+ * runner's words; in a static buffer (one thread), read before the next
+ * call. */
+static const char *value_why(int id, int rc)
 {
-    static char buf[128];
+    static char buf[160];
     const cgp_setting *d = &cgp_settings[id];
+    const char *none = d->flags & CGP_SF_NONE ? " or none" : "";
     char t[24];
 
     switch (d->type) {
     case CGP_ST_COUNT:
-        if (d->min < 1)
-            return "a count out of range";
-        snprintf(buf, sizeof(buf), "%s is not %lld..%lld", d->key, (long long)d->min,
-                 (long long)d->max);
+        snprintf(buf, sizeof(buf), "%s is not %lld..%lld%s", d->key, (long long)d->min,
+                 (long long)d->max, none);
         return buf;
     case CGP_ST_DURATION:
-        return d->min < 1 ? "a duration wants N[.F][ms|s|m|h] or none"
-                          : "a duration wants N[.F][ms|s|m|h] (and not none)";
+        if (rc == CGP_SE_HIGH)
+            snprintf(buf, sizeof(buf), "%s is too long a time", d->key);
+        else if (rc == CGP_SE_LOW && d->min > 1)
+            snprintf(buf, sizeof(buf), "%s wants a duration of at least %lldms%s", d->key,
+                     (long long)d->min, none);
+        else
+            snprintf(buf, sizeof(buf), "%s wants a duration, N[.F][ms|s|m|h]%s", d->key,
+                     d->min < 1 || (d->flags & CGP_SF_NONE) ? " or none" : " (and not none)");
+        return buf;
     case CGP_ST_SIZE:
-        if (d->min < 1)
-            return "a size wants N[K|M|G]";
-        cgp_size_text(d->min, t);
-        snprintf(buf, sizeof(buf), "%s wants a number of bytes (K, M or G allowed), at least %s",
-                 d->key, t);
+        if (rc == CGP_SE_LOW || rc == CGP_SE_HIGH) {
+            cgp_size_text(rc == CGP_SE_LOW ? d->min : d->max, t);
+            snprintf(buf, sizeof(buf), "%s wants a number of bytes %s %s%s", d->key,
+                     rc == CGP_SE_LOW ? "of at least" : "of at most", t, none);
+        } else {
+            snprintf(buf, sizeof(buf), "%s wants a number of bytes (K, M or G allowed)%s",
+                     d->key, none);
+        }
         return buf;
     case CGP_ST_FLAG:
         snprintf(buf, sizeof(buf), "%s wants yes or no", d->key);
@@ -75,8 +85,10 @@ int runner_mode_parse(const char *v, size_t len, int begin, runner_mode *mode, c
 {
     int64_t m, last = 0;
 
-    if (!begin && cgp_setting_parse(CGP_S_MODE, v, len, &m) < 0) {
-        *why = value_why(CGP_S_MODE);
+    int rc;
+
+    if (!begin && (rc = cgp_setting_parse(CGP_S_MODE, v, len, &m)) < 0) {
+        *why = value_why(CGP_S_MODE, rc);
         return -1;
     }
     if (begin && (m = cgp_mode_find(v, len)) < 0) {
@@ -128,7 +140,11 @@ static int parse_user(const char *s, size_t len, uint64_t *out, const char **why
             g = gr->gr_gid;
         }
     }
-    if (u == 0 || g == 0 || u > INT_MAX || g > INT_MAX) {
+    if (u > INT_MAX || g > INT_MAX) {
+        *why = "a uid or gid is at most 2147483647";
+        return -1;
+    }
+    if (u == 0 || g == 0) {
         *why = "scripts never run as root (uid or gid 0)";
         return -1;
     }
@@ -210,7 +226,7 @@ int runner_set_parse(runner_set_over *o, const char *name, size_t nlen, const ch
         if (parse_user(val, vlen, &v, why) < 0)
             return -1;
     } else if ((rc = cgp_setting_parse(id, val, vlen, &n)) < 0) {
-        *why = value_why(id);
+        *why = value_why(id, rc);
         return -1;
     } else {
         v = (uint64_t)n;
@@ -470,7 +486,7 @@ static int global_key(runner_conf *c, const char *k, const char *v, const char *
         return 0;
     default:
         if ((rc = cgp_setting_parse(id, v, strlen(v), &n)) < 0) {
-            *why = value_why(id);
+            *why = value_why(id, rc);
             return -1;
         }
         c->v[id] = (uint64_t)n;

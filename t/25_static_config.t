@@ -48,6 +48,9 @@ my @bad = (
     ["CGIplusStatic /s/ $static index=.secret",     qr/index= takes file names without '\/'/],
     ["CGIplusStatic /s/ $static colour=blue",       qr/unknown option 'colour'/],
     ["CGIplusStatic /s/ $static nonsense",          qr/is not an option/],
+    # the last one won without a word
+    ["CGIplusStatic /s/ $static phase=quick PHASE=handler", qr/the option PHASE= is given twice/],
+    ["CGIplusStatic /s/ $static index=a index=b",   qr/the option index= is given twice/],
     ["CGIplusStatic /s/ $static\nCGIplusStatic /s $static", qr/already mapped/],
     ["<Directory $static>\nCGIplusStatic /s/ $static\n</Directory>", qr/not allowed|cannot occur/],
     ["CGIplusOffloadRoot $static/no-such-dir",      qr/is not an existing directory/],

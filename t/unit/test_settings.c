@@ -143,8 +143,8 @@ static void syntax(void)
     is_int(value(CGP_S_MAX_WORKERS, ""), CGP_SE_SYNTAX, "count: not empty");
     is_int(value(CGP_S_MAX_WORKERS, "7K"), CGP_SE_SYNTAX, "count: no unit");
     is_int(value(CGP_S_MAX_REQUESTS, "4294967295"), 4294967295LL, "count: 2^32 - 1");
-    is_int(value(CGP_S_MAX_REQUESTS, "99999999999999999999"), CGP_SE_SYNTAX,
-           "count: 20 digits");
+    is_int(value(CGP_S_MAX_REQUESTS, "99999999999999999999"), CGP_SE_HIGH,
+           "count: 20 digits are past the most, not a typo");
     /* sizes */
     is_int(value(CGP_S_RLIMIT_AS, "1K"), 1024, "size: K");
     is_int(value(CGP_S_RLIMIT_AS, "16m"), 16 << 20, "size: m");
@@ -152,7 +152,8 @@ static void syntax(void)
     is_int(value(CGP_S_RLIMIT_AS, "1KB"), CGP_SE_SYNTAX, "size: KB");
     is_int(value(CGP_S_RLIMIT_AS, "K"), CGP_SE_SYNTAX, "size: a unit alone");
     is_int(value(CGP_S_RLIMIT_AS, "4294967296G"), 1LL << 62, "size: 2^62");
-    is_int(value(CGP_S_RLIMIT_AS, "4294967297G"), CGP_SE_SYNTAX, "size: past 2^62");
+    is_int(value(CGP_S_RLIMIT_AS, "4294967297G"), CGP_SE_HIGH, "size: past 2^62");
+    is_int(value(CGP_S_SPOOL_MAX, "99999999999999999999"), CGP_SE_HIGH, "size: 20 digits");
     is_int(value(CGP_S_BODY_BUFFER, "16M"), 16 << 20, "size: the most");
     is_int(value(CGP_S_BODY_BUFFER, "17M"), CGP_SE_HIGH, "size: past the most");
     is_int(value(CGP_S_ENGINE_MAX_RSS, "none"), 0, "size: none where it may be");
@@ -171,6 +172,9 @@ static void syntax(void)
     is_int(value(CGP_S_MAX_AGE, ".5"), CGP_SE_SYNTAX, "duration: a whole part");
     is_int(value(CGP_S_MAX_AGE, "5d"), CGP_SE_SYNTAX, "duration: no days");
     is_int(value(CGP_S_MAX_AGE, "999999999999s"), CGP_SE_HIGH, "duration: past 2^40 ms");
+    is_int(value(CGP_S_MAX_AGE, "9999999999999"), CGP_SE_HIGH, "duration: 13 digits, too long");
+    is_int(value(CGP_S_MAX_AGE, "9999999999999x"), CGP_SE_SYNTAX, "duration: and a bad unit");
+    is_int(value(CGP_S_MAX_AGE, "0000000000000005"), 5000, "duration: leading zeros");
     is_int(value(CGP_S_KILL_GRACE, "none"), CGP_SE_LOW, "duration: no none where it may not");
     is_int(value(CGP_S_HTTP_TIMEOUT, "999ms"), CGP_SE_LOW, "duration: below the least");
     /* flags and enums */
