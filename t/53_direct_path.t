@@ -79,13 +79,6 @@ sub h2load {
     return { ok => $ok // 0, two => $two // 0, max => $max // '?', secs => time - $t0, out => $o };
 }
 
-# What h2load printed, on stderr (seen without -verbose too), when fewer
-# than $n of its requests were answered 200: a failed run says why.
-sub h2load_said {
-    my ($res, $n) = @_;
-    print STDERR map { "# h2load: $_\n" } split /\n/, $res->{out} if $res->{two} != $n;
-}
-
 # A child's first request for a pool goes through the runner (that is how
 # it learns the pool): the children that have had a worker of a pool
 # (/direct/NAME/) handed to them (2507 names them), the log read on from
@@ -127,7 +120,6 @@ for my $try (1 .. 3) {
     learn('fast');
 }
 ok t_cmp($res->{two}, 1000, '1000 requests answered 200 while the runner is traced');
-h2load_said($res, 1000);
 t_debug($text);
 # A request through the runner is a BEGIN frame read ("CP", 1, 3) and a
 # record written to a worker ("!\n"); a child meeting a worker for the first
@@ -167,7 +159,6 @@ for my $try (1 .. 3) {
     learn('small');
 }
 ok t_cmp($gres->{two}, 4000, '4000 requests at c50 on a pool of 2 answered 200 while the runner is traced');
-h2load_said($gres, 4000);
 my $qbegins = () = $gtext =~ /^\d*\s*read\(\d+, "CP\\1\\3/mg;
 my $grants = () = $gtext =~ /^\d*\s*write\(\d+, "CP\\1\\26/mg;
 my $qrecords = () = $gtext =~ /^\d*\s*write\(\d+, "!\\n/mg;
