@@ -222,8 +222,8 @@ SKIP: {
              "without its domain SSI #exec cmd reads the worker's environment, as 3790 warns");
     private_stop("$dir/httpd.pid");
     ok t_cmp(slurp("$dir/error_log"),
-             qr/CGIPLUS3790: this process of httpd \(pid \d+\) could not enter a Landlock domain of its own: .*can read the memory and environment of the runner's workers/,
-             'each child that could not enter its domain says so (3790), with the reason');
+             qr/\(1\)Operation not permitted: CGIPLUS3790: this process of httpd \(pid \d+\) could not enter a Landlock domain of its own: .*can read the memory and environment of the runner's workers/,
+             'a child that could not enter its domain says so (3790), with the errno');
 }
 
 # ---- a WebSocket worker (a pool of its own: runner_ws_worker.c), in a
