@@ -88,7 +88,7 @@ class Bench:
     def __init__(self):
         self.dir = tempfile.mkdtemp(prefix="cgiplus-wsbench.")
         os.chmod(self.dir, 0o755)
-        self.port = free_port(18600)
+        self.port = free_port(19600)
         self.pyport = self.port + 1
         self.procs = []
 

@@ -31,7 +31,7 @@ def port_free(port):
             return False
 
 
-def pick_ports(first=18400, last=18599, count=4):
+def pick_ports(first=19400, last=19599, count=4):
     """The first block of count free ports in [first, last]."""
     for base in range(first, last - count + 2, count):
         if all(port_free(base + i) for i in range(count)):
@@ -86,7 +86,7 @@ class Servers:
         self.build = os.path.join(top, "bench", "build")
         self.root = os.geteuid() == 0
         # BENCH_PORT_BASE: where to look for free ports (several benches at once)
-        first = int(os.environ.get("BENCH_PORT_BASE", "18400"))
+        first = int(os.environ.get("BENCH_PORT_BASE", "19400"))
         self.ports = pick_ports(first, first + 199)
         self.port, self.tls_port, self.nginx_port, self.nginx_tls_port = self.ports
         self.httpd_bin = os.path.join(apxs("SBINDIR"), apxs("TARGET"))
