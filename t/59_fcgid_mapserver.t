@@ -8,11 +8,11 @@
 # MS_MAP_PATTERN for it by path). Requests: map images and a legend
 # (PNG), queries answered through templates, WMS capabilities, GetMap and
 # an exception, mapserv's error pages (a bad mode, a value its VALIDATION
-# refuses, a mapfile outside the pattern), an empty result, HEAD, POSTs. Each the same status, Content-Type,
-# headers (but the date, Server, the framing) and body bytes (the port in
-# WMS's URLs aside; the PNGs byte for byte, and their size read from the
-# IHDR chunk); under FastCGI one mapserv process answers all of a side's
-# requests.
+# refuses, a mapfile outside the pattern), an empty result, HEAD, POSTs.
+# Each the same status, Content-Type, headers (but the date, Server, the
+# framing) and body bytes (the port in WMS's URLs aside; the PNGs byte for
+# byte, and their size read from the IHDR chunk); under FastCGI one
+# mapserv process answers all of a side's requests.
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
