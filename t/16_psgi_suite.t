@@ -63,6 +63,11 @@ my @paths = (
 plan tests => @scopes * @TEST + (keys %differs) + 1 + 2 * @paths + 2;
 
 my $vars = Apache::Test::config()->{vars};
+# The scopes' TMPDIR (t/conf/extra.conf.in): Test::More's directories of
+# the workers go there, not to /tmp.
+my $tmp = "$vars->{t_logs}/psgisuitetmp";
+mkdir $tmp;
+chmod 01777, $tmp;
 my $apps = "$vars->{documentroot}/apps";
 my $launcher = "$vars->{top_dir}/lib/perl/cgiplus-psgi";
 for my $file (map { $_->[0] } @scopes) {

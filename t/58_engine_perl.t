@@ -4,7 +4,8 @@
 # a fresh %ENV, @ARGV, $0, STDIN, STDOUT, working directory and CGI.pm
 # globals; exit ends the request, not the engine; a changed file is
 # compiled again; __DATA__ and __END__ work; an engine past
-# CGIplusEngineMaxRSS is replaced after its request, no request failing.
+# CGIplusEngineMaxRSS is replaced after its request, no request failing;
+# an upload's temporary file (CGI.pm's) is gone when its response comes.
 # On the direct path and relayed; as plain CGI too; mod_cgid is the
 # reference for what a script answers.
 use strict;
@@ -18,11 +19,27 @@ use lib 't/htdocs/apps', 't/htdocs/pool/lib';
 use PoolTest qw(status script_requests wait_for);
 use AppTest qw(write_file curl url);
 
-plan tests => 82;
+plan tests => 88;
 
 my $vars = Apache::Test::config()->{vars};
 my $dir = "$vars->{documentroot}/engine/perl";
 sub kv { my %h = $_[0] =~ /^(\w+)=(.*)$/mg; \%h }
+
+# upload_tmp.pl's upload of 3000 bytes: its size and whether its temporary
+# file was there during the run and is gone now.
+write_file("$vars->{t_logs}/upload3k.txt", 'u' x 3000, 0644);
+sub upload_tmp {
+    my ($path, $style) = @_;
+    my ($code, undef, $body) = curl('-F', "file=\@$vars->{t_logs}/upload3k.txt", url($path . ($style ? "?$style" : '')));
+    my $k = kv($body);
+    return "$code $body" unless $code == 200 && $k->{tmp};
+    return "size=$k->{size} there=$k->{there} gone=" . (-e $k->{tmp} ? 0 : 1);
+}
+for my $style ('', 'fn') {
+    ok t_cmp(upload_tmp('/cgidperl/upload_tmp.pl', $style), 'size=3000 there=1 gone=1',
+             "mod_cgid: an upload's temporary file (" . ($style ? "CGI.pm's function interface" : 'an object')
+             . ') is gone when the response comes');
+}
 
 for my $p (qw(eperl eperlr)) {
     # One engine for every script of the scope.
@@ -69,6 +86,13 @@ for my $p (qw(eperl eperlr)) {
     ok t_cmp($ebody, $cbody, "/$p: a urlencoded POST, as mod_cgid");
     (undef, undef, $ebody) = curl(url("/$p/form.pl"));
     ok t_cmp($ebody, "method=GET\nurl=/$p/form.pl\n", "/$p: no parameter of the previous request is left");
+    # An upload's temporary file is gone once its response has come, as a
+    # CGI process's exit removes it (CGI.pm held it until the next run).
+    for my $style ('', 'fn') {
+        ok t_cmp(upload_tmp("/$p/upload_tmp.pl", $style), 'size=3000 there=1 gone=1',
+                 "/$p: CGI.pm's temporary file of an upload (" . ($style ? 'its function interface' : 'an object')
+                 . ') is gone when the response comes');
+    }
 
     # exit and die mid-request.
     for my $q ('', '0', '3') {
