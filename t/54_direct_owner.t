@@ -95,18 +95,30 @@ sub lines { open my $fh, '<', $ledger or return (); my @l = <$fh>; return @l }
 system("h2load --h1 -n 300 -c 30 http://127.0.0.1:$vars->{port}/pool/ledgerd/ledger.pl >/dev/null 2>&1");
 hget('/pool/ledgerd/ledger.pl') for 1 .. 30;
 my $runner = runner_pid();
-$off = -s $errlog;
-$h = hstart("/pool/ledgerd/ledger.pl?ledger=$ledger&sleep=2", method => 'POST', body => 'pay-1');
-ok t_cmp(wait_for(sub { lines() == 1 }, 5) ? 1 : 0, 1, 'the payment is recorded');
+# The payment must go direct. A child the MPM started after the warm-up
+# (h2load's 30 connections make it spawn) relays its first request of the
+# pool, and a relayed request dies with the runner (502 by design, 1081:
+# CI once met that). Such a try is let finish, and another payment made.
+my ($pay, $direct, $rec) = ('', 0, 0);
+for my $try (1 .. 5) {
+    $pay = "pay-$try";
+    $off = -s $errlog;
+    $h = hstart("/pool/ledgerd/ledger.pl?ledger=$ledger&sleep=2", method => 'POST', body => $pay);
+    $rec = wait_for(sub { grep { / \Q$pay\E$/ } lines() }, 5) ? 1 : 0;
+    $direct = log_from($off) !~ m{CGIPLUS2021: request \d+ \(/pool/ledgerd/ledger\.pl\?};
+    last if $direct || !$rec;
+    hfinish($h, 10);
+}
+ok t_cmp("$rec $direct", '1 1', "the payment ($pay) is recorded, by a worker its httpd child claimed itself");
 kill 'KILL', $runner;
 $got = hfinish($h, 10);
 ok t_cmp("$got->{code} $got->{complete}", '200 1', 'the runner died under it: the request completes');
-ok t_cmp($got->{body}, "recorded pay-1\n", 'with its own answer');
+ok t_cmp($got->{body}, "recorded $pay\n", 'with its own answer');
 my $new = wait_for(sub { my $p = runner_pid(); $p && $p != $runner ? $p : 0 }, 10);
 ok t_cmp($new ? 1 : 0, 1, 'httpd started the runner again');
 ok t_cmp(wait_for(sub { hget('/pool/ledgerd/ledger.pl')->{code} == 200 }, 10) ? 1 : 0, 1,
          'later requests are served');
-ok t_cmp(scalar(lines()), 1, 'and the payment was made once');
+ok t_cmp(scalar(grep { / \Q$pay\E$/ } lines()), 1, 'and the payment was made once');
 
 # ---- 5. Callout floods on the direct path (t/htdocs/pool/flood.pl).
 system("h2load --h1 -n 200 -c 20 http://127.0.0.1:$vars->{port}/pool/floodd/flood.pl >/dev/null 2>&1");
