@@ -13,7 +13,7 @@ use Apache::TestUtil;
 use POSIX ();
 use Time::HiRes qw(sleep time);
 use lib 't/htdocs/pool/lib';
-use PoolTest qw(hstart hfinish hget status pool_of wait_for runner_pid);
+use PoolTest qw(hstart hfinish hget status pool_of wait_for runner_pid child_of);
 
 plan tests => 24;
 
@@ -22,16 +22,6 @@ my $errlog = "$vars->{t_logs}/error_log";
 sub log_from { my ($off) = @_; open my $fh, '<', $errlog or return ''; seek $fh, $off, 0; local $/; return <$fh> // '' }
 sub pid_of { ($_[0]{body} =~ /pid=(\d+)/)[0] // -1 }
 
-# The httpd child that serves the connection whose client end is $sock.
-sub child_of {
-    my ($sock) = @_;
-    my $port = $sock->sockport;
-    for (`ss -tnpH state established 2>/dev/null`) {
-        # the server's end: its peer is our port, its process httpd's
-        return $1 if /\s127\.0\.0\.1:$port\s+users:\(\("[^"]*apach[^"]*",pid=(\d+)/;
-    }
-    return 0;
-}
 
 # Warm: every httpd child knows the pool (so requests go direct), one
 # worker known by pid.

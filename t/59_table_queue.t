@@ -19,7 +19,7 @@ use Apache::TestUtil;
 use IO::Socket::INET;
 use Time::HiRes qw(sleep time);
 use lib 't/htdocs/pool/lib';
-use PoolTest qw(hstart hfinish hget status pool_of wait_for);
+use PoolTest qw(hstart hfinish hget status pool_of wait_for child_of);
 
 plan tests => 27;
 
@@ -33,15 +33,6 @@ sub bodies { return join ' ', map { (split ' ', $_, 2)[1] } lines() }
 sub depth { my $p = pool_of(status(), 'wait'); return $p ? $p->{queue}{depth} : -1 }
 my $url = "/pool/wait/ledger.pl?ledger=$ledger";
 
-# The httpd child that holds the server's end of the connection $sock.
-sub child_of {
-    my ($sock) = @_;
-    my $port = $sock->sockport;
-    for (`ss -tnpH state established 2>/dev/null`) {
-        return $1 if /\s127\.0\.0\.1:$port\s+users:\(\("[^"]*apach[^"]*",pid=(\d+)/;
-    }
-    return 0;
-}
 
 # Nonzero once buf holds a whole response: its Content-Length, or its
 # last chunk. The script writes its output, then its end: a child that

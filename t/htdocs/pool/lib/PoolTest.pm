@@ -21,7 +21,7 @@ use File::Path ();
 
 our @EXPORT_OK = qw(strace_on strace_off hstart hfinish hfinish_all hget hmany status pool_of script_requests wait_for wire_connect wire_key wire_key_file wire_hello
                     wire_request wire_frames wire_status wire_send wire_kv runner_pid standalone_runner
-                    version_script configtest await_trace);
+                    version_script configtest await_trace child_of);
 
 my $vars = Apache::Test::config()->{vars};
 
@@ -217,6 +217,19 @@ sub runner_pid {
     open my $fh, '<', ($dir // $vars->{t_logs}) . "/cgiplus-runner.pid" or return 0;
     my $p = <$fh> // '';
     return $p =~ /^(\d+)/ ? $1 : 0;
+}
+
+# The httpd child that serves the connection whose client end is $sock.
+# The server's end is matched by both its addresses: Linux gives one
+# ephemeral port to connections to different servers, and the other shards'
+# httpds run beside ours.
+sub child_of {
+    my ($sock) = @_;
+    my ($mine, $theirs) = ($sock->sockport, $sock->peerport);
+    for (`ss -tnpH state established 2>/dev/null`) {
+        return $1 if /\s127\.0\.0\.1:$theirs\s+127\.0\.0\.1:$mine\s+users:\(\("[^"]*apach[^"]*",pid=(\d+)/;
+    }
+    return 0;
 }
 
 # ---- the wire protocol ----
