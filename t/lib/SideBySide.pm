@@ -101,9 +101,25 @@ sub same_as_cgid {
             ok t_cmp($got->{loc}, $ref->{loc}, "$who, $what: the same Location");
             ok t_cmp($got->{cookie}, $ref->{cookie}, "$who, $what: the same Set-Cookie");
             ok t_cmp($got->{own}, $ref->{own}, "$who, $what: the same $own");
-            ok t_cmp($got->{body}, $ref->{body}, "$who, $what: the same body (" . length($ref->{body}) . ' bytes)');
+            # the first line that differs, shown last (CI's summary keeps
+            # the last lines before "not ok"), not the whole page
+            my $same = t_cmp($got->{body} eq $ref->{body} ? 'same' : 'differ', 'same',
+                             "$who, $what: the same body (" . length($ref->{body}) . ' bytes)');
+            print STDOUT body_diff($ref->{body}, $got->{body}, $who) unless $same;
+            ok $same;
         }
     }
+}
+
+# Comment lines naming the first line where $got differs from $ref.
+sub body_diff {
+    my ($ref, $got, $who) = @_;
+    my @r = split /\n/, $ref, -1;
+    my @g = split /\n/, $got, -1;
+    my $i = 0;
+    $i++ while $i < @r && $i < @g && $r[$i] eq $g[$i];
+    return map { "# $_\n" } "bodies differ from line " . ($i + 1) . " ($who " . length($got) . ' bytes):',
+        'mod_cgid: ' . substr($r[$i] // '(end)', 0, 200), "$who: " . substr($g[$i] // '(end)', 0, 200);
 }
 
 # A repository in $dir/work with fixed dates (so relative ages do not
