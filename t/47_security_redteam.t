@@ -27,7 +27,7 @@ use Apache::Test;
 use Apache::TestUtil;
 use POSIX ();
 use lib 't/htdocs/pool/lib';
-use PoolTest qw(hget runner_pid);
+use PoolTest qw(hget runner_pid wait_for);
 use lib 't/lib';
 use FreePort qw(free_port);
 use RawHTTP qw(raw_request);
@@ -276,8 +276,12 @@ PY
              'WebSocket: the runtime directory\'s files and a terminal: refused');
     ok t_cmp(field($r, 'own_fds'), qr/^0:\S+ 1:\S+ 2:pipe 3:socket$/,
              'WebSocket: only its own descriptors (3: its channel)');
+    # The runner reads the worker's stderr when it gets to it, which may be
+    # after it relayed the answer the probe wrote later: wait for both.
+    my $forged = sub { grep { /forged-ws line/ } split /\n/, slurp("$wdir/error_log") };
+    wait_for(sub { $forged->() >= 2 }, 10);
     ws_stop('redteam');
-    my @forged = grep { /forged-ws line/ } split /\n/, slurp("$wdir/error_log");
+    my @forged = $forged->();
     ok t_cmp(scalar(grep { /^\[[^]]+\] \[cgiplus-runner:\w+\] \[pid $wrunner\] CGIPLUS2813: stderr from WebSocket worker pid \d+ of \S+redteam\.pl: (?:\\x0d)?\[/
                            && !/\x1b|\r/ } @forged) . ' of ' . scalar(@forged),
              '2 of 2', 'WebSocket: stderr lines posing as the runner\'s are logged as the script\'s, escaped');

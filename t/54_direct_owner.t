@@ -21,6 +21,7 @@ my $vars = Apache::Test::config()->{vars};
 my $errlog = "$vars->{t_logs}/error_log";
 sub log_from { my ($off) = @_; open my $fh, '<', $errlog or return ''; seek $fh, $off, 0; local $/; return <$fh> // '' }
 sub pid_of { ($_[0]{body} =~ /pid=(\d+)/)[0] // -1 }
+sub slurp { open my $fh, '<', $_[0] or return ''; local $/; return <$fh> // '' }
 
 
 # Warm: every httpd child knows the pool (so requests go direct), one
@@ -38,7 +39,10 @@ my ($off, $h);
 for my $try (1 .. 5) {
     $off = -s $errlog;
     $h = hstart('/pool/owner/app.pl?sleep=1');
-    sleep 0.3;
+    # The runner logs a relayed request's 2021 before the worker has it: once
+    # the worker sleeps in it the line is there if it was relayed (a fixed
+    # wait may end before a descheduled runner wrote it).
+    wait_for(sub { slurp("/proc/$wpid/wchan") =~ /nanosleep/ }, 5, 0.01);
     last if log_from($off) !~ m{CGIPLUS2021: request \d+ \(/pool/owner/app\.pl\?sleep=1\)};
     hfinish($h, 5);
 }
