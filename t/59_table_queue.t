@@ -19,7 +19,7 @@ use Apache::TestUtil;
 use IO::Socket::INET;
 use Time::HiRes qw(sleep time);
 use lib 't/htdocs/pool/lib';
-use PoolTest qw(hstart hfinish hget status pool_of wait_for child_of);
+use PoolTest qw(hstart hfinish hget status pool_of wait_for child_of kept_get);
 
 plan tests => 27;
 
@@ -33,27 +33,6 @@ sub bodies { return join ' ', map { (split ' ', $_, 2)[1] } lines() }
 sub depth { my $p = pool_of(status(), 'wait'); return $p ? $p->{queue}{depth} : -1 }
 my $url = "/pool/wait/ledger.pl?ledger=$ledger";
 
-
-# Nonzero once buf holds a whole response: its Content-Length, or its
-# last chunk. The script writes its output, then its end: a child that
-# reads the first before the second passes it on (the stream shows each
-# write) and the response goes chunked, its last chunk a write of its own.
-sub whole_response {
-    my ($buf) = @_;
-    my $end = index($buf, "\r\n\r\n");
-    return 0 if $end < 0;
-    my ($head, $rest) = (substr($buf, 0, $end), substr($buf, $end + 4));
-    return length($rest) >= ($head =~ /^Content-Length: (\d+)/mi ? $1 : 0)
-        unless $head =~ /^Transfer-Encoding: chunked/mi;
-    while ($rest =~ s/^([0-9a-fA-F]+)[^\r]*\r\n//) {
-        my $n = hex $1;
-        return $rest =~ /^\r\n/ ? 1 : 0 if $n == 0;
-        return 0 if length($rest) < $n + 2;
-        substr($rest, 0, $n + 2) = '';
-    }
-    return 0;
-}
-
 # A kept-alive connection that an httpd child other than those in @avoid
 # serves (it takes a connection with its first request), and whose child
 # knows the pool (that first request is one of the pool's): taken while
@@ -65,12 +44,7 @@ sub conn_not_in {
     for (1 .. 60) {
         my $s = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $vars->{port},
                                       Proto => 'tcp', Timeout => 5) or die "connect: $!";
-        $s->autoflush(1);
-        print $s "GET /pool/wait/ledger.pl HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
-        my $buf = '';
-        while (!whole_response($buf)) {
-            sysread($s, $buf, 4096, length $buf) or die "no answer: $!";
-        }
+        my $buf = kept_get($s, '/pool/wait/ledger.pl');
         die "first request: $buf\n" unless $buf =~ m{^HTTP/1\.1 200 };
         my $c = child_of($s);
         if ($c && !grep { $_ == $c } @avoid) {

@@ -21,7 +21,7 @@ use File::Path ();
 
 our @EXPORT_OK = qw(strace_on strace_off hstart hfinish hfinish_all hget hmany status pool_of script_requests wait_for wire_connect wire_key wire_key_file wire_hello
                     wire_request wire_frames wire_status wire_send wire_kv runner_pid standalone_runner
-                    version_script configtest await_trace child_of);
+                    version_script configtest await_trace child_of kept_get);
 
 my $vars = Apache::Test::config()->{vars};
 
@@ -85,6 +85,38 @@ sub hfinish {
 }
 
 sub hget { my ($path, %o) = @_; return hfinish(hstart($path, %o), $o{timeout}) }
+
+# Nonzero once buf holds a whole response: its Content-Length, or its
+# last chunk (a response whose script's output and end a child read
+# apart goes chunked, its last chunk a write of its own).
+sub _whole_response {
+    my ($buf) = @_;
+    my $end = index($buf, "\r\n\r\n");
+    return 0 if $end < 0;
+    my ($head, $rest) = (substr($buf, 0, $end), substr($buf, $end + 4));
+    return length($rest) >= ($head =~ /^Content-Length: (\d+)/mi ? $1 : 0)
+        unless $head =~ /^Transfer-Encoding: chunked/mi;
+    while ($rest =~ s/^([0-9a-fA-F]+)[^\r]*\r\n//) {
+        my $n = hex $1;
+        return $rest =~ /^\r\n/ ? 1 : 0 if $n == 0;
+        return 0 if length($rest) < $n + 2;
+        substr($rest, 0, $n + 2) = '';
+    }
+    return 0;
+}
+
+# A GET on the kept-alive connection $s, read to its end (nothing of it
+# left for the next request's); returns the raw response.
+sub kept_get {
+    my ($s, $path) = @_;
+    $s->autoflush(1);
+    print $s "GET $path HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    my $buf = '';
+    while (!_whole_response($buf)) {
+        sysread($s, $buf, 65536, length $buf) or die "no answer to $path: $!";
+    }
+    return $buf;
+}
 
 # Reads several responses at once, so each one's time is its own.
 sub hfinish_all {
