@@ -33,7 +33,8 @@ same_pages([map { join ' ', @$_ } @pages], sub {
     my $port = $cfg->port($side eq 'ref' ? 'cgiplus_man2html_cgid' : 'cgiplus_man2html_compat');
     my ($code, $h, $body) = curl(@args, "http://127.0.0.1:$port/cgi-bin/man/$q");
     $body =~ s/127\.0\.0\.1:$port/HOST/g;
-    # (the time a page was made, in its footer)
-    $body =~ s/^Time: \d\d:\d\d:\d\d GMT, /Time: TIME GMT, /mg;
+    # (the time a page was made, in its footer: its date too, which
+    # midnight UTC between the sides changes)
+    $body =~ s/^Time: \d\d:\d\d:\d\d GMT, [A-Z][a-z]+ \d\d, \d{4}$/Time: TIME GMT, DATE/mg;
     return ($code, $h->{'content-type'} // '', $body);
 });

@@ -306,6 +306,10 @@ sub norm {
     $b =~ s{\Q$dir\E/(?:ref|ours)/}{$dir/SIDE/}g;
     $b =~ s/\b(?:\Q$today[0]\E|\Q$today[1]\E)[ T]\d\d:\d\d:\d\d/NOW/g;
     $b =~ s/\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \w{3} +\d+ \d\d:\d\d:\d\d \w+ \d{4}/NOW/g;
+    # (summary.cgi's custom report period: from the first of this month
+    # to today, which a midnight between the sides moves)
+    $b =~ s/(name='[se](?:day|year)' value=')\d+'/$1N'/g;
+    $b =~ s{(<select name='[se]mon'>.*?</select>)}{my $m = $1; $m =~ s/ SELECTED>/>/r}gse;
     $b =~ s/\b\d+d +\d+h +\d+m +\d+s\b/DURATION/g;
     # (the JSON CGIs: the time of the query, in ms)
     $b =~ s/"(query_time|last_data_update|current_time)": ?\d+/"$1": TIME/g;

@@ -164,7 +164,9 @@ END { stop_server() }
 # What may differ between two runs of the same page, set aside: the time
 # a status page says it was made, and the time a host page gives a host
 # the server has no status time for (BackupPC's timeStamp2(0) is now): a
-# minute may tick between the sides; and the order of the metrics' JSON
+# minute may tick between the sides; the RSS feed's ages in days, to a
+# tenth, of backups there are none of (now - 0: a tenth ticks every 2.4
+# hours); and the order of the metrics' JSON
 # objects (Perl's hash order, another in each process), compared decoded.
 # Nothing else: the server's pid, start time and log are the same for
 # every side.
@@ -176,6 +178,7 @@ sub fetch {
     my $type = $h->{'content-type'} // '';
     $body =~ s/(This status was generated at )[\d-]+ [\d:]+/$1TIME/g;
     $body =~ s/(<li>Last status is state "[^"]*"[^\n]* as of )[\d\/-]+ [\d:]+\./$1TIME./g;
+    $body =~ s/^((?:Full|Incr) Age\/[Dd]ays: )\d+\.\d;$/$1AGE;/mg if $path =~ /action=rss\b/;
     $body = JSON::PP->new->canonical->encode(JSON::PP::decode_json($body)) if $type =~ m{^application/json};
     $engine_said{join ' ', $phase || (), $path, @args} = $body if $who eq 'engine';
     return { code => $code, type => $type, loc => $h->{location} // '',

@@ -82,8 +82,11 @@ sub get {
                                  'http://127.0.0.1:' . $cfg->port($vh) . "/cvsweb/cvsweb.cgi/$u");
     $body =~ s{((?:<input type="hidden"[^\n]*\n)+)}{join '', sort split /^/m, $1}ge;
     # ages ("9 seconds ago") move on between the two requests (and the
-    # first seconds are "very little time ago")
-    $body =~ s/\b(?:\d+ (?:second|minute|hour|day|week|month|year)s?|very little time)\b/N AGE/g;
+    # first seconds are "very little time ago"; from 2 minutes on, a log
+    # entry's age has a rest, "2 minutes, 1 second", but none on the whole
+    # minute: one age, rest or not)
+    my $unit = qr/\d+ (?:second|minute|hour|day|week|month|year)s?/;
+    $body =~ s/\b(?:$unit(?:, $unit)?|very little time)\b/N AGE/g;
     return ($code, $h->{'content-type'} // '', $body);
 }
 

@@ -160,6 +160,9 @@ sub norm {
     $s =~ s/\b20\d{12}\b/TS14/g;
     $s =~ s/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ?\b/ISO/g;
     $s =~ s/\b\d\d:\d\d, \d{1,2} [A-Z][a-z]+ \d{4}\b/TIME/g;
+    # (and URL-encoded: RecentChanges' "Show new changes starting from"
+    # link, fromFormatted=15%3A03%2C+7+December+2026, the minute of the request)
+    $s =~ s/(fromFormatted=)\d\d%3A\d\d%2C\+\d{1,2}\+[A-Z][a-z]+\+\d{4}(?=&)/$1TIME/g;
     $s =~ s/\b\d{1,2} [A-Z][a-z]+ \d{4}\b/DATE/g;
     $s =~ s/\b[0-2]\d:[0-5]\d\b/HH:MM/g; # "last edited on ... at 10:25", lists of changes
     $s =~ s/(CPU time usage|Real time usage|[Tt]ransclusion expansion time report \(%,ms,calls,template\))[^\n]*/$1 .../g;

@@ -213,10 +213,16 @@ sub norm {
     $s =~ s/\b[A-Z][a-z]+ \d{1,2}, 20\d\d\b/DATE/g;
     $s =~ s/\b\d{1,2}:\d\d (?:am|pm)\b/TIME/g;
     $s =~ s/\b\d{4}\/\d\d\/\d\d\b/DATE/g;
+    # (the permalink settings' month example is now's year and month too)
+    $s =~ s{(<code id="permalink-month-name">[^<]*/)20\d\d/\d\d(/sample-post/</code>)}{$1YYYY/MM$2}g;
     # the date and time fields of the list's quick edit: each post's, and
     # the clock's
     $s =~ s/(<div class="(?:aa|mm|jj|hh|mn|ss)">)\d+</$1N</g;
     $s =~ s/(id="(?:(?:hidden_|cur_)?(?:aa|mm|jj|hh|mn)|ss)" name="\w+" value=")\d+/$1N/g;
+    # (and its visible fields, which have no id: the last listed post's
+    # date, made on each side at its own moment, a minute apart at times)
+    $s =~ s/(<input type="text" name="(?:aa|jj|hh|mn)" value=")\d+/$1N/g;
+    $s =~ s{(<select class="form-required" name="mm">.*?</select>)}{my $m = $1; $m =~ s/ selected='selected'//r}gse;
     return $s;
 }
 # The headers but the date, Server, the framing, Location (compared
