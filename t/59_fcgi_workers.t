@@ -20,6 +20,8 @@ use JSON::PP ();
 use Time::HiRes qw(sleep time);
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
+use lib 't/htdocs/pool/lib';
+use PoolTest qw(kept_get);
 
 plan tests => 132,
     need { 'needs CGI::Fast (libcgi-fast-perl)' => !system('perl -MCGI::Fast -e1 2>/dev/null'),
@@ -284,12 +286,24 @@ for my $p (qw(fcgi fcgir)) {
 
 # The direct path: after its first request a worker is claimed by the httpd
 # child itself; the runner relays none of the rest (it logs 2021 for each
-# request it hands to a worker, at debug).
+# request it hands to a worker, at debug). The direct ones go on one
+# kept-alive connection: a child that has not served /fcgi/app yet relays
+# its first request of it (2021), and which child takes a new connection is
+# the MPM's (one it started late, or one no earlier connection went to).
+# So first, requests on that connection until one is not relayed: its
+# child knows the pool and the worker is published.
 {
-    my $mark = length log_text();
-    for my $p (qw(fcgi fcgir)) {
-        curl(url("/$p/app?count=$_")) for 1 .. 20;
+    my $s = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $vars->{port},
+                                  Proto => 'tcp', Timeout => 5) or die "connect: $!";
+    for my $w (1 .. 5) {
+        my $m = length log_text();
+        kept_get($s, "/fcgi/app?count=w$w");
+        last if substr(log_text(), $m) !~ m{CGIPLUS2021: request \d+ \(/fcgi/app\?count=w$w\)};
     }
+    my $mark = length log_text();
+    kept_get($s, "/fcgi/app?count=$_") for 1 .. 20;
+    close $s;
+    curl(url("/fcgir/app?count=$_")) for 1 .. 20;
     sleep 0.3;
     my $tail = substr(log_text(), $mark);
     my $relayed = () = $tail =~ m{CGIPLUS2021: request \d+ \(/fcgir/app\?count=\d+\)}g;
