@@ -14,6 +14,9 @@ use lib 't/lib';
 use PrivateHttpd qw(private_conf private_start private_check private_dir
                     private_log private_wait_log private_get resp_code resp_pid);
 use FreePort qw(free_port);
+use IO::Socket::INET;
+use lib 't/htdocs/pool/lib';
+use PoolTest qw(kept_get);
 
 plan tests => 13;
 
@@ -25,6 +28,8 @@ my $port = free_port();
 open my $cf, '>', "$dir/httpd.conf" or die "httpd.conf: $!";
 print $cf private_conf($dir, $port, ['alias'], <<"CONF");
 Timeout 3
+# the runner's 2021 (a request it hands to a worker itself) is at debug
+LogLevel info cgiplus:debug
 Alias /relayed/ $pool/
 Alias /direct/ $pool/
 <Directory $pool>
@@ -57,10 +62,25 @@ ok t_cmp($log =~ /lost the runner/ ? 1 : 0, 0, 'and does not say the runner was 
 sleep 2; # the script ends its sleep; the runner reads it to its sentinel
 ok t_cmp(resp_pid(private_get($port, '/relayed/app.pl')), $w, 'the same worker serves again');
 
-# Direct: a worker's second request.
-my $d = resp_pid(private_get($port, '/direct/app.pl'));
-$d = resp_pid(private_get($port, '/direct/app.pl')) unless $d;
-ok t_cmp(resp_code(private_get($port, '/direct/app.pl?sleep=5')), 504, "direct: httpd's Timeout answers 504");
+# A connection whose httpd child takes /direct/app.pl's worker itself, and
+# that worker's pid: requests on it until one is not relayed (2021). A
+# worker's first request and a child's first of the pool go through the
+# runner, and which child takes a new connection is the MPM's.
+sub direct_conn {
+    my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port", Timeout => 10) or die "connect: $!";
+    my $pid = 0;
+    for my $w (1 .. 5) {
+        my $off = length private_log($dir);
+        $pid = resp_pid(kept_get($s, "/direct/app.pl?w=$w"));
+        last if substr(private_log($dir), $off) !~ m{CGIPLUS2021: request \d+ \(/direct/app\.pl\?w=$w\)};
+    }
+    return ($s, $pid);
+}
+
+# Direct: a worker's second request, on a connection its child knows it on.
+my ($ds, $d) = direct_conn();
+ok t_cmp(resp_code(kept_get($ds, '/direct/app.pl?sleep=5')), 504, "direct: httpd's Timeout answers 504");
+close $ds;
 ok t_cmp(private_wait_log($dir, qr/CGIPLUS1706: .*worker pid $d\b.*stopping the worker/), 1,
          'and the child stops that worker (1706)');
 
@@ -73,10 +93,10 @@ ok t_cmp(resp_code(private_get($port, '/relayed/app.pl?halfhead=4')), 504,
 ok t_cmp(substr(private_log($dir), $off), qr/CGIPLUS1081: httpd's Timeout passed waiting for the runner \(pid \d+\) before the response of \S+app\.pl began/,
          '... 1081');
 # (a worker's second request: the direct path, as above)
-$d = resp_pid(private_get($port, '/direct/app.pl'));
-$d = resp_pid(private_get($port, '/direct/app.pl')) unless $d;
+($ds, $d) = direct_conn();
 $off = length private_log($dir);
-ok t_cmp(resp_code(private_get($port, '/direct/app.pl?halfhead=5')), 504,
+ok t_cmp(resp_code(kept_get($ds, '/direct/app.pl?halfhead=5')), 504,
          'direct: a header not ended within Timeout: 504');
+close $ds;
 ok t_cmp(private_wait_log($dir, qr/CGIPLUS1706: [^\n]*app\.pl \(worker pid $d\): httpd's timeout after \d+ ms; answering 504 and stopping the worker/), 1,
          '... 1706');
