@@ -166,10 +166,9 @@ END { stop_server() }
 # the server has no status time for (BackupPC's timeStamp2(0) is now): a
 # minute may tick between the sides; the RSS feed's ages in days, to a
 # tenth, of backups there are none of (now - 0: a tenth ticks every 2.4
-# hours); and the order of the metrics' JSON
-# objects (Perl's hash order, another in each process), compared decoded.
-# Nothing else: the server's pid, start time and log are the same for
-# every side.
+# hours); and the order of the metrics' JSON objects (Perl's hash order,
+# another in each process), compared decoded. Nothing else: the server's
+# pid, start time and log are the same for every side.
 my $phase = '';
 my %engine_said;
 sub fetch {
