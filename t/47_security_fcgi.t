@@ -198,15 +198,13 @@ my $fhpid = do {
     (<$f> // '') =~ /(\d+)/ ? $1 : die "no pid in $fdir/httpd.pid";
 };
 sub fchildren { return map { /(\d+)/ } `pgrep -P $fhpid` }
-sub fconnect { return IO::Socket::INET->new(PeerAddr => "127.0.0.1:$fport", Timeout => 5) || die "connect: $!" }
-sub fget { my ($path, $s) = @_; return hget($path, sock => $s, timeout => 120) }
 sub rss { my ($p) = @_; open my $f, '<', "/proc/$p/status" or return 0;
           my ($k) = map { /^VmRSS:\s+(\d+)/ ? $1 : () } <$f>; return $k // 0 }
 for my $pre (qw(fcgi fcgipr fcgir)) {
     # on the flood's own connection: the child that serves it has learnt
     # the pool and served it before the baseline (a first request's
     # growth, in a child that had served none, is not the flood's)
-    my $fs = fconnect();
+    my $fs = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$fport", Timeout => 5) or die "connect: $!";
     kept_get($fs, "/hostile/$pre/flood_fcgi.py") for 1 .. 3;
     my @ch = grep { ((stat "/proc/$_")[4] // -1) == $nobody } fchildren();
     my $rn = runner_pid($fdir) // 0;
@@ -227,7 +225,7 @@ for my $pre (qw(fcgi fcgipr fcgir)) {
     }
     close $wr;
     my $off = -s "$fdir/error_log";
-    my $r = fget("/hostile/$pre/flood_fcgi.py?stderr=4&mgmt=16", $fs);
+    my $r = hget("/hostile/$pre/flood_fcgi.py?stderr=4&mgmt=16", sock => $fs, timeout => 120);
     open my $stop, '>', "$vars->{t_logs}/flood-stop-$sampler" or die $!;
     close $stop;
     my %max = map { split /=/ } split ' ', <$rd> // '';

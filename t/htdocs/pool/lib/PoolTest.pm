@@ -106,13 +106,15 @@ sub _whole_response {
 }
 
 # A GET on the kept-alive connection $s, read to its end (nothing of it
-# left for the next request's); returns the raw response.
+# left for the next request's); returns the raw response. Dies if none
+# comes whole within 60 s, rather than hold the suite.
 sub kept_get {
     my ($s, $path) = @_;
     $s->autoflush(1);
     print $s "GET $path HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
-    my $buf = '';
+    my ($buf, $sel, $end) = ('', IO::Select->new($s), time + 60);
     while (!_whole_response($buf)) {
+        die "no whole answer to $path within 60 s\n" unless $sel->can_read($end - time);
         sysread($s, $buf, 65536, length $buf) or die "no answer to $path: $!";
     }
     return $buf;
