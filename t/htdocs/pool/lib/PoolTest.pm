@@ -329,10 +329,13 @@ sub wire_hello { my ($key) = @_; return _frame(1, 0, 0, pack('nnN', 1, 0, $$) . 
 sub wire_connect {
     my ($path) = @_;
     $path //= "$vars->{t_logs}/cgiplus-runner.sock";
+    # ready before the connect: the HELLO follows it at once, as the
+    # module's does (a runner short of descriptors closes one not there)
+    my $hello = wire_hello(wire_key());
     my $s = IO::Socket::UNIX->new(Peer => $path, Type => SOCK_STREAM)
         or die "runner socket $path: $!";
     $s->autoflush(1);
-    print $s wire_hello(wire_key());
+    print $s $hello;
     my @f = wire_frames($s, 1, 5);
     die "no HELLO_ACK\n" unless @f && $f[0]{type} == 2;
     return $s;
