@@ -165,7 +165,8 @@ for my $page (@pages) {
         my ($side, $port) = @$s;
         # mod_fcgid's answer is the reference: where it failed (5xx) and
         # ours did not, it is asked again, twice at most (on a loaded
-        # machine its smokeping.cgi has answered another target's error)
+        # machine mod_fcgid gave the request after No.Such to the
+        # smokeping.cgi that had just died of it: "End of script output")
         next if $r{$side} && !($side eq 'fcgid' && $r{fcgid}{code} =~ /^5/ &&
                                grep { $r{$_}{code} !~ /^5/ } qw(ours relayed));
         my ($code, $h, $body) = curl(@args, "http://127.0.0.1:$port$path");
