@@ -16,7 +16,7 @@ use PrivateHttpd qw(private_conf private_start private_check private_dir
 use FreePort qw(free_port);
 use IO::Socket::INET;
 use lib 't/htdocs/pool/lib';
-use PoolTest qw(kept_get);
+use PoolTest qw(kept_get kept_direct);
 
 plan tests => 13;
 
@@ -63,18 +63,10 @@ sleep 2; # the script ends its sleep; the runner reads it to its sentinel
 ok t_cmp(resp_pid(private_get($port, '/relayed/app.pl')), $w, 'the same worker serves again');
 
 # A connection whose httpd child takes /direct/app.pl's worker itself, and
-# that worker's pid: requests on it until one is not relayed (2021). A
-# worker's first request and a child's first of the pool go through the
-# runner, and which child takes a new connection is the MPM's.
+# that worker's pid.
 sub direct_conn {
     my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port", Timeout => 10) or die "connect: $!";
-    my $pid = 0;
-    for my $w (1 .. 5) {
-        my $off = length private_log($dir);
-        $pid = resp_pid(kept_get($s, "/direct/app.pl?w=$w"));
-        last if substr(private_log($dir), $off) !~ m{CGIPLUS2021: request \d+ \(/direct/app\.pl\?w=$w\)};
-    }
-    return ($s, $pid);
+    return ($s, resp_pid(kept_direct($s, '/direct/app.pl?w=%d', "$dir/error_log")));
 }
 
 # Direct: a worker's second request, on a connection its child knows it on.

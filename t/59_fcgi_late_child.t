@@ -20,7 +20,7 @@ use MainLog qw(log_offset log_since);
 use AppTest qw(curl url);
 use IO::Socket::INET;
 use lib 't/htdocs/pool/lib';
-use PoolTest qw(kept_get);
+use PoolTest qw(kept_get kept_direct);
 use PrivateHttpd qw(resp_code resp_body);
 
 plan tests => 6 * 2,
@@ -52,12 +52,7 @@ for my $c (['direct', '/fcgi/forky.pl', 1903], ['relayed', '/fcgir/forky.pl', 29
                     return (resp_code($raw), undef, resp_body($raw)) };
     my ($code, $h, $body) = $get->("$path?plain");
     ok t_cmp("$code $body", qr/^200 pid=\d+ request=\d+ q=plain\n\z/, "$how: served");
-    for my $w (1 .. 5) {
-        last unless $s;
-        my $m = log_offset();
-        $get->("$path?warm$w");
-        last if log_since($m) !~ m{CGIPLUS2021: request \d+ \(\Q$path\E\?warm$w\)};
-    }
+    kept_direct($s, "$path?warm%d", "$vars->{t_logs}/error_log") if $s;
     my $off = log_offset();
     ($code, $h, $body) = $get->("$path?fork");
     ok t_cmp("$code $body", qr/^200 pid=\d+ request=\d+ q=fork\nPRIVATE DATA OF request \d+\n\z/,

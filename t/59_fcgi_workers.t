@@ -21,7 +21,7 @@ use Time::HiRes qw(sleep time);
 use lib 't/htdocs/apps';
 use AppTest qw(curl url);
 use lib 't/htdocs/pool/lib';
-use PoolTest qw(kept_get);
+use PoolTest qw(kept_get kept_direct);
 
 plan tests => 132,
     need { 'needs CGI::Fast (libcgi-fast-perl)' => !system('perl -MCGI::Fast -e1 2>/dev/null'),
@@ -295,11 +295,7 @@ for my $p (qw(fcgi fcgir)) {
 {
     my $s = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $vars->{port},
                                   Proto => 'tcp', Timeout => 5) or die "connect: $!";
-    for my $w (1 .. 5) {
-        my $m = length log_text();
-        kept_get($s, "/fcgi/app?count=w$w");
-        last if substr(log_text(), $m) !~ m{CGIPLUS2021: request \d+ \(/fcgi/app\?count=w$w\)};
-    }
+    kept_direct($s, '/fcgi/app?count=w%d', $logf);
     my $mark = length log_text();
     kept_get($s, "/fcgi/app?count=$_") for 1 .. 20;
     close $s;

@@ -161,14 +161,8 @@ for my $page (@pages) {
     $path =~ s/START/$start/;
     $path =~ s/END/$end/;
     my %r;
-    for my $s (@sides, $sides[0], $sides[0]) {
-        my ($side, $port) = @$s;
-        # mod_fcgid's answer is the reference: where it failed (5xx) and
-        # ours did not, it is asked again, twice at most (on a loaded
-        # machine mod_fcgid gave the request after No.Such to the
-        # smokeping.cgi that had just died of it: "End of script output")
-        next if $r{$side} && !($side eq 'fcgid' && $r{fcgid}{code} =~ /^5/ &&
-                               grep { $r{$_}{code} !~ /^5/ } qw(ours relayed));
+    my $fetch = sub {
+        my ($side, $port) = @_;
         my ($code, $h, $body) = curl(@args, "http://127.0.0.1:$port$path");
         write_file("$dir/body-$side-" . ++$n{$side}, $body, 0644);  # for a failing run's reader
         $body = '' if grep { $_ eq '-I' } @args;
@@ -177,6 +171,15 @@ for my $page (@pages) {
         push @imgs, [$side, $port, $1] while $side ne 'fcgid' && $body =~ m{<img [^>]*src="\.\./smokeping/images/([^"]+\.png)"}gi;
         (my $show = substr($body, 0, 200)) =~ s/\s+/ /g;
         t_debug("$side $path @args: $code " . heads($h) . ', ' . length($body) . " bytes: $show");
+    };
+    $fetch->(@$_) for @sides;
+    # mod_fcgid's answer is the reference: where it failed (5xx) and ours
+    # did not, it is asked again, twice at most (on a loaded machine
+    # mod_fcgid gave the request after No.Such to the smokeping.cgi that
+    # had just died of it: "End of script output")
+    for (1 .. 2) {
+        last unless ($r{fcgid}{code} // "") =~ /^5/ && grep { ($r{$_}{code} // "") !~ /^5/ } qw(ours relayed);
+        $fetch->(@{ $sides[0] });
     }
     for my $side (qw(ours relayed)) {
         my ($o, $f) = ($r{$side}, $r{fcgid});

@@ -21,7 +21,7 @@ use File::Path ();
 
 our @EXPORT_OK = qw(strace_on strace_off hstart hfinish hfinish_all hget hmany status pool_of script_requests wait_for wire_connect wire_key wire_key_file wire_hello
                     wire_request wire_frames wire_status wire_send wire_kv runner_pid standalone_runner
-                    version_script configtest await_trace child_of kept_get);
+                    version_script configtest await_trace child_of kept_get kept_direct);
 
 my $vars = Apache::Test::config()->{vars};
 
@@ -118,6 +118,24 @@ sub kept_get {
         sysread($s, $buf, 65536, length $buf) or die "no answer to $path: $!";
     }
     return $buf;
+}
+
+# GETs on the kept-alive connection $s (sprintf($fmt, N), N from 1 to 5)
+# until one is not relayed: no 2021 for it in the error log $log. A
+# worker's first request and a child's first of the pool go through the
+# runner, and which child takes a new connection is the MPM's; after this,
+# $s's child takes the pool's worker itself. Returns the last raw response.
+sub kept_direct {
+    my ($s, $fmt, $log) = @_;
+    my $raw;
+    for my $n (1 .. 5) {
+        my ($path, $off) = (sprintf($fmt, $n), -s $log // 0);
+        $raw = kept_get($s, $path);
+        open my $fh, '<', $log or die "$log: $!";
+        seek $fh, $off, 0;
+        last if do { local $/; <$fh> // '' } !~ m{CGIPLUS2021: request \d+ \(\Q$path\E\)};
+    }
+    return $raw;
 }
 
 # Reads several responses at once, so each one's time is its own.
