@@ -178,6 +178,9 @@ typedef struct cgp_channel {
     char eof[CGP_MARK_LEN + 1], esc[CGP_MARK_LEN + 1], eot[CGP_MARK_LEN + 1];
 } cgp_channel;
 
+/* The payload structs above are decoded values: the caller's, on its
+ * stack or in its frame, for as long as it needs them. */
+
 /* Codec results. */
 #define CGP_OK        0
 #define CGP_E_MAGIC   (-1)

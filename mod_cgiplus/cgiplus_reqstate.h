@@ -75,6 +75,7 @@ enum cgiplus_raction {
     CGIPLUS_RA_N_
 };
 
+/* One cell of the table, returned by value: the caller keeps it. */
 typedef struct cgiplus_rnext {
     unsigned char action; /* enum cgiplus_raction; CGIPLUS_RA_INVALID: refused */
     unsigned char next;   /* enum cgiplus_rstate; the old state when refused */

@@ -8,12 +8,15 @@
 
 #include <stdint.h>
 
+/* Embedded in its object (a pool, a worker), which it lives and dies with. */
 typedef struct runner_hnode {
     uint64_t at;              /* its deadline, 0: none (not in the heap) */
     unsigned idx;             /* its place in the heap + 1, 0: not in it */
     struct runner_hnode *due_next; /* runner_heap_take_due's chain */
 } runner_hnode;
 
+/* One per kind of timer, the runner's for its whole life; it owns the
+ * array, not the nodes. */
 typedef struct runner_heap {
     runner_hnode **v;
     unsigned n, cap;

@@ -8,12 +8,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Embedded in its pool, which it lives and dies with. */
 typedef struct runner_hlink {
     struct runner_hlink *next;
     uint32_t hash;
     int in;                   /* in a table */
 } runner_hlink;
 
+/* The runner's, for its whole life; it owns the buckets, not the entries. */
 typedef struct runner_htab {
     runner_hlink **b;
     unsigned nb, n;           /* buckets (a power of two), entries */

@@ -46,6 +46,7 @@ enum { CK_PRLIMIT, CK_PRIO, CK_SCHED, CK_IOPRIO, CK_N };
 /* Where the jumps go, resolved once the program is laid out. */
 enum { L_ALLOW = CK_N, L_DENY, L_COMPAT, L_NATIVE, L_N };
 
+/* The filter being laid out, on the builder's stack until it is loaded. */
 typedef struct sc_prog {
     struct sock_filter f[96];
     unsigned n;

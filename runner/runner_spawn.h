@@ -6,6 +6,7 @@
 #include "runner_conf.h"
 
 #define RUNNER_SPAWN_MAXFD 4
+/* One spawn's request, the caller's (on its stack) for the call only. */
 typedef struct runner_spawn_spec {
     const char *path;         /* script; also argv[0] */
     char **argv;              /* NULL-ended, or NULL for just { path } */

@@ -13,6 +13,7 @@
 
 #define RUNNER_STALE_MS         3000u   /* a superseded pool retires after this long unused */
 
+/* Embedded in its pool, which it lives and dies with. */
 typedef struct runner_stamp {
     uint64_t stamp;           /* newest (httpd generation, reload) that used it */
     uint64_t stale_since;     /* a sibling of a newer configuration appeared, 0: no */
