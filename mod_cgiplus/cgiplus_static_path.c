@@ -143,16 +143,27 @@ apr_status_t cgiplus_static_path_root(cgiplus_static_mount *m)
     return APR_SUCCESS;
 }
 
-/* openat2 beneath the root with the given resolve flags; -1 with errno. */
+/* openat2 beneath the root with the given resolve flags; -1 with errno.
+ * EAGAIN means a rename or mount anywhere raced a ".." of the walk, which
+ * any local process can cause at will: asked again, and after
+ * PATH_OPENAT2_TRIES refused (EXDEV), never passed on as an error httpd's
+ * core would then walk past itself. */
+#define PATH_OPENAT2_TRIES 32
 static int path_openat2(int root, const char *rel, int flags, unsigned long long resolve)
 {
 #ifdef SYS_openat2
     struct open_how how;
+    int fd, tries = 0;
 
     memset(&how, 0, sizeof(how));
     how.flags = (unsigned long long)flags;
     how.resolve = resolve;
-    return (int)syscall(SYS_openat2, root, rel, &how, sizeof(how));
+    do
+        fd = (int)syscall(SYS_openat2, root, rel, &how, sizeof(how));
+    while (fd < 0 && errno == EAGAIN && ++tries < PATH_OPENAT2_TRIES);
+    if (fd < 0 && errno == EAGAIN)
+        errno = EXDEV;
+    return fd;
 #else
     (void)root; (void)rel; (void)flags; (void)resolve;
     errno = ENOSYS;
