@@ -1,15 +1,17 @@
 # A randomized differential test of what a PHP script sees and sends: a
 # php pool (CGIplusEngine php, direct and relayed) against php-fpm behind
 # mod_proxy_fcgi as Debian's php8.2-fpm.conf sets it up (a private php-fpm
-# on a socket in the test's directory). Some hundreds of requests, made
-# from a fixed seed (the same ones every run): paths with PATH_INFO
-# (encoded slashes and spaces, UTF-8, double slashes, dots), query strings
-# (repeated keys, arrays, odd encodings), GET, HEAD, POST (urlencoded,
-# multipart with a file, JSON), PUT, DELETE, OPTIONS, PATCH, headers
+# on a socket in the test's directory). 300 requests, made from a fixed
+# seed (the same ones every run): paths with PATH_INFO (encoded slashes
+# and spaces, UTF-8, double slashes, dots), query strings (repeated keys,
+# arrays, odd encodings), GET, HEAD, POST (urlencoded, multipart with a
+# file, JSON), PUT, DELETE, OPTIONS, PATCH, HTTP/1.0, odd Hosts, headers
 # (cookies, Basic and Bearer Authorization, odd Content-Types,
-# X-Forwarded-*, a Proxy header, duplicated headers), scripts in
-# subdirectories, a directory's index.php, an Alias, and front controllers
-# behind mod_rewrite (.htaccess and the virtual host's rules). Each side's
+# X-Forwarded-*, a Proxy header, duplicated headers, conditions, Range,
+# Max-Forwards), scripts in subdirectories, a directory's index.php (and a
+# directory named d.php), an Alias, front controllers behind mod_rewrite
+# (.htaccess and the virtual host's rules), FallbackResource and a PHP
+# ErrorDocument. Each side's
 # answer: status line, headers (the date, Server and framing aside), and
 # the script's report (JSON): $_SERVER whole, $_GET, $_POST, $_COOKIE,
 # $_FILES, php://input, getcwd(), __FILE__, headers_list(); the script
@@ -80,7 +82,7 @@ write_file("$root/$_", $report, 0644) for @scripts;
 write_file("$aliased/$_", $report, 0644) for qw(x.php index.php sub/y.php);
 write_file("$root/$_", "static $_\n", 0644) for qw(front/static.txt dir/static.txt ed/static.txt);
 # an hour old: httpd makes a file's ETag weak within a second of its change
-utime(time - 3600, time - 3600, "$root/$_") for qw(front/static.txt dir/static.txt);
+utime(time - 3600, time - 3600, "$root/$_") for qw(front/static.txt dir/static.txt ed/static.txt);
 my $front = <<'HT';
 RewriteEngine On
 RewriteCond %{REQUEST_FILENAME} !-f
@@ -117,7 +119,8 @@ CONF
 my $pool = "$common    <DirectoryMatch \"^($root|$aliased)\">\n        CGIplusEngine php\n"
          . "        CGIplusMaxWorkers 1\n    </DirectoryMatch>\n";
 my $fpm = php_fpm($dir, 1);
-php_httpd($dir, $pport, [$prport, $fport], [qw(rewrite dir setenvif)], <<"CONF", 'a private httpd with a php pool and php-fpm');
+my $what = 'a private httpd with a php pool and php-fpm';
+php_httpd($dir, $pport, [$prport, $fport], [qw(rewrite dir setenvif)], <<"CONF", $what);
 <VirtualHost 127.0.0.1:$pport>
 $pool</VirtualHost>
 <VirtualHost 127.0.0.1:$prport>
@@ -132,7 +135,8 @@ $common    SetEnvIfNoCase ^Authorization\$ "(.+)" HTTP_AUTHORIZATION=\$1
 </VirtualHost>
 CONF
 
-# The requests, from a fixed seed: each [method, path, [headers], body].
+# The requests, from a fixed seed: each [method, path, [headers], body,
+# {raw_request's options}], PORT in the Host the side's port.
 srand(5905);
 sub pick { return $_[int rand @_] }
 sub chance { return rand() < $_[0] }
@@ -163,9 +167,10 @@ my @extra = (['Cookie', 'a=1; b=2'], ['Cookie', 'a=1; a=2; c[x]=3; d%20e=f%20g']
              ['Forwarded', 'for=192.0.2.60;proto=http'], ['Https', 'on'], ['X-Requested-With', 'XMLHttpRequest'],
              ['Range', 'bytes=0-9'], ['Range', 'bytes=5-'], ['If-Modified-Since', 'Mon, 01 Jan 2024 00:00:00 GMT'],
              ['If-Unmodified-Since', 'Mon, 01 Jan 2024 00:00:00 GMT'], ['If-None-Match', '*'], ['If-Match', '"v2"'],
-             ['Authorization', 'Basic !!!'], ['Authorization', 'Basic YW5u'], ['Authorization', 'Digest username="ann", realm="r"'],
-             ['Cookie', 'a=1', 'Cookie', 'b=2'], ['Content-Length', '0'], ['Max-Forwards', '0'], ['Max-Forwards', '3'], ['Origin', 'http://example.com']);
-my @hosts = ('127.0.0.1:PORT', '127.0.0.1:PORT', '127.0.0.1:PORT', 'EXAMPLE.org', 'example.org.', 'example.org:81', '[::1]:PORT', '');
+             ['Authorization', 'Basic !!!'], ['Authorization', 'Basic YW5u'],
+             ['Authorization', 'Digest username="ann", realm="r"'], ['Cookie', 'a=1', 'Cookie', 'b=2'],
+             ['Content-Length', '0'], ['Max-Forwards', '0'], ['Max-Forwards', '3'], ['Origin', 'http://example.com']);
+my @hosts = (('127.0.0.1:PORT') x 3, 'EXAMPLE.org', 'example.org.', 'example.org:81', '[::1]:PORT', '');
 my @reqs;
 for (1 .. $N) {
     my $t = pick(@targets);
@@ -177,7 +182,7 @@ for (1 .. $N) {
         my $k = pick(qw(form form multipart json text none oddform));
         if ($k eq 'form' || $k eq 'oddform') {
             push @h, 'Content-Type', $k eq 'form' ? 'application/x-www-form-urlencoded'
-                                                   : pick('APPLICATION/X-WWW-FORM-URLENCODED', 'application/x-www-form-urlencoded; charset=UTF-8');
+                : pick('APPLICATION/X-WWW-FORM-URLENCODED', 'application/x-www-form-urlencoded; charset=UTF-8');
             $body = pick('a=1&b=two+words', 'a[]=1&a[]=2&c[k]=v', "t=caf%C3%A9&e=", 'x', '');
         } elsif ($k eq 'multipart') {
             my $b = 'XyZ' . int rand 1000;
