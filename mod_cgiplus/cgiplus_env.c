@@ -240,10 +240,13 @@ apr_status_t cgiplus_env_make(cgiplus_req *q)
      * drop-in scope or a CGI engine runs, nor under php-fpm (mod_proxy_fcgi
      * gives a chunked body it holds whole a length, 0 too). A worker's
      * record has one even so (CGIplus), unless told (docs/PROTOCOL.md).
-     * mod_fcgid gives a GET 0, as a worker has it. */
+     * mod_fcgid gives a GET 0, as a worker has it. php-fpm gives one
+     * whenever the request says Content-Length, what it read (0 in an
+     * ErrorDocument's request, whose failed request took the body). */
     q->cl_cgi = !q->fcgid && !apr_table_get(r->subprocess_env, "CONTENT_LENGTH") &&
                 (q->as_cgi || (cgiplus_engine_php_pool(q->engine, q->mode_name, 0) &&
-                               !apr_table_get(r->headers_in, "Transfer-Encoding")));
+                               !apr_table_get(r->headers_in, "Transfer-Encoding") &&
+                               !apr_table_get(r->headers_in, "Content-Length")));
 
     /* An engine pool runs the engine; the script is SCRIPT_FILENAME. */
     begin[nb].name = "script";

@@ -413,13 +413,21 @@ unsigned cgiplus_resp_act_parse(cgiplus_req *q, unsigned ev)
         rs->location = location;
         return CGIPLUS_RE_DIVERT;
     }
+    /* php-fpm behind mod_proxy_fcgi and mod_fcgid answer a Range with the
+     * whole 200: their first brigade never holds the EOS, so httpd's
+     * byterange filter leaves it. A short response of a php pool or the
+     * drop-in is whole at once, and would get a 206, a long one a 200:
+     * never ranged, as their peers'. */
+    if (q->fcgid || cgiplus_engine_php_pool(q->engine, q->mode_name, q->fcgid))
+        ap_remove_output_filter_byhandle(r->output_filters, "BYTERANGE");
     return r->header_only ? CGIPLUS_RE_HEADER_HEAD : CGIPLUS_RE_HEADER;
 }
 
 /* What replaces the script's body, once its output is dropped: the file
  * is sent now (FINISH, or ERROR with its status); a redirect and a 304
  * are answered on FINISH (cgiplus_resp_act_replace); a 412 is an error
- * document (ERROR). */
+ * document (ERROR), as mod_cgi sends it, but in a php pool the script's
+ * headers without a body (FINISH), as mod_proxy_fcgi sends php-fpm's. */
 static unsigned resp_replace(cgiplus_req *q)
 {
     resp_state *rs = resp_get(q);
@@ -431,7 +439,9 @@ static unsigned resp_replace(cgiplus_req *q)
         q->status = ret;
         return CGIPLUS_RE_ERROR;
     }
-    if (rs->location || rs->replace == HTTP_NOT_MODIFIED)
+    if (rs->location || rs->replace == HTTP_NOT_MODIFIED ||
+        (rs->replace == HTTP_PRECONDITION_FAILED &&
+         cgiplus_engine_php_pool(q->engine, q->mode_name, q->fcgid)))
         return CGIPLUS_RE_FINISH;
     q->status = rs->replace;
     return CGIPLUS_RE_ERROR;
@@ -480,9 +490,10 @@ unsigned cgiplus_resp_act_replace(cgiplus_req *q, unsigned ev)
     else if (rs->location) {
         q->status = HTTP_MOVED_TEMPORARILY;
     }
-    else if (rs->replace == HTTP_NOT_MODIFIED) {
-        /* as mod_cgi: no error document, so mod_cache validation works */
-        r->status = HTTP_NOT_MODIFIED;
+    else if (rs->replace) {
+        /* as mod_cgi: no error document, so mod_cache validation works;
+         * a php pool's 412 too (resp_replace) */
+        r->status = rs->replace;
     }
     return CGIPLUS_RE_NONE;
 }

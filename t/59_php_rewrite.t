@@ -8,7 +8,8 @@
 # side: WordPress's .htaccess at the root, in /blog/ (RewriteBase /blog/)
 # and under an Alias, Laravel's and Symfony's, CodeIgniter 4's and 3's,
 # Drupal 7's, rules in the virtual host (/front/), FallbackResource (/fb/)
-# and ErrorDocument 404 (/ed/); each asked the same requests, and status,
+# and ErrorDocument 404 (/ed/); each asked the same requests (a Range and an
+# If-Match that fails among them), and status,
 # headers and the printed $_SERVER compared with the peer's, but for the
 # differences docs/APPS.md lists ("Where php-fpm and mod_fcgid differ").
 use strict;
@@ -29,6 +30,7 @@ my @reqs = (
     ['pretty/auth', '-H', 'Authorization: Bearer tok123'], ['pretty/head', '-I'],
     ['missing.php'], ['pretty/big', '-H', 'Expect: 100-continue', '--data-binary', '@BIG'],
     ['pretty/upload?u=1', '-F', 'f=@BIG;filename=big.bin', '-F', "note=caf\xc3\xa9"],
+    ['pretty/range', '-H', 'Range: bytes=0-9'], ['index.php?m=1', '-H', 'If-Match: "other"'],
 );
 my @pairs = (['pool', 'fpm'], ['poolr', 'fpm'], ['cgi', 'fpm'], ['dropin', 'fcgid'], ['dropinr', 'fcgid']);
 my $per = 5;
@@ -271,6 +273,10 @@ for my $p (@prefixes) {
                 # docs/APPS.md: a .php that does not exist is php-fpm's own
                 # 404; a php pool's is httpd's, as mod_fcgid's.
                 $ref = 'fcgid' if $code{fpm} eq '404' and $body{fpm} eq "File not found.\n";
+                # docs/APPS.md: a failed If-Match is httpd's 412 page under
+                # php-cgi as plain CGI, as under mod_cgi and mod_fcgid; php-fpm
+                # and a php pool send the script's headers without a body.
+                $ref = 'fcgid' if $me eq 'cgi' and $code{fpm} eq '412';
                 $expect = $body{$ref};
                 # docs/APPS.md: a rewrite to index.php/PATH (CodeIgniter 4's)
                 # runs on a php pool as under php-fpm, without REDIRECT_URL

@@ -10,7 +10,8 @@ our @EXPORT_OK = qw(raw_request leave_early);
 
 # raw_request(host:port, method, path, [headers...], body, {options}) ->
 #   { status_line, code, headers => [[name, value]...], body, raw }
-# Options: proto ('HTTP/1.0'), keepalive (no Connection: close: the server
+# Options: proto ('HTTP/1.0'), host (the Host header's value, instead of
+# host:port; '' for none), keepalive (no Connection: close: the server
 # ends the connection after the client's end of file), half_close
 # (shutdown(SHUT_WR) once the request is sent, as nc -N does).
 sub raw_request {
@@ -19,7 +20,8 @@ sub raw_request {
     my $s = IO::Socket::INET->new(PeerAddr => $hostport, Timeout => 20)
         or return { status_line => "connect failed: $!", code => 0, headers => [], body => '' };
     my $proto = $opt->{proto} || 'HTTP/1.1';
-    my $req = "$method $path $proto\r\nHost: $hostport\r\n"
+    my $host = $opt->{host} // $hostport;
+    my $req = "$method $path $proto\r\n" . ($host eq '' ? '' : "Host: $host\r\n")
         . ($opt->{keepalive} ? '' : "Connection: close\r\n");
     my @h = @{ $hdrs || [] };
     while (my ($k, $v) = splice @h, 0, 2) { $req .= "$k: $v\r\n" }
