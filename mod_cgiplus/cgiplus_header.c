@@ -7,6 +7,7 @@
 #include "cgiplus_conf.h"
 #include "cgiplus_header.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "httpd.h"
@@ -195,9 +196,11 @@ static const char *header_check_status(apr_pool_t *p, const char *v, apr_size_t 
 /* mod_cgi's scanner takes each line's Status as it comes to it, so when
  * it then fails (a malformed or overlong line, the output's end) httpd's
  * 500 keeps the script's status line where its code is 500 ("500 Oops",
- * "500 Unknown Reason" for a bare "500"): the same for the complete lines
- * of buf (CRs dropped, as the scanner drops them) before the one refused
- * here, up to one the scanner would refuse. */
+ * "500 Unknown Reason" for a bare "500"), and after an internal redirect
+ * (whose failure httpd answers without resetting the status) says
+ * "Additionally, a 404 Not Found error...": the same for the complete
+ * lines of buf (CRs dropped, as the scanner drops them) before the one
+ * refused here, up to one the scanner would refuse. */
 static void header_cgi_status(request_rec *r, const char *buf, apr_size_t len)
 {
     const char *nl, *end = buf + len;
@@ -219,6 +222,7 @@ static void header_cgi_status(request_rec *r, const char *buf, apr_size_t len)
             continue;
         while (apr_isspace(*v))
             v++;
+        r->status = atoi(v);
         r->status_line = v;
     }
 }

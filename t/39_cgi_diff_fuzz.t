@@ -7,13 +7,18 @@
 # (Content-Length, Transfer-Encoding: httpd picks them from timing) and the
 # body must be mod_cgid's, but for the differences docs/cgi-compat.md
 # names, which are expected here case by case (expect() below): a NUL in
-# the header (refused: 500, where mod_cgi's scanner cuts the line there).
+# the header (refused: 500, where mod_cgi's scanner cuts the line there)
+# and Script-Control (WASD's header: applied and taken out; its
+# X-location-as-is checked on its own at the end). Then a few odd header
+# names under HttpProtocolOptions Unsafe.
 # Found by it (session 55): a header name that is no token, or a control
 # character in a value, was refused by the module (a plain 500) where
 # httpd's header filter refuses it under mod_cgid after the scanner took
 # the script's Status (a 500 whose page says "Additionally, a 302 Found
 # error..."); a Range request got 206 (or 416) where the whole response
-# was there before the header, by timing, where mod_cgid answers 200.
+# was there before the header, by timing, where mod_cgid answers 200; a
+# Status line before a malformed line or the output's end was lost
+# ("Status: 500 Oops": mod_cgid's status line is "500 Oops").
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -34,9 +39,13 @@ sub chance { rand() < $_[0] }
 
 my @ends = ("\n", "\r\n", "\r\r\n");
 
+# The cases a Location may name: no NUL in their chain.
+my @nul_free = (0);
+
 # One case: { out => bytes, method, proto, req => [name, value...],
 # sizes => [write sizes] }.
 sub gen_case {
+    my ($n) = @_;     # its number
     my %c = (method => chance(0.2) ? 'HEAD' : 'GET', proto => chance(0.1) ? 'HTTP/1.0' : 'HTTP/1.1',
              req => []);
     my @h;       # header lines, no line end
@@ -57,6 +66,9 @@ sub gen_case {
                        '/cgidiff/target.txt?x=1&y=2', '/cgidiff/nothing-here', '@SELF@out.pl?0',
                        '@SELF@out.pl', '@SELF@out.pl?0#frag', 'relative.txt', '', 'ftp://x/y',
                        '/cgidiff/target.txt#frag', '//example.net/x');
+        # another case, which may redirect in its turn (none whose chain
+        # has a NUL in a header: expect() looks at this case's only)
+        $loc = '@SELF@out.pl?' . pick(@nul_free) if $n > 2 && chance(0.2);
         push @h, pick('Location', 'location') . ": $loc";
         push @h, 'Location: http://example.com/second' if chance(0.1);
     }
@@ -140,7 +152,8 @@ sub gen_case {
                       'X-Powered-By: fuzz', 'Retry-After: 7', 'Age: 3', 'Pragma: no-cache',
                       'Content-Location: /x', 'WWW-Authenticate: Basic realm="r"', 'Upgrade: h2c',
                       'Trailer: X-T', 'Proxy-Authenticate: Basic', 'Content-MD5: abc==',
-                      'X-CGIplus-Pad: ' . ('p' x 100));
+                      'X-CGIplus-Pad: ' . ('p' x 100), 'X-CGIplus-File: /etc/hostname',
+                      'Script-Control: no-abort', 'Script-Control: X-stream-mode');
     }
     # a big header block, as a real application's can be
     push @h, map { "X-Many-$_: " . ('m' x 1000) } 1 .. 20 + int rand 80 if chance(0.03);
@@ -183,7 +196,29 @@ sub gen_case {
 # the 500 of a refused one.
 my @cases = map { { out => $_, method => 'GET', proto => 'HTTP/1.1', req => [], sizes => [] } }
     "Content-Type: text/plain\n\nzero\n", "Garbage line\n\n";
-push @cases, gen_case() for 2 .. $NCASES - 1;
+for my $n (2 .. $NCASES - 1) {
+    push @cases, gen_case($n);
+    my ($to) = $cases[-1]{out} =~ /out\.pl\?(\d+)/;
+    push @nul_free, $n if $cases[-1]{out} !~ /\0/ && (!defined $to || grep { $_ == $to } @nul_free);
+}
+
+# Script-Control: X-location-as-is (cgiplus-wsgi's): the 200 with its
+# Location goes to the client as it is, in a compat scope too, where
+# mod_cgid redirects.
+my @asis = map { { out => "Status: 200\nLocation: $_\nScript-Control: X-location-as-is\n"
+                          . "Content-Type: text/plain\n\nas is\n",
+                   method => 'GET', proto => 'HTTP/1.1', req => [], sizes => [], loc => $_ } }
+    'http://example.com/a', '/cgidiff/target.txt';
+push @cases, @asis;
+
+# Under HttpProtocolOptions Unsafe (a virtual host of the same scopes):
+# the header names httpd's filter then lets through, and those it still
+# refuses, as under mod_cgid.
+my $unsafe_hp = '127.0.0.1:' . Apache::Test::config()->port('cgiplus_diff_unsafe');
+my @unsafe = map { { out => $_, method => 'GET', proto => 'HTTP/1.1', req => [], sizes => [], hp => $unsafe_hp } }
+    "Status: 404\nX/Slash: v\n\nbody\n", "X\"Quote: v\nContent-Type: text/plain\n\nbody\n",
+    "Status: 302\nX Space: v\n\nbody\n", "Status: 302\nX-Ctl: a\x01b\n\nbody\n";
+push @cases, @unsafe;
 
 # The cases, where the script reads them (as httpd's User: world-readable).
 my $dir = Apache::Test::vars('documentroot') . '/cgidiff';
@@ -199,7 +234,7 @@ for my $i (0 .. $#cases) {
 remove_tree("$dir/cases");
 rename $tmp, "$dir/cases" or die "rename: $!";
 
-plan tests => @cases * @scopes;
+plan tests => $NCASES * @scopes + @asis * (1 + 3 * @scopes) + 1 + @unsafe * @scopes;
 
 my $hp = Apache::TestRequest::hostport();
 my %framing = map { $_ => 1 } qw(date content-length transfer-encoding);
@@ -209,7 +244,8 @@ my %framing = map { $_ => 1 } qw(date content-length transfer-encoding);
 sub fetch {
     my ($prefix, $i, $as) = @_;
     my $c = $as // $cases[$i];     # the request as case $as makes it
-    my $r = raw_request($hp, $c->{method}, "$prefix/out.pl?$i", $c->{req}, undef, { proto => $c->{proto} });
+    my $r = raw_request($c->{hp} // $hp, $c->{method}, "$prefix/out.pl?$i", $c->{req}, undef,
+                        { proto => $c->{proto} });
     my @h = map { [$_->[0], $_->[1] // '(none)'] } grep { !$framing{lc $_->[0]} } @{ $r->{headers} };
     for my $h (@h) { s{\Q$prefix/}{PREFIX/}g for @$h }
     (my $b = $r->{body}) =~ s{\Q$prefix/}{PREFIX/}g;
@@ -224,7 +260,9 @@ sub expect {
     # of a NUL alone ends the header); refused as a malformed header.
     my ($head) = $c->{out} =~ /\A((?:[^\n]*\n)*?)\r*\n/;
     return fetch('/cgid-diff', 1, $c) if ($head // $c->{out}) =~ /\0/;
-    return $want;
+    # Script-Control, WASD's header, is applied and taken out in every
+    # scope (docs/PROTOCOL.md, "Script-Control")
+    return { %$want, headers => [grep { lc $_->[0] ne 'script-control' } @{ $want->{headers} }] };
 }
 
 sub diag { print STDERR map { "# $_\n" } split /\n/, join "", @_ }
@@ -250,7 +288,7 @@ sub differences {
     return @d;
 }
 
-for my $i (0 .. $#cases) {
+for my $i (0 .. $NCASES - 1) {
     my $c = $cases[$i];
     my $ref = fetch('/cgid-diff', $i);
     for my $s (@scopes) {
@@ -260,6 +298,35 @@ for my $i (0 .. $#cases) {
         unless (ok t_cmp(join("\n", @d), q{}, "$s $what: as mod_cgid")) {
             diag "$s $what differs; the script's output: '" . show(substr $c->{out}, 0, 600) . "'"
                 . (length $c->{out} > 600 ? '...' : '');
+            diag "  $_" for @d;
+        }
+    }
+}
+
+for my $i ($NCASES .. $NCASES + $#asis) {
+    my $loc = $cases[$i]{loc};
+    my $ref = fetch('/cgid-diff', $i);
+    ok t_cmp($ref->{status}, $loc =~ m{^/} ? 'HTTP/1.1 200 OK' : 'HTTP/1.1 302 Found',
+             "mod_cgid redirects for Location $loc with X-location-as-is");
+    for my $s (@scopes) {
+        my $got = fetch($s, $i);
+        my %h = map { lc $_->[0] => $_->[1] } @{ $got->{headers} };
+        ok t_cmp("$got->{status} | " . ($h{location} // '(none)') . " | $got->{body}",
+                 "HTTP/1.1 200 OK | $loc | as is\n", "$s X-location-as-is: the 200 as it is");
+        ok t_cmp($h{'script-control'}, undef, "$s: Script-Control taken out");
+        ok t_cmp($h{'content-type'}, 'text/plain', "$s: the script's Content-Type");
+    }
+}
+
+my $first = $NCASES + @asis;
+ok t_cmp(fetch('/cgid-diff', $first)->{status}, 'HTTP/1.1 404 Not Found',
+         'HttpProtocolOptions Unsafe: mod_cgid sends X/Slash');
+for my $i ($first .. $#cases) {
+    my $c = $cases[$i];
+    my $ref = fetch('/cgid-diff', $i);
+    for my $s (@scopes) {
+        my @d = differences(fetch($s, $i), $ref);
+        unless (ok t_cmp(join("\n", @d), q{}, "$s HttpProtocolOptions Unsafe, '" . show($c->{out}) . "': as mod_cgid")) {
             diag "  $_" for @d;
         }
     }
