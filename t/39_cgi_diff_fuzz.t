@@ -65,10 +65,12 @@ sub gen_case {
         my $loc = pick('http://example.com/a', 'https://example.org/p?q=1&r=%20#f', '/cgidiff/target.txt',
                        '/cgidiff/target.txt?x=1&y=2', '/cgidiff/nothing-here', '@SELF@out.pl?0',
                        '@SELF@out.pl', '@SELF@out.pl?0#frag', 'relative.txt', '', 'ftp://x/y',
-                       '/cgidiff/target.txt#frag', '//example.net/x');
+                       '/cgidiff/target.txt#frag', '//example.net/x', '/cgidiff/target.txt  ',
+                       "\t/cgidiff/target.txt", '/cgidiff/', '/cgidiff/../cgidiff/target.txt');
         # another case, which may redirect in its turn (none whose chain
         # has a NUL in a header: expect() looks at this case's only)
         $loc = '@SELF@out.pl?' . pick(@nul_free) if $n > 2 && chance(0.2);
+        $loc = "\@SELF\@out.pl?$n" if chance(0.03);     # itself: httpd's limit of 10
         push @h, pick('Location', 'location') . ": $loc";
         push @h, 'Location: http://example.com/second' if chance(0.1);
     }
@@ -99,7 +101,8 @@ sub gen_case {
     }
     if (chance(0.2)) {
         push @h, pick('X-Ws :v', 'X-Ws:v', "X-Ws:  \t v", 'X-Ws: v   ', "X-Ws: v\t", "X-Ws: v \t ", "X-Ws\t: v",
-                      'X-Ws:  ', "X-Ws: a  b\t\tc");
+                      'X-Ws:  ', "X-Ws: a  b\t\tc", 'Status :404', 'Location :/cgidiff/target.txt',
+                      'Content-Type : text/html', "Content-Length\t: 3", 'Set-Cookie :a=1');
     }
     push @h, pick('X-Empty:', 'X-Empty: ', "X-Empty:\t") if chance(0.1);
     if (chance(0.05)) {
