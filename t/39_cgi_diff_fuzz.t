@@ -3,9 +3,10 @@
 # with a fixed seed, each printed by one script (t/htdocs/cgidiff/out.pl)
 # under mod_cgid (/cgid-diff/) and in CGIplusCompat scopes (/compat-diff/
 # plain CGI, /compat-diff-plus/ persistent, /compat-diff-engine/ the Perl
-# engine). The status line as sent, every header but Date and the framing
-# (Content-Length, Transfer-Encoding: httpd picks them from timing) and the
-# body must be mod_cgid's, but for the differences docs/cgi-compat.md
+# engine), each with an ErrorDocument 500 (a file) and 404 (a text). The
+# status line as sent, every header but Date and the framing
+# (Content-Length, Transfer-Encoding: httpd picks them from timing) and
+# the body must be mod_cgid's, but for the differences docs/cgi-compat.md
 # names, which are expected here case by case (expect() below): a NUL in
 # the header (refused: 500, where mod_cgi's scanner cuts the line there)
 # and Script-Control (WASD's header: applied and taken out; its
@@ -237,7 +238,7 @@ for my $i (0 .. $#cases) {
 remove_tree("$dir/cases");
 rename $tmp, "$dir/cases" or die "rename: $!";
 
-plan tests => $NCASES * @scopes + @asis * (1 + 3 * @scopes) + 1 + @unsafe * @scopes;
+plan tests => 1 + $NCASES * @scopes + @asis * (1 + 3 * @scopes) + 1 + @unsafe * @scopes;
 
 my $hp = Apache::TestRequest::hostport();
 my %framing = map { $_ => 1 } qw(date content-length transfer-encoding);
@@ -290,6 +291,9 @@ sub differences {
     }
     return @d;
 }
+
+# the scopes' ErrorDocument 500 (a file) answers a malformed header
+ok t_cmp(fetch('/cgid-diff', 1)->{body}, "error document 500\n", "mod_cgid's 500 is the ErrorDocument");
 
 for my $i (0 .. $NCASES - 1) {
     my $c = $cases[$i];
