@@ -7,6 +7,7 @@
 #include "cgiplus_conf.h"
 #include "cgiplus_header.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "httpd.h"
@@ -126,8 +127,15 @@ static int header_tchar(unsigned char c)
     return apr_isalnum(c) || (c && strchr("!#$%&'*+-.^_`|~", c));
 }
 
-/* Checks one line (no line end); NULL if it is a good header. */
-static const char *header_check(apr_pool_t *p, const char *s, apr_size_t len)
+/* Checks one line (no line end); NULL if it is a good header. Served as
+ * mod_cgi (as_cgi), a line with a colon goes to httpd's scanner whatever
+ * its name and value, as under mod_cgi: one that cannot be sent (a name
+ * that is no token, a control character) is refused by httpd's header
+ * filter after the scanner took the Status, so the 500 is mod_cgi's
+ * ("Additionally, a 302 Found error..."), and HttpProtocolOptions Unsafe
+ * lets through what it lets through there. A NUL, where mod_cgi's scanner
+ * cuts the line, is refused (docs/cgi-compat.md). */
+static const char *header_check(apr_pool_t *p, const char *s, apr_size_t len, int as_cgi)
 {
     const char *colon = memchr(s, ':', len);
     int show = len > 40 ? 40 : (int)len; /* s is not NUL-ended */
@@ -136,11 +144,16 @@ static const char *header_check(apr_pool_t *p, const char *s, apr_size_t len)
     if (len > HDR_LINE_MAX)
         return apr_psprintf(p, "a header line of %" APR_SIZE_T_FMT " bytes is "
                             "longer than the %d httpd accepts", len, HDR_LINE_MAX);
-    if (s[0] == ' ' || s[0] == '\t')
+    if (as_cgi && memchr(s, '\0', len))
+        return apr_psprintf(p, "control character 0x00 in the header line '%.*s'",
+                            show, s);
+    if ((s[0] == ' ' || s[0] == '\t') && (!as_cgi || !colon))
         return apr_psprintf(p, "folded header line (obsolete line folding is "
                             "not accepted): '%.*s'", show, s);
     if (!colon)
         return apr_psprintf(p, "malformed header line (no colon): '%.*s'", show, s);
+    if (as_cgi)
+        return NULL;
     if (colon == s)
         return "malformed header line (empty name)";
     for (i = 0; s + i < colon; i++)
@@ -178,6 +191,40 @@ static const char *header_check_status(apr_pool_t *p, const char *v, apr_size_t 
                             "then an optional reason)",
                             len - i > 40 ? 40 : (int)(len - i), v + i);
     return NULL;
+}
+
+/* mod_cgi's scanner takes each line's Status as it comes to it, so when
+ * it then fails (a malformed or overlong line, the output's end) httpd's
+ * 500 keeps the script's status line where its code is 500 ("500 Oops",
+ * "500 Unknown Reason" for a bare "500"), and after an internal redirect
+ * (whose failure httpd answers without resetting the status) says
+ * "Additionally, a 404 Not Found error...": the same for the complete
+ * lines of buf (CRs dropped, as the scanner drops them) before the one
+ * refused here, up to one the scanner would refuse. */
+static void header_cgi_status(request_rec *r, const char *buf, apr_size_t len)
+{
+    const char *nl, *end = buf + len;
+
+    while (buf < end && (nl = memchr(buf, '\n', (apr_size_t)(end - buf))) != NULL) {
+        char *w = apr_palloc(r->pool, (apr_size_t)(nl - buf) + 1), *o = w, *v;
+
+        for (; buf < nl; buf++)
+            if (*buf != '\r')
+                *o++ = *buf;
+        *o = '\0';
+        buf = nl + 1;
+        /* where the scanner stops: no colon (before a NUL, which cuts
+         * its line), or a line too long for it */
+        if ((apr_size_t)(o - w) > HDR_LINE_MAX || (v = strchr(w, ':')) == NULL)
+            return;
+        *v++ = '\0';
+        if (strcasecmp(w, "Status"))
+            continue;
+        while (apr_isspace(*v))
+            v++;
+        r->status = atoi(v);
+        r->status_line = v;
+    }
 }
 
 /* The lines handed to httpd's scanner, one per call. */
@@ -243,6 +290,8 @@ int cgiplus_header_scan(cgiplus_req *q, const char **why, apr_status_t *io)
         if (!q->ended || q->end.outcome == CGP_O_OK)
             cgiplus_req_error_notes(q, len ? "Premature end of script headers"
                                            : "End of script output before headers", NULL, 0);
+        if (q->as_cgi)
+            header_cgi_status(r, buf, len);
         *why = apr_psprintf(r->pool, "Premature end of script headers (the output "
                             "ended after %" APR_SIZE_T_FMT " byte%s, before the "
                             "empty line)", len, CGIPLUS_S(len));
@@ -279,8 +328,11 @@ int cgiplus_header_scan(cgiplus_req *q, const char **why, apr_status_t *io)
             memmove(ls, buf + start, l);
         }
         if (l > 0) {
-            if ((*why = header_check(r->pool, ls, l)) != NULL) {
+            if ((*why = header_check(r->pool, ls, l, q->as_cgi)) != NULL) {
                 cgiplus_req_error_notes(q, "malformed header", ls, l);
+                /* (a NUL: mod_cgi's scanner takes the line, cut there) */
+                if (q->as_cgi && !memchr(ls, '\0', l))
+                    header_cgi_status(r, clean, (apr_size_t)(ls - clean));
                 return HTTP_BAD_GATEWAY;
             }
             if (!q->as_cgi && l >= 7 && !strncasecmp(ls, "Status:", 7) &&

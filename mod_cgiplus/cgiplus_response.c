@@ -413,12 +413,14 @@ unsigned cgiplus_resp_act_parse(cgiplus_req *q, unsigned ev)
         rs->location = location;
         return CGIPLUS_RE_DIVERT;
     }
-    /* php-fpm behind mod_proxy_fcgi and mod_fcgid answer a Range with the
-     * whole 200: their first brigade never holds the EOS, so httpd's
-     * byterange filter leaves it. A short response of a php pool or the
-     * drop-in is whole at once, and would get a 206, a long one a 200:
-     * never ranged, as their peers'. */
-    if (q->fcgid || cgiplus_engine_php_pool(q->engine, q->mode_name, q->fcgid))
+    /* mod_cgi, mod_fcgid and php-fpm behind mod_proxy_fcgi never cut a
+     * script's output to a Range: their body is a pipe or a stream of
+     * unknown length, which httpd's byterange filter passes whole. Here a
+     * short body may all be there when the header goes out, and the filter
+     * would answer 206, or 416, by timing. A sub-request's chain goes on
+     * into its parent's, whose filter is not this one's to drop. */
+    if (!r->main && (q->as_cgi || q->fcgid ||
+                     cgiplus_engine_php_pool(q->engine, q->mode_name, q->fcgid)))
         ap_remove_output_filter_byhandle(r->output_filters, "BYTERANGE");
     return r->header_only ? CGIPLUS_RE_HEADER_HEAD : CGIPLUS_RE_HEADER;
 }
@@ -538,6 +540,17 @@ unsigned cgiplus_resp_act_pass(cgiplus_req *q, unsigned ev)
             rv = cgiplus_outbuf_wait(rs->ob, cgiplus_req_out_fd(q), &src_ready);
             if (src_ready)
                 break;
+        }
+        if (rv == AP_FILTER_ERROR && !c->aborted) {
+            /* a filter answered the request itself: httpd's header filter
+             * for a header it cannot send, as under mod_cgi */
+            ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, CGIPLUS_LOGNO(3770)
+                          "an output filter refused the response of %s and answered "
+                          "it itself (httpd's header filter: a header it cannot send, "
+                          "logged before); sending ABORT to the runner", r->filename);
+            apr_brigade_cleanup(q->out);
+            q->out_len = 0;
+            return CGIPLUS_RE_CLIENT_GONE;
         }
         if (rv != APR_SUCCESS || c->aborted) {
             ap_log_rerror(APLOG_MARK, APLOG_INFO, rv, r, CGIPLUS_LOGNO(1070)
