@@ -5,7 +5,9 @@
  * elsewhere are stubs that are never reached. Every line the checker lets
  * through must be one httpd's scanner reads as exactly one header: a name
  * of token characters, a colon, no line end, NUL or other control bytes
- * but tab, not folded, not longer than the scanner's buffer. */
+ * but tab, not folded, not longer than the scanner's buffer. Served as
+ * mod_cgi (CGIplusCompat, engines) only the colon, no NUL and the length
+ * are the module's to check: httpd judges the rest, as under mod_cgi. */
 #include "../../mod_cgiplus/cgiplus_header.c"
 
 #include <stdint.h>
@@ -90,7 +92,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
         if (l > 0 && s[start + l - 1] == '\r')
             l--;
         if (l > 0) {
-            why = header_check(pool, s + start, l);
+            /* served as mod_cgi: httpd's scanner and header filter judge
+             * names and values; only a colon, no NUL and the length here */
+            why = header_check(pool, s + start, l, 1);
+            if (!why)
+                CHECK(l <= HDR_LINE_MAX && memchr(s + start, ':', l) &&
+                      !memchr(s + start, '\0', l));
+            why = header_check(pool, s + start, l, 0);
             if (why) {
                 CHECK(strlen(why) > 0);
             } else {
