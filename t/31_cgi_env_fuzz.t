@@ -5,8 +5,9 @@
 # under each way mod_cgiplus runs one: plain CGI in a CGIplusCompat scope,
 # CGIplusCompat persistent (the Perl library), native CGIplus scripts (the
 # Perl and the C library), the perl and python engines (direct and
-# relayed) and a CGIplusMode fastcgi application (FCGI.pm). Every variable
-# of every request is compared (for HEAD, the names); what the docs give
+# relayed) and a CGIplusMode fastcgi application (FCGI.pm), directly or as
+# the ErrorDocument of a missing file. Every variable of every request is
+# compared (for HEAD, the names), and the body each read; what the docs give
 # as different is asserted as they say, in compare(), each with its
 # reason; nothing else is left out. Persistent kinds run one worker each
 # (CGIplusMaxWorkers 1 in KindsHttpd), so a variable left over from the
@@ -167,7 +168,13 @@ for my $f (qw(env.pl envlib.pl envfcgi.pl env.py envc)) {
     chmod 0755, "$d/auth/$f";
 }
 
+# A missing file under /PREFIX/missing-SCRIPT/ is answered by SCRIPT, its
+# ErrorDocument (an internal redirect: REDIRECT_* variables).
+my %errdoc = map { ("$_->[0]/$_->[1]" => 1, "cgid/$_->[1]" => 1) } @kinds;
+my $errdocs = join '', map { my ($p, $f) = split m{/}; "<Location /$p/missing-$f/>\n"
+                             . "    ErrorDocument 404 /$p/$f\n</Location>\n" } sort keys %errdoc;
 my ($fpm, $fpm_up, $up) = kinds_start($dir, $d, $port, <<"CONF");
+$errdocs
 LoadModule env_module $lib/mod_env.so
 LoadModule setenvif_module $lib/mod_setenvif.so
 <Directory $d>
@@ -230,6 +237,7 @@ sub gen_request {
     my %r;
     $r{method} = pick(qw(GET GET GET HEAD POST POST PUT OPTIONS DELETE PATCH PROPFIND));
     $r{auth} = rnd(5) == 0;
+    $r{missing} = !$r{auth} && rnd(10) == 0;
     my $p = rnd(8) == 0 ? pick(@pinfo_bad) : pick(@pinfo);
     $p .= pick(@pinfo) if rnd(4) == 0;
     # a request line over LimitRequestLine (414) now and then
@@ -261,7 +269,8 @@ sub gen_request {
 # The bytes of a request to /PREFIX/SCRIPT; keep-alive unless last.
 sub wire {
     my ($r, $prefix, $script, $last) = @_;
-    my $path = "/$prefix/" . ($r->{auth} ? 'auth/' : '') . $script . $r->{tail};
+    my $path = "/$prefix/" . ($r->{missing} ? "missing-$script/nofile" : ($r->{auth} ? 'auth/' : '') . $script)
+        . $r->{tail};
     my $s = "$r->{method} $path $r->{proto}\r\n";
     $s .= "$_->[0]: $_->[1]\r\n" for @{ $r->{headers} };
     $s .= $last ? "Connection: close\r\n" : ($r->{proto} eq 'HTTP/1.0' ? "Connection: keep-alive\r\n" : '');
@@ -411,6 +420,7 @@ sub norm {
     my %n;
     for my $k (keys %$e) {
         my $v = $e->{$k};
+        $v =~ s{/\Q$prefix\E/missing-\Q$script\E/}{/K/missing-S/}g;
         $v =~ s{/\Q$prefix\E/(auth/|)\Q$script\E}{/K/$1S}g;
         $v =~ s{\Q$d\E/(auth/|)\Q$script\E}{D/$1S}g;
         $v =~ s{^/\Q$prefix\E/}{/K/} if $k eq 'CONTEXT_PREFIX';
@@ -500,7 +510,22 @@ sub compare {
         }
     }
     my $len = length($r->{body} // '');
-    if ($r->{how} eq 'chunked' && !$len) {
+    if ($r->{missing} && ($r->{how} ne 'none' || exists $ae->{CONTENT_LENGTH})) {
+        # docs/cgi-compat.md, "The environment": a CGI ErrorDocument gets
+        # the exact length of what is left of the failed request's body
+        # (none when nothing is: a worker's record its 0), mod_cgid the
+        # failed request's length, whatever is left (BODY, compared too,
+        # is what each read); never HTTP_TRANSFER_ENCODING (the body the
+        # script reads is not chunked)
+        my ($left) = ($be->{BODY} // '') =~ /^(\d+):/;
+        my $want = $left ? $left : $cl_none // '(unset)';
+        push @{ $doc{$kn} }, "$label: ErrorDocument: CONTENT_LENGTH " . show($be->{CONTENT_LENGTH})
+            . ', HTTP_TRANSFER_ENCODING ' . show($be->{HTTP_TRANSFER_ENCODING}) . ", $left bytes left"
+            unless ($head || ($be->{CONTENT_LENGTH} // '(unset)') eq $want)
+                && !exists $be->{HTTP_TRANSFER_ENCODING};
+        $ref_doc{errdoc}++ if !$head && ($ae->{CONTENT_LENGTH} // '') ne ($be->{CONTENT_LENGTH} // '');
+        delete $ae->{$_}, delete $be->{$_} for qw(CONTENT_LENGTH HTTP_TRANSFER_ENCODING);
+    } elsif ($r->{how} eq 'chunked' && !$len) {
         # an empty chunked body is no body: as a GET (docs/cgi-compat.md,
         # "The environment"; t/3j_cgi_content_length.t), no
         # HTTP_TRANSFER_ENCODING (the body the script reads is not chunked)
@@ -564,7 +589,8 @@ for my $g (@groups) {
         for my $n (0 .. $#$g) {
             my ($r, $a, $b) = ($g->[$n], $ref{$script}[$n], $got[$n]);
             $pairs++;
-            my $label = "$r->{method} " . ($r->{auth} ? 'auth/' : '') . "$r->{tail} $r->{proto}"
+            my $label = "$r->{method} " . ($r->{auth} ? 'auth/' : $r->{missing} ? 'missing/' : '')
+                . "$r->{tail} $r->{proto}"
                 . ($r->{how} ne 'none' ? " body($r->{how}," . length($r->{body} // '') . ')' : '')
                 . ' [' . join(' ', map { $_->[0] } @{ $r->{headers} }) . ']'
                 . (@$g > 1 ? " (keep-alive #$n)" : '');
@@ -573,7 +599,8 @@ for my $g (@groups) {
                 push @{ $status{"$k->[0]/$script"} }, "$label: mod_cgid $a->{code}, $b->{code}";
                 next;
             }
-            next unless $a->{code} == 200;
+            # the script's answer: 200, or 404 from its ErrorDocument run
+            next unless $a->{code} == 200 || ($r->{missing} && $a->{code} == 404 && $a->{head}{'x-env-names'});
             if ($r->{method} eq 'HEAD') {
                 my %an = map { $_ => 1 } split /,/, $a->{head}{'x-env-names'} // '';
                 my %bn = map { $_ => 1 } split /,/, $b->{head}{'x-env-names'} // '';
@@ -613,9 +640,9 @@ for my $k (@kinds) {
     ok t_cmp(report($auth{$kn}), '', "$k->[2]: Authorization only with CGIPassAuth On");
 }
 ok t_cmp($proxy // '', '', 'a Proxy header never becomes HTTP_PROXY');
-ok t_cmp(join(' ', map { $ref_doc{$_} ? $_ : () } qw(chunked zeros crlf)), 'chunked zeros crlf',
+ok t_cmp(join(' ', map { $ref_doc{$_} ? $_ : () } qw(chunked zeros crlf errdoc)), 'chunked zeros crlf errdoc',
          "mod_cgid: a chunked body has HTTP_TRANSFER_ENCODING, no length; a length's zeros kept; "
-         . 'a line end in PATH_INFO');
+         . "a line end in PATH_INFO; an ErrorDocument has the failed request's length, the body gone");
 my $gn = grep { @$_ > 1 } @groups;
 ok t_cmp($gn > 5 && ($seen{flagged} // 0) > 20 && ($seen{unflagged} // 0) > 20 ? 'some' : 'few', 'some',
          "kept-alive sequences ($gn), a request variable (SetEnvIf's FLAGGED) set in "
