@@ -504,7 +504,8 @@ static int direct_start(cgiplus_req *q, cgiplus_direct *x, const char *body, apr
 
     cgiplus_direct_started(q, &direct_cgiplus, x, body, blen);
     cgp_scan_init(&x->scan, x->ch->eof, x->ch->esc, x->ch->eot);
-    if ((rv = cgiplus_direct_record(q, (fl & CGP_TS_STRUCT) != 0, blen)) != APR_SUCCESS) {
+    rv = cgiplus_direct_record(q, (fl & CGP_TS_STRUCT) != 0 || q->struct_rec, blen);
+    if (rv != APR_SUCCESS) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, CGIPLUS_LOGNO(1709)
                       "cannot build the request record for %s", r->filename);
         cgiplus_direct_release(q, 0);

@@ -204,6 +204,11 @@ static const char *engine_language(const char *path)
     return NULL;
 }
 
+int cgiplus_engine_builtin(const char *engine)
+{
+    return engine_language(engine) != NULL;
+}
+
 /* The #! line's switches an engine applies to one script's run: Perl's -w
  * (-T and -t too: the engine runs such a script without taint checks, as
  * docs/APPS.md says, and logs it once), Python's -u, -O, -W and -E; -q and

@@ -33,6 +33,9 @@ int cgiplus_engine_begin(request_rec *r, const cgiplus_dir_conf *dc, int php_poo
  * its language (another interpreter on its #! line, a compiled program):
  * it runs as plain CGI instead, as mod_cgi would run it. */
 int cgiplus_engine_runs(request_rec *r, const cgiplus_dir_conf *dc);
+/* Nonzero if engine is a built-in one (perl, python): its libraries read
+ * struct-mode records from the first. */
+int cgiplus_engine_builtin(const char *engine);
 /* Nonzero if r's script has an execute bit, as plain CGI needs. */
 int cgiplus_engine_runnable(request_rec *r);
 /* The virtual host s, as its engine pools are keyed: BEGIN's site (made

@@ -170,8 +170,8 @@ apr_status_t cgiplus_env_make(cgiplus_req *q)
 {
     request_rec *r = q->r;
     cgiplus_dir_conf *dc = ap_get_module_config(r->per_dir_config, &cgiplus_module);
-    env_kv begin[10 + CGIPLUS_BEGIN_MAX], *params; /* 10 fixed entries at most */
-    unsigned char own[10 + CGIPLUS_BEGIN_MAX] = { 0 }; /* the request's own: not the pool's key */
+    env_kv begin[11 + CGIPLUS_BEGIN_MAX], *params; /* 11 fixed entries at most */
+    unsigned char own[11 + CGIPLUS_BEGIN_MAX] = { 0 }; /* the request's own: not the pool's key */
     char *progress = apr_palloc(r->pool, 24); /* kept in q->begin_kv */
     const char *bn[CGIPLUS_BEGIN_MAX], *bv[CGIPLUS_BEGIN_MAX];
     int i, n, nb = 0, nb_env;
@@ -248,6 +248,12 @@ apr_status_t cgiplus_env_make(cgiplus_req *q)
                                !apr_table_get(r->headers_in, "Transfer-Encoding") &&
                                !apr_table_get(r->headers_in, "Content-Length")));
 
+    /* A record-mode record sends a CR or LF of a value as a space (a
+     * PATH_INFO from %0A): an engine promises the script mod_cgi's
+     * environment, so its requests go in struct mode, values verbatim. */
+    q->struct_rec = !q->fcgid && q->engine && strcmp(q->mode_name, "fastcgi") &&
+                    cgiplus_engine_builtin(q->engine);
+
     /* An engine pool runs the engine; the script is SCRIPT_FILENAME. */
     begin[nb].name = "script";
     begin[nb].val = q->engine ? q->engine : r->filename;
@@ -300,6 +306,12 @@ apr_status_t cgiplus_env_make(cgiplus_req *q)
     }
     if (q->cl_cgi) {
         begin[nb].name = "nocl";
+        own[nb] = 1;
+        begin[nb].val = "1";
+        nb++;
+    }
+    if (q->struct_rec) {
+        begin[nb].name = "struct";
         own[nb] = 1;
         begin[nb].val = "1";
         nb++;

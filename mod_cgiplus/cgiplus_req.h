@@ -66,6 +66,9 @@ typedef struct cgiplus_req {
     /* Its script's peer is mod_cgi (or mod_proxy_fcgi) and it had no
      * Content-Length: no CONTENT_LENGTH either if its body is empty. */
     int cl_cgi;
+    /* A built-in engine's request: its record in struct mode whatever the
+     * worker asked (a CR or LF in PATH_INFO reaches the script as is). */
+    int struct_rec;
     int nparams;
     const char *suexec;        /* suEXEC's identity sent in BEGIN, NULL: none */
     const char *pool_key;      /* script, mode and settings: the pool it belongs to */

@@ -259,7 +259,7 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
     size_t nl, vl, off = 0, slen = 0, ulen = 0, sitelen = 0;
     runner_set_over over;
     runner_mode mode = RUNNER_MODE_CGIPLUS;
-    int rc, callouts = 0, err = 0, direct = 0, grant = 0, nocl = 0;
+    int rc, callouts = 0, err = 0, direct = 0, grant = 0, nocl = 0, struct_rec = 0;
     uint64_t progress = 0;
     uint32_t httpd_gen = 0;
 
@@ -287,6 +287,8 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
             direct = vl == 1 && v[0] == '1';
         } else if (nl == 4 && memcmp(n, "nocl", 4) == 0) {
             nocl = vl == 1 && v[0] == '1';
+        } else if (nl == 6 && memcmp(n, "struct", 6) == 0) {
+            struct_rec = vl == 1 && v[0] == '1';
         } else if (nl == 5 && memcmp(n, "grant", 5) == 0) {
             grant = vl == 1 && v[0] == '1';
         } else if (nl == 8 && memcmp(n, "progress", 8) == 0) {
@@ -346,6 +348,7 @@ static void on_begin(runner_client *c, const cgp_hdr *h, const unsigned char *pl
     r->callouts = callouts;
     r->grant = grant && direct;
     r->nocl = nocl;
+    r->struct_rec = struct_rec;
     r->progress_ms = progress;
     c->req = r;
     if (direct && p->tidx >= 0) {

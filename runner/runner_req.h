@@ -69,6 +69,7 @@ struct runner_req {
     int have_cl;
     int cl_given;             /* PARAMS carried a CONTENT_LENGTH value */
     int nocl;                 /* BEGIN nocl 1: a worker gets no CONTENT_LENGTH for no body, as mod_cgi */
+    int struct_rec;           /* BEGIN struct 1: its record in struct mode, whatever the worker's */
     uint64_t cl;              /* exact body length given to the script */
     runner_spool body;
     int body_end;             /* STDIN END seen */

@@ -1,6 +1,6 @@
 /* runner_worker_in.c: what goes into a worker: its request record on
  * CGIPLUSIN (the last byte held until it has read the rest, a new worker's
- * first record held until it has read its "!" line), the body on its stdin,
+ * first record held until it has read its sync line), the body on its stdin,
  * callout answers after the record. */
 #include "runner_worker.h"
 #include "runner_ctx.h"
@@ -140,18 +140,22 @@ static uint64_t sync_next(const runner_worker *w)
     return runner_g.now + (wait > 20 ? 20 : wait);
 }
 
-/* The first request of a new worker: only its "!" line goes on CGIPLUSIN;
- * the variables and the body follow once the worker has read it. Until
- * then the worker cannot know its request, so whatever it writes is
- * start-up output (a banner) and is discarded, never a response. */
+/* The first request of a new worker: only its sync line ("!", or "!!N" in
+ * struct mode) goes on CGIPLUSIN; the variables and the body follow once
+ * the worker has read it. Until then the worker cannot know its request,
+ * so whatever it writes is start-up output (a banner) and is discarded,
+ * never a response. */
 static void hold_first_record(runner_worker *w)
 {
     runner_buf *q = &w->inq;
-    if (cgp_buf_used(q) < 2 || q->p[q->off] != '!' || q->p[q->off + 1] != '\n')
-        return; /* not a record-mode record: nothing to hold */
-    if (cgp_buf_append(&w->held, q->p + q->off + 2, cgp_buf_used(q) - 2) < 0)
+    size_t used = cgp_buf_used(q);
+    const unsigned char *nl = used ? memchr(q->p + q->off, '\n', used) : NULL;
+    if (!nl || q->p[q->off] != '!')
+        return; /* no sync line: nothing to hold */
+    size_t line = (size_t)(nl - (q->p + q->off)) + 1;
+    if (cgp_buf_append(&w->held, q->p + q->off + line, used - line) < 0)
         return; /* out of memory: send it whole, as before */
-    q->len = q->off + 2;
+    q->len = q->off + line;
     w->sync_wait = 1;
     w->dl_sync = sync_next(w);
 }
@@ -228,7 +232,7 @@ int runner_worker_record(runner_worker *w, runner_req *r)
     w->junk = 0;
     size_t before = cgp_buf_used(&w->inq);
     if (runner_record_build(&r->params, r->cl, !(r->nocl && !r->cl_given && r->cl == 0),
-                            w->struct_mode, &w->inq) < 0) {
+                            w->struct_mode || r->struct_rec, &w->inq) < 0) {
         int err = errno;
         w->inq.len = w->inq.off + before; /* never leave half a record */
         runner_log(RUNNER_LOG_ERROR, CGIPLUS_LOGNO(2022) "cannot build the request record "

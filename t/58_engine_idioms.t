@@ -285,7 +285,7 @@ sub names {
     my ($body, $part) = @_;
     my ($own, $child) = $body =~ /\A(.*?)^--child\n(.*?)^--end\n/ms;
     my $text = ($part eq 'own' ? $own : $child) // '';
-    return join ' ', grep { !/^(CGIPLUS_ENGINE_MAX_RSS|POOL_idioms)$/ }
+    return join ' ', grep { !/^POOL_idioms$/ }
         sort map { /^([A-Za-z_][A-Za-z0-9_]*)=/ ? $1 : () } split /\n/, $text;
 }
 for my $l (['perl', 'pl', $ppid], ['py', 'py', $ypid]) {

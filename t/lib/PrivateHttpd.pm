@@ -7,6 +7,7 @@ use strict;
 use warnings;
 use Apache::Test ();
 use File::Path qw(make_path remove_tree);
+use POSIX ();
 use IO::Socket::INET;
 use Time::HiRes qw(sleep time);
 use Exporter 'import';
@@ -49,6 +50,18 @@ CONF
 # (one already stopped has none: no wait for it).
 my @started;
 END { -e $_ and private_stop($_) for @started }
+# The php-fpms private_fpm started, stopped at exit if a test died before
+# it stopped them: only a child not reaped yet (waitpid 0), never a pid
+# that may be another process's by now.
+my @fpms;
+END {
+    local $?;
+    for my $pid (@fpms) {
+        next if waitpid($pid, POSIX::WNOHANG()) != 0;
+        kill 'TERM', $pid;
+        waitpid $pid, 0;
+    }
+}
 
 # A fresh directory t/logs/$name for a private httpd: one a failed run left
 # running there is stopped first, the one started there at the test's end.
@@ -116,6 +129,7 @@ $pool
 CONF
     close $fh;
     my $pid = fork // die "fork: $!";
+    push @fpms, $pid if $pid;
     if (!$pid) {
         open STDOUT, '>', "$dir/$name.out";
         open STDERR, '>&', \*STDOUT;
