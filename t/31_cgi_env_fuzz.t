@@ -105,61 +105,10 @@ sys.stdout.flush()
 sys.stdout.buffer.write(b"Content-Type: text/plain\nX-Env-Names: " + b",".join(n) + b"\n\n" + o
                         + b"BODY=%d:%s\n" % (len(b), hashlib.md5(b).hexdigest().encode()))
 PY
-# The C library: the same dump (FNV-1a for the body's digest), built here
-# against the freshly built libcgiplus.a.
-write_file("$d/envc.c", <<'C', 0644);
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include "cgiplus.h"
-extern char **environ;
-static int cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-int main(void)
-{
-    static char buf[65536];
-    while (cgiplus_accept() > 0) {
-        size_t n = 0, i;
-        while (environ[n])
-            n++;
-        char **v = malloc((n + 1) * sizeof *v);
-        memcpy(v, environ, n * sizeof *v);
-        qsort(v, n, sizeof *v, cmp);
-        const char *cl = getenv("CONTENT_LENGTH");
-        /* plain CGI without a length (a chunked body under mod_cgi): to EOF */
-        unsigned long long left = cl ? strtoull(cl, NULL, 10) : (cgiplus_is_persistent() ? 0 : ~0ULL);
-        unsigned long long len = 0, h = 1469598103934665603ULL;
-        while (left > 0) {
-            size_t got = fread(buf, 1, left < sizeof buf ? left : sizeof buf, stdin);
-            if (!got)
-                break;
-            for (i = 0; i < got; i++)
-                h = (h ^ (unsigned char)buf[i]) * 1099511628211ULL;
-            len += got;
-            left -= got;
-        }
-        fputs("Content-Type: text/plain\nX-Env-Names: ", stdout);
-        for (i = 0; i < n; i++)
-            printf("%s%.*s", i ? "," : "", (int)strcspn(v[i], "="), v[i]);
-        fputs("\n\n", stdout);
-        for (i = 0; i < n; i++) {
-            size_t k = strcspn(v[i], "=");
-            if (k == 10 && (!strncmp(v[i], "CGIPLUSEOF", 10) || !strncmp(v[i], "CGIPLUSESC", 10) || !strncmp(v[i], "CGIPLUSEOT", 10)))
-                printf("%.10s=(hidden)\n", v[i]);
-            else {
-                for (const char *c = v[i]; *c; c++)
-                    fputs(*c == '\n' ? "\\n" : *c == '\\' ? "\\\\" : (char[2]){ *c, 0 }, stdout);
-                putchar('\n');
-            }
-        }
-        printf("BODY=%llu:%016llx\n", len, h);
-        free(v);
-        cgiplus_finish();
-    }
-    return 0;
-}
-C
-system('cc', '-O', "-I$top/include", '-o', "$d/envc", "$d/envc.c", "$top/lib/.libs/libcgiplus.a") == 0
-    or die "cannot build envc\n";
+# The C library: the same dump (FNV-1a for the body's digest), built by
+# make (t/src/env_dump.c) against the freshly built libcgiplus.
+copy("$top/t/src/env_dump", "$d/envc") or die "t/src/env_dump: $! (make first)\n";
+chmod 0755, "$d/envc";
 # The same scripts where CGIPassAuth On passes Authorization.
 mkdir "$d/auth";
 chmod 0755, "$d/auth";
