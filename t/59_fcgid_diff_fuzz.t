@@ -26,7 +26,7 @@
 # Found by it (session 55): a relayed request given a worker whose
 # application had exited after its last response (a direct request's)
 # failed with 500 ("exited before its response"): it goes to another
-# worker now (3743); an END_REQUEST with a protocol status after output
+# worker now (3743, 3744); an END_REQUEST with a protocol status after output
 # was 503, 502 or a cut response as the timing fell: the output stands
 # now, as under mod_fcgid (3741, 3742).
 use strict;

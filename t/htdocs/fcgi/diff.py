@@ -67,7 +67,9 @@ def serve(conn):
         elif op == 'close':
             return False
         elif op == 'exit':
-            conn.sock.close()
+            # as a program that ends after a count of requests: the exit
+            # closes the connection (not a close first, then a slow exit:
+            # the runner would connect again into its backlog)
             os._exit(0)
     return keep
 
