@@ -94,7 +94,6 @@ static int reconnect(runner_worker *w);
 static int connect_new(runner_worker *w);
 static void conn_gone(runner_worker *w);
 static void cut(runner_worker *w);
-static int unframe_body(runner_worker *w, runner_req *r);
 
 /* Records of id 1 pass for the request in flight only from an application
  * that answers 1 whatever it is asked, learnt from how it ended its first
@@ -708,22 +707,8 @@ static int resend(runner_worker *w, int unread)
         cgp_buf_free(&again);
         return 0;
     }
-    size_t sent_len = cgp_buf_used(&f->sent), inq_len = cgp_buf_used(&w->inq);
-
     f->resent = 1;
     if (reconnect(w) < 0 || (f->per_request && connect_new(w) < 0)) {
-        /* It no longer listens (it exits after a response): r, unread, goes
-         * to another worker with its body restored (the close dropped what
-         * waited to be written), or waits for a new one. */
-        cgp_buf_reset(&w->inq);
-        if (cgp_buf_append(&w->inq, again.p + again.off + sent_len, inq_len) == 0 &&
-            unframe_body(w, r) == 0) {
-            runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(3744) "FastCGI worker pid %ld of %s "
-                       "closed its connection with request %u (%s) unread and no longer "
-                       "listens; it goes to another worker", (long)w->pid, w->pool->script,
-                       r->reqid, r->uri);
-            runner_worker_send_elsewhere(w);
-        }
         cgp_buf_free(&again);
         return -1;
     }

@@ -13,7 +13,9 @@
 # before its header, in it, after part of its body, a closed connection,
 # an exit after a whole response. Each case by GET or HEAD, some with
 # Range or conditions; the scope is AddHandler fcgid-script (the
-# application itself) or FcgidWrapper. The status line, headers but the
+# application itself, its connection kept) or FcgidWrapper (a connection
+# per request, as mod_fcgid connects: the scope of the exits after a
+# response). The status line, headers but the
 # date, Server and the framing, the body, and whether the response ended
 # as its framing says must be mod_fcgid's, but for the differences
 # docs/APPS.md ("A packaged mod_fcgid set-up") lists, each asserted where
@@ -26,7 +28,7 @@
 # Found by it (session 55): a relayed request given a worker whose
 # application had exited after its last response (a direct request's)
 # failed with 500 ("exited before its response"): it goes to another
-# worker now (3743, 3744); an END_REQUEST with a protocol status after output
+# worker now (3743); an END_REQUEST with a protocol status after output
 # was 503, 502 or a cut response as the timing fell: the output stands
 # now, as under mod_fcgid (3741, 3742).
 use strict;
@@ -170,6 +172,10 @@ sub gen_case {
         $out = $head . $eol[-1] . $part;
     } else { $out = $head . $eol[-1] . $body }
     $out = $body if $end eq 'nohead';                # no header at all
+    # A program that exits by itself, on a kept connection: a request
+    # given it as it exits may fail, as under mod_fcgid (docs/APPS.md, "One
+    # connection per request"); /w/ connects per request, as mod_fcgid.
+    $c{path} = "/w/page.x?$n" if $end eq 'exit';
     # The twin: the output mod_fcgid's answer to is the reference where
     # the drop-in differs on purpose (docs/APPS.md), with a whole end.
     if ($end !~ /^(die0|diehead|halfhead|nohead)$/) {
@@ -285,6 +291,7 @@ Alias /w/ $dir/wrap/
 <Directory $dir/wrap>
     AddHandler fcgid-script .x
     FcgidWrapper $dir/app/diff.fcgi .x
+    CGIplusFastCGIConnection per-request
     Options +ExecCGI
     Require all granted
 </Directory>
