@@ -28,7 +28,9 @@
 # Found by it (session 55): a relayed request given a worker whose
 # application had exited after its last response (a direct request's)
 # failed with 500 ("exited before its response"): it goes to another
-# worker now (3743); an END_REQUEST with a protocol status after output
+# worker now (3743; exits run in the per-request scope here, since on a
+# kept connection one a child gives the exiting worker may still fail, a
+# documented limitation); an END_REQUEST with a protocol status after output
 # was 503, 502 or a cut response as the timing fell: the output stands
 # now, as under mod_fcgid (3741, 3742).
 use strict;
