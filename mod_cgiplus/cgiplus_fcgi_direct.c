@@ -48,6 +48,7 @@ typedef struct cgiplus_fcgi_dx {
     int ready;                /* the connection is known readable */
     int closed;               /* the application closed the connection */
     int heard;                /* a byte of the answer came */
+    int out_seen;             /* a STDOUT byte came */
     int carried;              /* the connection carried a request before this one */
     int probing;              /* BEGIN_REQUEST alone goes first (out_len), the rest after */
     apr_size_t full_len;      /* while probing: the request's whole length */
@@ -443,6 +444,16 @@ static int fcgi_outcome(cgiplus_req *q, const cgp_fcgi_end *e)
 {
     if (e->pstatus == CGP_FCGI_REQUEST_COMPLETE)
         return CGP_O_OK;
+    if (fcgi_x(q)->out_seen) {
+        /* Its response may have gone out already: it stands (as under
+         * mod_fcgid), rather than an error whose form would depend on
+         * how much of it had gone. */
+        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, q->r, CGIPLUS_LOGNO(3742)
+                      "FastCGI worker pid %lu of %s ended the request with protocol status %u "
+                      "after its output; the output stands", (unsigned long)fcgi_x(q)->x.ch->pid,
+                      q->r->filename, (unsigned)e->pstatus);
+        return CGP_O_OK;
+    }
     ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, q->r, CGIPLUS_LOGNO(1902)
                   "FastCGI worker pid %lu of %s ended the request with protocol status %u "
                   "(%s); answering %d", (unsigned long)fcgi_x(q)->x.ch->pid, q->r->filename,
@@ -544,6 +555,7 @@ static apr_status_t fcgi_read(cgiplus_req *q, int keep)
         if (rc == CGP_FCGI_PIECE && ev.hdr.type == CGP_FCGI_STDOUT && keep) {
             apr_bucket *b;
 
+            fx->out_seen |= ev.len > 0;
             apr_bucket_copy(heap, &b);
             b->start = (apr_off_t)((const char *)ev.data - buf);
             b->length = ev.len;

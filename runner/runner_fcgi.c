@@ -55,6 +55,7 @@ typedef struct runner_fcgi {
     uint16_t reqid;           /* the id of its request (runner_worker_fcgi_reqid) */
     int oneshot;              /* it closes after each request (learnt): a new one for each */
     int heard;                /* a byte came back for the request */
+    int out_seen;             /* a STDOUT byte came for the request */
     int resent;               /* the request went on a new connection once already */
     int replay_off;           /* the request is past what sent keeps: never sent again */
     cgp_buf sent;             /* what the socket took of the request, while nothing came back */
@@ -333,11 +334,19 @@ static int fcgi_request(runner_worker *w, runner_req *r)
     }
     /* Closed since its last request (while a child or the runner had it):
      * a new connection before r is written. If it no longer listens, it is
-     * exiting, and r fails when it is reaped. */
+     * exiting (an application that exits after a response): nothing of r
+     * reached it, so r goes to another worker, or waits for a new one. */
     if (!f->per_request && f->ev_sock.fd >= 0 && !f->eof && closed_now(f->ev_sock.fd)) {
         int used = connection_used(w);
 
-        if (reconnect(w) == 0 && used)
+        if (reconnect(w) < 0) {
+            runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(3743) "FastCGI worker pid %ld of %s "
+                       "closed its connection and no longer listens; request %u (%s) goes to "
+                       "another worker", (long)w->pid, w->pool->script, r->reqid, r->uri);
+            runner_worker_send_elsewhere(w);
+            return -1;
+        }
+        if (used)
             learn_oneshot(w);
     }
 
@@ -376,7 +385,7 @@ static int fcgi_request(runner_worker *w, runner_req *r)
     }
     free(pairs);
     f->stdin_done = f->aborted = f->end_pending = f->body_lost = 0;
-    f->heard = f->resent = f->replay_off = f->probing = 0;
+    f->heard = f->resent = f->replay_off = f->probing = f->out_seen = 0;
     cgp_buf_reset(&f->sent);
     cgp_buf_reset(&f->held);
     if (wants_probe(w) && cgp_buf_used(&w->inq) == 0 &&
@@ -1037,6 +1046,16 @@ static int end_outcome(runner_worker *w, const cgp_fcgi_end *e)
 {
     runner_req *r = w->req;
 
+    if (e->pstatus != CGP_FCGI_REQUEST_COMPLETE && fcgi(w)->out_seen) {
+        /* Its response may have gone out already: it stands (as under
+         * mod_fcgid), rather than an error whose form would depend on
+         * how much of it had gone. */
+        runner_log(RUNNER_LOG_WARN, CGIPLUS_LOGNO(3741) "FastCGI worker pid %ld of %s ended "
+                   "request %u (%s) with protocol status %u after its output; the output "
+                   "stands", (long)w->pid, w->pool->script, r ? r->reqid : 0, r ? r->uri : "-",
+                   (unsigned)e->pstatus);
+        return CGP_O_OK;
+    }
     switch (e->pstatus) {
     case CGP_FCGI_REQUEST_COMPLETE:
         return CGP_O_OK;
@@ -1103,6 +1122,7 @@ static void piece(runner_worker *w, const cgp_fcgi_event *ev)
 {
     switch (ev->hdr.type) {
     case CGP_FCGI_STDOUT:
+        fcgi(w)->out_seen |= ev->len > 0;
         runner_worker_output(w, ev->data, ev->len);
         break;
     case CGP_FCGI_STDERR:
