@@ -334,19 +334,11 @@ static int fcgi_request(runner_worker *w, runner_req *r)
     }
     /* Closed since its last request (while a child or the runner had it):
      * a new connection before r is written. If it no longer listens, it is
-     * exiting (an application that exits after a response): nothing of r
-     * reached it, so r goes to another worker, or waits for a new one. */
+     * exiting, and r fails when it is reaped. */
     if (!f->per_request && f->ev_sock.fd >= 0 && !f->eof && closed_now(f->ev_sock.fd)) {
         int used = connection_used(w);
 
-        if (reconnect(w) < 0) {
-            runner_log(RUNNER_LOG_DEBUG, CGIPLUS_LOGNO(3743) "FastCGI worker pid %ld of %s "
-                       "closed its connection and no longer listens; request %u (%s) goes to "
-                       "another worker", (long)w->pid, w->pool->script, r->reqid, r->uri);
-            runner_worker_send_elsewhere(w);
-            return -1;
-        }
-        if (used)
+        if (reconnect(w) == 0 && used)
             learn_oneshot(w);
     }
 
