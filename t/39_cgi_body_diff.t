@@ -18,7 +18,13 @@
 # 100 Continue), headers but Date and the framing, body. The differences
 # docs/cgi-compat.md gives are expected as it says (oracle()): a chunked
 # body has an exact CONTENT_LENGTH and no HTTP_TRANSFER_ENCODING, an
-# empty chunked body is none at all.
+# empty chunked body is none at all; where mod_cgid's script left part of
+# the body unread and mod_cgid's answer was lost ("An unread body": no
+# response, a 500, a stream reset or never ended), that is asserted, and
+# each scope's answer must be the script's whole (status, report, body).
+# Found by it (session 55): nothing in mod_cgiplus; curl 7.88 takes a
+# response followed by RST_STREAM NO_ERROR (the body still coming) for a
+# failure, so h2c goes through python3-h2 (t/lib/h2req.py).
 use strict;
 use warnings FATAL => 'all';
 use Apache::Test;
@@ -39,7 +45,8 @@ my $NCASES = $ENV{CGIPLUS_DIFF_CASES} // 200;
 my @scopes = ('/compat-diff', '/compat-diff-plus', '/compat-diff-engine');
 my $LIMIT = 200000;      # t/conf/extra_cgi.conf.in, body.pl/limit
 
-plan tests => $NCASES * (1 + @scopes) + 2;
+plan tests => $NCASES * (1 + @scopes) + 2,
+    need { 'needs python3-h2 (Debian package python3-h2)' => !system('/usr/bin/python3 -c "import h2" 2>/dev/null') };
 
 srand $SEED;
 sub pick { $_[int rand @_] }
