@@ -7,7 +7,7 @@ control allows, with content-length (HOW cl), without (nolen) or none
 response ended before the body was all sent, then RST_STREAM NO_ERROR, is
 a response (RFC 9113, 8.1: curl 7.88 takes it for a failure). The status
 line ends in "(reset CODE)", "(closed)" or "(timed out)" (after TIMEOUT s
-without a frame) when no whole response came, "(none)" for its code
+without a frame), "(protocol error: NAME)" when no whole response came, "(none)" for its code
 when no header did. Needs python3-h2 (Debian's), run with /usr/bin/python3."""
 import socket
 import sys
@@ -15,6 +15,7 @@ import sys
 import h2.config
 import h2.connection
 import h2.events
+import h2.exceptions
 
 port, method, path, bodyfile, how, outhead, outbody, timeout = sys.argv[1:9]
 body = open(bodyfile, "rb").read() if how != "none" else b""
@@ -52,7 +53,13 @@ while not ended and fail is None:
     if not got:
         fail = "(closed)"
         break
-    for ev in c.receive_data(got):
+    try:
+        evs = c.receive_data(got)
+    except h2.exceptions.ProtocolError as e:
+        # (a HEAD's answer with DATA: mod_cgid's, now and then)
+        fail = "(protocol error: %s)" % type(e).__name__
+        break
+    for ev in evs:
         if isinstance(ev, h2.events.ResponseReceived):
             for k, v in ev.headers:
                 if k == ":status":
