@@ -23,6 +23,7 @@ use AppTest qw(write_file);
 use PrivateHttpd qw(libexec);
 use IO::Socket::INET;
 use File::Copy qw(copy);
+use RawHTTP qw(read_response);
 
 # [URL prefix (KindsHttpd's scopes), script, what it is, 1 if it sees the
 #  CGIplus protocol's variables (a library script in record mode),
@@ -243,52 +244,6 @@ sub wire {
         $s .= "\r\n";
     }
     return $s;
-}
-
-# Reads one response: {code, head => {lc name => value}, body}, or undef.
-sub read_response {
-    my ($sock, $bufref, $method) = @_;
-    my $need = sub {
-        my ($n) = @_;
-        while (length($$bufref) < $n) {
-            my $got = sysread($sock, my $c, 65536);
-            return 0 unless $got;
-            $$bufref .= $c;
-        }
-        return 1;
-    };
-    my $i;
-    while (($i = index($$bufref, "\r\n\r\n")) < 0) {
-        my $got = sysread($sock, my $c, 65536);
-        return undef unless $got;
-        $$bufref .= $c;
-    }
-    my $head = substr($$bufref, 0, $i + 4, '');
-    my ($sl, @l) = split /\r\n/, $head;
-    my ($code) = $sl =~ m{^HTTP/\d\.\d (\d+)};
-    return read_response($sock, $bufref, $method) if $code =~ /^1/;    # 100 Continue
-    my %h = map { /^([^:]+):\s*(.*)$/ ? (lc $1 => $2) : () } @l;
-    my $body = '';
-    if ($method eq 'HEAD' || $code == 204 || $code == 304) {
-    } elsif (($h{'transfer-encoding'} // '') =~ /chunked/i) {
-        while (1) {
-            while ($$bufref !~ /\r\n/) { $need->(length($$bufref) + 1) or last }
-            $$bufref =~ s/^([0-9a-fA-F]+)[^\r\n]*\r\n// or last;
-            my $n = hex $1;
-            if (!$n) { $need->(2); substr($$bufref, 0, 2, ''); last }
-            $need->($n + 2);
-            $body .= substr($$bufref, 0, $n, '');
-            substr($$bufref, 0, 2, '');
-        }
-    } elsif (defined $h{'content-length'}) {
-        $need->($h{'content-length'});
-        $body = substr($$bufref, 0, $h{'content-length'}, '');
-    } else {
-        1 while $need->(length($$bufref) + 1);
-        $body = $$bufref;
-        $$bufref = '';
-    }
-    return { code => $code, head => \%h, body => $body };
 }
 
 # Sends a group of requests on one connection; their responses (a missing

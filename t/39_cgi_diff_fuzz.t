@@ -28,6 +28,7 @@ use Apache::TestRequest ();
 use File::Path qw(make_path remove_tree);
 use lib 't/lib';
 use RawHTTP qw(raw_request);
+use CgiDiff qw(show compared differences);
 
 # CGIPLUS_DIFF_SEED and CGIPLUS_DIFF_CASES explore other cases by hand.
 my $SEED = $ENV{CGIPLUS_DIFF_SEED} // 3939;
@@ -241,19 +242,13 @@ rename $tmp, "$dir/cases" or die "rename: $!";
 plan tests => 1 + $NCASES * @scopes + @asis * (1 + 3 * @scopes) + 1 + @unsafe * @scopes;
 
 my $hp = Apache::TestRequest::hostport();
-my %framing = map { $_ => 1 } qw(date content-length transfer-encoding);
-
-# The response as compared: status line, headers, body, each with the
-# scope's own prefix written as PREFIX.
+# The response as compared (CgiDiff's): status line, headers, body, each
+# with the scope's own prefix written as PREFIX.
 sub fetch {
     my ($prefix, $i, $as) = @_;
     my $c = $as // $cases[$i];     # the request as case $as makes it
-    my $r = raw_request($c->{hp} // $hp, $c->{method}, "$prefix/out.pl?$i", $c->{req}, undef,
-                        { proto => $c->{proto} });
-    my @h = map { [$_->[0], $_->[1] // '(none)'] } grep { !$framing{lc $_->[0]} } @{ $r->{headers} };
-    for my $h (@h) { s{\Q$prefix/}{PREFIX/}g for @$h }
-    (my $b = $r->{body}) =~ s{\Q$prefix/}{PREFIX/}g;
-    return { status => $r->{status_line}, headers => \@h, body => $b };
+    return compared(raw_request($c->{hp} // $hp, $c->{method}, "$prefix/out.pl?$i", $c->{req}, undef,
+                                { proto => $c->{proto} }), $prefix);
 }
 
 # What a compat scope must answer for a case, given mod_cgid's answer:
@@ -270,27 +265,6 @@ sub expect {
 }
 
 sub diag { print STDERR map { "# $_\n" } split /\n/, join "", @_ }
-
-sub show { my $s = shift; $s =~ s/([^\x20-\x7e])/sprintf '\\x%02x', ord $1/ge; $s }
-
-sub differences {
-    my ($got, $want) = @_;
-    my @d;
-    push @d, "status line: got '" . show($got->{status}) . "', mod_cgid '" . show($want->{status}) . "'"
-        if $got->{status} ne $want->{status};
-    my $gh = join "\n", map { show("$_->[0]: $_->[1]") } @{ $got->{headers} };
-    my $wh = join "\n", map { show("$_->[0]: $_->[1]") } @{ $want->{headers} };
-    push @d, "headers:\n  got:\n    " . join("\n    ", split /\n/, $gh)
-        . "\n  mod_cgid:\n    " . join("\n    ", split /\n/, $wh) if $gh ne $wh;
-    if ($got->{body} ne $want->{body}) {
-        my ($g, $w) = ($got->{body}, $want->{body});
-        my $at = 0;
-        $at++ while $at < length $g && $at < length $w && substr($g, $at, 1) eq substr($w, $at, 1);
-        push @d, sprintf "body: got %d bytes, mod_cgid %d; first difference at %d: got '%s', mod_cgid '%s'",
-            length $g, length $w, $at, show(substr $g, $at, 40), show(substr $w, $at, 40);
-    }
-    return @d;
-}
 
 # the scopes' ErrorDocument 500 (a file) answers a malformed header
 ok t_cmp(fetch('/cgid-diff', 1)->{body}, "error document 500\n", "mod_cgid's 500 is the ErrorDocument");

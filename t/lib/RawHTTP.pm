@@ -6,7 +6,7 @@ use strict;
 use warnings;
 use IO::Socket::INET;
 use Exporter 'import';
-our @EXPORT_OK = qw(raw_request leave_early);
+our @EXPORT_OK = qw(raw_request leave_early read_response);
 
 # raw_request(host:port, method, path, [headers...], body, {options}) ->
 #   { status_line, code, headers => [[name, value]...], body, raw }
@@ -70,6 +70,62 @@ sub leave_early {
     }
     close $s;
     return $got >= 8192;
+}
+
+# read_response(socket, \buffer, method): reads one response of a
+# kept-alive connection, what it read past it left in the buffer (a socket
+# undef: from the buffer alone); a 1xx before it is skipped (its status
+# lines in interim). {code, status_line, head => {lc name => value},
+# headers => [[name, value]...], interim => [...], body}, or undef.
+sub read_response {
+    my ($sock, $bufref, $method, $interim) = @_;
+    $interim //= [];
+    my $more = sub {
+        return 0 unless $sock;
+        my $got = sysread($sock, my $c, 65536);
+        return 0 unless $got;
+        $$bufref .= $c;
+        return 1;
+    };
+    my $need = sub {
+        my ($n) = @_;
+        while (length($$bufref) < $n) { $more->() or return 0 }
+        return 1;
+    };
+    my $i;
+    while (($i = index($$bufref, "\r\n\r\n")) < 0) { $more->() or return undef }
+    my $head = substr($$bufref, 0, $i + 4, '');
+    my ($sl, @l) = split /\r\n/, $head;
+    my ($code) = $sl =~ m{^HTTP/\d\.\d (\d+)};
+    $code //= 0;
+    if ($code =~ /^1/) {            # 100 Continue
+        push @$interim, $sl;
+        return read_response($sock, $bufref, $method, $interim);
+    }
+    my @headers = map { /^([^:]+):\s*(.*)$/ ? [$1, $2] : [$_, undef] } @l;
+    my %h = map { defined $_->[1] ? (lc $_->[0] => $_->[1]) : () } @headers;
+    my $body = '';
+    if ($method eq 'HEAD' || $code == 204 || $code == 304) {
+    } elsif (($h{'transfer-encoding'} // '') =~ /chunked/i) {
+        while (1) {
+            while ($$bufref !~ /\r\n/) { $need->(length($$bufref) + 1) or last }
+            $$bufref =~ s/^([0-9a-fA-F]+)[^\r\n]*\r\n// or last;
+            my $n = hex $1;
+            if (!$n) { $need->(2); substr($$bufref, 0, 2, ''); last }
+            $need->($n + 2);
+            $body .= substr($$bufref, 0, $n, '');
+            substr($$bufref, 0, 2, '');
+        }
+    } elsif (defined $h{'content-length'}) {
+        $need->($h{'content-length'});
+        $body = substr($$bufref, 0, $h{'content-length'}, '');
+    } else {
+        1 while $more->();
+        $body = $$bufref;
+        $$bufref = '';
+    }
+    return { code => $code, status_line => $sl, head => \%h, headers => \@headers, interim => $interim,
+             body => $body };
 }
 
 1;
