@@ -44,6 +44,7 @@ use PrivateHttpd qw(private_conf private_start private_stop private_dir libexec 
 use FreePort qw(free_ports);
 use RawHTTP qw(raw_request);
 use AppTest qw(write_file);
+use CgiDiff qw(show);
 
 # CGIPLUS_DIFF_SEED and CGIPLUS_DIFF_CASES explore other cases by hand.
 my $SEED = $ENV{CGIPLUS_DIFF_SEED} // 5959;
@@ -339,7 +340,6 @@ sub fetch {
 
 sub diag { print STDERR map { "# $_\n" } split /\n/, join "", @_ }
 
-sub show { my $s = shift; $s =~ s/([^\x20-\x7e])/sprintf '\\x%02x', ord $1/ge; $s }
 
 # httpd's own 500 page, as the drop-in sends it for a failed application
 # (mod_fcgid's may follow the application's status: "Additionally...").
@@ -399,20 +399,7 @@ sub judge {
 
 sub differences {
     my ($got, $want) = @_;
-    my @d;
-    push @d, "status line: got '" . show($got->{status}) . "', mod_fcgid '" . show($want->{status}) . "'"
-        if $got->{status} ne $want->{status};
-    my $gh = join "\n", map { show("$_->[0]: $_->[1]") } @{ $got->{headers} };
-    my $wh = join "\n", map { show("$_->[0]: $_->[1]") } @{ $want->{headers} };
-    push @d, "headers:\n  got:\n    " . join("\n    ", split /\n/, $gh)
-        . "\n  mod_fcgid:\n    " . join("\n    ", split /\n/, $wh) if $gh ne $wh;
-    if ($got->{body} ne $want->{body}) {
-        my ($g, $w) = ($got->{body}, $want->{body});
-        my $at = 0;
-        $at++ while $at < length $g && $at < length $w && substr($g, $at, 1) eq substr($w, $at, 1);
-        push @d, sprintf "body: got %d bytes, mod_fcgid %d; first difference at %d: got '%s', mod_fcgid '%s'",
-            length $g, length $w, $at, show(substr $g, $at, 40), show(substr $w, $at, 40);
-    }
+    my @d = CgiDiff::differences($got, $want, 'mod_fcgid');
     # (ended by the close, as the framing allows: as whole as can be told)
     my ($gw, $ww) = map { $_ eq 'unframed' ? 'whole' : $_ } $got->{whole}, $want->{whole};
     push @d, "end: got $got->{whole}, mod_fcgid $want->{whole}" if $gw ne $ww;

@@ -1,5 +1,6 @@
 package CgiDiff;
-# The comparison of t/39_cgi_diff_fuzz.t and t/39_cgi_body_diff.t: a
+# The comparison of t/39_cgi_diff_fuzz.t, t/39_cgi_body_diff.t and
+# t/59_fcgid_diff_fuzz.t: a
 # response as compared ({status, headers => [[name, value]...], body}:
 # the status line as sent, the headers but Date and the framing, each
 # with the scope's URL prefix written PREFIX) and the differences of two,
@@ -23,21 +24,23 @@ sub compared {
     return { status => $r->{status_line}, headers => \@h, body => $b };
 }
 
+# differences(got, want[, the peer's name: mod_cgid])
 sub differences {
-    my ($got, $want) = @_;
+    my ($got, $want, $peer) = @_;
+    $peer //= 'mod_cgid';
     my @d;
-    push @d, "status line: got '" . show($got->{status}) . "', mod_cgid '" . show($want->{status}) . "'"
+    push @d, "status line: got '" . show($got->{status}) . "', $peer '" . show($want->{status}) . "'"
         if $got->{status} ne $want->{status};
     my $gh = join "\n", map { show("$_->[0]: $_->[1]") } @{ $got->{headers} };
     my $wh = join "\n", map { show("$_->[0]: $_->[1]") } @{ $want->{headers} };
     push @d, "headers:\n  got:\n    " . join("\n    ", split /\n/, $gh)
-        . "\n  mod_cgid:\n    " . join("\n    ", split /\n/, $wh) if $gh ne $wh;
+        . "\n  $peer:\n    " . join("\n    ", split /\n/, $wh) if $gh ne $wh;
     if ($got->{body} ne $want->{body}) {
         my ($g, $w) = ($got->{body}, $want->{body});
         my $at = 0;
         $at++ while $at < length $g && $at < length $w && substr($g, $at, 1) eq substr($w, $at, 1);
-        push @d, sprintf "body: got %d bytes, mod_cgid %d; first difference at %d: got '%s', mod_cgid '%s'",
-            length $g, length $w, $at, show(substr $g, $at, 40), show(substr $w, $at, 40);
+        push @d, sprintf "body: got %d bytes, %s %d; first difference at %d: got '%s', %s '%s'",
+            length $g, $peer, length $w, $at, show(substr $g, $at, 40), $peer, show(substr $w, $at, 40);
     }
     return @d;
 }
