@@ -9,7 +9,10 @@
 # spellings of the path (%xx, ./, //, sub/../); a header twice or in
 # another case; POST and OPTIONS now and then; no-cache), each sent to
 # /static/ (quick handler), /hstatic/ (phase=handler) and /plain/ (httpd's
-# default handler over the same tree). The status line, every
+# default handler over the same tree); then 30 groups of five of them
+# pipelined on one kept-alive connection, and those of the files over
+# MaxMemFile again in the virtual host with EnableMMAP and EnableSendfile
+# Off (the file reopened per request). The status line, every
 # header but Date (Content-Length too: a file's length is no matter of
 # timing) and the body must be the default handler's, but for what
 # docs/STATIC.md names on purpose, expected here case by case (expect()):
@@ -40,6 +43,11 @@ my @mounts = ('/static', '/hstatic');
 
 Apache::TestRequest::module('cgiplus_static');
 my $hp = Apache::TestRequest::hostport();
+# The same tree in a virtual host with EnableMMAP Off and EnableSendfile
+# Off: files over MaxMemFile are reopened per request there.
+Apache::TestRequest::module('cgiplus_static_nommap');
+my $hp_nommap = Apache::TestRequest::hostport();
+Apache::TestRequest::module('cgiplus_static');
 my $dir = Apache::Test::vars('documentroot') . '/static';
 
 srand $SEED;
@@ -234,8 +242,8 @@ sub form {
 }
 
 sub send_case {
-    my ($c, $prefix, $path) = @_;
-    return raw_request($hp, $c->{method}, "$prefix/$path", $c->{req}, $c->{method} eq 'POST' ? 'a=1' : undef,
+    my ($c, $prefix, $path, $to) = @_;
+    return raw_request($to // $hp, $c->{method}, "$prefix/$path", $c->{req}, $c->{method} eq 'POST' ? 'a=1' : undef,
                        { proto => $c->{proto} });
 }
 
@@ -286,7 +294,8 @@ my @plain = grep { $_->{file} ne 'style.css' && $_->{proto} eq 'HTTP/1.1'
                    && !($_->{file} =~ m{^noindex/} && $_->{method} =~ /^(?:POST|OPTIONS)$/) } @cases;
 my @groups;
 push @groups, [splice @plain, 0, 5] while @plain >= 5 && @groups < 30;
-plan tests => 1 + @cases * @mounts + 5 * @groups * @mounts;
+my @nommap = grep { $_->{file} =~ /^(?:big\.txt|fuzz\/4097\.bin|fuzz\/1048576\.bin)$/ } @cases;
+plan tests => 1 + @cases * @mounts + 5 * @groups * @mounts + @nommap;
 
 my %seen;
 ok t_cmp(join(' ', grep { !defined $etag{$_} } @files, 'style.css.br'), '',
@@ -362,4 +371,13 @@ for my $grp (@groups) {
             ok t_cmp(join("\n", @d), q{}, "pipelined group $g, #" . ($k + 1) . ": $c->{method} $m/$c->{path}");
         }
     }
+}
+
+$i = 0;
+for my $c (@nommap) {
+    $i++;
+    my $want = form(send_case($c, '/plain', $c->{path}, $hp_nommap), '/plain', $c->{method});
+    my $got = form(send_case($c, '/static', $c->{path}, $hp_nommap), '/static', $c->{method});
+    ok t_cmp(join("\n", differences($got, $want, 'default handler')), q{},
+             "EnableMMAP Off, EnableSendfile Off: $c->{method} /static/$c->{path}: $want->{status}");
 }
