@@ -265,14 +265,7 @@ ok t_cmp($r->{after_close} // '', 'close:1000 eof',
 # Every connection ended with one CLOSED at the worker: the runner's
 # counters say as many closed as accepted, and nothing is left open.
 sleep 1;
-my $st = WsTest::ws_status($port);
-my ($acc, $closed, $open) = (0, 0, 0);
-for my $p (@{ $st->{websocket}{pools} // [] }) {
-    $acc += $p->{counters}{accepted};
-    $closed += $p->{counters}{closed};
-    $open += $p->{connections};
-}
-ok t_cmp("$acc $closed $open", (@cases + 2) . ' ' . (@cases + 2) . ' 0',
+ok t_cmp(WsTest::ws_counts($port), (@cases + 2) . ' ' . (@cases + 2) . ' 0',
          'the runner: every connection accepted, each closed once, none left');
 my @proto = ws_log('conform') =~ /CGIPLUS1806: .*/g;
 ok t_cmp(scalar(@proto) >= 20 ? 1 : 0, 1, 'each failed connection logged its reason (1806, info)');

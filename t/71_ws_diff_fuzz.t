@@ -328,12 +328,5 @@ ok t_cmp(@hb >= 2 ? join("\n", @hbbad) : 'only ' . scalar(@hb) . ' cases', '',
 
 # Every connection ended with one CLOSED at the worker.
 sleep 1;
-my $st = WsTest::ws_status($port);
-my ($acc, $closed, $open) = (0, 0, 0);
-for my $p (@{ $st->{websocket}{pools} // [] }) {
-    $acc += $p->{counters}{accepted};
-    $closed += $p->{counters}{closed};
-    $open += $p->{connections};
-}
-ok t_cmp("$acc $closed $open", "$n $n 0", 'the runner: every connection accepted, each closed once, none left');
+ok t_cmp(WsTest::ws_counts($port), "$n $n 0", 'the runner: every connection accepted, each closed once, none left');
 ws_stop('diff');

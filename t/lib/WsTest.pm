@@ -14,7 +14,7 @@ use Time::HiRes qw(sleep time);
 use PrivateHttpd qw(libexec fresh_dir);
 use FreePort qw(free_ports);
 use Exporter 'import';
-our @EXPORT_OK = qw(ws_start ws_stop ws_py ws_py_start ws_py_wait ws_log ws_graceful ws_status ws_dir
+our @EXPORT_OK = qw(ws_start ws_stop ws_py ws_py_start ws_py_wait ws_log ws_graceful ws_status ws_counts ws_dir
                     ws_deploy_dir ws_deploy_pid);
 
 my $vars = Apache::Test::config()->{vars};
@@ -173,6 +173,20 @@ sub ws_status {
     my $r = <$s> // '';
     $r =~ s/\A.*?\r\n\r\n//s;
     return eval { JSON::PP::decode_json($r) };
+}
+
+# "accepted closed open" summed over the WebSocket pools of the status page:
+# every connection closed once and none left is "N N 0".
+sub ws_counts {
+    my ($port) = @_;
+    my $st = ws_status($port);
+    my ($acc, $closed, $open) = (0, 0, 0);
+    for my $p (@{ $st->{websocket}{pools} // [] }) {
+        $acc += $p->{counters}{accepted};
+        $closed += $p->{counters}{closed};
+        $open += $p->{connections};
+    }
+    return "$acc $closed $open";
 }
 
 1;
