@@ -51,7 +51,7 @@ my $SEED = $ENV{CGIPLUS_DIFF_SEED} // 5959;
 my $NCASES = $ENV{CGIPLUS_DIFF_CASES} // 250;
 my @sides = ('direct', 'relayed');
 
-plan tests => 3 + $NCASES * @sides + 3 * (1 + @sides) + 2 + 7,
+plan tests => 3 + $NCASES * @sides + 3 * (1 + @sides) + 2 + 7 + 2,
     need { 'needs mod_fcgid (libapache2-mod-fcgid)' => -f libexec() . '/mod_fcgid.so',
            'needs python3' => -x '/usr/bin/python3' };
 
@@ -464,6 +464,11 @@ for my $c (@cases) {
 }
 ok t_cmp(join(', ', map { (split ' ', $_)[0] } @lost), '', 'the drop-in: every STDERR line (' . scalar(@n) . ') in the error log');
 ok t_cmp(join(', ', map { (split ' ', $_)[0] } @fcgid_lost), '', 'mod_fcgid: every STDERR line written before the end of the header');
+# A protocol status after output: the output stood, said on each path.
+ok t_cmp($log{ours}, qr/CGIPLUS3742: FastCGI worker pid \d+ of \S+ ended the request with protocol status \d after its output; the output stands/,
+         'direct: a protocol status after output logged (3742)');
+ok t_cmp($log{ours}, qr/CGIPLUS3741: FastCGI worker pid \d+ of \S+ ended request \d+ \(\S+\) with protocol status \d after its output; the output stands/,
+         'relayed: a protocol status after output logged (3741)');
 
 # Every difference the cases were made to meet was met.
 for my $d ('two error pages', 'te', 'cl', 'malformed', 'dies', 'death: cut', 'death: 500') {
